@@ -1,0 +1,291 @@
+// Folds and canonicalization patterns of the Loom ops: only rewrites that are obviously right
+// (identities, constant folding of elementwise ops, merging of back-to-back shape ops).
+//
+// One deliberate relaxation: `x + 0 -> x` and `x - 0 -> x` also fold for floats, although
+// IEEE gives `-0 + 0 = +0`. Like XLA, Loom treats the sign of zero as insignificant.
+#include "compiler/IR/LoomOps.h"
+
+#include "mlir/Dialect/CommonFolders.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/IR/TypeUtilities.h"
+
+using namespace mlir;
+using namespace mlir::loom;
+
+using FloatFn = function_ref<std::optional<APFloat>(APFloat, APFloat)>;
+using IntFn = function_ref<std::optional<APInt>(APInt, APInt)>;
+
+/// `value` in the float format `semantics` (rounded to nearest even).
+static APFloat floatOf(double value, const llvm::fltSemantics &semantics) {
+  APFloat result(value);
+  bool losesInfo;
+  result.convert(semantics, APFloat::rmNearestTiesToEven, &losesInfo);
+  return result;
+}
+
+/// True if `attr` is a splat constant whose every element equals `value`.
+static bool isSplatOf(Attribute attr, int64_t value) {
+  auto dense = dyn_cast_or_null<DenseElementsAttr>(attr);
+  if (!dense || !dense.isSplat())
+    return false;
+  if (auto floatType = dyn_cast<FloatType>(dense.getElementType())) {
+    APFloat expected = floatOf(static_cast<double>(value), floatType.getFloatSemantics());
+    return dense.getSplatValue<APFloat>().compare(expected) == APFloat::cmpEqual;
+  }
+  return dense.getSplatValue<APInt>().getSExtValue() == value;
+}
+
+/// Folds a binary elementwise op whose operands are both constants.
+static Attribute foldConstants(ArrayRef<Attribute> operands, Type resultType, FloatFn onFloat,
+                               IntFn onInt) {
+  Type elementType = mlir::getElementTypeOrSelf(resultType);
+  if (isa<FloatType>(elementType) && onFloat)
+    return constFoldBinaryOpConditional<FloatAttr, APFloat, void>(operands, resultType,
+                                                                  onFloat);
+  if (isa<IntegerType>(elementType) && onInt)
+    return constFoldBinaryOpConditional<IntegerAttr, APInt, void>(operands, resultType, onInt);
+  return {};
+}
+
+//===----------------------------------------------------------------------===//
+// Constants and unary ops
+//===----------------------------------------------------------------------===//
+
+OpFoldResult ConstantOp::fold(FoldAdaptor) { return getValue(); }
+
+OpFoldResult NegOp::fold(FoldAdaptor adaptor) {
+  if (auto inner = getOperand().getDefiningOp<NegOp>())
+    return inner.getOperand();
+  if (isa<FloatType>(getType().getElementType()))
+    return constFoldUnaryOpConditional<FloatAttr, APFloat, void>(
+        adaptor.getOperands(), [](APFloat x) -> std::optional<APFloat> { return -x; });
+  return constFoldUnaryOpConditional<IntegerAttr, APInt, void>(
+      adaptor.getOperands(), [](APInt x) -> std::optional<APInt> { return -x; });
+}
+
+OpFoldResult AbsOp::fold(FoldAdaptor adaptor) {
+  if (getOperand().getDefiningOp<AbsOp>())
+    return getOperand();
+  if (isa<FloatType>(getType().getElementType()))
+    return constFoldUnaryOpConditional<FloatAttr, APFloat, void>(
+        adaptor.getOperands(), [](APFloat x) -> std::optional<APFloat> { return abs(x); });
+  return constFoldUnaryOpConditional<IntegerAttr, APInt, void>(
+      adaptor.getOperands(), [](APInt x) -> std::optional<APInt> { return x.abs(); });
+}
+
+//===----------------------------------------------------------------------===//
+// Binary ops
+//===----------------------------------------------------------------------===//
+
+OpFoldResult AddOp::fold(FoldAdaptor adaptor) {
+  if (isSplatOf(adaptor.getRhs(), 0))
+    return getLhs();
+  if (isSplatOf(adaptor.getLhs(), 0))
+    return getRhs();
+  return foldConstants(
+      adaptor.getOperands(), getType(),
+      [](APFloat a, APFloat b) -> std::optional<APFloat> { return a + b; },
+      [](APInt a, APInt b) -> std::optional<APInt> { return a + b; });
+}
+
+OpFoldResult SubOp::fold(FoldAdaptor adaptor) {
+  if (isSplatOf(adaptor.getRhs(), 0))
+    return getLhs();
+  return foldConstants(
+      adaptor.getOperands(), getType(),
+      [](APFloat a, APFloat b) -> std::optional<APFloat> { return a - b; },
+      [](APInt a, APInt b) -> std::optional<APInt> { return a - b; });
+}
+
+OpFoldResult MulOp::fold(FoldAdaptor adaptor) {
+  if (isSplatOf(adaptor.getRhs(), 1))
+    return getLhs();
+  if (isSplatOf(adaptor.getLhs(), 1))
+    return getRhs();
+  return foldConstants(
+      adaptor.getOperands(), getType(),
+      [](APFloat a, APFloat b) -> std::optional<APFloat> { return a * b; },
+      [](APInt a, APInt b) -> std::optional<APInt> { return a * b; });
+}
+
+OpFoldResult DivOp::fold(FoldAdaptor adaptor) {
+  if (isSplatOf(adaptor.getRhs(), 1))
+    return getLhs();
+  return foldConstants(
+      adaptor.getOperands(), getType(),
+      [](APFloat a, APFloat b) -> std::optional<APFloat> { return a / b; },
+      // Division by zero and INT_MIN / -1 are left for run time to report.
+      [](APInt a, APInt b) -> std::optional<APInt> {
+        bool overflow = false;
+        if (b.isZero())
+          return std::nullopt;
+        APInt q = a.sdiv_ov(b, overflow);
+        return overflow ? std::nullopt : std::optional<APInt>(q);
+      });
+}
+
+OpFoldResult MaxOp::fold(FoldAdaptor adaptor) {
+  if (getLhs() == getRhs())
+    return getLhs();
+  return foldConstants(
+      adaptor.getOperands(), getType(),
+      [](APFloat a, APFloat b) -> std::optional<APFloat> { return llvm::maximum(a, b); },
+      [](APInt a, APInt b) -> std::optional<APInt> { return llvm::APIntOps::smax(a, b); });
+}
+
+OpFoldResult MinOp::fold(FoldAdaptor adaptor) {
+  if (getLhs() == getRhs())
+    return getLhs();
+  return foldConstants(
+      adaptor.getOperands(), getType(),
+      [](APFloat a, APFloat b) -> std::optional<APFloat> { return llvm::minimum(a, b); },
+      [](APInt a, APInt b) -> std::optional<APInt> { return llvm::APIntOps::smin(a, b); });
+}
+
+OpFoldResult PowOp::fold(FoldAdaptor adaptor) {
+  if (isSplatOf(adaptor.getRhs(), 1))
+    return getLhs();
+  return {};
+}
+
+//===----------------------------------------------------------------------===//
+// Compare, select, convert
+//===----------------------------------------------------------------------===//
+
+/// Evaluates a comparison; `order` is lhs compared with rhs (-1, 0, 1) or nullopt if unordered.
+static bool evaluate(ComparisonDirection direction, std::optional<int> order) {
+  if (!order)
+    return direction == ComparisonDirection::ne;
+  switch (direction) {
+  case ComparisonDirection::eq: return *order == 0;
+  case ComparisonDirection::ne: return *order != 0;
+  case ComparisonDirection::lt: return *order < 0;
+  case ComparisonDirection::le: return *order <= 0;
+  case ComparisonDirection::gt: return *order > 0;
+  case ComparisonDirection::ge: return *order >= 0;
+  }
+  llvm_unreachable("unknown comparison direction");
+}
+
+OpFoldResult CompareOp::fold(FoldAdaptor adaptor) {
+  ComparisonDirection direction = getDirection();
+  auto toBit = [](bool b) { return APInt(1, b ? 1 : 0); };
+  if (isa<FloatType>(getLhs().getType().getElementType()))
+    return constFoldBinaryOpConditional<FloatAttr, APFloat, void, IntegerAttr, APInt>(
+        adaptor.getOperands(), getType(), [&](APFloat a, APFloat b) -> std::optional<APInt> {
+          APFloat::cmpResult c = a.compare(b);
+          std::optional<int> order;
+          if (c != APFloat::cmpUnordered)
+            order = c == APFloat::cmpLessThan ? -1 : c == APFloat::cmpEqual ? 0 : 1;
+          return toBit(evaluate(direction, order));
+        });
+  return constFoldBinaryOpConditional<IntegerAttr, APInt, void, IntegerAttr, APInt>(
+      adaptor.getOperands(), getType(), [&](APInt a, APInt b) -> std::optional<APInt> {
+        return toBit(evaluate(direction, a.slt(b) ? -1 : a == b ? 0 : 1));
+      });
+}
+
+OpFoldResult SelectOp::fold(FoldAdaptor adaptor) {
+  if (getOnTrue() == getOnFalse())
+    return getOnTrue();
+  if (isSplatOf(adaptor.getPred(), 1) || isSplatOf(adaptor.getPred(), -1))
+    return getOnTrue();
+  if (isSplatOf(adaptor.getPred(), 0))
+    return getOnFalse();
+  return {};
+}
+
+OpFoldResult ConvertOp::fold(FoldAdaptor) {
+  if (getOperand().getType() == getType())
+    return getOperand();
+  return {};
+}
+
+//===----------------------------------------------------------------------===//
+// Shape ops
+//===----------------------------------------------------------------------===//
+
+/// A splat constant keeps its value under any shape change.
+static Attribute reshapeSplat(Attribute operand, Type resultType) {
+  auto dense = dyn_cast_or_null<DenseElementsAttr>(operand);
+  if (!dense || !dense.isSplat())
+    return {};
+  return dense.resizeSplat(cast<ShapedType>(resultType));
+}
+
+OpFoldResult BroadcastInDimOp::fold(FoldAdaptor adaptor) {
+  if (getOperand().getType() == getType())
+    return getOperand();
+  return reshapeSplat(adaptor.getOperand(), getType());
+}
+
+namespace {
+/// broadcast(broadcast(x, d1), d2) -> broadcast(x, d2 o d1).
+struct MergeBroadcasts : OpRewritePattern<BroadcastInDimOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(BroadcastInDimOp op, PatternRewriter &rewriter) const override {
+    auto inner = op.getOperand().getDefiningOp<BroadcastInDimOp>();
+    if (!inner)
+      return failure();
+    SmallVector<int64_t> dims;
+    for (int64_t d : inner.getBroadcastDimensions())
+      dims.push_back(op.getBroadcastDimensions()[d]);
+    rewriter.replaceOpWithNewOp<BroadcastInDimOp>(op, op.getType(), inner.getOperand(), dims);
+    return success();
+  }
+};
+} // namespace
+
+void BroadcastInDimOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                                   MLIRContext *context) {
+  results.add<MergeBroadcasts>(context);
+}
+
+OpFoldResult ReshapeOp::fold(FoldAdaptor adaptor) {
+  if (getOperand().getType() == getType())
+    return getOperand();
+  if (auto inner = getOperand().getDefiningOp<ReshapeOp>()) {
+    getOperandMutable().assign(inner.getOperand());
+    return getResult();
+  }
+  if (auto dense = dyn_cast_or_null<DenseElementsAttr>(adaptor.getOperand()))
+    return dense.reshape(getType());
+  return {};
+}
+
+OpFoldResult TransposeOp::fold(FoldAdaptor adaptor) {
+  ArrayRef<int64_t> perm = getPermutation();
+  if (llvm::equal(perm, llvm::seq<int64_t>(0, perm.size())))
+    return getOperand();
+  if (auto inner = getOperand().getDefiningOp<TransposeOp>()) {
+    // Result dim i is inner's dim perm[i], which is x's dim innerPerm[perm[i]].
+    SmallVector<int64_t> composed;
+    for (int64_t p : perm)
+      composed.push_back(inner.getPermutation()[p]);
+    getOperandMutable().assign(inner.getOperand());
+    setPermutation(composed);
+    if (llvm::equal(composed, llvm::seq<int64_t>(0, composed.size())))
+      return getOperand();
+    return getResult();
+  }
+  return reshapeSplat(adaptor.getOperand(), getType());
+}
+
+OpFoldResult SliceOp::fold(FoldAdaptor adaptor) {
+  if (getOperand().getType() == getType())
+    return getOperand();
+  return reshapeSplat(adaptor.getOperand(), getType());
+}
+
+OpFoldResult ConcatenateOp::fold(FoldAdaptor) {
+  if (getInputs().size() == 1)
+    return getInputs().front();
+  return {};
+}
+
+OpFoldResult ReduceOp::fold(FoldAdaptor) {
+  if (getDims().empty())
+    return getOperand();
+  return {};
+}

@@ -1,0 +1,16 @@
+// The ops of the Loom dialect (declared in LoomOps.td).
+#ifndef LOOM_COMPILER_IR_LOOMOPS_H
+#define LOOM_COMPILER_IR_LOOMOPS_H
+
+#include "compiler/IR/LoomDialect.h"
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#define GET_OP_CLASSES
+#include "compiler/IR/LoomOps.h.inc"
+
+#endif // LOOM_COMPILER_IR_LOOMOPS_H

@@ -1,0 +1,447 @@
+// The ops of the Loom dialect. Every op documents its semantics with an IR example and a
+// **Constraints** list; each constraint is enforced by the verifier (type constraints by ODS,
+// the rest in LoomOps.cpp) and hit one by one by tests/lit/ops/*-invalid.mlir.
+
+#ifndef LOOM_IR_LOOMOPS_TD
+#define LOOM_IR_LOOMOPS_TD
+
+include "compiler/IR/LoomBase.td"
+include "mlir/IR/OpBase.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+
+class Loom_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Loom_Dialect, mnemonic, !listconcat(traits, [Pure])>;
+
+//===----------------------------------------------------------------------===//
+// Constants
+//===----------------------------------------------------------------------===//
+
+def Loom_ConstantOp : Loom_Op<"constant", [ConstantLike, AllTypesMatch<["value", "result"]>]> {
+  let summary = "A tensor of known values.";
+  let description = [{
+    ```mlir
+    %0 = loom.constant dense<[1.0, 2.0]> : tensor<2xf32>
+    ```
+    **Constraints:**
+    - the attribute's type is the result type.
+  }];
+  let arguments = (ins ElementsAttr:$value);
+  let results = (outs Loom_Tensor:$result);
+  let assemblyFormat = "attr-dict $value";
+  let hasFolder = 1;
+}
+
+def Loom_IotaOp : Loom_Op<"iota"> {
+  let summary = "Counts 0, 1, 2, ... along one dimension.";
+  let description = [{
+    `result[i_0, ..., i_n] = i_dim`.
+    ```mlir
+    %0 = loom.iota dim = 1 : tensor<2x3xi32>   // [[0, 1, 2], [0, 1, 2]]
+    ```
+    **Constraints:**
+    - the result has rank >= 1;
+    - `0 <= dim < rank(result)`.
+  }];
+  let arguments = (ins I64Attr:$dim);
+  let results = (outs Loom_NumericTensor:$result);
+  let assemblyFormat = "`dim` `=` $dim attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Unary elementwise
+//===----------------------------------------------------------------------===//
+
+class Loom_UnaryOp<string mnemonic, Type tensorType, string formula,
+                   list<Trait> traits = []>
+    : Loom_Op<mnemonic, !listconcat(traits, [Elementwise, SameOperandsAndResultType])> {
+  let summary = "Elementwise `" # formula # "`.";
+  let description = [{
+    Applies the function to every element; the result has the operand's type.
+    ```mlir
+    %1 = loom.}] # mnemonic # [{ %0 : tensor<4x8xf32>
+    ```
+    **Constraints:**
+    - operand and result have the same type (the element types the op accepts are listed in
+      the operand's type constraint).
+  }];
+  let arguments = (ins tensorType:$operand);
+  let results = (outs tensorType:$result);
+  let assemblyFormat = "$operand attr-dict `:` type($result)";
+}
+
+def Loom_NegOp : Loom_UnaryOp<"neg", Loom_NumericTensor, "-x"> { let hasFolder = 1; }
+def Loom_AbsOp : Loom_UnaryOp<"abs", Loom_NumericTensor, "|x|"> { let hasFolder = 1; }
+def Loom_ExpOp : Loom_UnaryOp<"exp", Loom_FloatTensor, "e^x">;
+def Loom_LogOp : Loom_UnaryOp<"log", Loom_FloatTensor, "ln(x)">;
+def Loom_TanhOp : Loom_UnaryOp<"tanh", Loom_FloatTensor, "tanh(x)">;
+def Loom_SqrtOp : Loom_UnaryOp<"sqrt", Loom_FloatTensor, "sqrt(x)">;
+def Loom_RsqrtOp : Loom_UnaryOp<"rsqrt", Loom_FloatTensor, "1 / sqrt(x)">;
+def Loom_LogisticOp : Loom_UnaryOp<"logistic", Loom_FloatTensor, "1 / (1 + e^-x)">;
+
+//===----------------------------------------------------------------------===//
+// Binary elementwise
+//===----------------------------------------------------------------------===//
+
+class Loom_BinaryOp<string mnemonic, Type tensorType, string formula,
+                    list<Trait> traits = []>
+    : Loom_Op<mnemonic, !listconcat(traits, [Elementwise, SameOperandsAndResultType])> {
+  let summary = "Elementwise `" # formula # "`.";
+  let description = [{
+    Both operands and the result have one type; broadcasting is explicit
+    (`loom.broadcast_in_dim`).
+    ```mlir
+    %2 = loom.}] # mnemonic # [{ %0, %1 : tensor<4x8xf32>
+    ```
+    **Constraints:**
+    - operands and result have the same type.
+  }];
+  let arguments = (ins tensorType:$lhs, tensorType:$rhs);
+  let results = (outs tensorType:$result);
+  let assemblyFormat = "$lhs `,` $rhs attr-dict `:` type($result)";
+  let hasFolder = 1;
+}
+
+def Loom_AddOp : Loom_BinaryOp<"add", Loom_NumericTensor, "lhs + rhs", [Commutative]>;
+def Loom_SubOp : Loom_BinaryOp<"sub", Loom_NumericTensor, "lhs - rhs">;
+def Loom_MulOp : Loom_BinaryOp<"mul", Loom_NumericTensor, "lhs * rhs", [Commutative]>;
+def Loom_DivOp : Loom_BinaryOp<"div", Loom_NumericTensor, "lhs / rhs">;
+def Loom_MaxOp : Loom_BinaryOp<"max", Loom_NumericTensor, "max(lhs, rhs)", [Commutative]>;
+def Loom_MinOp : Loom_BinaryOp<"min", Loom_NumericTensor, "min(lhs, rhs)", [Commutative]>;
+def Loom_PowOp : Loom_BinaryOp<"pow", Loom_FloatTensor, "lhs ^ rhs">;
+
+//===----------------------------------------------------------------------===//
+// Compare, select, convert
+//===----------------------------------------------------------------------===//
+
+def Loom_CompareOp : Loom_Op<"compare", [Elementwise, SameTypeOperands]> {
+  let summary = "Elementwise comparison giving i1.";
+  let description = [{
+    Float comparisons are ordered (false when either side is NaN), except `ne`, which is
+    true when either side is NaN (as C's `!=`).
+    ```mlir
+    %2 = loom.compare lt, %0, %1 : tensor<4xf32> -> tensor<4xi1>
+    ```
+    **Constraints:**
+    - both operands have the same type;
+    - the result is i1 with the operands' shape.
+  }];
+  let arguments = (ins Loom_ComparisonDirection:$direction, Loom_NumericTensor:$lhs,
+                       Loom_NumericTensor:$rhs);
+  let results = (outs Loom_PredTensor:$result);
+  let assemblyFormat =
+      "$direction `,` $lhs `,` $rhs attr-dict `:` type($lhs) `->` type($result)";
+  let builders = [OpBuilder<(ins "ComparisonDirection":$direction, "Value":$lhs,
+                                 "Value":$rhs)>];
+  let extraClassDeclaration = [{
+    /// The i1 tensor type with the shape of `operandType`.
+    static RankedTensorType inferResultType(RankedTensorType operandType);
+  }];
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Loom_SelectOp : Loom_Op<"select", [Elementwise,
+    AllTypesMatch<["on_true", "on_false", "result"]>]> {
+  let summary = "Elementwise `pred ? on_true : on_false`.";
+  let description = [{
+    ```mlir
+    %3 = loom.select %p, %a, %b : tensor<4xi1>, tensor<4xf32>
+    ```
+    **Constraints:**
+    - `on_true`, `on_false` and the result have the same type;
+    - `pred` has the result's shape.
+  }];
+  let arguments = (ins Loom_PredTensor:$pred, Loom_Tensor:$on_true, Loom_Tensor:$on_false);
+  let results = (outs Loom_Tensor:$result);
+  let assemblyFormat =
+      "$pred `,` $on_true `,` $on_false attr-dict `:` type($pred) `,` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Loom_ConvertOp : Loom_Op<"convert", [Elementwise]> {
+  let summary = "Elementwise change of element type.";
+  let description = [{
+    Float to float rounds to nearest even; float to int truncates toward zero; int to float
+    rounds to nearest; to i1 is `x != 0`; from i1 gives 0 or 1.
+    ```mlir
+    %1 = loom.convert %0 : tensor<4xf32> -> tensor<4xbf16>
+    ```
+    **Constraints:**
+    - operand and result have the same shape.
+  }];
+  let arguments = (ins Loom_Tensor:$operand);
+  let results = (outs Loom_Tensor:$result);
+  let assemblyFormat = "$operand attr-dict `:` type($operand) `->` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Shape ops
+//===----------------------------------------------------------------------===//
+
+def Loom_BroadcastInDimOp : Loom_Op<"broadcast_in_dim"> {
+  let summary = "Broadcasts a tensor to a larger shape.";
+  let description = [{
+    Operand dim `i` becomes result dim `dims[i]`; other result dims are new. An operand dim of
+    size 1 is repeated to the result dim's size.
+    ```mlir
+    %1 = loom.broadcast_in_dim %0, dims = [1] : tensor<8xf32> -> tensor<4x8xf32>
+    ```
+    **Constraints:**
+    - `dims` has one entry per operand dim;
+    - every entry of `dims` is a result dim (`0 <= d < rank(result)`);
+    - `dims` is strictly increasing (a broadcast never transposes);
+    - each operand dim has size 1 or the size of its result dim;
+    - operand and result have the same element type.
+  }];
+  let arguments = (ins Loom_Tensor:$operand, DenseI64ArrayAttr:$broadcast_dimensions);
+  let results = (outs Loom_Tensor:$result);
+  let assemblyFormat = [{
+    $operand `,` `dims` `=` $broadcast_dimensions attr-dict `:` type($operand) `->`
+    type($result)
+  }];
+  let hasVerifier = 1;
+  let hasFolder = 1;
+  let hasCanonicalizer = 1;
+}
+
+def Loom_ReshapeOp : Loom_Op<"reshape"> {
+  let summary = "Reinterprets a tensor with another shape (row-major order).";
+  let description = [{
+    ```mlir
+    %1 = loom.reshape %0 : tensor<4x8xf32> -> tensor<32xf32>
+    ```
+    **Constraints:**
+    - operand and result have the same number of elements;
+    - operand and result have the same element type.
+  }];
+  let arguments = (ins Loom_Tensor:$operand);
+  let results = (outs Loom_Tensor:$result);
+  let assemblyFormat = "$operand attr-dict `:` type($operand) `->` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Loom_TransposeOp : Loom_Op<"transpose"> {
+  let summary = "Permutes the dims of a tensor.";
+  let description = [{
+    Result dim `i` is operand dim `permutation[i]`.
+    ```mlir
+    %1 = loom.transpose %0, permutation = [1, 0] : tensor<4x8xf32> -> tensor<8x4xf32>
+    ```
+    **Constraints:**
+    - `permutation` is a permutation of `0 .. rank(operand) - 1`;
+    - the result type is the operand's with permuted dims.
+  }];
+  let arguments = (ins Loom_Tensor:$operand, DenseI64ArrayAttr:$permutation);
+  let results = (outs Loom_Tensor:$result);
+  let assemblyFormat = [{
+    $operand `,` `permutation` `=` $permutation attr-dict `:` type($operand) `->` type($result)
+  }];
+  let builders = [OpBuilder<(ins "Value":$operand, "ArrayRef<int64_t>":$permutation)>];
+  let extraClassDeclaration = [{
+    /// The result type, or failure (reported through `emitError`) for a bad permutation.
+    static FailureOr<RankedTensorType> inferResultType(
+        RankedTensorType operandType, ArrayRef<int64_t> permutation,
+        function_ref<InFlightDiagnostic()> emitError);
+  }];
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Loom_SliceOp : Loom_Op<"slice"> {
+  let summary = "A strided box of a tensor.";
+  let description = [{
+    Result dim `i` has `ceil((limit[i] - start[i]) / strides[i])` elements, taken from
+    `start[i]` in steps of `strides[i]`.
+    ```mlir
+    %1 = loom.slice %0, start = [0, 2], limit = [4, 8], strides = [1, 2]
+        : tensor<4x8xf32> -> tensor<4x3xf32>
+    ```
+    **Constraints:**
+    - `start`, `limit` and `strides` have one entry per operand dim;
+    - `0 <= start[i] <= limit[i] <= dim(operand, i)`;
+    - `strides[i] >= 1`;
+    - the result type is the inferred one.
+  }];
+  let arguments = (ins Loom_Tensor:$operand, DenseI64ArrayAttr:$start,
+                       DenseI64ArrayAttr:$limit, DenseI64ArrayAttr:$strides);
+  let results = (outs Loom_Tensor:$result);
+  let assemblyFormat = [{
+    $operand `,` `start` `=` $start `,` `limit` `=` $limit `,` `strides` `=` $strides
+    attr-dict `:` type($operand) `->` type($result)
+  }];
+  let builders = [OpBuilder<(ins "Value":$operand, "ArrayRef<int64_t>":$start,
+                                 "ArrayRef<int64_t>":$limit, "ArrayRef<int64_t>":$strides)>];
+  let extraClassDeclaration = [{
+    static FailureOr<RankedTensorType> inferResultType(
+        RankedTensorType operandType, ArrayRef<int64_t> start, ArrayRef<int64_t> limit,
+        ArrayRef<int64_t> strides, function_ref<InFlightDiagnostic()> emitError);
+  }];
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Loom_ConcatenateOp : Loom_Op<"concatenate"> {
+  let summary = "Joins tensors along one dim.";
+  let description = [{
+    ```mlir
+    %2 = loom.concatenate(%0, %1) dim = 0
+        : (tensor<2x8xf32>, tensor<3x8xf32>) -> tensor<5x8xf32>
+    ```
+    **Constraints:**
+    - at least one input;
+    - all inputs have the same rank and element type;
+    - `0 <= dim < rank`;
+    - the inputs agree on every dim but `dim`;
+    - the result type is the inferred one.
+  }];
+  let arguments = (ins Variadic<Loom_Tensor>:$inputs, I64Attr:$dim);
+  let results = (outs Loom_Tensor:$result);
+  let assemblyFormat = [{
+    `(` $inputs `)` `dim` `=` $dim attr-dict `:` `(` type($inputs) `)` `->` type($result)
+  }];
+  let builders = [OpBuilder<(ins "ValueRange":$inputs, "int64_t":$dim)>];
+  let extraClassDeclaration = [{
+    static FailureOr<RankedTensorType> inferResultType(
+        TypeRange inputTypes, int64_t dim, function_ref<InFlightDiagnostic()> emitError);
+  }];
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Contraction and reduction
+//===----------------------------------------------------------------------===//
+
+def Loom_DotGeneralOp : Loom_Op<"dot_general"> {
+  let summary = "Batched tensor contraction (matmul, einsum with one product).";
+  let description = [{
+    Contracts `lhs_contracting_dimensions` of `lhs` with `rhs_contracting_dimensions` of `rhs`,
+    pairing the batch dims. The result's dims are the batch dims (in `lhs` batch order), then
+    the free dims of `lhs`, then the free dims of `rhs`, each in ascending order.
+    ```mlir
+    // A batched matmul [B, M, K] x [B, K, N] -> [B, M, N].
+    %2 = loom.dot_general %0, %1, batching_dims = [0] x [0], contracting_dims = [2] x [1]
+        : (tensor<2x4x8xf32>, tensor<2x8x16xf32>) -> tensor<2x4x16xf32>
+    ```
+    **Constraints:**
+    - `lhs`, `rhs` and the result have the same element type, which is not i1;
+    - lhs and rhs have as many batching dims as each other, and as many contracting dims;
+    - every listed dim is a dim of its operand, listed once across batching and contracting;
+    - paired batching dims have equal sizes, and so do paired contracting dims;
+    - the result type is the inferred one.
+  }];
+  let arguments = (ins Loom_NumericTensor:$lhs, Loom_NumericTensor:$rhs,
+                       DenseI64ArrayAttr:$lhs_batching_dimensions,
+                       DenseI64ArrayAttr:$rhs_batching_dimensions,
+                       DenseI64ArrayAttr:$lhs_contracting_dimensions,
+                       DenseI64ArrayAttr:$rhs_contracting_dimensions);
+  let results = (outs Loom_NumericTensor:$result);
+  let assemblyFormat = [{
+    $lhs `,` $rhs `,`
+    `batching_dims` `=` $lhs_batching_dimensions `x` $rhs_batching_dimensions `,`
+    `contracting_dims` `=` $lhs_contracting_dimensions `x` $rhs_contracting_dimensions
+    attr-dict `:` `(` type($lhs) `,` type($rhs) `)` `->` type($result)
+  }];
+  let builders = [OpBuilder<(ins "Value":$lhs, "Value":$rhs,
+      "ArrayRef<int64_t>":$lhsBatch, "ArrayRef<int64_t>":$rhsBatch,
+      "ArrayRef<int64_t>":$lhsContract, "ArrayRef<int64_t>":$rhsContract)>];
+  let extraClassDeclaration = [{
+    static FailureOr<RankedTensorType> inferResultType(
+        RankedTensorType lhsType, RankedTensorType rhsType,
+        ArrayRef<int64_t> lhsBatch, ArrayRef<int64_t> rhsBatch,
+        ArrayRef<int64_t> lhsContract, ArrayRef<int64_t> rhsContract,
+        function_ref<InFlightDiagnostic()> emitError);
+  }];
+  let hasVerifier = 1;
+}
+
+def Loom_ReduceOp : Loom_Op<"reduce"> {
+  let summary = "Sum or max over a set of dims.";
+  let description = [{
+    The reduced dims are removed from the result. Sum of an empty set of elements is 0, max is
+    the element type's lowest value.
+    ```mlir
+    %1 = loom.reduce sum %0, dims = [1] : tensor<4x8xf32> -> tensor<4xf32>
+    ```
+    **Constraints:**
+    - `dims` is strictly increasing and every entry is an operand dim;
+    - the result type is the operand's without the reduced dims.
+  }];
+  let arguments = (ins Loom_ReduceKind:$kind, Loom_NumericTensor:$operand,
+                       DenseI64ArrayAttr:$dims);
+  let results = (outs Loom_NumericTensor:$result);
+  let assemblyFormat = [{
+    $kind $operand `,` `dims` `=` $dims attr-dict `:` type($operand) `->` type($result)
+  }];
+  let builders = [OpBuilder<(ins "ReduceKind":$kind, "Value":$operand,
+                                 "ArrayRef<int64_t>":$dims)>];
+  let extraClassDeclaration = [{
+    static FailureOr<RankedTensorType> inferResultType(
+        RankedTensorType operandType, ArrayRef<int64_t> dims,
+        function_ref<InFlightDiagnostic()> emitError);
+  }];
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Gather of rows and its adjoint
+//===----------------------------------------------------------------------===//
+
+def Loom_GatherOp : Loom_Op<"gather"> {
+  let summary = "Takes rows of a table by index (embedding lookup).";
+  let description = [{
+    `result[i..., j...] = table[clamp(indices[i...], 0, rows - 1), j...]`: the result's shape
+    is the indices' shape followed by the table's row shape. Indices out of range are clamped,
+    which makes `loom.scatter_add` its exact adjoint.
+    ```mlir
+    %2 = loom.gather %table[%ids] : (tensor<100x16xf32>, tensor<4x8xi32>) -> tensor<4x8x16xf32>
+    ```
+    **Constraints:**
+    - the table has rank >= 1;
+    - the result type is the inferred one.
+  }];
+  let arguments = (ins Loom_Tensor:$table, Loom_IndexTensor:$indices);
+  let results = (outs Loom_Tensor:$result);
+  let assemblyFormat = [{
+    $table `[` $indices `]` attr-dict `:` `(` type($table) `,` type($indices) `)` `->`
+    type($result)
+  }];
+  let builders = [OpBuilder<(ins "Value":$table, "Value":$indices)>];
+  let extraClassDeclaration = [{
+    static FailureOr<RankedTensorType> inferResultType(
+        RankedTensorType tableType, RankedTensorType indicesType,
+        function_ref<InFlightDiagnostic()> emitError);
+  }];
+  let hasVerifier = 1;
+}
+
+def Loom_ScatterAddOp : Loom_Op<"scatter_add"> {
+  let summary = "Adds rows into a zero table by index (adjoint of loom.gather).";
+  let description = [{
+    `result = 0; result[clamp(indices[i...], 0, rows - 1), j...] += updates[i..., j...]`.
+    ```mlir
+    %2 = loom.scatter_add %updates[%ids]
+        : (tensor<4x8x16xf32>, tensor<4x8xi32>) -> tensor<100x16xf32>
+    ```
+    **Constraints:**
+    - the result has rank >= 1 and a numeric element type;
+    - `updates` has the element type of the result;
+    - `updates` has shape `shape(indices) ++ shape(result)[1:]`.
+  }];
+  let arguments = (ins Loom_NumericTensor:$updates, Loom_IndexTensor:$indices);
+  let results = (outs Loom_NumericTensor:$result);
+  let assemblyFormat = [{
+    $updates `[` $indices `]` attr-dict `:` `(` type($updates) `,` type($indices) `)` `->`
+    type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+#endif // LOOM_IR_LOOMOPS_TD

@@ -1,0 +1,19 @@
+// loom-opt: mlir-opt with the Loom dialect and passes, plus the upstream dialects and passes
+// Loom lowers through, so every stage of the pipeline can be printed and replayed.
+#include "compiler/IR/LoomDialect.h"
+
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/InitAllPasses.h"
+#include "mlir/Tools/mlir-opt/MlirOptMain.h"
+
+int main(int argc, char **argv) {
+  mlir::registerAllPasses();
+  mlir::DialectRegistry registry;
+  mlir::registerAllDialects(registry);
+  mlir::registerAllExtensions(registry);
+  registry.insert<mlir::loom::LoomDialect>();
+  return mlir::asMainReturnCode(
+      mlir::MlirOptMain(argc, argv, "Loom optimizer driver\n", registry));
+}
