@@ -36,13 +36,14 @@ LogicalResult IotaOp::verify() {
   int64_t rank = getType().getRank();
   if (rank == 0)
     return emitOpError("result must have rank >= 1, got ") << getType();
-  if (getDim() < 0 || getDim() >= rank)
-    return emitOpError("dim ") << getDim() << " is out of range for result " << getType();
+  int64_t dim = getDimAttr().getInt(); // getDim() is unsigned
+  if (dim < 0 || dim >= rank)
+    return emitOpError("dim ") << dim << " is out of range for result " << getType();
   return success();
 }
 
 //===----------------------------------------------------------------------===//
-// Compare, select, convert
+// Compare (shape agreement of compare, select and convert is the Elementwise trait's check)
 //===----------------------------------------------------------------------===//
 
 RankedTensorType CompareOp::inferResultType(RankedTensorType operandType) {
@@ -54,27 +55,6 @@ void CompareOp::build(OpBuilder &builder, OperationState &state,
                       ComparisonDirection direction, Value lhs, Value rhs) {
   build(builder, state, inferResultType(cast<RankedTensorType>(lhs.getType())), direction,
         lhs, rhs);
-}
-
-LogicalResult CompareOp::verify() {
-  if (getType().getShape() != getLhs().getType().getShape())
-    return emitOpError("result shape ")
-           << getType() << " must match the operands' shape " << getLhs().getType();
-  return success();
-}
-
-LogicalResult SelectOp::verify() {
-  if (getPred().getType().getShape() != getType().getShape())
-    return emitOpError("pred ") << getPred().getType() << " must have the shape of result "
-                                << getType();
-  return success();
-}
-
-LogicalResult ConvertOp::verify() {
-  if (getOperand().getType().getShape() != getType().getShape())
-    return emitOpError("operand ")
-           << getOperand().getType() << " and result " << getType() << " differ in shape";
-  return success();
 }
 
 //===----------------------------------------------------------------------===//

@@ -138,7 +138,6 @@ def Loom_CompareOp : Loom_Op<"compare", [Elementwise, SameTypeOperands]> {
     /// The i1 tensor type with the shape of `operandType`.
     static RankedTensorType inferResultType(RankedTensorType operandType);
   }];
-  let hasVerifier = 1;
   let hasFolder = 1;
 }
 
@@ -157,7 +156,6 @@ def Loom_SelectOp : Loom_Op<"select", [Elementwise,
   let results = (outs Loom_Tensor:$result);
   let assemblyFormat =
       "$pred `,` $on_true `,` $on_false attr-dict `:` type($pred) `,` type($result)";
-  let hasVerifier = 1;
   let hasFolder = 1;
 }
 
@@ -175,7 +173,6 @@ def Loom_ConvertOp : Loom_Op<"convert", [Elementwise]> {
   let arguments = (ins Loom_Tensor:$operand);
   let results = (outs Loom_Tensor:$result);
   let assemblyFormat = "$operand attr-dict `:` type($operand) `->` type($result)";
-  let hasVerifier = 1;
   let hasFolder = 1;
 }
 

@@ -1,0 +1,36 @@
+// An on-disk cache of compiled objects, keyed by a hash of the Loom module and the target,
+// so a second process compiling the same function skips lowering and LLVM codegen.
+#ifndef LOOM_COMPILER_JIT_COMPILATIONCACHE_H
+#define LOOM_COMPILER_JIT_COMPILATIONCACHE_H
+
+#include <optional>
+#include <string>
+
+namespace mlir::loom {
+
+class CompilationCache {
+public:
+  /// A cache in `directory`; an empty string picks the default: $LOOM_CACHE_DIR, else
+  /// $XDG_CACHE_HOME/loom, else $HOME/.cache/loom. LOOM_CACHE_DIR=off disables the cache.
+  explicit CompilationCache(std::string directory = "");
+
+  bool enabled() const { return !directory.empty(); }
+  const std::string &path() const { return directory; }
+
+  /// The cached object for `key`, if present.
+  std::optional<std::string> load(const std::string &key) const;
+
+  /// Stores `object` under `key`: written to a temporary file and renamed, so a reader never
+  /// sees a partial object. Failure to write is not an error (the cache is an optimisation).
+  void store(const std::string &key, const std::string &object) const;
+
+  /// A hex SHA-256 of `parts`, each length-prefixed so concatenations cannot collide.
+  static std::string hashKey(std::initializer_list<std::string_view> parts);
+
+private:
+  std::string directory;
+};
+
+} // namespace mlir::loom
+
+#endif // LOOM_COMPILER_JIT_COMPILATIONCACHE_H

@@ -1,0 +1,229 @@
+// Implementation of compileForCpu: Loom IR -> (cache) -> LLVM dialect -> LLVM IR -> object
+// -> LLJIT. Every compile goes through an object file, so a cache hit and a miss load code
+// the same way.
+#include "compiler/Jit/CpuCompiler.h"
+
+#include "compiler/Jit/CompilationCache.h"
+#include "compiler/Jit/RuntimeSymbols.h"
+#include "compiler/Pipeline/CpuPipeline.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/ExecutionEngine/Orc/LLJIT.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Target/TargetMachine.h"
+
+#include <chrono>
+#include <mutex>
+
+using namespace mlir;
+using namespace mlir::loom;
+namespace rt = ::loom::rt;
+
+namespace {
+
+double secondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+void initializeNativeTarget() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+  });
+}
+
+rt::Status internal(std::string message) {
+  return rt::Status::error(rt::StatusCode::Internal, std::move(message));
+}
+
+/// Collects the diagnostics emitted while it lives, to return them in a Status.
+struct DiagnosticCollector {
+  explicit DiagnosticCollector(MLIRContext *ctx)
+      : handler(ctx, [this](Diagnostic &diag) {
+          llvm::raw_string_ostream os(text);
+          os << diag.getLocation() << ": " << diag << "\n";
+          for (Diagnostic &note : diag.getNotes())
+            os << note.getLocation() << ": note: " << note << "\n";
+          return success();
+        }) {}
+  std::string text;
+  ScopedDiagnosticHandler handler;
+};
+
+rt::StatusOr<rt::DType> dtypeOf(Type type) {
+  if (type.isF32()) return rt::DType::F32;
+  if (type.isF64()) return rt::DType::F64;
+  if (type.isBF16()) return rt::DType::BF16;
+  if (type.isF16()) return rt::DType::F16;
+  if (type.isInteger(32)) return rt::DType::I32;
+  if (type.isInteger(64)) return rt::DType::I64;
+  if (type.isInteger(1)) return rt::DType::I1;
+  std::string name;
+  llvm::raw_string_ostream(name) << type;
+  return rt::Status::error(rt::StatusCode::InvalidArgument, "unsupported element type " + name);
+}
+
+/// Runs the CPU pipeline on a clone of `module` and emits an object file for `tm`.
+rt::StatusOr<std::string> generateObject(ModuleOp module, llvm::TargetMachine &tm,
+                                         const CpuCompileOptions &options,
+                                         CpuCompileResult &result) {
+  auto start = std::chrono::steady_clock::now();
+  MLIRContext *ctx = module.getContext();
+  OwningOpRef<ModuleOp> clone = module.clone();
+  DiagnosticCollector diagnostics(ctx);
+  PassManager pm(ctx);
+  if (failed(buildCpuPipeline(pm)))
+    return internal("cannot build the CPU pipeline: " + diagnostics.text);
+  if (!options.dumpDir.empty())
+    pm.enableIRPrintingToFileTree([](Pass *, Operation *) { return false; },
+                                  [](Pass *, Operation *) { return true; },
+                                  /*printModuleScope=*/true, /*printAfterOnlyOnChange=*/false,
+                                  /*printAfterOnlyOnFailure=*/false, options.dumpDir);
+  if (failed(pm.run(*clone)))
+    return internal("lowering '" + options.entry + "' failed:\n" + diagnostics.text);
+  result.lowerSeconds = secondsSince(start);
+
+  start = std::chrono::steady_clock::now();
+  llvm::LLVMContext llvmContext;
+  std::unique_ptr<llvm::Module> llvmModule = translateModuleToLLVMIR(*clone, llvmContext);
+  if (!llvmModule)
+    return internal("translation to LLVM IR failed:\n" + diagnostics.text);
+  llvmModule->setDataLayout(tm.createDataLayout());
+  llvmModule->setTargetTriple(tm.getTargetTriple());
+  if (llvm::Error err = makeOptimizingTransformer(3, 0, &tm)(llvmModule.get()))
+    return internal("LLVM optimization failed: " + llvm::toString(std::move(err)));
+
+  llvm::SmallVector<char, 0> object;
+  llvm::raw_svector_ostream os(object);
+  llvm::legacy::PassManager codegen;
+  if (tm.addPassesToEmitFile(codegen, os, nullptr, llvm::CodeGenFileType::ObjectFile))
+    return internal("the target cannot emit object files");
+  codegen.run(*llvmModule);
+  result.codegenSeconds = secondsSince(start);
+  return std::string(object.begin(), object.end());
+}
+
+/// The JIT that owns one loaded object; the Executable's keepAlive.
+rt::StatusOr<std::shared_ptr<llvm::orc::LLJIT>> loadObject(const std::string &object,
+                                                           const std::string &name) {
+  auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!jtmb)
+    return internal(llvm::toString(jtmb.takeError()));
+  auto jit = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(std::move(*jtmb)).create();
+  if (!jit)
+    return internal(llvm::toString(jit.takeError()));
+  if (llvm::Error err = defineRuntimeSymbols(**jit))
+    return internal(llvm::toString(std::move(err)));
+  auto buffer = llvm::MemoryBuffer::getMemBufferCopy(object, name);
+  if (llvm::Error err = (*jit)->addObjectFile(std::move(buffer)))
+    return internal(llvm::toString(std::move(err)));
+  return std::shared_ptr<llvm::orc::LLJIT>(std::move(*jit));
+}
+
+} // namespace
+
+rt::StatusOr<std::pair<std::vector<rt::BufferLayout>, std::vector<rt::BufferLayout>>>
+mlir::loom::entryLayouts(ModuleOp module, StringRef entry) {
+  auto fn = module.lookupSymbol<func::FuncOp>(entry);
+  if (!fn)
+    return rt::Status::error(rt::StatusCode::InvalidArgument,
+                             "no function named '" + entry.str() + "'");
+  auto layouts = [](TypeRange types) -> rt::StatusOr<std::vector<rt::BufferLayout>> {
+    std::vector<rt::BufferLayout> result;
+    for (Type type : types) {
+      auto tensor = dyn_cast<RankedTensorType>(type);
+      if (!tensor || !tensor.hasStaticShape())
+        return rt::Status::error(rt::StatusCode::InvalidArgument,
+                                 "entry arguments and results must be static tensors");
+      auto dtype = dtypeOf(tensor.getElementType());
+      if (!dtype.ok())
+        return dtype.status();
+      result.push_back({std::vector<int64_t>(tensor.getShape()), *dtype});
+    }
+    return result;
+  };
+  auto inputs = layouts(fn.getArgumentTypes());
+  if (!inputs.ok())
+    return inputs.status();
+  auto outputs = layouts(fn.getResultTypes());
+  if (!outputs.ok())
+    return outputs.status();
+  return std::make_pair(*inputs, *outputs);
+}
+
+rt::StatusOr<CpuCompileResult> mlir::loom::compileForCpu(ModuleOp module,
+                                                         const CpuCompileOptions &options) {
+  initializeNativeTarget();
+  DialectRegistry registry;
+  appendCpuPipelineDialects(registry);
+  module->getContext()->appendDialectRegistry(registry);
+  auto layouts = entryLayouts(module, options.entry);
+  if (!layouts.ok())
+    return layouts.status();
+
+  auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!jtmb)
+    return internal(llvm::toString(jtmb.takeError()));
+  jtmb->setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
+  auto tm = jtmb->createTargetMachine();
+  if (!tm)
+    return internal(llvm::toString(tm.takeError()));
+
+  // The key covers everything that changes the object: the module (without locations),
+  // the pipeline, the LLVM version and the exact target.
+  std::string moduleText;
+  {
+    llvm::raw_string_ostream os(moduleText);
+    module->print(os, OpPrintingFlags().enableDebugInfo(false));
+  }
+  std::string pipeline = llvm::join(cpuToLinalgPasses(), ",") + ";" +
+                         llvm::join(cpuBufferizePasses(), ",") + ";" +
+                         llvm::join(cpuToLLVMPasses(), ",");
+  std::string key = CompilationCache::hashKey(
+      {"loom-cpu-1", LLVM_VERSION_STRING, (*tm)->getTargetTriple().str(),
+       (*tm)->getTargetCPU().str(), (*tm)->getTargetFeatureString().str(), pipeline,
+       options.entry, moduleText});
+
+  CpuCompileResult result;
+  CompilationCache cache(options.useCache ? options.cacheDir : "");
+  if (!options.useCache)
+    cache = CompilationCache("");
+  std::optional<std::string> object =
+      options.useCache ? cache.load(key) : std::optional<std::string>();
+  result.cacheHit = object.has_value();
+  if (!object) {
+    auto generated = generateObject(module, **tm, options, result);
+    if (!generated.ok())
+      return generated.status();
+    object = std::move(*generated);
+    if (options.useCache)
+      cache.store(key, *object);
+  }
+
+  auto start = std::chrono::steady_clock::now();
+  auto jit = loadObject(*object, options.entry);
+  if (!jit.ok())
+    return jit.status();
+  auto symbol = (*jit)->lookup("loom_entry");
+  if (!symbol)
+    return internal(llvm::toString(symbol.takeError()));
+  auto executable = std::make_shared<rt::Executable>();
+  executable->name = options.entry;
+  executable->entry = symbol->toPtr<rt::Executable::EntryFn>();
+  executable->inputs = std::move(layouts->first);
+  executable->outputs = std::move(layouts->second);
+  executable->keepAlive = *jit;
+  result.executable = std::move(executable);
+  result.loadSeconds = secondsSince(start);
+  return result;
+}

@@ -1,0 +1,45 @@
+// Compiles a Loom module to native code for this host and loads it: the CPU pipeline, LLVM
+// -O3 with the host CPU's features, an on-disk object cache, and an ORC LLJIT that links the
+// object against the runtime's C ABI (loom_rt_*). The result is a runtime Executable.
+#ifndef LOOM_COMPILER_JIT_CPUCOMPILER_H
+#define LOOM_COMPILER_JIT_CPUCOMPILER_H
+
+#include "runtime/Executable.h"
+#include "runtime/Status.h"
+
+#include "mlir/IR/BuiltinOps.h"
+
+#include <memory>
+#include <string>
+
+namespace mlir::loom {
+
+struct CpuCompileOptions {
+  /// The function to compile; it becomes the executable's entry.
+  std::string entry = "main";
+  /// Cache directory; empty picks the default (see CompilationCache).
+  std::string cacheDir;
+  bool useCache = true;
+  /// If not empty, the module after each pipeline stage is written here (for debugging).
+  std::string dumpDir;
+};
+
+struct CpuCompileResult {
+  std::shared_ptr<const ::loom::rt::Executable> executable;
+  bool cacheHit = false;
+  double lowerSeconds = 0, codegenSeconds = 0, loadSeconds = 0;
+};
+
+/// Compiles `module` (Loom IR, not modified). Errors (a failing pass, an unsupported type)
+/// come back as a Status whose message holds the MLIR diagnostics with their locations.
+::loom::rt::StatusOr<CpuCompileResult> compileForCpu(ModuleOp module,
+                                                     const CpuCompileOptions &options);
+
+/// The entry function's argument and result layouts, from its tensor types.
+::loom::rt::StatusOr<std::pair<std::vector<::loom::rt::BufferLayout>,
+                               std::vector<::loom::rt::BufferLayout>>>
+entryLayouts(ModuleOp module, StringRef entry);
+
+} // namespace mlir::loom
+
+#endif // LOOM_COMPILER_JIT_CPUCOMPILER_H

@@ -1,0 +1,27 @@
+// Binds the runtime's C ABI into a JIT (see RuntimeSymbols.h).
+#include "compiler/Jit/RuntimeSymbols.h"
+
+#include "runtime/Blas.h"
+
+#include "llvm/ExecutionEngine/Orc/AbsoluteSymbols.h"
+#include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
+
+using namespace llvm;
+using namespace llvm::orc;
+
+Error mlir::loom::defineRuntimeSymbols(LLJIT &jit) {
+  JITDylib &dylib = jit.getMainJITDylib();
+  auto generator = DynamicLibrarySearchGenerator::GetForCurrentProcess(
+      jit.getDataLayout().getGlobalPrefix());
+  if (!generator)
+    return generator.takeError();
+  dylib.addGenerator(std::move(*generator));
+
+  SymbolMap symbols;
+  auto add = [&](StringRef name, auto *fn) {
+    symbols[jit.mangleAndIntern(name)] = {ExecutorAddr::fromPtr(fn), JITSymbolFlags::Exported};
+  };
+  add("loom_rt_gemm_f32", &loom_rt_gemm_f32);
+  add("loom_rt_gemm_f64", &loom_rt_gemm_f64);
+  return dylib.define(absoluteSymbols(std::move(symbols)));
+}

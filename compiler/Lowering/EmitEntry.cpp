@@ -1,0 +1,88 @@
+// The loom-emit-entry pass: gives every compiled program the one C ABI the runtime calls,
+// `void loom_entry(void **buffers)`, so the runtime needs no knowledge of memref descriptors.
+#include "compiler/Lowering/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+
+namespace mlir::loom {
+#define GEN_PASS_DEF_EMITENTRY
+#include "compiler/Lowering/Passes.h.inc"
+} // namespace mlir::loom
+
+using namespace mlir;
+
+namespace {
+
+/// The memref descriptor {allocated, aligned, offset, sizes, strides} of a static,
+/// identity-layout memref whose data starts at `data`, cast back to the memref type.
+Value describe(OpBuilder &b, Location loc, Value data, MemRefType type) {
+  MLIRContext *ctx = b.getContext();
+  auto ptr = LLVM::LLVMPointerType::get(ctx);
+  Type i64 = b.getI64Type();
+  int64_t rank = type.getRank();
+  SmallVector<Type> fields = {ptr, ptr, i64};
+  if (rank > 0)
+    fields.append(2, LLVM::LLVMArrayType::get(i64, rank));
+  auto structType = LLVM::LLVMStructType::getLiteral(ctx, fields);
+  auto constant = [&](int64_t v) -> Value {
+    return LLVM::ConstantOp::create(b, loc, i64, b.getI64IntegerAttr(v));
+  };
+  Value desc = LLVM::PoisonOp::create(b, loc, structType);
+  desc = LLVM::InsertValueOp::create(b, loc, desc, data, ArrayRef<int64_t>{0});
+  desc = LLVM::InsertValueOp::create(b, loc, desc, data, ArrayRef<int64_t>{1});
+  desc = LLVM::InsertValueOp::create(b, loc, desc, constant(0), ArrayRef<int64_t>{2});
+  auto [strides, offset] = type.getStridesAndOffset();
+  for (int64_t d = 0; d < rank; ++d) {
+    desc = LLVM::InsertValueOp::create(b, loc, desc, constant(type.getDimSize(d)),
+                                       ArrayRef<int64_t>{3, d});
+    desc = LLVM::InsertValueOp::create(b, loc, desc, constant(strides[d]),
+                                       ArrayRef<int64_t>{4, d});
+  }
+  return UnrealizedConversionCastOp::create(b, loc, TypeRange{type}, desc).getResult(0);
+}
+
+struct EmitEntryPass : mlir::loom::impl::EmitEntryBase<EmitEntryPass> {
+  using EmitEntryBase::EmitEntryBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    auto target = module.lookupSymbol<func::FuncOp>(entry);
+    if (!target) {
+      module.emitError("loom-emit-entry: no function named '") << entry.getValue() << "'";
+      return signalPassFailure();
+    }
+    if (target.getNumResults() != 0) {
+      target.emitError("loom-emit-entry: '")
+          << entry.getValue() << "' must return its results through out-params";
+      return signalPassFailure();
+    }
+    for (auto [i, type] : llvm::enumerate(target.getArgumentTypes())) {
+      auto memref = dyn_cast<MemRefType>(type);
+      if (!memref || !memref.hasStaticShape() || !memref.getLayout().isIdentity()) {
+        target.emitError("loom-emit-entry: argument ")
+            << i << " has type " << type << "; need a static identity-layout memref";
+        return signalPassFailure();
+      }
+    }
+
+    OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
+    Location loc = target.getLoc();
+    auto ptr = LLVM::LLVMPointerType::get(&getContext());
+    auto wrapper = func::FuncOp::create(b, loc, "loom_entry", b.getFunctionType({ptr}, {}));
+    b.setInsertionPointToStart(wrapper.addEntryBlock());
+    Value buffers = wrapper.getArgument(0);
+    SmallVector<Value> operands;
+    for (auto [i, type] : llvm::enumerate(target.getArgumentTypes())) {
+      Value slot = LLVM::GEPOp::create(b, loc, ptr, ptr, buffers,
+                                       ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(i)});
+      Value data = LLVM::LoadOp::create(b, loc, ptr, slot);
+      operands.push_back(describe(b, loc, data, cast<MemRefType>(type)));
+    }
+    func::CallOp::create(b, loc, target, operands);
+    func::ReturnOp::create(b, loc);
+    target.setPrivate();
+  }
+};
+
+} // namespace

@@ -1,0 +1,101 @@
+// Lowers loom.gather (a linalg.generic that reads the table with tensor.extract at a clamped
+// row) and loom.scatter_add (an scf.for over the indices adding one row at a time; rows may
+// repeat, so this is a sequential accumulation).
+#include "compiler/IR/LoomOps.h"
+#include "compiler/Lowering/LoweringPatterns.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+using namespace mlir;
+using namespace mlir::loom;
+
+namespace {
+
+/// `index` (an i32/i64 element) as an index clamped into [0, rows - 1].
+Value clampedRow(OpBuilder &b, Location loc, Value index, int64_t rows) {
+  Value asIndex = arith::IndexCastOp::create(b, loc, b.getIndexType(), index);
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value last = arith::ConstantIndexOp::create(b, loc, rows - 1);
+  return arith::MinSIOp::create(b, loc, arith::MaxSIOp::create(b, loc, asIndex, zero), last);
+}
+
+struct LowerGather : OpConversionPattern<GatherOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(GatherOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType tableType = op.getTable().getType(), resultType = op.getType();
+    int64_t indexRank = op.getIndices().getType().getRank();
+    SmallVector<AffineExpr> indexExprs;
+    for (int64_t d = 0; d < indexRank; ++d)
+      indexExprs.push_back(rewriter.getAffineDimExpr(d));
+    auto indexMap =
+        AffineMap::get(resultType.getRank(), 0, indexExprs, rewriter.getContext());
+    Value table = adaptor.getTable();
+    Value result = parallelGeneric(
+        rewriter, op.getLoc(), resultType, adaptor.getIndices(), indexMap,
+        [&](OpBuilder &b, Location loc, ValueRange args) -> Value {
+          SmallVector<Value> at = {clampedRow(b, loc, args[0], tableType.getDimSize(0))};
+          for (int64_t d = indexRank; d < resultType.getRank(); ++d)
+            at.push_back(linalg::IndexOp::create(b, loc, d));
+          return tensor::ExtractOp::create(b, loc, table, at);
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+struct LowerScatterAdd : OpConversionPattern<ScatterAddOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(ScatterAddOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType resultType = op.getType();
+    Type elementType = resultType.getElementType();
+    int64_t rows = resultType.getDimSize(0);
+    int64_t rowSize = resultType.getNumElements() / std::max<int64_t>(rows, 1);
+    int64_t count = op.getIndices().getType().getNumElements();
+
+    // Work on 2-d views: updates [count, rowSize], result [rows, rowSize].
+    Value updates = reshapeTensor(rewriter, loc, adaptor.getUpdates(), {count, rowSize});
+    Value indices = reshapeTensor(rewriter, loc, adaptor.getIndices(), {count});
+    auto flatType = RankedTensorType::get({rows, rowSize}, elementType);
+    Value init = filledTensor(rewriter, loc, flatType, rewriter.getZeroAttr(elementType));
+    auto rowType = RankedTensorType::get({1, rowSize}, elementType);
+
+    Value lb = arith::ConstantIndexOp::create(rewriter, loc, 0);
+    Value ub = arith::ConstantIndexOp::create(rewriter, loc, count);
+    Value step = arith::ConstantIndexOp::create(rewriter, loc, 1);
+    auto loop = scf::ForOp::create(
+        rewriter, loc, lb, ub, step, ValueRange{init},
+        [&](OpBuilder &b, Location l, Value i, ValueRange acc) {
+          Value row = clampedRow(b, l, tensor::ExtractOp::create(b, l, indices, i), rows);
+          SmallVector<OpFoldResult> sizes = {b.getIndexAttr(1), b.getIndexAttr(rowSize)};
+          SmallVector<OpFoldResult> strides = {b.getIndexAttr(1), b.getIndexAttr(1)};
+          Value update = tensor::ExtractSliceOp::create(
+              b, l, rowType, updates, SmallVector<OpFoldResult>{i, b.getIndexAttr(0)}, sizes,
+              strides);
+          SmallVector<OpFoldResult> at = {row, b.getIndexAttr(0)};
+          Value current = tensor::ExtractSliceOp::create(b, l, rowType, acc[0], at, sizes,
+                                                         strides);
+          Value sum = parallelGeneric(b, l, rowType, ValueRange{current, update}, {},
+                                      [&](OpBuilder &bb, Location ll, ValueRange args) -> Value {
+                                        if (isa<FloatType>(elementType))
+                                          return arith::AddFOp::create(bb, ll, args[0], args[1]);
+                                        return arith::AddIOp::create(bb, ll, args[0], args[1]);
+                                      });
+          Value next = tensor::InsertSliceOp::create(b, l, sum, acc[0], at, sizes, strides);
+          scf::YieldOp::create(b, l, next);
+        });
+    rewriter.replaceOp(
+        op, reshapeTensor(rewriter, loc, loop.getResult(0), resultType.getShape()));
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::loom::populateGatherScatterLowering(RewritePatternSet &patterns) {
+  patterns.add<LowerGather, LowerScatterAdd>(patterns.getContext());
+}

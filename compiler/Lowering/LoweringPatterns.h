@@ -1,0 +1,35 @@
+// Shared by the loom-lower-to-linalg pattern files (one file per op family): the populate
+// functions and the few builders every family needs.
+#ifndef LOOM_COMPILER_LOWERING_LOWERINGPATTERNS_H
+#define LOOM_COMPILER_LOWERING_LOWERINGPATTERNS_H
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace mlir::loom {
+
+void populateElementwiseLowering(RewritePatternSet &patterns);
+void populateShapeLowering(RewritePatternSet &patterns);
+void populateDotGeneralLowering(RewritePatternSet &patterns);
+void populateReduceLowering(RewritePatternSet &patterns);
+void populateGatherScatterLowering(RewritePatternSet &patterns);
+
+/// An uninitialized tensor of `type` (the init operand of a linalg op).
+Value emptyTensor(OpBuilder &b, Location loc, RankedTensorType type);
+
+/// A tensor of `type` filled with `value`.
+Value filledTensor(OpBuilder &b, Location loc, RankedTensorType type, TypedAttr value);
+
+/// `value` reshaped (row-major) to `shape`: a collapse to 1-d and an expand, both views.
+Value reshapeTensor(OpBuilder &b, Location loc, Value value, ArrayRef<int64_t> shape);
+
+/// A linalg.generic over the result's dims with all-parallel iterators, one identity-mapped
+/// output, and `inputs` read through `inputMaps` (identity when empty).
+Value parallelGeneric(OpBuilder &b, Location loc, RankedTensorType resultType,
+                      ValueRange inputs, ArrayRef<AffineMap> inputMaps,
+                      function_ref<Value(OpBuilder &, Location, ValueRange)> body);
+
+} // namespace mlir::loom
+
+#endif // LOOM_COMPILER_LOWERING_LOWERINGPATTERNS_H

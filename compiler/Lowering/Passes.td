@@ -1,0 +1,93 @@
+// Passes that lower Loom IR towards native code. Each has an example; the order they run in
+// is written once, in compiler/Pipeline/CpuPipeline.cpp.
+
+#ifndef LOOM_LOWERING_PASSES_TD
+#define LOOM_LOWERING_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def LowerToLinalg : Pass<"loom-lower-to-linalg", "mlir::ModuleOp"> {
+  let summary = "Lowers Loom ops to linalg, tensor, arith and math ops on tensors.";
+  let description = [{
+    Elementwise ops, broadcasts, reductions and gathers become `linalg.generic` ops (so that
+    elementwise fusion can merge whole chains into one loop nest); transposes become
+    `linalg.transpose`; `loom.dot_general` becomes transposes and reshapes around one
+    `linalg.matmul` or `linalg.batch_matmul`; reshapes, slices and concatenations become
+    tensor views.
+
+    Input:
+    ```mlir
+    %1 = loom.exp %0 : tensor<4xf32>
+    ```
+    Output:
+    ```mlir
+    %e = tensor.empty() : tensor<4xf32>
+    %1 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+        ins(%0 : tensor<4xf32>) outs(%e : tensor<4xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %x = math.exp %in : f32
+      linalg.yield %x : f32
+    } -> tensor<4xf32>
+    ```
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect",
+                           "mlir::arith::ArithDialect", "mlir::math::MathDialect",
+                           "mlir::scf::SCFDialect"];
+}
+
+def LowerMatmulToBlas : Pass<"loom-lower-matmul-to-blas", "mlir::ModuleOp"> {
+  let summary = "Replaces f32/f64 linalg.matmul and linalg.batch_matmul on memrefs by BLAS calls.";
+  let description = [{
+    Runs after bufferization. Each matmul whose operands have unit inner stride becomes a call
+    to `loom_rt_gemm_f32` / `loom_rt_gemm_f64` (runtime/Blas.h), which accumulates into the
+    output (beta = 1) with OpenBLAS; others are left to the loop lowering.
+
+    Input:
+    ```mlir
+    linalg.matmul ins(%a, %b : memref<4x8xf32>, memref<8x16xf32>) outs(%c : memref<4x16xf32>)
+    ```
+    Output:
+    ```mlir
+    func.call @loom_rt_gemm_f32(%batch, %m, %n, %k, %pa, %lda, %sa, %pb, ...) : (...) -> ()
+    ```
+  }];
+  let dependentDialects = ["mlir::func::FuncDialect", "mlir::memref::MemRefDialect",
+                           "mlir::arith::ArithDialect"];
+}
+
+def EmitEntry : Pass<"loom-emit-entry", "mlir::ModuleOp"> {
+  let summary = "Adds the `loom_entry(void **buffers)` ABI wrapper around the main function.";
+  let description = [{
+    The runtime calls every compiled program the same way: one array of data pointers, the
+    inputs then the outputs. Since all shapes are static, the wrapper rebuilds each memref
+    descriptor from its pointer alone and calls the function named by `entry`, which becomes
+    private (and is inlined by LLVM).
+
+    Input:
+    ```mlir
+    func.func @main(%x: memref<4xf32>, %out: memref<4xf32>)
+    ```
+    Output:
+    ```mlir
+    func.func private @main(%x: memref<4xf32>, %out: memref<4xf32>)
+    func.func @loom_entry(%buffers: !llvm.ptr) {
+      // load buffers[0], buffers[1]; build descriptors; call @main
+    }
+    ```
+  }];
+  let options = [Option<"entry", "entry", "std::string", "\"main\"",
+                        "the function the wrapper calls">];
+  let dependentDialects = ["mlir::LLVM::LLVMDialect", "mlir::func::FuncDialect"];
+}
+
+def ApproximateMath : Pass<"loom-approximate-math"> {
+  let summary = "Rewrites math.exp/log/tanh/... as polynomials that vectorize.";
+  let description = [{
+    Calls to libm functions cannot be vectorized by LLVM; MLIR's polynomial approximations
+    (within a few ulp in f32) can. f16/bf16 math is computed in f32.
+  }];
+  let dependentDialects = ["mlir::math::MathDialect", "mlir::arith::ArithDialect",
+                           "mlir::vector::VectorDialect"];
+}
+
+#endif // LOOM_LOWERING_PASSES_TD

@@ -1,0 +1,109 @@
+// The CPU pipeline as a readable list of passes, written once: loom-opt and the JIT both
+// build it from these lists.
+#include "compiler/Pipeline/CpuPipeline.h"
+
+#include "compiler/Lowering/Passes.h"
+#include "compiler/IR/LoomDialect.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/InitAllPasses.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "llvm/ADT/StringExtras.h"
+
+#include <mutex>
+
+using namespace mlir;
+
+const std::vector<std::string> &mlir::loom::cpuToLinalgPasses() {
+  static const std::vector<std::string> passes = {
+      "loom-lower-to-linalg",
+      "canonicalize",
+      // Merge elementwise chains (and their producers into reductions) into single loops.
+      "linalg-fuse-elementwise-ops",
+      "canonicalize",
+      "cse",
+  };
+  return passes;
+}
+
+const std::vector<std::string> &mlir::loom::cpuBufferizePasses() {
+  static const std::vector<std::string> passes = {
+      "eliminate-empty-tensors",
+      "one-shot-bufferize{bufferize-function-boundaries "
+      "function-boundary-type-conversion=identity-layout-map}",
+      "canonicalize",
+      // The caller (the runtime) allocates outputs; results are written in place.
+      "buffer-results-to-out-params{hoist-static-allocs modify-public-functions}",
+      "loom-lower-matmul-to-blas",
+      "func.func(convert-linalg-to-loops)",
+      "buffer-deallocation-pipeline",
+      "convert-bufferization-to-memref",
+      "canonicalize",
+  };
+  return passes;
+}
+
+const std::vector<std::string> &mlir::loom::cpuToLLVMPasses() {
+  static const std::vector<std::string> passes = {
+      "loom-approximate-math",
+      // bf16/f16 arithmetic is computed in f32.
+      "arith-emulate-unsupported-floats{source-types=bf16,f16 target-type=f32}",
+      "loom-emit-entry",
+      "convert-scf-to-cf",
+      "expand-strided-metadata",
+      "lower-affine",
+      "finalize-memref-to-llvm",
+      "convert-math-to-llvm",
+      "convert-math-to-libm",
+      "convert-arith-to-llvm",
+      "convert-func-to-llvm",
+      "convert-cf-to-llvm",
+      "reconcile-unrealized-casts",
+  };
+  return passes;
+}
+
+static LogicalResult addPasses(OpPassManager &pm, const std::vector<std::string> &passes) {
+  return parsePassPipeline(llvm::join(passes, ","), pm);
+}
+
+LogicalResult mlir::loom::buildCpuPipeline(OpPassManager &pm) {
+  registerLoomPasses(); // the pass lists are parsed by name
+  return success(succeeded(addPasses(pm, cpuToLinalgPasses())) &&
+                 succeeded(addPasses(pm, cpuBufferizePasses())) &&
+                 succeeded(addPasses(pm, cpuToLLVMPasses())));
+}
+
+void mlir::loom::registerCpuPipelines() {
+  auto stage = [](const char *name, const char *summary,
+                  const std::vector<std::string> &(*passes)()) {
+    PassPipelineRegistration<>(name, summary, [passes](OpPassManager &pm) {
+      (void)addPasses(pm, passes());
+    });
+  };
+  stage("loom-cpu-to-linalg", "Loom ops to fused linalg on tensors", cpuToLinalgPasses);
+  stage("loom-cpu-bufferize", "tensors to memrefs, BLAS calls and loops", cpuBufferizePasses);
+  stage("loom-cpu-to-llvm", "loops and memrefs to the LLVM dialect with loom_entry",
+        cpuToLLVMPasses);
+  PassPipelineRegistration<>("loom-cpu-pipeline", "the whole CPU pipeline",
+                             [](OpPassManager &pm) { (void)buildCpuPipeline(pm); });
+}
+
+void mlir::loom::registerLoomPasses() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    registerAllPasses();
+    registerLoomLoweringPasses();
+    registerCpuPipelines();
+  });
+}
+
+void mlir::loom::appendCpuPipelineDialects(DialectRegistry &registry) {
+  registry.insert<LoomDialect>();
+  registerAllDialects(registry);
+  registerAllExtensions(registry);
+  registerBuiltinDialectTranslation(registry);
+  registerLLVMDialectTranslation(registry);
+}

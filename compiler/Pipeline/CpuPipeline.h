@@ -1,0 +1,35 @@
+// The CPU compilation pipeline, in stages that loom-opt can run one at a time:
+//   loom-cpu-to-linalg   Loom ops -> fused linalg on tensors
+//   loom-cpu-bufferize   tensors -> memrefs with out-params, BLAS calls, loops
+//   loom-cpu-to-llvm     loops and memrefs -> the LLVM dialect, with the loom_entry ABI
+// loom-cpu-pipeline runs all three.
+#ifndef LOOM_COMPILER_PIPELINE_CPUPIPELINE_H
+#define LOOM_COMPILER_PIPELINE_CPUPIPELINE_H
+
+#include "mlir/Pass/PassManager.h"
+
+#include <string>
+#include <vector>
+
+namespace mlir::loom {
+
+/// The passes of each stage, in order, as textual pass specifications.
+const std::vector<std::string> &cpuToLinalgPasses();
+const std::vector<std::string> &cpuBufferizePasses();
+const std::vector<std::string> &cpuToLLVMPasses();
+
+/// Appends the whole pipeline (all three stages) to `pm`.
+LogicalResult buildCpuPipeline(OpPassManager &pm);
+
+/// Registers loom-cpu-to-linalg, loom-cpu-bufferize, loom-cpu-to-llvm and loom-cpu-pipeline.
+void registerCpuPipelines();
+
+/// Adds the dialects, interface models and LLVM translations the pipeline needs.
+void appendCpuPipelineDialects(DialectRegistry &registry);
+
+/// Registers the upstream passes, the Loom passes and pipelines (once per process).
+void registerLoomPasses();
+
+} // namespace mlir::loom
+
+#endif // LOOM_COMPILER_PIPELINE_CPUPIPELINE_H

@@ -1,0 +1,92 @@
+// loom::Array: concrete data with a shape and dtype, living in a device buffer. Arrays come
+// from host data or from jitted calls; a call returns its arrays at once, and reading one on
+// the host (to_host, item) waits until it has been computed.
+#ifndef LOOM_FRONTEND_ARRAY_H
+#define LOOM_FRONTEND_ARRAY_H
+
+#include "frontend/Error.h"
+#include "frontend/Tensor.h"
+#include "runtime/Buffer.h"
+
+#include <cstring>
+#include <memory>
+#include <vector>
+
+namespace loom {
+
+/// The dtype that holds C++ type T (bool is i1, stored one byte per element).
+template <typename T> constexpr DType dtypeFor();
+template <> constexpr DType dtypeFor<float>() { return DType::F32; }
+template <> constexpr DType dtypeFor<double>() { return DType::F64; }
+template <> constexpr DType dtypeFor<int32_t>() { return DType::I32; }
+template <> constexpr DType dtypeFor<int64_t>() { return DType::I64; }
+template <> constexpr DType dtypeFor<bool>() { return DType::I1; }
+
+class Array {
+public:
+  Array() = default;
+  Array(std::shared_ptr<rt::Buffer> buffer, Shape shape, DType dtype);
+
+  /// Copies `bytes` of host data into a new array on device `device` of the default client.
+  static Array fromBytes(const void *data, size_t bytes, const Shape &shape, DType dtype,
+                         int device = 0);
+  template <typename T>
+  static Array from(const std::vector<T> &data, const Shape &shape, int device = 0) {
+    if constexpr (std::is_same_v<T, bool>) {
+      std::vector<uint8_t> bytes(data.begin(), data.end());
+      return fromBytes(bytes.data(), bytes.size(), shape, DType::I1, device);
+    } else {
+      return fromBytes(data.data(), data.size() * sizeof(T), shape, dtypeFor<T>(), device);
+    }
+  }
+  /// A rank-0 array.
+  template <typename T> static Array scalar(T value, int device = 0) {
+    return from(std::vector<T>{value}, {}, device);
+  }
+
+  const Shape &shape() const { return dims; }
+  DType dtype() const { return type; }
+  int64_t numElements() const;
+  /// "f32[2,3]".
+  std::string describe() const { return loom::describe(type, dims); }
+  const std::shared_ptr<rt::Buffer> &buffer() const { return data; }
+  bool valid() const { return data != nullptr; }
+
+  /// Whether the value has been computed (or failed); never blocks.
+  bool is_ready() const;
+  /// Waits until the value is computed; throws Error if computing it failed.
+  void block_until_ready() const;
+
+  /// The values, row-major; waits for them. T must match the dtype.
+  template <typename T> std::vector<T> to_host() const {
+    checkHostType(dtypeFor<T>(), "to_host");
+    if constexpr (std::is_same_v<T, bool>) {
+      std::vector<uint8_t> bytes(numElements());
+      copyOut(bytes.data(), bytes.size());
+      return std::vector<bool>(bytes.begin(), bytes.end());
+    } else {
+      std::vector<T> values(numElements());
+      copyOut(values.data(), values.size() * sizeof(T));
+      return values;
+    }
+  }
+  /// The single value of a one-element array.
+  template <typename T> T item() const {
+    if (numElements() != 1)
+      throw Error("item: array " + describe() + " has " + std::to_string(numElements()) +
+                  " elements, not 1");
+    return to_host<T>()[0];
+  }
+
+private:
+  void checkHostType(DType wanted, const char *what) const;
+  void copyOut(void *dst, size_t bytes) const;
+
+  std::shared_ptr<rt::Buffer> data;
+  Shape dims;
+  DType type = DType::F32;
+};
+
+} // namespace loom
+
+#endif // LOOM_FRONTEND_ARRAY_H

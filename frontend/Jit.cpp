@@ -1,0 +1,129 @@
+// The jit core: signature cache, tracing into a fresh module, compiling through the CPU
+// pipeline and launching on a runtime device.
+#include "frontend/Jit.h"
+#include "frontend/Trace.h"
+
+#include "compiler/IR/LoomDialect.h"
+#include "compiler/Jit/CpuCompiler.h"
+#include "compiler/Pipeline/CpuPipeline.h"
+#include "runtime/Client.h"
+#include "runtime/Device.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+#include <chrono>
+#include <fmt/format.h>
+#include <map>
+#include <mutex>
+
+using namespace loom;
+using namespace loom::detail;
+
+namespace {
+struct Compiled {
+  std::shared_ptr<const rt::Executable> executable;
+  std::string ir;
+};
+
+std::string signatureOf(const std::vector<Array> &args, const std::string &name) {
+  std::string sig;
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (!args[i].valid())
+      throw Error(fmt::format("{}: argument {} is an empty Array", name, i));
+    sig += args[i].describe() + ";";
+  }
+  return sig;
+}
+
+double since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+} // namespace
+
+struct JitFunction::Impl {
+  JitOptions options;
+  mlir::MLIRContext context;
+  std::mutex mutex;
+  std::map<std::string, Compiled> cache;
+  JitStats stats;
+
+  explicit Impl(JitOptions o) : options(std::move(o)) {
+    mlir::DialectRegistry registry;
+    mlir::loom::appendCpuPipelineDialects(registry);
+    context.appendDialectRegistry(registry);
+    context.loadDialect<mlir::loom::LoomDialect, mlir::func::FuncDialect>();
+  }
+
+  std::string trace(const std::vector<Array> &args, const Traced &fn,
+                    mlir::OwningOpRef<mlir::ModuleOp> &module) {
+    auto start = std::chrono::steady_clock::now();
+    Trace trace(context);
+    Trace::Scope scope(trace);
+    std::vector<Tensor> inputs;
+    for (const Array &a : args)
+      inputs.push_back(trace.addArgument(a.shape(), a.dtype()));
+    std::vector<Tensor> outputs = fn(inputs);
+    if (outputs.empty())
+      throw Error(fmt::format("{}: the traced function returns no tensors", options.name));
+    trace.finish(outputs, std::source_location::current());
+    module = trace.takeModule();
+    ++stats.traces;
+    stats.lastTraceSeconds = since(start);
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    module->print(os, mlir::OpPrintingFlags().enableDebugInfo(true, /*prettyForm=*/true));
+    return text;
+  }
+
+  const Compiled &lookup(const std::vector<Array> &args, const Traced &fn) {
+    std::string sig = signatureOf(args, options.name);
+    if (auto it = cache.find(sig); it != cache.end())
+      return it->second;
+    mlir::OwningOpRef<mlir::ModuleOp> module;
+    std::string ir = trace(args, fn, module);
+    auto start = std::chrono::steady_clock::now();
+    mlir::loom::CpuCompileOptions compileOptions;
+    compileOptions.useCache = options.useCache;
+    compileOptions.dumpDir = options.dumpIrDir;
+    auto compiled = mlir::loom::compileForCpu(*module, compileOptions);
+    if (!compiled.ok())
+      throw Error(fmt::format("{}: compilation failed: {}", options.name,
+                              compiled.status().message()));
+    stats.cacheHits += compiled->cacheHit;
+    stats.lastCompileSeconds = since(start);
+    auto executable = std::const_pointer_cast<rt::Executable>(compiled->executable);
+    executable->name = options.name;
+    return cache.emplace(sig, Compiled{executable, std::move(ir)}).first->second;
+  }
+};
+
+JitFunction::JitFunction(JitOptions options) : impl(std::make_unique<Impl>(std::move(options))) {}
+JitFunction::~JitFunction() = default;
+
+const JitStats &JitFunction::stats() const { return impl->stats; }
+
+std::string JitFunction::ir(const std::vector<Array> &args, const Traced &fn) {
+  std::lock_guard lock(impl->mutex);
+  return impl->lookup(args, fn).ir;
+}
+
+std::vector<Array> JitFunction::call(const std::vector<Array> &args, const Traced &fn) {
+  std::shared_ptr<const rt::Executable> executable;
+  {
+    std::lock_guard lock(impl->mutex);
+    executable = impl->lookup(args, fn).executable;
+  }
+  rt::Client &client = rt::Client::defaultClient();
+  rt::Device &device = client.device(impl->options.device);
+  std::vector<std::shared_ptr<rt::Buffer>> buffers;
+  for (const Array &a : args)
+    buffers.push_back(a.buffer());
+  auto outputs = device.execute(executable, std::move(buffers));
+  if (!outputs.ok())
+    throw Error(outputs.status().message());
+  std::vector<Array> results;
+  for (size_t i = 0; i < outputs->size(); ++i)
+    results.emplace_back((*outputs)[i], executable->outputs[i].shape,
+                         executable->outputs[i].dtype);
+  return results;
+}

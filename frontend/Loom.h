@@ -1,0 +1,11 @@
+// The user-facing header of Loom's C++ DSL: tensors and their ops, arrays, and jit.
+#ifndef LOOM_FRONTEND_LOOM_H
+#define LOOM_FRONTEND_LOOM_H
+
+#include "frontend/Array.h"
+#include "frontend/Error.h"
+#include "frontend/Jit.h"
+#include "frontend/Ops.h"
+#include "frontend/Tensor.h"
+
+#endif // LOOM_FRONTEND_LOOM_H

@@ -1,0 +1,135 @@
+// The DSL's ops on loom::Tensor: one free function per Loom dialect op plus the usual
+// composites (matmul, einsum, softmax, ...). Binary ops broadcast with NumPy's rules. Every
+// op records the caller's source location; misuse throws loom::Error naming the op, the
+// operands and that location.
+#ifndef LOOM_FRONTEND_OPS_H
+#define LOOM_FRONTEND_OPS_H
+
+#include "frontend/Tensor.h"
+
+#include <optional>
+#include <string_view>
+
+namespace loom {
+
+using Loc = std::source_location;
+using Axes = std::vector<int64_t>;
+
+//===--- Creation ---===//
+
+/// A tensor of `shape` whose every element is `value`.
+Tensor full(const Shape &shape, double value, DType dtype = DType::F32,
+            Loc loc = Loc::current());
+Tensor zeros(const Shape &shape, DType dtype = DType::F32, Loc loc = Loc::current());
+Tensor ones(const Shape &shape, DType dtype = DType::F32, Loc loc = Loc::current());
+/// A constant with the given row-major values.
+Tensor constant(const std::vector<double> &values, const Shape &shape,
+                DType dtype = DType::F32, Loc loc = Loc::current());
+/// 0, 1, 2, ... along `axis` of `shape`.
+Tensor iota(const Shape &shape, int64_t axis, DType dtype = DType::I32,
+            Loc loc = Loc::current());
+/// 0, 1, ..., n - 1.
+Tensor arange(int64_t n, DType dtype = DType::I32, Loc loc = Loc::current());
+
+//===--- Elementwise ---===//
+
+Tensor neg(const Tensor &x, Loc loc = Loc::current());
+Tensor exp(const Tensor &x, Loc loc = Loc::current());
+Tensor log(const Tensor &x, Loc loc = Loc::current());
+Tensor tanh(const Tensor &x, Loc loc = Loc::current());
+Tensor sqrt(const Tensor &x, Loc loc = Loc::current());
+Tensor rsqrt(const Tensor &x, Loc loc = Loc::current());
+Tensor abs(const Tensor &x, Loc loc = Loc::current());
+Tensor sigmoid(const Tensor &x, Loc loc = Loc::current());
+Tensor relu(const Tensor &x, Loc loc = Loc::current());
+/// GELU, tanh form: x/2 * (1 + tanh(sqrt(2/pi) * (x + 0.044715 x^3))).
+Tensor gelu(const Tensor &x, Loc loc = Loc::current());
+
+Tensor add(const Tensor &a, const Tensor &b, Loc loc = Loc::current());
+Tensor sub(const Tensor &a, const Tensor &b, Loc loc = Loc::current());
+Tensor mul(const Tensor &a, const Tensor &b, Loc loc = Loc::current());
+Tensor div(const Tensor &a, const Tensor &b, Loc loc = Loc::current());
+Tensor maximum(const Tensor &a, const Tensor &b, Loc loc = Loc::current());
+Tensor minimum(const Tensor &a, const Tensor &b, Loc loc = Loc::current());
+Tensor pow(const Tensor &a, const Tensor &b, Loc loc = Loc::current());
+
+Tensor equal(const Tensor &a, const Tensor &b, Loc loc = Loc::current());
+Tensor not_equal(const Tensor &a, const Tensor &b, Loc loc = Loc::current());
+Tensor less(const Tensor &a, const Tensor &b, Loc loc = Loc::current());
+Tensor less_equal(const Tensor &a, const Tensor &b, Loc loc = Loc::current());
+Tensor greater(const Tensor &a, const Tensor &b, Loc loc = Loc::current());
+Tensor greater_equal(const Tensor &a, const Tensor &b, Loc loc = Loc::current());
+
+/// Elementwise `pred ? a : b` (broadcast together; pred is i1).
+Tensor where(const Tensor &pred, const Tensor &a, const Tensor &b, Loc loc = Loc::current());
+Tensor astype(const Tensor &x, DType dtype, Loc loc = Loc::current());
+/// A scalar (rank-0) tensor of `x`'s dtype, for mixing numbers into expressions.
+Tensor scalar_like(const Tensor &x, double value, Loc loc = Loc::current());
+
+Tensor operator-(Located x);
+Tensor operator+(Located a, const Tensor &b);
+Tensor operator-(Located a, const Tensor &b);
+Tensor operator*(Located a, const Tensor &b);
+Tensor operator/(Located a, const Tensor &b);
+Tensor operator+(Located a, double b);
+Tensor operator-(Located a, double b);
+Tensor operator*(Located a, double b);
+Tensor operator/(Located a, double b);
+Tensor operator+(double a, Located b);
+Tensor operator-(double a, Located b);
+Tensor operator*(double a, Located b);
+Tensor operator/(double a, Located b);
+
+//===--- Shape ---===//
+
+/// Row-major reshape; one entry may be -1 (inferred).
+Tensor reshape(const Tensor &x, const Shape &shape, Loc loc = Loc::current());
+/// Result dim i is x's dim perm[i]; an empty perm reverses the dims.
+Tensor transpose(const Tensor &x, const Axes &perm = {}, Loc loc = Loc::current());
+/// NumPy broadcasting of `x` to `shape`.
+Tensor broadcast_to(const Tensor &x, const Shape &shape, Loc loc = Loc::current());
+/// x's dim i becomes dim dims[i] of `shape` (loom.broadcast_in_dim).
+Tensor broadcast_in_dim(const Tensor &x, const Shape &shape, const Axes &dims,
+                        Loc loc = Loc::current());
+Tensor slice(const Tensor &x, const Shape &start, const Shape &limit, const Shape &strides = {},
+             Loc loc = Loc::current());
+Tensor concatenate(const std::vector<Tensor> &xs, int64_t axis, Loc loc = Loc::current());
+/// Inserts a size-1 dim at `axis`.
+Tensor expand_dims(const Tensor &x, int64_t axis, Loc loc = Loc::current());
+
+//===--- Contraction ---===//
+
+/// loom.dot_general: batch dims first, then a's free dims, then b's.
+Tensor dot_general(const Tensor &a, const Tensor &b, const Axes &aBatch, const Axes &bBatch,
+                   const Axes &aContract, const Axes &bContract, Loc loc = Loc::current());
+/// a [..., M, K] @ b [K, N] or [..., K, N] (same leading dims); 1-d operands as in NumPy.
+Tensor matmul(const Tensor &a, const Tensor &b, Loc loc = Loc::current());
+/// A two-operand einsum without repeated or ellipsis labels, e.g. "btd,dk->btk".
+Tensor einsum(std::string_view spec, const Tensor &a, const Tensor &b, Loc loc = Loc::current());
+
+//===--- Reductions ---===//
+
+/// Reductions over `axes` (all axes when empty); negative axes count from the end.
+Tensor sum(const Tensor &x, const Axes &axes = {}, bool keepdims = false,
+           Loc loc = Loc::current());
+Tensor mean(const Tensor &x, const Axes &axes = {}, bool keepdims = false,
+            Loc loc = Loc::current());
+Tensor max(const Tensor &x, const Axes &axes = {}, bool keepdims = false,
+           Loc loc = Loc::current());
+Tensor softmax(const Tensor &x, int64_t axis = -1, Loc loc = Loc::current());
+Tensor log_softmax(const Tensor &x, int64_t axis = -1, Loc loc = Loc::current());
+
+//===--- Indexing ---===//
+
+/// Rows of `table` at `indices` (clamped): shape indices.shape ++ table.shape[1:].
+Tensor take(const Tensor &table, const Tensor &indices, Loc loc = Loc::current());
+/// The adjoint of take: a zero table of `rows` rows with updates added at `indices`.
+Tensor scatter_add(const Tensor &updates, const Tensor &indices, int64_t rows,
+                   Loc loc = Loc::current());
+/// indices.shape ++ [n], 1 where the last index equals the value, else 0.
+Tensor one_hot(const Tensor &indices, int64_t n, DType dtype = DType::F32,
+               Loc loc = Loc::current());
+
+} // namespace loom
+
+#endif // LOOM_FRONTEND_OPS_H

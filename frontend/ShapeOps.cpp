@@ -1,0 +1,143 @@
+// Shape and indexing ops of the DSL: reshape, transpose, broadcasts, slices, concatenation,
+// take (gather of rows), scatter_add and one_hot.
+#include "frontend/Ops.h"
+#include "frontend/Trace.h"
+
+#include "compiler/IR/LoomOps.h"
+
+#include <fmt/format.h>
+#include <numeric>
+
+using namespace loom;
+using namespace loom::detail;
+namespace ml = mlir::loom;
+
+Tensor loom::reshape(const Tensor &x, const Shape &shape, Loc loc) {
+  Trace &trace = Trace::of(x, loc, "reshape");
+  Shape resolved = shape;
+  int64_t known = 1, inferred = -1;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i] == -1 && inferred < 0)
+      inferred = static_cast<int64_t>(i);
+    else if (shape[i] < 0)
+      fail(loc, "reshape", fmt::format("invalid target shape [{}]", fmt::join(shape, ",")));
+    else
+      known *= shape[i];
+  }
+  if (inferred >= 0 && known > 0 && x.numElements() % known == 0)
+    resolved[inferred] = x.numElements() / known;
+  int64_t count = std::accumulate(resolved.begin(), resolved.end(), int64_t(1),
+                                  std::multiplies<int64_t>());
+  if ((inferred >= 0 && resolved[inferred] < 0) || count != x.numElements())
+    fail(loc, "reshape",
+         fmt::format("cannot reshape {} ({} elements) to [{}]", x.describe(), x.numElements(),
+                     fmt::join(shape, ",")));
+  if (resolved == x.shape())
+    return x;
+  return build<ml::ReshapeOp>(trace, loc, "reshape", {&x},
+                              tensorType(trace.context(), resolved, x.dtype()),
+                              trace.value(x, loc, "reshape"));
+}
+
+Tensor loom::transpose(const Tensor &x, const Axes &perm, Loc loc) {
+  Trace &trace = Trace::of(x, loc, "transpose");
+  Axes p = perm;
+  if (p.empty())
+    for (int64_t i = x.rank() - 1; i >= 0; --i)
+      p.push_back(i);
+  for (int64_t &axis : p)
+    if (axis < 0)
+      axis += x.rank();
+  return build<ml::TransposeOp>(trace, loc, "transpose", {&x},
+                                trace.value(x, loc, "transpose"), llvm::ArrayRef<int64_t>(p));
+}
+
+Tensor loom::broadcast_in_dim(const Tensor &x, const Shape &shape, const Axes &dims, Loc loc) {
+  Trace &trace = Trace::of(x, loc, "broadcast_in_dim");
+  return build<ml::BroadcastInDimOp>(trace, loc, "broadcast_in_dim", {&x},
+                                     tensorType(trace.context(), shape, x.dtype()),
+                                     trace.value(x, loc, "broadcast_in_dim"),
+                                     llvm::ArrayRef<int64_t>(dims));
+}
+
+Tensor loom::broadcast_to(const Tensor &x, const Shape &shape, Loc loc) {
+  Trace::of(x, loc, "broadcast_to");
+  if (x.shape() == shape)
+    return x;
+  int64_t offset = static_cast<int64_t>(shape.size()) - x.rank();
+  bool ok = offset >= 0;
+  Axes dims;
+  for (int64_t i = 0; ok && i < x.rank(); ++i) {
+    dims.push_back(i + offset);
+    ok = x.shape()[i] == 1 || x.shape()[i] == shape[i + offset];
+  }
+  if (!ok)
+    fail(loc, "broadcast_to",
+         fmt::format("cannot broadcast {} to [{}]", x.describe(), fmt::join(shape, ",")));
+  return broadcast_in_dim(x, shape, dims, loc);
+}
+
+Tensor loom::slice(const Tensor &x, const Shape &start, const Shape &limit,
+                   const Shape &strides, Loc loc) {
+  Trace &trace = Trace::of(x, loc, "slice");
+  Shape s = strides.empty() ? Shape(x.rank(), 1) : strides;
+  return build<ml::SliceOp>(trace, loc, "slice", {&x}, trace.value(x, loc, "slice"),
+                            llvm::ArrayRef<int64_t>(start), llvm::ArrayRef<int64_t>(limit),
+                            llvm::ArrayRef<int64_t>(s));
+}
+
+Tensor loom::concatenate(const std::vector<Tensor> &xs, int64_t axis, Loc loc) {
+  if (xs.empty())
+    fail(loc, "concatenate", "needs at least one tensor");
+  Trace &trace = Trace::of(xs.front(), loc, "concatenate");
+  llvm::SmallVector<mlir::Value> values;
+  for (const Tensor &x : xs)
+    values.push_back(trace.value(x, loc, "concatenate"));
+  if (axis < 0)
+    axis += xs.front().rank();
+  auto op = ml::ConcatenateOp::create(trace.builder(), trace.location(loc),
+                                      mlir::ValueRange(values), axis);
+  return trace.check(op, loc, "concatenate", {&xs.front()});
+}
+
+Tensor loom::expand_dims(const Tensor &x, int64_t axis, Loc loc) {
+  Shape shape = x.shape();
+  if (axis < 0)
+    axis += x.rank() + 1;
+  if (axis < 0 || axis > x.rank())
+    fail(loc, "expand_dims", fmt::format("axis out of range for {}", x.describe()));
+  shape.insert(shape.begin() + axis, 1);
+  return reshape(x, shape, loc);
+}
+
+Tensor loom::take(const Tensor &table, const Tensor &indices, Loc loc) {
+  Trace &trace = Trace::of(table, loc, "take");
+  if (indices.dtype() != DType::I32 && indices.dtype() != DType::I64)
+    fail(loc, "take", fmt::format("indices {} must be i32 or i64", indices.describe()));
+  return build<ml::GatherOp>(trace, loc, "take", {&table, &indices},
+                             trace.value(table, loc, "take"), trace.value(indices, loc, "take"));
+}
+
+Tensor loom::scatter_add(const Tensor &updates, const Tensor &indices, int64_t rows, Loc loc) {
+  Trace &trace = Trace::of(updates, loc, "scatter_add");
+  Shape shape = {rows};
+  if (updates.rank() < indices.rank())
+    fail(loc, "scatter_add",
+         fmt::format("updates {} has lower rank than indices {}", updates.describe(),
+                     indices.describe()));
+  shape.insert(shape.end(), updates.shape().begin() + indices.rank(), updates.shape().end());
+  return build<ml::ScatterAddOp>(trace, loc, "scatter_add", {&updates, &indices},
+                                 tensorType(trace.context(), shape, updates.dtype()),
+                                 trace.value(updates, loc, "scatter_add"),
+                                 trace.value(indices, loc, "scatter_add"));
+}
+
+Tensor loom::one_hot(const Tensor &indices, int64_t n, DType dtype, Loc loc) {
+  Shape shape = indices.shape();
+  shape.push_back(n);
+  Axes dims(indices.rank());
+  std::iota(dims.begin(), dims.end(), 0);
+  Tensor spread = broadcast_in_dim(indices, shape, dims, loc);
+  Tensor classes = iota(shape, indices.rank(), indices.dtype(), loc);
+  return astype(equal(spread, classes, loc), dtype, loc);
+}

@@ -1,0 +1,144 @@
+// Implementation of the trace (see Trace.h) and of the few Tensor members that need no op.
+#include "frontend/Trace.h"
+
+#include "compiler/IR/LoomOps.h"
+#include "mlir/IR/Verifier.h"
+
+#include <fmt/format.h>
+
+using namespace loom;
+using namespace loom::detail;
+
+static thread_local Trace *activeTrace = nullptr;
+
+void loom::fail(const std::source_location &loc, const std::string &op,
+                const std::string &detail) {
+  throw Error(fmt::format("{}:{}: {}: {}", loc.file_name(), loc.line(), op, detail));
+}
+
+std::string loom::describe(DType dtype, const Shape &shape) {
+  return fmt::format("{}[{}]", rt::name(dtype), fmt::join(shape, ","));
+}
+
+int64_t Tensor::dim(int64_t axis) const {
+  int64_t r = rank();
+  if (axis < -r || axis >= r)
+    throw Error(fmt::format("dim: axis {} is out of range for {}", axis, describe()));
+  return dims[axis < 0 ? axis + r : axis];
+}
+
+int64_t Tensor::numElements() const {
+  int64_t n = 1;
+  for (int64_t d : dims)
+    n *= d;
+  return n;
+}
+
+std::string Tensor::describe() const { return loom::describe(type, dims); }
+
+mlir::Type loom::detail::elementType(mlir::MLIRContext &ctx, DType dtype) {
+  mlir::Builder b(&ctx);
+  switch (dtype) {
+  case DType::F32: return b.getF32Type();
+  case DType::F64: return b.getF64Type();
+  case DType::BF16: return b.getBF16Type();
+  case DType::F16: return b.getF16Type();
+  case DType::I32: return b.getI32Type();
+  case DType::I64: return b.getI64Type();
+  case DType::I1: return b.getI1Type();
+  }
+  return {};
+}
+
+DType loom::detail::dtypeOf(mlir::Type t) {
+  if (t.isF64()) return DType::F64;
+  if (t.isBF16()) return DType::BF16;
+  if (t.isF16()) return DType::F16;
+  if (t.isInteger(32)) return DType::I32;
+  if (t.isInteger(64)) return DType::I64;
+  if (t.isInteger(1)) return DType::I1;
+  return DType::F32;
+}
+
+mlir::RankedTensorType loom::detail::tensorType(mlir::MLIRContext &ctx, const Shape &shape,
+                                                DType dtype) {
+  return mlir::RankedTensorType::get(shape, elementType(ctx, dtype));
+}
+
+Trace::Trace(mlir::MLIRContext &ctx)
+    : ctx(ctx), b(&ctx), moduleOp(mlir::ModuleOp::create(b.getUnknownLoc())),
+      handler(&ctx, [this](mlir::Diagnostic &diag) {
+        if (!diagnostics.empty())
+          diagnostics += "; ";
+        diagnostics += diag.str();
+        return mlir::success();
+      }) {
+  b.setInsertionPointToEnd(moduleOp->getBody());
+  function = mlir::func::FuncOp::create(b, b.getUnknownLoc(), "main",
+                                        b.getFunctionType({}, {}));
+  b.setInsertionPointToStart(function.addEntryBlock());
+}
+
+Trace &Trace::current(const std::source_location &loc, std::string_view op) {
+  if (!activeTrace)
+    fail(loc, std::string(op), "called outside of a function traced by loom::jit");
+  return *activeTrace;
+}
+
+Trace &Trace::of(const Tensor &t, const std::source_location &loc, std::string_view op) {
+  if (!t.trace)
+    fail(loc, std::string(op), "uninitialized tensor (default-constructed)");
+  return *t.trace;
+}
+
+Trace::Scope::Scope(Trace &trace) : previous(activeTrace) { activeTrace = &trace; }
+Trace::Scope::~Scope() { activeTrace = previous; }
+
+Tensor Trace::addArgument(const Shape &shape, DType dtype) {
+  mlir::Block &body = function.getBody().front();
+  mlir::Value arg = body.addArgument(tensorType(ctx, shape, dtype), b.getUnknownLoc());
+  function.setType(b.getFunctionType(body.getArgumentTypes(), {}));
+  return wrap(arg);
+}
+
+void Trace::finish(const std::vector<Tensor> &results, const std::source_location &loc) {
+  llvm::SmallVector<mlir::Value> operands;
+  for (const Tensor &t : results)
+    operands.push_back(value(t, loc, "jit result"));
+  mlir::func::ReturnOp::create(b, location(loc), operands);
+  function.setType(b.getFunctionType(function.getBody().front().getArgumentTypes(),
+                                     mlir::ValueRange(operands).getTypes()));
+}
+
+mlir::Value Trace::value(const Tensor &t, const std::source_location &loc, std::string_view op) {
+  if (t.trace != this)
+    fail(loc, std::string(op),
+         t.trace ? "tensor " + t.describe() + " belongs to another traced function"
+                 : "uninitialized tensor (default-constructed)");
+  return values[t.id];
+}
+
+Tensor Trace::wrap(mlir::Value v) {
+  auto type = llvm::cast<mlir::RankedTensorType>(v.getType());
+  values.push_back(v);
+  return Tensor(this, static_cast<int>(values.size()) - 1, Shape(type.getShape()),
+                dtypeOf(type.getElementType()));
+}
+
+mlir::Location Trace::location(const std::source_location &loc) {
+  return mlir::FileLineColLoc::get(&ctx, loc.file_name(), loc.line(), loc.column());
+}
+
+std::string Trace::takeDiagnostics() { return std::exchange(diagnostics, ""); }
+
+Tensor Trace::check(mlir::Operation *op, const std::source_location &loc,
+                    std::string_view name, std::initializer_list<const Tensor *> operands) {
+  if (mlir::succeeded(mlir::verify(op)) && diagnostics.empty())
+    return wrap(op->getResult(0));
+  op->erase();
+  std::vector<std::string> described;
+  for (const Tensor *t : operands)
+    described.push_back(t->describe());
+  fail(loc, std::string(name),
+       fmt::format("{} (operands: {})", takeDiagnostics(), fmt::join(described, ", ")));
+}

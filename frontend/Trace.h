@@ -1,0 +1,87 @@
+// The tracing state behind loom::Tensor (internal: includes MLIR). A Trace owns the module
+// being built for one jit signature; while it is active (Trace::Scope), DSL ops append Loom
+// ops to its function, each located at the user's source line.
+#ifndef LOOM_FRONTEND_TRACE_H
+#define LOOM_FRONTEND_TRACE_H
+
+#include "frontend/Error.h"
+#include "frontend/Tensor.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+#include <string_view>
+
+namespace loom::detail {
+
+mlir::Type elementType(mlir::MLIRContext &ctx, DType dtype);
+DType dtypeOf(mlir::Type elementType);
+mlir::RankedTensorType tensorType(mlir::MLIRContext &ctx, const Shape &shape, DType dtype);
+
+class Trace {
+public:
+  /// Starts a module with an empty function `main` in `ctx` (which must have the Loom and
+  /// func dialects loaded).
+  explicit Trace(mlir::MLIRContext &ctx);
+
+  /// The active trace of this thread, or an Error naming `op` at `loc` if none is active.
+  static Trace &current(const std::source_location &loc, std::string_view op);
+
+  /// The trace `t` belongs to; an Error naming `op` at `loc` for an invalid tensor.
+  static Trace &of(const Tensor &t, const std::source_location &loc, std::string_view op);
+
+  /// Makes a trace the active one for its lifetime.
+  class Scope {
+  public:
+    explicit Scope(Trace &trace);
+    ~Scope();
+  private:
+    Trace *previous;
+  };
+
+  /// Appends a function argument.
+  Tensor addArgument(const Shape &shape, DType dtype);
+  /// Ends the function with `func.return results`.
+  void finish(const std::vector<Tensor> &results, const std::source_location &loc);
+
+  /// The IR value of `t`; an Error if `t` is not a tensor of this trace.
+  mlir::Value value(const Tensor &t, const std::source_location &loc, std::string_view op);
+  Tensor wrap(mlir::Value value);
+
+  mlir::Location location(const std::source_location &loc);
+  mlir::OpBuilder &builder() { return b; }
+  mlir::MLIRContext &context() { return ctx; }
+  mlir::ModuleOp module() { return *moduleOp; }
+  mlir::OwningOpRef<mlir::ModuleOp> takeModule() { return std::move(moduleOp); }
+
+  /// Verifies the op just built; on failure erases it and throws an Error with the
+  /// verifier's message, the operands and the caller's location.
+  Tensor check(mlir::Operation *op, const std::source_location &loc, std::string_view name,
+               std::initializer_list<const Tensor *> operands);
+
+  /// Collects diagnostics emitted while building ops, for check().
+  std::string takeDiagnostics();
+
+private:
+  mlir::MLIRContext &ctx;
+  mlir::OpBuilder b;
+  mlir::OwningOpRef<mlir::ModuleOp> moduleOp;
+  mlir::func::FuncOp function;
+  std::vector<mlir::Value> values;
+  std::string diagnostics;
+  mlir::ScopedDiagnosticHandler handler;
+};
+
+/// Builds `OpTy` at `loc` in the trace of `operands`' (or the current trace), and checks it.
+template <typename OpTy, typename... Args>
+Tensor build(Trace &trace, const std::source_location &loc, std::string_view name,
+             std::initializer_list<const Tensor *> operands, Args &&...args) {
+  auto op = OpTy::create(trace.builder(), trace.location(loc), std::forward<Args>(args)...);
+  return trace.check(op.getOperation(), loc, name, operands);
+}
+
+} // namespace loom::detail
+
+#endif // LOOM_FRONTEND_TRACE_H

@@ -1,0 +1,68 @@
+// Buffer allocation with per-device accounting, and the host read-back.
+#include "runtime/Buffer.h"
+
+#include "runtime/Device.h"
+
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+namespace loom::rt {
+
+Buffer::Buffer(Device &owner, std::shared_ptr<detail::MemoryStats> stats,
+               void *storage, size_t bytes)
+    : owner(owner), stats(std::move(stats)), storage(storage), bytes(bytes) {
+  this->stats->add(bytes);
+}
+
+Buffer::~Buffer() {
+  std::free(storage);
+  stats->remove(bytes);
+}
+
+std::shared_ptr<Buffer> Buffer::allocate(Device &device, size_t bytes) {
+  if (bytes > SIZE_MAX - alignment)
+    return nullptr;
+  // aligned_alloc needs a multiple of the alignment; a zero-size buffer still
+  // gets one line so that data() is a real pointer kernels may receive.
+  size_t rounded =
+      bytes == 0 ? alignment : (bytes + alignment - 1) / alignment * alignment;
+  void *storage = std::aligned_alloc(alignment, rounded);
+  if (!storage)
+    return nullptr;
+  return std::shared_ptr<Buffer>(
+      new Buffer(device, device.memoryStats, storage, bytes));
+}
+
+std::shared_ptr<Buffer> Buffer::fromHost(Device &device, const void *data,
+                                         size_t bytes) {
+  if (!data && bytes != 0)
+    return nullptr;
+  auto buffer = allocate(device, bytes);
+  if (!buffer)
+    return nullptr;
+  if (bytes != 0)
+    std::memcpy(buffer->data(), data, bytes);
+  buffer->ready()->signal(Status::ok());
+  return buffer;
+}
+
+Status copyToHost(const Buffer &buffer, void *dst, size_t bytes) {
+  if (bytes != buffer.size())
+    return Status::error(
+        StatusCode::InvalidArgument,
+        "copyToHost: buffer has " + std::to_string(buffer.size()) +
+            " bytes, destination has " + std::to_string(bytes));
+  if (!dst && bytes != 0)
+    return Status::error(StatusCode::InvalidArgument,
+                         "copyToHost: destination is null");
+  Status status = buffer.ready()->wait();
+  if (!status.isOk())
+    return status;
+  if (bytes != 0)
+    std::memcpy(dst, buffer.data(), bytes);
+  return Status::ok();
+}
+
+} // namespace loom::rt

@@ -1,0 +1,66 @@
+// Client creation: the device count from the caller or the environment, and
+// the lazily created process-wide client.
+#include "runtime/Client.h"
+
+#include <charconv>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <string_view>
+
+namespace loom::rt {
+
+/// The device count LOOM_CPU_DEVICES asks for (1 when unset or empty).
+static StatusOr<int> cpuDeviceCountFromEnv() {
+  const char *raw = std::getenv(Client::cpuDevicesEnv);
+  if (!raw || !*raw)
+    return 1;
+  std::string_view text(raw);
+  int count = 0;
+  auto [end, error] =
+      std::from_chars(text.data(), text.data() + text.size(), count);
+  if (error != std::errc() || end != text.data() + text.size() || count < 1 ||
+      count > Client::maxCpuDevices)
+    return Status::error(StatusCode::InvalidArgument,
+                         std::string(Client::cpuDevicesEnv) + "='" +
+                             std::string(text) +
+                             "' is not a device count between 1 and " +
+                             std::to_string(Client::maxCpuDevices));
+  return count;
+}
+
+Client::Client(int numDevices) {
+  devices.reserve(numDevices);
+  for (int i = 0; i < numDevices; ++i)
+    devices.push_back(std::make_unique<Device>(i));
+}
+
+StatusOr<std::unique_ptr<Client>> Client::createCpu(int numDevices) {
+  if (numDevices > maxCpuDevices)
+    return Status::error(StatusCode::InvalidArgument,
+                         "cannot create " + std::to_string(numDevices) +
+                             " CPU devices; the limit is " +
+                             std::to_string(maxCpuDevices));
+  if (numDevices <= 0) {
+    StatusOr<int> fromEnv = cpuDeviceCountFromEnv();
+    if (!fromEnv.ok())
+      return fromEnv.status();
+    numDevices = *fromEnv;
+  }
+  return std::unique_ptr<Client>(new Client(numDevices));
+}
+
+Client &Client::defaultClient() {
+  // A function-local static: created once, thread-safely, on first use.
+  static std::unique_ptr<Client> client = [] {
+    StatusOr<std::unique_ptr<Client>> created = createCpu(0);
+    if (created.ok())
+      return std::move(*created);
+    std::fprintf(stderr, "loom runtime: %s; using 1 CPU device\n",
+                 created.status().message().c_str());
+    return std::unique_ptr<Client>(new Client(1));
+  }();
+  return *client;
+}
+
+} // namespace loom::rt
