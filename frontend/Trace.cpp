@@ -68,9 +68,9 @@ mlir::RankedTensorType loom::detail::tensorType(mlir::MLIRContext &ctx, const Sh
 Trace::Trace(mlir::MLIRContext &ctx)
     : ctx(ctx), b(&ctx), moduleOp(mlir::ModuleOp::create(b.getUnknownLoc())),
       handler(&ctx, [this](mlir::Diagnostic &diag) {
-        if (!diagnostics.empty())
-          diagnostics += "; ";
-        diagnostics += diag.str();
+        // The first diagnostic is the cause (a builder's, then the verifier's restatement).
+        if (diagnostics.empty())
+          diagnostics = diag.str();
         return mlir::success();
       }) {
   b.setInsertionPointToEnd(moduleOp->getBody());

@@ -10,7 +10,7 @@ namespace {
 template <typename T, typename Gemm>
 void gemm(Gemm call, int64_t batch, int64_t m, int64_t n, int64_t k, int64_t a, int64_t aOff,
           int64_t lda, int64_t aStride, int64_t b, int64_t bOff, int64_t ldb, int64_t bStride,
-          int64_t c, int64_t cOff, int64_t ldc, int64_t cStride) {
+          int64_t c, int64_t cOff, int64_t ldc, int64_t cStride, int64_t beta) {
   if (m == 0 || n == 0 || k == 0)
     return; // C += 0
   // BLAS rejects leading dimensions below the row length, even where they are irrelevant.
@@ -18,26 +18,32 @@ void gemm(Gemm call, int64_t batch, int64_t m, int64_t n, int64_t k, int64_t a, 
   auto *pa = reinterpret_cast<const T *>(a) + aOff;
   auto *pb = reinterpret_cast<const T *>(b) + bOff;
   auto *pc = reinterpret_cast<T *>(c) + cOff;
+  if (k == 0) { // A * B is zero; BLAS rejects k = 0 with some leading dimensions
+    for (int64_t i = 0; i < batch && beta == 0; ++i)
+      for (int64_t r = 0; r < m; ++r)
+        std::fill_n(pc + i * cStride + r * ldc, n, T(0));
+    return;
+  }
   for (int64_t i = 0; i < batch; ++i)
     call(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, T(1), pa + i * aStride, lda,
-         pb + i * bStride, ldb, T(1), pc + i * cStride, ldc);
+         pb + i * bStride, ldb, T(beta), pc + i * cStride, ldc);
 }
 } // namespace
 
 extern "C" void loom_rt_gemm_f32(int64_t batch, int64_t m, int64_t n, int64_t k, int64_t a,
                                  int64_t aOff, int64_t lda, int64_t aStride, int64_t b,
                                  int64_t bOff, int64_t ldb, int64_t bStride, int64_t c,
-                                 int64_t cOff, int64_t ldc, int64_t cStride) {
+                                 int64_t cOff, int64_t ldc, int64_t cStride, int64_t beta) {
   gemm<float>(cblas_sgemm, batch, m, n, k, a, aOff, lda, aStride, b, bOff, ldb, bStride, c,
-              cOff, ldc, cStride);
+              cOff, ldc, cStride, beta);
 }
 
 extern "C" void loom_rt_gemm_f64(int64_t batch, int64_t m, int64_t n, int64_t k, int64_t a,
                                  int64_t aOff, int64_t lda, int64_t aStride, int64_t b,
                                  int64_t bOff, int64_t ldb, int64_t bStride, int64_t c,
-                                 int64_t cOff, int64_t ldc, int64_t cStride) {
+                                 int64_t cOff, int64_t ldc, int64_t cStride, int64_t beta) {
   gemm<double>(cblas_dgemm, batch, m, n, k, a, aOff, lda, aStride, b, bOff, ldb, bStride, c,
-               cOff, ldc, cStride);
+               cOff, ldc, cStride, beta);
 }
 
 void loom::rt::setBlasThreads(int threads) { openblas_set_num_threads(std::max(threads, 1)); }

@@ -1,5 +1,6 @@
 // Buffer allocation with per-device accounting, and the host read-back.
 #include "runtime/Buffer.h"
+#include "runtime/HostAllocator.h"
 
 #include "runtime/Device.h"
 
@@ -17,18 +18,14 @@ Buffer::Buffer(Device &owner, std::shared_ptr<detail::MemoryStats> stats,
 }
 
 Buffer::~Buffer() {
-  std::free(storage);
+  HostAllocator::instance().release(storage, bytes);
   stats->remove(bytes);
 }
 
 std::shared_ptr<Buffer> Buffer::allocate(Device &device, size_t bytes) {
-  if (bytes > SIZE_MAX - alignment)
-    return nullptr;
-  // aligned_alloc needs a multiple of the alignment; a zero-size buffer still
-  // gets one line so that data() is a real pointer kernels may receive.
-  size_t rounded =
-      bytes == 0 ? alignment : (bytes + alignment - 1) / alignment * alignment;
-  void *storage = std::aligned_alloc(alignment, rounded);
+  // A zero-size buffer still gets one line so that data() is a real pointer
+  // kernels may receive.
+  void *storage = HostAllocator::instance().allocate(bytes);
   if (!storage)
     return nullptr;
   return std::shared_ptr<Buffer>(

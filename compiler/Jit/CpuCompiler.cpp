@@ -84,11 +84,13 @@ rt::StatusOr<std::string> generateObject(ModuleOp module, llvm::TargetMachine &t
   PassManager pm(ctx);
   if (failed(buildCpuPipeline(pm)))
     return internal("cannot build the CPU pipeline: " + diagnostics.text);
-  if (!options.dumpDir.empty())
+  if (!options.dumpDir.empty()) {
+    ctx->disableMultithreading(); // IR printing requires it
     pm.enableIRPrintingToFileTree([](Pass *, Operation *) { return false; },
                                   [](Pass *, Operation *) { return true; },
                                   /*printModuleScope=*/true, /*printAfterOnlyOnChange=*/false,
                                   /*printAfterOnlyOnFailure=*/false, options.dumpDir);
+  }
   if (failed(pm.run(*clone)))
     return internal("lowering '" + options.entry + "' failed:\n" + diagnostics.text);
   result.lowerSeconds = secondsSince(start);
@@ -102,6 +104,13 @@ rt::StatusOr<std::string> generateObject(ModuleOp module, llvm::TargetMachine &t
   llvmModule->setTargetTriple(tm.getTargetTriple());
   if (llvm::Error err = makeOptimizingTransformer(3, 0, &tm)(llvmModule.get()))
     return internal("LLVM optimization failed: " + llvm::toString(std::move(err)));
+
+  if (!options.dumpDir.empty()) {
+    std::error_code ec;
+    llvm::raw_fd_ostream out(options.dumpDir + "/" + options.entry + ".optimized.ll", ec);
+    if (!ec)
+      llvmModule->print(out, nullptr);
+  }
 
   llvm::SmallVector<char, 0> object;
   llvm::raw_svector_ostream os(object);

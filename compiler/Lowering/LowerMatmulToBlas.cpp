@@ -1,13 +1,16 @@
 // The loom-lower-matmul-to-blas pass: GEMMs go to a tuned library (DESIGN.md "Kernels").
 // A matmul on memrefs becomes a call to loom_rt_gemm_{f32,f64}, passing each operand as
-// (aligned base pointer, element offset, leading dimension, batch stride), all static here.
+// (aligned base pointer, element offset, leading dimension, batch stride), all static here,
+// and beta: 0 when a zero fill of C just before is folded into the call, else 1.
 #include "compiler/Lowering/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 namespace mlir::loom {
 #define GEN_PASS_DEF_LOWERMATMULTOBLAS
@@ -36,11 +39,30 @@ std::optional<MatrixLayout> layoutOf(MemRefType type) {
   return MatrixLayout{offset, leading, rank == 3 ? strides[0] : 0};
 }
 
+/// The linalg.fill of zero that initializes `init` just before `op`, if there is one: then
+/// the GEMM can overwrite C (beta = 0) and the fill goes away. Only side-effect-free ops may
+/// stand between the two.
+linalg::FillOp zeroFillBefore(Operation *op, Value init) {
+  for (Operation *prev = op->getPrevNode(); prev; prev = prev->getPrevNode()) {
+    auto fill = dyn_cast<linalg::FillOp>(prev);
+    if (fill && fill.getDpsInits()[0] == init) {
+      Attribute value;
+      if (matchPattern(fill.getDpsInputs()[0], m_Constant(&value)) &&
+          (matchPattern(value, m_AnyZeroFloat()) || matchPattern(value, m_Zero())))
+        return fill;
+      return nullptr;
+    }
+    if (!isMemoryEffectFree(prev))
+      return nullptr;
+  }
+  return nullptr;
+}
+
 func::FuncOp declareGemm(ModuleOp module, StringRef name) {
   if (auto existing = module.lookupSymbol<func::FuncOp>(name))
     return existing;
   OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
-  SmallVector<Type> args(16, b.getI64Type());
+  SmallVector<Type> args(17, b.getI64Type());
   auto fn = func::FuncOp::create(b, module.getLoc(), name, b.getFunctionType(args, {}));
   fn.setPrivate();
   return fn;
@@ -82,14 +104,18 @@ LogicalResult lowerMatmul(linalg::LinalgOp op, ModuleOp module) {
     Value index = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);
     return arith::IndexCastOp::create(b, loc, b.getI64Type(), index);
   };
+  linalg::FillOp fill = zeroFillBefore(op, op.getDpsInits()[0]);
   SmallVector<Value> args = {i64(batch), i64(m), i64(n), i64(k)};
   for (auto [value, layout] : {std::pair{op.getDpsInputs()[0], *la},
                                {op.getDpsInputs()[1], *lb},
                                {op.getDpsInits()[0], *lc}})
     llvm::append_range(args, SmallVector<Value>{pointer(value), i64(layout.offset),
                                                 i64(layout.leading), i64(layout.batchStride)});
+  args.push_back(i64(fill ? 0 : 1)); // beta: overwrite C or accumulate into it
   func::CallOp::create(b, loc, declareGemm(module, name), args);
   op->erase();
+  if (fill)
+    fill->erase();
   return success();
 }
 

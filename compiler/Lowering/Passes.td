@@ -39,8 +39,9 @@ def LowerMatmulToBlas : Pass<"loom-lower-matmul-to-blas", "mlir::ModuleOp"> {
   let summary = "Replaces f32/f64 linalg.matmul and linalg.batch_matmul on memrefs by BLAS calls.";
   let description = [{
     Runs after bufferization. Each matmul whose operands have unit inner stride becomes a call
-    to `loom_rt_gemm_f32` / `loom_rt_gemm_f64` (runtime/Blas.h), which accumulates into the
-    output (beta = 1) with OpenBLAS; others are left to the loop lowering.
+    to `loom_rt_gemm_f32` / `loom_rt_gemm_f64` (runtime/Blas.h) with OpenBLAS; others are
+    left to the loop lowering. A `linalg.fill` of zero into the output just before the matmul
+    is folded into the call (beta = 0); otherwise the call accumulates (beta = 1).
 
     Input:
     ```mlir
@@ -48,7 +49,7 @@ def LowerMatmulToBlas : Pass<"loom-lower-matmul-to-blas", "mlir::ModuleOp"> {
     ```
     Output:
     ```mlir
-    func.call @loom_rt_gemm_f32(%batch, %m, %n, %k, %pa, %lda, %sa, %pb, ...) : (...) -> ()
+    func.call @loom_rt_gemm_f32(%batch, %m, %n, %k, %pa, %offa, %lda, %sa, %pb, ..., %beta)
     ```
   }];
   let dependentDialects = ["mlir::func::FuncDialect", "mlir::memref::MemRefDialect",

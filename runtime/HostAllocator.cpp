@@ -1,0 +1,77 @@
+// Implementation of the caching host allocator (see HostAllocator.h).
+#include "runtime/HostAllocator.h"
+
+#include <cstdint>
+#include <cstdlib>
+#include <map>
+#include <mutex>
+#include <string>
+
+using namespace loom::rt;
+
+struct HostAllocator::State {
+  std::mutex mutex;
+  std::multimap<size_t, void *> freeBlocks; // by rounded size
+  size_t cached = 0, limit = 0;
+};
+
+HostAllocator::HostAllocator() : state(new State) {
+  size_t megabytes = 1024;
+  if (const char *env = std::getenv("LOOM_ALLOCATOR_CACHE_MB"))
+    megabytes = std::strtoull(env, nullptr, 10);
+  state->limit = megabytes << 20;
+}
+
+HostAllocator &HostAllocator::instance() {
+  static HostAllocator *allocator = new HostAllocator();
+  return *allocator;
+}
+
+size_t HostAllocator::roundUp(size_t bytes) {
+  return bytes == 0 ? alignment : (bytes + alignment - 1) / alignment * alignment;
+}
+
+void *HostAllocator::allocate(size_t bytes) {
+  if (bytes > SIZE_MAX - alignment)
+    return nullptr;
+  size_t rounded = roundUp(bytes);
+  {
+    std::lock_guard lock(state->mutex);
+    auto it = state->freeBlocks.find(rounded);
+    if (it != state->freeBlocks.end()) {
+      void *block = it->second;
+      state->freeBlocks.erase(it);
+      state->cached -= rounded;
+      return block;
+    }
+  }
+  return std::aligned_alloc(alignment, rounded);
+}
+
+void HostAllocator::release(void *block, size_t bytes) {
+  if (!block)
+    return;
+  size_t rounded = roundUp(bytes);
+  {
+    std::lock_guard lock(state->mutex);
+    if (state->cached + rounded <= state->limit) {
+      state->freeBlocks.emplace(rounded, block);
+      state->cached += rounded;
+      return;
+    }
+  }
+  std::free(block);
+}
+
+void HostAllocator::trim() {
+  std::lock_guard lock(state->mutex);
+  for (auto &[size, block] : state->freeBlocks)
+    std::free(block);
+  state->freeBlocks.clear();
+  state->cached = 0;
+}
+
+size_t HostAllocator::cachedBytes() const {
+  std::lock_guard lock(state->mutex);
+  return state->cached;
+}

@@ -1,0 +1,165 @@
+// The jit's contract: one trace per signature, errors that name the op, the operands and the
+// user's line, asynchronous chains of calls, and the on-disk cache shared across processes.
+#include "frontend/Loom.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <numeric>
+
+using namespace loom;
+
+namespace {
+
+Array iotaArray(const Shape &shape, float scale = 1.0f) {
+  int64_t n = std::accumulate(shape.begin(), shape.end(), int64_t(1), std::multiplies<>());
+  std::vector<float> data(n);
+  for (int64_t i = 0; i < n; ++i)
+    data[i] = scale * static_cast<float>(i % 17) - 3.0f;
+  return Array::from(data, shape);
+}
+
+TEST(Jit, TracesOncePerSignature) {
+  int calls = 0;
+  auto f = jit([&](Tensor a, Tensor b) {
+    ++calls;
+    return a * b + a;
+  });
+  Array x = iotaArray({3, 5}), y = iotaArray({3, 5}, 0.5f);
+  f(x, y);
+  f(y, x);
+  f(x, x);
+  EXPECT_EQ(calls, 1);
+  EXPECT_EQ(f.stats().traces, 1);
+  f(iotaArray({4}), iotaArray({4}));
+  EXPECT_EQ(calls, 2) << "a new shape must retrace";
+  Array r = f(iotaArray({4}), iotaArray({4}));
+  EXPECT_EQ(f.stats().traces, 2);
+  std::vector<float> got = r.to_host<float>(), in = iotaArray({4}).to_host<float>();
+  for (size_t i = 0; i < got.size(); ++i)
+    EXPECT_FLOAT_EQ(got[i], in[i] * in[i] + in[i]);
+}
+
+TEST(Jit, ChainsCallsWithoutHostReads) {
+  auto step = jit([](Tensor x) { return x * 0.5 + 1.0; });
+  Array x = Array::from(std::vector<float>{8.0f, -4.0f}, {2});
+  std::vector<double> expected = {8.0, -4.0};
+  for (int i = 0; i < 50; ++i) {
+    x = step(x); // each call consumes the previous call's (possibly unfinished) output
+    for (double &e : expected)
+      e = e * 0.5 + 1.0;
+  }
+  std::vector<float> got = x.to_host<float>();
+  EXPECT_NEAR(got[0], expected[0], 1e-5);
+  EXPECT_NEAR(got[1], expected[1], 1e-5);
+  EXPECT_EQ(step.stats().traces, 1);
+}
+
+TEST(Jit, ReturnsTuplesAndScalars) {
+  auto f = jit([](Tensor x) { return std::make_tuple(sum(x), max(x, {1})); });
+  auto [total, rowMax] = f(iotaArray({2, 3}));
+  EXPECT_FLOAT_EQ(total.item<float>(), -3 - 2 - 1 + 0 + 1 + 2);
+  EXPECT_EQ(rowMax.to_host<float>(), (std::vector<float>{-1, 2}));
+}
+
+/// Runs `fn` expecting a loom::Error and returns its message.
+template <typename F> std::string errorOf(F fn) {
+  try {
+    fn();
+  } catch (const Error &e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "no loom::Error thrown";
+  return "";
+}
+
+TEST(JitErrors, MatmulShapeMismatchNamesOpShapesAndLine) {
+  int line = 0;
+  auto f = jit([&](Tensor a, Tensor b) {
+    line = __LINE__ + 1;
+    return matmul(a, b);
+  });
+  std::string message = errorOf([&] { f(iotaArray({3, 4}), iotaArray({5, 6})); });
+  EXPECT_EQ(message, std::string(__FILE__) + ":" + std::to_string(line) +
+                         ": matmul: cannot multiply f32[3,4] by f32[5,6]: contracting dims 4 "
+                         "and 5 differ");
+}
+
+TEST(JitErrors, OperatorsRecordTheCallersLine) {
+  int line = 0;
+  auto f = jit([&](Tensor a, Tensor b) {
+    line = __LINE__ + 1;
+    return a + b;
+  });
+  std::string message = errorOf([&] { f(iotaArray({3, 4}), iotaArray({5})); });
+  EXPECT_EQ(message, std::string(__FILE__) + ":" + std::to_string(line) +
+                         ": add: cannot broadcast f32[3,4] with f32[5] (dim 1: 4 vs 5)");
+}
+
+TEST(JitErrors, DtypeMismatchSuggestsAstype) {
+  auto f = jit([](Tensor a, Tensor b) { return a * b; });
+  Array ints = Array::from(std::vector<int32_t>{1, 2}, {2});
+  std::string message = errorOf([&] { f(iotaArray({2}), ints); });
+  EXPECT_NE(message.find("mul: operands f32[2] and i32[2] differ in dtype; convert one with "
+                         "astype"),
+            std::string::npos)
+      << message;
+}
+
+TEST(JitErrors, DialectMessagesCarryTheOperands) {
+  auto f = jit([](Tensor a) { return transpose(a, {0, 0}); });
+  std::string message = errorOf([&] { f(iotaArray({2, 3})); });
+  EXPECT_NE(message.find("transpose: permutation [0, 0] is not a permutation of 0..1 "
+                         "(operands: f32[2,3])"),
+            std::string::npos)
+      << message;
+}
+
+TEST(JitErrors, OpsOutsideATraceAreRejected) {
+  std::string message = errorOf([] { zeros({2}); });
+  EXPECT_NE(message.find("full: called outside of a function traced by loom::jit"),
+            std::string::npos)
+      << message;
+}
+
+TEST(JitErrors, ReadingWithTheWrongTypeIsAnError) {
+  Array x = iotaArray({2});
+  EXPECT_EQ(errorOf([&] { x.to_host<int32_t>(); }), "to_host: array f32[2] read as i32");
+  EXPECT_EQ(errorOf([&] { x.item<float>(); }), "item: array f32[2] has 2 elements, not 1");
+}
+
+// The child half of CompileCacheIsSharedAcrossProcesses: compiles the same function in a
+// fresh process and reports whether the compile came from the cache.
+TEST(CompileCache, ChildProcess) {
+  const char *report = std::getenv("LOOM_TEST_CACHE_REPORT");
+  if (!report)
+    GTEST_SKIP() << "only run as a child of CompileCacheIsSharedAcrossProcesses";
+  auto f = jit([](Tensor a) { return exp(a) * 3.0 - a; });
+  f(iotaArray({9, 7}));
+  std::ofstream(report) << f.stats().cacheHits;
+}
+
+TEST(CompileCache, CompileCacheIsSharedAcrossProcesses) {
+  namespace fs = std::filesystem;
+  fs::path dir = fs::temp_directory_path() / ("loom-cache-test-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::path report = dir / "report.txt";
+  std::string command = "LOOM_CACHE_DIR=" + dir.string() +
+                        " LOOM_TEST_CACHE_REPORT=" + report.string() + " " +
+                        fs::read_symlink("/proc/self/exe").string() +
+                        " --gtest_filter=CompileCache.ChildProcess > /dev/null";
+  auto runChild = [&] {
+    EXPECT_EQ(std::system(command.c_str()), 0);
+    std::ifstream in(report);
+    int hits = -1;
+    in >> hits;
+    return hits;
+  };
+  EXPECT_EQ(runChild(), 0) << "first process: empty cache, must compile";
+  EXPECT_EQ(runChild(), 1) << "second process: must load the object from the cache";
+  fs::remove_all(dir);
+}
+
+} // namespace
