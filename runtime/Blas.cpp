@@ -11,8 +11,8 @@ template <typename T, typename Gemm>
 void gemm(Gemm call, int64_t batch, int64_t m, int64_t n, int64_t k, int64_t a, int64_t aOff,
           int64_t lda, int64_t aStride, int64_t b, int64_t bOff, int64_t ldb, int64_t bStride,
           int64_t c, int64_t cOff, int64_t ldc, int64_t cStride, int64_t beta) {
-  if (m == 0 || n == 0 || k == 0)
-    return; // C += 0
+  if (m == 0 || n == 0)
+    return;
   // BLAS rejects leading dimensions below the row length, even where they are irrelevant.
   lda = std::max(lda, k), ldb = std::max(ldb, n), ldc = std::max(ldc, n);
   auto *pa = reinterpret_cast<const T *>(a) + aOff;

@@ -248,6 +248,8 @@ GatherOp::inferResultType(RankedTensorType tableType, RankedTensorType indicesTy
                           function_ref<InFlightDiagnostic()> emitError) {
   if (tableType.getRank() == 0)
     return emitError() << "table must have rank >= 1, got " << tableType;
+  if (tableType.getDimSize(0) == 0 && indicesType.getNumElements() > 0)
+    return emitError() << "cannot take rows of the empty table " << tableType;
   SmallVector<int64_t> shape(indicesType.getShape());
   llvm::append_range(shape, tableType.getShape().drop_front());
   return RankedTensorType::get(shape, tableType.getElementType());

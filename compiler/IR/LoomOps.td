@@ -402,6 +402,7 @@ def Loom_GatherOp : Loom_Op<"gather"> {
     ```
     **Constraints:**
     - the table has rank >= 1;
+    - the table has at least one row, unless there are no indices;
     - the result type is the inferred one.
   }];
   let arguments = (ins Loom_Tensor:$table, Loom_IndexTensor:$indices);

@@ -54,8 +54,15 @@ struct LowerScatterAdd : OpConversionPattern<ScatterAddOp> {
     RankedTensorType resultType = op.getType();
     Type elementType = resultType.getElementType();
     int64_t rows = resultType.getDimSize(0);
-    int64_t rowSize = resultType.getNumElements() / std::max<int64_t>(rows, 1);
+    int64_t rowSize = 1;
+    for (int64_t d : resultType.getShape().drop_front())
+      rowSize *= d;
     int64_t count = op.getIndices().getType().getNumElements();
+    if (rows == 0 || rowSize == 0 || count == 0) { // nothing is added
+      rewriter.replaceOp(op, filledTensor(rewriter, loc, resultType,
+                                          rewriter.getZeroAttr(elementType)));
+      return success();
+    }
 
     // Work on 2-d views: updates [count, rowSize], result [rows, rowSize].
     Value updates = reshapeTensor(rewriter, loc, adaptor.getUpdates(), {count, rowSize});

@@ -87,6 +87,11 @@ LogicalResult lowerMatmul(linalg::LinalgOp op, ModuleOp module) {
                             : cast<linalg::BatchMatmulOp>(op).hasUserDefinedMaps();
   if (name.empty() || transposedMaps)
     return failure();
+  // BLAS needs static sizes here, and forbids C aliasing A or B.
+  if (!a.hasStaticShape() || !bType.hasStaticShape() || !c.hasStaticShape() ||
+      op.getDpsInits()[0] == op.getDpsInputs()[0] ||
+      op.getDpsInits()[0] == op.getDpsInputs()[1])
+    return failure();
   auto la = layoutOf(a), lb = layoutOf(bType), lc = layoutOf(c);
   if (!la || !lb || !lc)
     return failure();

@@ -26,10 +26,12 @@ inline constexpr Tolerance kExact{0, 0};
 /// f32 results of a few correctly rounded operations per element, or of sums of up to a
 /// few dozen terms of magnitude <= 1 (each rounding adds 2^-24 relative).
 inline constexpr Tolerance kF32{1e-5, 1e-5};
-/// f32 exp/log/tanh and what is built on them (sigmoid, gelu, softmax, pow): the compiler
-/// replaces them by polynomial approximations that MLIR documents as accurate to a few ulp;
-/// composites amplify that a little (gelu's tanh argument, softmax's sum), so allow ~100 ulp.
-inline constexpr Tolerance kF32Approx{1e-6, 1e-6};
+/// f32 exp/log/tanh and what is built on them (sigmoid, gelu, softmax, pow). The compiler
+/// replaces them by MLIR's polynomial approximations; measured on 10^5 points their worst
+/// error is 5 ulp (tanh), and gelu's `1 + tanh` cancellation at x ~ -6 leaves 9e-7 absolute.
+/// Twice kF32's rtol leaves room for another polynomial while still catching a wrong range
+/// reduction, which costs digits, not ulps.
+inline constexpr Tolerance kF32Approx{1e-5, 2e-5};
 /// f64 results: libm and f64 arithmetic, ~1e-16 relative per step.
 inline constexpr Tolerance kF64{1e-12, 1e-12};
 

@@ -131,3 +131,12 @@ func.func @scatter_float_indices(%u: tensor<4x8x16xf32>, %i: tensor<4x8xf32>) ->
   %0 = loom.scatter_add %u[%i] : (tensor<4x8x16xf32>, tensor<4x8xf32>) -> tensor<100x16xf32>
   return %0 : tensor<100x16xf32>
 }
+
+// -----
+
+// Tests that gather rejects rows of an empty table.
+func.func @gather_empty_table(%t: tensor<0x4xf32>, %i: tensor<3xi32>) -> tensor<3x4xf32> {
+  // expected-error @+1 {{cannot take rows of the empty table 'tensor<0x4xf32>'}}
+  %0 = loom.gather %t[%i] : (tensor<0x4xf32>, tensor<3xi32>) -> tensor<3x4xf32>
+  return %0 : tensor<3x4xf32>
+}

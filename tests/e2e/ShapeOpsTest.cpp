@@ -1,0 +1,229 @@
+// End-to-end tests of the data-movement ops: reshape, transpose, broadcast_in_dim,
+// broadcast_to, slice (with strides), concatenate and expand_dims. Results must be exact.
+#include "tests/e2e/Harness.h"
+
+using namespace loom;
+using namespace loom::e2e;
+
+namespace {
+
+/// Random values of `dtype` (small integers for integer dtypes, 0/1 for i1).
+RefTensor randomOf(const Shape &shape, std::mt19937 &rng, DType dtype) {
+  if (dtype == DType::I1)
+    return randomInts(shape, rng, 0, 1);
+  if (dtype == DType::I32 || dtype == DType::I64)
+    return randomInts(shape, rng, -1000, 1000);
+  return uniform(shape, rng, -1, 1, dtype);
+}
+
+std::string dtypeName(const testing::TestParamInfo<DType> &info) {
+  return std::string(rt::name(info.param));
+}
+
+/// Every data-movement op must work for every dtype, not only f32.
+const auto kMoveDTypes = testing::Values(DType::F32, DType::F64, DType::BF16, DType::I32,
+                                         DType::I64, DType::I1);
+
+//===--- reshape ---===//
+
+struct ReshapeCase {
+  Shape from, to, want; ///< `to` may hold -1; `want` is the resolved shape
+};
+
+class ReshapeTest : public testing::TestWithParam<ReshapeCase> {};
+
+TEST_P(ReshapeTest, KeepsRowMajorOrder) {
+  const ReshapeCase &c = GetParam();
+  std::mt19937 rng(kSeed);
+  RefTensor x = uniform(c.from, rng);
+  Shape to = c.to;
+  auto f = jit([to](Tensor x) { return reshape(x, to) * 2.0; });
+  EXPECT_TRUE(allClose(f(toArray(x)), ref::mul(ref::reshape(x, c.want), RefTensor{{}, {2}}),
+                       kExact));
+}
+
+INSTANTIATE_TEST_SUITE_P(, ReshapeTest,
+                         testing::Values(ReshapeCase{{3, 4, 5}, {5, 12}, {5, 12}},
+                                         ReshapeCase{{7, 13}, {-1}, {91}},
+                                         ReshapeCase{{2, 3, 1}, {3, -1}, {3, 2}},
+                                         ReshapeCase{{1}, {}, {}},
+                                         ReshapeCase{{}, {1, 1}, {1, 1}},
+                                         ReshapeCase{{33}, {3, 1, 11}, {3, 1, 11}}),
+                         [](const testing::TestParamInfo<ReshapeCase> &info) {
+                           return paramName(info.param.from) + "_to_" +
+                                  paramName(info.param.want);
+                         });
+
+//===--- transpose ---===//
+
+struct TransposeCase {
+  Shape shape;
+  Axes perm; ///< empty: reverse
+};
+
+class TransposeTest : public testing::TestWithParam<TransposeCase> {};
+
+TEST_P(TransposeTest, PermutesDims) {
+  const TransposeCase &c = GetParam();
+  std::mt19937 rng(kSeed);
+  RefTensor x = uniform(c.shape, rng);
+  Axes perm = c.perm;
+  auto f = jit([perm](Tensor x) { return transpose(x, perm); });
+  Axes resolved = perm;
+  if (resolved.empty())
+    for (int64_t i = x.rank() - 1; i >= 0; --i)
+      resolved.push_back(i);
+  EXPECT_TRUE(allClose(f(toArray(x)), ref::transpose(x, resolved), kExact));
+}
+
+INSTANTIATE_TEST_SUITE_P(, TransposeTest,
+                         testing::Values(TransposeCase{{13, 33}, {1, 0}},
+                                         TransposeCase{{3, 7, 5}, {2, 0, 1}},
+                                         TransposeCase{{2, 3, 5, 7}, {}},
+                                         TransposeCase{{1, 7, 1, 3}, {3, 1, 0, 2}},
+                                         TransposeCase{{33}, {0}}),
+                         [](const testing::TestParamInfo<TransposeCase> &info) {
+                           return paramName(info.param.shape) + "_" +
+                                  std::to_string(info.param.perm.size());
+                         });
+
+class TransposeDTypeTest : public testing::TestWithParam<DType> {};
+
+TEST_P(TransposeDTypeTest, PermutesDims) {
+  std::mt19937 rng(kSeed);
+  RefTensor x = randomOf({3, 7, 5}, rng, GetParam());
+  auto f = jit([](Tensor x) { return transpose(x, {1, 2, 0}); });
+  Array got = f(toArray(x, GetParam()));
+  EXPECT_EQ(got.dtype(), GetParam());
+  EXPECT_TRUE(allClose(got, ref::transpose(x, {1, 2, 0}), kExact));
+}
+
+INSTANTIATE_TEST_SUITE_P(, TransposeDTypeTest, kMoveDTypes, dtypeName);
+
+//===--- broadcasts ---===//
+
+struct BroadcastCase {
+  Shape from, to;
+  Axes dims;
+};
+
+class BroadcastInDimTest : public testing::TestWithParam<BroadcastCase> {};
+
+TEST_P(BroadcastInDimTest, RepeatsValues) {
+  const BroadcastCase &c = GetParam();
+  std::mt19937 rng(kSeed);
+  RefTensor x = uniform(c.from, rng);
+  Shape to = c.to;
+  Axes dims = c.dims;
+  auto f = jit([to, dims](Tensor x) { return broadcast_in_dim(x, to, dims); });
+  EXPECT_TRUE(allClose(f(toArray(x)), ref::broadcastInDim(x, c.to, c.dims), kExact));
+}
+
+INSTANTIATE_TEST_SUITE_P(, BroadcastInDimTest,
+                         testing::Values(BroadcastCase{{7}, {3, 7, 5}, {1}},
+                                         BroadcastCase{{7, 1}, {7, 4, 3}, {0, 2}},
+                                         BroadcastCase{{}, {3, 5}, {}},
+                                         BroadcastCase{{1, 1}, {3, 1, 4}, {0, 2}},
+                                         BroadcastCase{{13, 1, 3}, {13, 5, 3}, {0, 1, 2}},
+                                         BroadcastCase{{1}, {33}, {0}}),
+                         [](const testing::TestParamInfo<BroadcastCase> &info) {
+                           return paramName(info.param.from) + "_to_" +
+                                  paramName(info.param.to);
+                         });
+
+class BroadcastToTest : public testing::TestWithParam<DType> {};
+
+TEST_P(BroadcastToTest, NumPyRules) {
+  std::mt19937 rng(kSeed);
+  RefTensor x = randomOf({3, 1}, rng, GetParam());
+  auto f = jit([](Tensor x) { return broadcast_to(x, {2, 3, 4}); });
+  EXPECT_TRUE(allClose(f(toArray(x, GetParam())), ref::broadcastTo(x, {2, 3, 4}), kExact));
+}
+
+INSTANTIATE_TEST_SUITE_P(, BroadcastToTest, kMoveDTypes, dtypeName);
+
+//===--- slice ---===//
+
+struct SliceCase {
+  Shape shape, start, limit, strides;
+};
+
+class SliceTest : public testing::TestWithParam<SliceCase> {};
+
+TEST_P(SliceTest, TakesStridedBox) {
+  const SliceCase &c = GetParam();
+  std::mt19937 rng(kSeed);
+  RefTensor x = uniform(c.shape, rng);
+  auto f = jit([c](Tensor x) { return slice(x, c.start, c.limit, c.strides); });
+  Shape strides = c.strides.empty() ? Shape(c.shape.size(), 1) : c.strides;
+  EXPECT_TRUE(allClose(f(toArray(x)), ref::slice(x, c.start, c.limit, strides), kExact));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    , SliceTest,
+    testing::Values(SliceCase{{13, 33}, {1, 0}, {13, 33}, {2, 3}},   // odd extents, stride 2/3
+                    SliceCase{{7, 13}, {2, 5}, {6, 13}, {}},         // unit strides
+                    SliceCase{{5, 13, 3}, {0, 1, 0}, {5, 12, 3}, {1, 2, 1}},
+                    SliceCase{{33}, {3}, {4}, {1}},                  // one element
+                    SliceCase{{9, 1}, {0, 0}, {9, 1}, {4, 1}},       // size-1 dim kept
+                    SliceCase{{7}, {0}, {7}, {2}}),                  // stride 2 from 0
+    [](const testing::TestParamInfo<SliceCase> &info) {
+      return paramName(info.param.shape) + "_" + std::to_string(info.index);
+    });
+
+class SliceDTypeTest : public testing::TestWithParam<DType> {};
+
+TEST_P(SliceDTypeTest, TakesStridedBox) {
+  std::mt19937 rng(kSeed);
+  RefTensor x = randomOf({7, 13}, rng, GetParam());
+  auto f = jit([](Tensor x) { return slice(x, {1, 0}, {7, 13}, {2, 2}); });
+  EXPECT_TRUE(
+      allClose(f(toArray(x, GetParam())), ref::slice(x, {1, 0}, {7, 13}, {2, 2}), kExact));
+}
+
+INSTANTIATE_TEST_SUITE_P(, SliceDTypeTest, kMoveDTypes, dtypeName);
+
+//===--- concatenate, expand_dims ---===//
+
+class ConcatenateTest : public testing::TestWithParam<DType> {};
+
+// Three inputs of different extents along the middle axis, and along a negative axis.
+TEST_P(ConcatenateTest, ThreeInputs) {
+  DType dtype = GetParam();
+  std::mt19937 rng(kSeed);
+  RefTensor a = randomOf({3, 2, 5}, rng, dtype), b = randomOf({3, 7, 5}, rng, dtype),
+            c = randomOf({3, 1, 5}, rng, dtype);
+  auto f = jit([](Tensor a, Tensor b, Tensor c) {
+    return std::make_tuple(concatenate({a, b, c}, 1), concatenate({c, a}, -2));
+  });
+  auto [abc, ca] = f(toArray(a, dtype), toArray(b, dtype), toArray(c, dtype));
+  EXPECT_TRUE(allClose(abc, ref::concatenate({a, b, c}, 1), kExact));
+  EXPECT_TRUE(allClose(ca, ref::concatenate({c, a}, 1), kExact));
+}
+
+INSTANTIATE_TEST_SUITE_P(, ConcatenateTest, kMoveDTypes, dtypeName);
+
+TEST(ConcatenateEdgeTest, OneDimAndSingleInput) {
+  std::mt19937 rng(kSeed);
+  RefTensor a = uniform({7}, rng), b = uniform({13}, rng), c = uniform({1}, rng);
+  auto f = jit([](Tensor a, Tensor b, Tensor c) {
+    return std::make_tuple(concatenate({a, b, c}, 0), concatenate({b}, 0) * 2.0);
+  });
+  auto [abc, b2] = f(toArray(a), toArray(b), toArray(c));
+  EXPECT_TRUE(allClose(abc, ref::concatenate({a, b, c}, 0), kExact));
+  EXPECT_TRUE(allClose(b2, ref::mul(b, RefTensor{{}, {2}}), kExact));
+}
+
+TEST(ExpandDimsTest, InsertsUnitDim) {
+  std::mt19937 rng(kSeed);
+  RefTensor x = uniform({7, 13}, rng);
+  auto f = jit([](Tensor x) {
+    return std::make_tuple(expand_dims(x, 0), expand_dims(x, 1) + 1.0, expand_dims(x, -1));
+  });
+  auto [front, middle, back] = f(toArray(x));
+  EXPECT_TRUE(allClose(front, ref::reshape(x, {1, 7, 13}), kExact));
+  EXPECT_TRUE(allClose(middle, ref::add(ref::reshape(x, {7, 1, 13}), RefTensor{{}, {1}})));
+  EXPECT_TRUE(allClose(back, ref::reshape(x, {7, 13, 1}), kExact));
+}
+
+} // namespace
