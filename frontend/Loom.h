@@ -4,6 +4,7 @@
 
 #include "frontend/Array.h"
 #include "frontend/Error.h"
+#include "frontend/Grad.h"
 #include "frontend/Jit.h"
 #include "frontend/Ops.h"
 #include "frontend/Tensor.h"

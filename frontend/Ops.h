@@ -63,6 +63,8 @@ Tensor greater_equal(const Tensor &a, const Tensor &b, Loc loc = Loc::current())
 /// Elementwise `pred ? a : b` (broadcast together; pred is i1).
 Tensor where(const Tensor &pred, const Tensor &a, const Tensor &b, Loc loc = Loc::current());
 Tensor astype(const Tensor &x, DType dtype, Loc loc = Loc::current());
+/// `x`, through which no gradient flows (see value_and_grad).
+Tensor stop_gradient(const Tensor &x, Loc loc = Loc::current());
 /// A scalar (rank-0) tensor of `x`'s dtype, for mixing numbers into expressions.
 Tensor scalar_like(const Tensor &x, double value, Loc loc = Loc::current());
 

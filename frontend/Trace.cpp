@@ -101,6 +101,30 @@ Tensor Trace::addArgument(const Shape &shape, DType dtype) {
   return wrap(arg);
 }
 
+std::vector<Tensor> Trace::beginFunction(const std::string &prefix,
+                                         const std::vector<Tensor> &like) {
+  suspended.emplace_back(function, b.saveInsertionPoint());
+  b.setInsertionPointToEnd(moduleOp->getBody());
+  std::string name = prefix + "_" + std::to_string(functionCount++);
+  function = mlir::func::FuncOp::create(b, b.getUnknownLoc(), name, b.getFunctionType({}, {}));
+  function.setPrivate();
+  b.setInsertionPointToStart(function.addEntryBlock());
+  std::vector<Tensor> args;
+  for (const Tensor &t : like)
+    args.push_back(addArgument(t.shape(), t.dtype()));
+  return args;
+}
+
+std::string Trace::endFunction(const std::vector<Tensor> &results,
+                               const std::source_location &loc) {
+  finish(results, loc);
+  std::string name = function.getSymName().str();
+  std::tie(function, std::ignore) = suspended.back();
+  b.restoreInsertionPoint(suspended.back().second);
+  suspended.pop_back();
+  return name;
+}
+
 void Trace::finish(const std::vector<Tensor> &results, const std::source_location &loc) {
   llvm::SmallVector<mlir::Value> operands;
   for (const Tensor &t : results)
@@ -115,7 +139,13 @@ mlir::Value Trace::value(const Tensor &t, const std::source_location &loc, std::
     fail(loc, std::string(op),
          t.trace ? "tensor " + t.describe() + " belongs to another traced function"
                  : "uninitialized tensor (default-constructed)");
-  return values[t.id];
+  mlir::Value v = values[t.id];
+  if (v.getParentRegion() != &function.getBody())
+    fail(loc, std::string(op),
+         "tensor " + t.describe() +
+             " is captured from an enclosing function; pass it as an argument of the "
+             "function given to grad/value_and_grad");
+  return v;
 }
 
 Tensor Trace::wrap(mlir::Value v) {

@@ -41,8 +41,14 @@ public:
     Trace *previous;
   };
 
-  /// Appends a function argument.
+  /// Appends an argument to the function being traced.
   Tensor addArgument(const Shape &shape, DType dtype);
+
+  /// Starts tracing a new private function `@<prefix>_<n>` whose arguments have the types
+  /// of `like`; ops go there until endFunction(). Returns its arguments.
+  std::vector<Tensor> beginFunction(const std::string &prefix, const std::vector<Tensor> &like);
+  /// Ends the function begun last with `func.return results`; returns its name.
+  std::string endFunction(const std::vector<Tensor> &results, const std::source_location &loc);
   /// Ends the function with `func.return results`.
   void finish(const std::vector<Tensor> &results, const std::source_location &loc);
 
@@ -68,7 +74,10 @@ private:
   mlir::MLIRContext &ctx;
   mlir::OpBuilder b;
   mlir::OwningOpRef<mlir::ModuleOp> moduleOp;
-  mlir::func::FuncOp function;
+  mlir::func::FuncOp function; // the function ops are traced into
+  /// Functions (and insertion points) suspended by beginFunction.
+  std::vector<std::pair<mlir::func::FuncOp, mlir::OpBuilder::InsertPoint>> suspended;
+  int functionCount = 0;
   std::vector<mlir::Value> values;
   std::string diagnostics;
   mlir::ScopedDiagnosticHandler handler;

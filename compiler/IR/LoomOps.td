@@ -9,6 +9,7 @@ include "compiler/IR/LoomBase.td"
 include "mlir/IR/OpBase.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mlir/IR/SymbolInterfaces.td"
 
 class Loom_Op<string mnemonic, list<Trait> traits = []>
     : Op<Loom_Dialect, mnemonic, !listconcat(traits, [Pure])>;
@@ -440,6 +441,94 @@ def Loom_ScatterAddOp : Loom_Op<"scatter_add"> {
     type($result)
   }];
   let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Padding (the adjoint of slice)
+//===----------------------------------------------------------------------===//
+
+def Loom_PadOp : Loom_Op<"pad"> {
+  let summary = "Pads a tensor at both ends of each dim and between its elements.";
+  let description = [{
+    Dim `i` of the result has `low[i]` padding elements, then the operand's elements with
+    `interior[i]` padding elements between each two, then `high[i]` padding elements; so it
+    has `low + high + size + max(size - 1, 0) * interior` elements. The padding value is a
+    rank-0 tensor. This is the adjoint of `loom.slice`.
+    ```mlir
+    %1 = loom.pad %0, %zero, low = [1], high = [0], interior = [1]
+        : (tensor<3xf32>, tensor<f32>) -> tensor<6xf32>   // [p, a, p, b, p, c]
+    ```
+    **Constraints:**
+    - the padding value is a rank-0 tensor of the operand's element type;
+    - `low`, `high` and `interior` have one entry per operand dim, all >= 0;
+    - the result type is the inferred one.
+  }];
+  let arguments = (ins Loom_Tensor:$operand, Loom_Tensor:$padding_value,
+                       DenseI64ArrayAttr:$low, DenseI64ArrayAttr:$high,
+                       DenseI64ArrayAttr:$interior);
+  let results = (outs Loom_Tensor:$result);
+  let assemblyFormat = [{
+    $operand `,` $padding_value `,` `low` `=` $low `,` `high` `=` $high `,`
+    `interior` `=` $interior attr-dict `:` `(` type($operand) `,` type($padding_value) `)`
+    `->` type($result)
+  }];
+  let builders = [OpBuilder<(ins "Value":$operand, "Value":$paddingValue,
+      "ArrayRef<int64_t>":$low, "ArrayRef<int64_t>":$high, "ArrayRef<int64_t>":$interior)>];
+  let extraClassDeclaration = [{
+    static FailureOr<RankedTensorType> inferResultType(
+        RankedTensorType operandType, RankedTensorType paddingType, ArrayRef<int64_t> low,
+        ArrayRef<int64_t> high, ArrayRef<int64_t> interior,
+        function_ref<InFlightDiagnostic()> emitError);
+  }];
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Differentiation
+//===----------------------------------------------------------------------===//
+
+def Loom_StopGradientOp : Loom_Op<"stop_gradient", [SameOperandsAndResultType]> {
+  let summary = "The identity, through which no gradient flows.";
+  let description = [{
+    `loom-autodiff` treats the result as a constant; after differentiation the op is the
+    identity (and lowers as such).
+    ```mlir
+    %1 = loom.stop_gradient %0 : tensor<4xf32>
+    ```
+    **Constraints:**
+    - operand and result have the same type.
+  }];
+  let arguments = (ins Loom_Tensor:$operand);
+  let results = (outs Loom_Tensor:$result);
+  let assemblyFormat = "$operand attr-dict `:` type($result)";
+}
+
+def Loom_ValueAndGradOp : Loom_Op<"value_and_grad",
+    [DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "Calls a function and returns its results and the gradient of the first.";
+  let description = [{
+    The callee's first result is a scalar (rank-0 float tensor), the value differentiated; any
+    further results are auxiliary outputs returned as they are. The op's results are the
+    callee's results followed by the gradient of the value with respect to each argument
+    listed in `wrt`. `loom-autodiff` replaces the op by a call to a generated function.
+    ```mlir
+    %loss, %dw = loom.value_and_grad @loss(%w, %x) wrt = [0]
+        : (tensor<4x2xf32>, tensor<8x4xf32>) -> (tensor<f32>, tensor<4x2xf32>)
+    ```
+    **Constraints:**
+    - `callee` names a `func.func` in the enclosing module;
+    - the operands match the callee's argument types;
+    - the callee's first result is a rank-0 float tensor;
+    - `wrt` is strictly increasing, and each entry is a float argument of the callee;
+    - the results are the callee's results followed by the types of the `wrt` arguments.
+  }];
+  let arguments = (ins FlatSymbolRefAttr:$callee, Variadic<Loom_Tensor>:$args,
+                       DenseI64ArrayAttr:$wrt);
+  let results = (outs Variadic<Loom_Tensor>:$results);
+  let assemblyFormat = [{
+    $callee `(` $args `)` `wrt` `=` $wrt attr-dict `:` functional-type($args, results)
+  }];
 }
 
 #endif // LOOM_IR_LOOMOPS_TD

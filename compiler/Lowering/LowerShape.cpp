@@ -1,6 +1,6 @@
 // Lowers the Loom shape ops: broadcast_in_dim (a linalg.generic reading through a projected
-// map), transpose (linalg.transpose), and reshape, slice and concatenate (tensor views and
-// insertions that bufferize without copies where they can).
+// map), transpose (linalg.transpose), and reshape, slice, concatenate and pad (tensor views
+// and insertions that bufferize without copies where they can).
 #include "compiler/IR/LoomOps.h"
 #include "compiler/Lowering/LoweringPatterns.h"
 
@@ -91,9 +91,46 @@ struct LowerConcatenate : OpConversionPattern<ConcatenateOp> {
   }
 };
 
+/// Fill with the padding value, then insert the operand with stride interior + 1.
+struct LowerPad : OpConversionPattern<PadOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(PadOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value padding = tensor::ExtractOp::create(rewriter, loc, adaptor.getPaddingValue(),
+                                              ValueRange{});
+    Value result = linalg::FillOp::create(rewriter, loc, padding,
+                                          emptyTensor(rewriter, loc, op.getType()))
+                       .getResult(0);
+    RankedTensorType operandType = op.getOperand().getType();
+    if (operandType.getNumElements() > 0) {
+      SmallVector<int64_t> strides;
+      for (int64_t interior : op.getInterior())
+        strides.push_back(interior + 1);
+      result = tensor::InsertSliceOp::create(rewriter, loc, adaptor.getOperand(), result,
+                                             indexAttrs(rewriter, op.getLow()),
+                                             indexAttrs(rewriter, operandType.getShape()),
+                                             indexAttrs(rewriter, strides));
+    }
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// After differentiation stop_gradient is the identity.
+struct LowerStopGradient : OpConversionPattern<StopGradientOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(StopGradientOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op, adaptor.getOperand());
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::loom::populateShapeLowering(RewritePatternSet &patterns) {
-  patterns.add<LowerBroadcastInDim, LowerReshape, LowerTranspose, LowerSlice, LowerConcatenate>(
+  patterns.add<LowerBroadcastInDim, LowerReshape, LowerTranspose, LowerSlice, LowerConcatenate,
+               LowerPad, LowerStopGradient>(
       patterns.getContext());
 }

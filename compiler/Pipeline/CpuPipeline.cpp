@@ -3,6 +3,7 @@
 #include "compiler/Pipeline/CpuPipeline.h"
 
 #include "compiler/Lowering/Passes.h"
+#include "passes/Passes.h"
 #include "compiler/IR/LoomDialect.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
@@ -18,6 +19,11 @@ using namespace mlir;
 
 const std::vector<std::string> &mlir::loom::cpuToLinalgPasses() {
   static const std::vector<std::string> passes = {
+      // Differentiate, then inline the generated gradient functions into their callers.
+      "loom-autodiff",
+      "inline",
+      "symbol-dce",
+      "canonicalize",
       "loom-lower-to-linalg",
       "canonicalize",
       // Merge elementwise chains (and their producers into reductions) into single loops.
@@ -95,6 +101,7 @@ void mlir::loom::registerLoomPasses() {
   static std::once_flag once;
   std::call_once(once, [] {
     registerAllPasses();
+    registerLoomTransformsPasses();
     registerLoomLoweringPasses();
     registerCpuPipelines();
   });

@@ -1,5 +1,5 @@
 // The CPU compilation pipeline, in stages that loom-opt can run one at a time:
-//   loom-cpu-to-linalg   Loom ops -> fused linalg on tensors
+//   loom-cpu-to-linalg   autodiff, then Loom ops -> fused linalg on tensors
 //   loom-cpu-bufferize   tensors -> memrefs with out-params, BLAS calls, loops
 //   loom-cpu-to-llvm     loops and memrefs -> the LLVM dialect, with the loom_entry ABI
 // loom-cpu-pipeline runs all three.

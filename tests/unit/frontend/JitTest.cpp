@@ -163,3 +163,53 @@ TEST(CompileCache, CompileCacheIsSharedAcrossProcesses) {
 }
 
 } // namespace
+
+namespace {
+
+TEST(Grad, ValueAndGradOfAQuadraticInsideJit) {
+  // f(w) = sum((x @ w)^2): df/dw = 2 x^T (x @ w).
+  auto step = jit([](Tensor w, Tensor x) {
+    auto loss = [](Tensor w, Tensor x) {
+      Tensor y = matmul(x, w);
+      return sum(y * y);
+    };
+    ValueAndGrad vg = value_and_grad(loss)(w, x);
+    return std::make_tuple(vg.value, vg.grads[0]);
+  });
+  std::vector<double> w = {0.5, -1.0, 2.0, 0.25, 1.5, -0.75}; // 3x2
+  std::vector<double> x = {1, 2, 3, -1, 0.5, 2, 0, 1, -2, 3, 1, 1}; // 4x3
+  auto [value, dw] = step(Array::from(w, {3, 2}), Array::from(x, {4, 3}));
+  std::vector<double> y(8, 0.0), expected(6, 0.0);
+  double loss = 0;
+  for (int i = 0; i < 4; ++i)
+    for (int j = 0; j < 2; ++j) {
+      for (int k = 0; k < 3; ++k)
+        y[i * 2 + j] += x[i * 3 + k] * w[k * 2 + j];
+      loss += y[i * 2 + j] * y[i * 2 + j];
+    }
+  for (int k = 0; k < 3; ++k)
+    for (int j = 0; j < 2; ++j)
+      for (int i = 0; i < 4; ++i)
+        expected[k * 2 + j] += 2 * x[i * 3 + k] * y[i * 2 + j];
+  EXPECT_NEAR(value.item<double>(), loss, 1e-9);
+  std::vector<double> got = dw.to_host<double>();
+  for (int i = 0; i < 6; ++i)
+    EXPECT_NEAR(got[i], expected[i], 1e-9) << "element " << i;
+}
+
+TEST(Grad, StopGradientBlocksTheGradient) {
+  auto f = jit([](Tensor x) { return grad([](Tensor x) { return sum(x * stop_gradient(x)); })(x); });
+  std::vector<double> got = f(Array::from(std::vector<double>{1, -2, 3}, {3})).to_host<double>();
+  EXPECT_EQ(got, (std::vector<double>{1, -2, 3})); // d/dx (x * c) = c
+}
+
+TEST(Grad, CapturedTensorsAreRejectedWithAClearError) {
+  auto f = jit([](Tensor x, Tensor w) {
+    return grad([&](Tensor v) { return sum(v * w); })(x);
+  });
+  std::string message = errorOf([&] { f(iotaArray({2}), iotaArray({2})); });
+  EXPECT_NE(message.find("is captured from an enclosing function"), std::string::npos)
+      << message;
+}
+
+} // namespace

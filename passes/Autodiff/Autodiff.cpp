@@ -1,0 +1,121 @@
+// The loom-autodiff pass: reverse-mode differentiation of the functions named by
+// loom.value_and_grad ops (see Passes.td). The generated function keeps the forward ops and
+// appends the backward sweep, one VJP rule per op (VjpRules.cpp).
+#include "passes/Passes.h"
+
+#include "compiler/IR/LoomOps.h"
+#include "passes/Autodiff/VjpRules.h"
+
+#include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/StringExtras.h"
+
+namespace mlir::loom {
+#define GEN_PASS_DEF_AUTODIFF
+#include "passes/Passes.h.inc"
+} // namespace mlir::loom
+
+using namespace mlir;
+using namespace mlir::loom;
+
+namespace {
+
+Value zerosLike(OpBuilder &b, Location loc, Type type) {
+  auto tensor = cast<RankedTensorType>(type);
+  auto attr =
+      DenseElementsAttr::get(tensor, FloatAttr::get(tensor.getElementType(), 0.0));
+  return ConstantOp::create(b, loc, attr);
+}
+
+/// Appends to `fn` (a clone of the callee) the backward sweep of its first result, and
+/// makes it also return the gradients of the `wrt` arguments.
+LogicalResult differentiate(func::FuncOp fn, ArrayRef<int64_t> wrt) {
+  if (!fn.getBody().hasOneBlock())
+    return fn.emitError("loom-autodiff: @") << fn.getSymName() << " must have one block";
+  Block &body = fn.getBody().front();
+  auto ret = cast<func::ReturnOp>(body.getTerminator());
+  SmallVector<Operation *> forward;
+  for (Operation &op : body.without_terminator()) {
+    if (!isa<LoomDialect>(op.getDialect()) || isa<ValueAndGradOp>(op))
+      return op.emitOpError("cannot be differentiated by loom-autodiff (only Loom ops can; "
+                            "nested value_and_grad is not supported)");
+    forward.push_back(&op);
+  }
+
+  OpBuilder b(ret);
+  Location loc = ret.getLoc();
+  DenseMap<Value, Value> cotangents;
+  auto accumulate = [&](Value v, Value ct) {
+    auto [it, inserted] = cotangents.try_emplace(v, ct);
+    if (!inserted)
+      it->second = AddOp::create(b, loc, ct.getType(), it->second, ct);
+  };
+  Value value = ret.getOperand(0);
+  auto valueType = cast<RankedTensorType>(value.getType());
+  accumulate(value, ConstantOp::create(b, loc,
+                                       DenseElementsAttr::get(
+                                           valueType, FloatAttr::get(
+                                                          valueType.getElementType(), 1.0))));
+  for (Operation *op : llvm::reverse(forward)) {
+    auto it = cotangents.find(op->getResult(0));
+    if (it == cotangents.end())
+      continue; // the value does not depend on this op
+    SmallVector<Value> operandCotangents;
+    b.setInsertionPoint(ret);
+    if (failed(buildVjp(op, it->second, b, operandCotangents)))
+      return failure();
+    for (auto [operand, ct] : llvm::zip_equal(op->getOperands(), operandCotangents))
+      if (ct)
+        accumulate(operand, ct);
+  }
+
+  SmallVector<Value> results(ret.getOperands());
+  for (int64_t i : wrt) {
+    Value arg = body.getArgument(i);
+    auto it = cotangents.find(arg);
+    results.push_back(it != cotangents.end() ? it->second : zerosLike(b, loc, arg.getType()));
+  }
+  func::ReturnOp::create(b, loc, results);
+  ret.erase();
+  fn.setType(FunctionType::get(fn.getContext(), fn.getArgumentTypes(),
+                               ValueRange(results).getTypes()));
+  return success();
+}
+
+struct AutodiffPass : mlir::loom::impl::AutodiffBase<AutodiffPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SymbolTable symbols(module);
+    SmallVector<ValueAndGradOp> requests;
+    module.walk([&](ValueAndGradOp op) { requests.push_back(op); });
+
+    llvm::StringMap<func::FuncOp> generated; // one function per (callee, wrt)
+    for (ValueAndGradOp op : requests) {
+      std::string name = (op.getCallee() + "_value_and_grad_" +
+                          llvm::join(llvm::map_range(op.getWrt(),
+                                                     [](int64_t i) { return std::to_string(i); }),
+                                     "_"))
+                             .str();
+      func::FuncOp &fn = generated[name];
+      if (!fn) {
+        auto callee = symbols.lookup<func::FuncOp>(op.getCallee());
+        fn = callee.clone();
+        fn.setSymName(name);
+        fn.setPrivate();
+        symbols.insert(fn, std::next(Block::iterator(callee)));
+        if (failed(differentiate(fn, op.getWrt())))
+          return signalPassFailure();
+      }
+      OpBuilder b(op);
+      auto call = func::CallOp::create(b, op.getLoc(), fn, op.getArgs());
+      op.replaceAllUsesWith(call.getResults());
+      op.erase();
+    }
+    // Differentiation is done: stop_gradient is now the identity.
+    module.walk([](StopGradientOp op) {
+      op.replaceAllUsesWith(op.getOperand());
+      op.erase();
+    });
+  }
+};
+
+} // namespace

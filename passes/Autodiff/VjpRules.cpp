@@ -1,0 +1,289 @@
+// Every VJP rule of the Loom dialect, in one place (see VjpRules.h). A rule reads the forward
+// values it needs (operands, result) and emits Loom ops computing operand cotangents.
+#include "passes/Autodiff/VjpRules.h"
+
+#include "compiler/IR/LoomOps.h"
+
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace mlir::loom;
+
+namespace {
+
+/// Small builders for the ops rules emit, at one location.
+struct Emitter {
+  OpBuilder &b;
+  Location loc;
+
+  static RankedTensorType typeOf(Value v) { return cast<RankedTensorType>(v.getType()); }
+
+  Value splat(RankedTensorType type, double value) {
+    auto attr = DenseElementsAttr::get(type, FloatAttr::get(type.getElementType(), value));
+    return ConstantOp::create(b, loc, attr);
+  }
+  Value like(Value v, double value) { return splat(typeOf(v), value); }
+  Value add(Value x, Value y) { return AddOp::create(b, loc, typeOf(x), x, y); }
+  Value sub(Value x, Value y) { return SubOp::create(b, loc, typeOf(x), x, y); }
+  Value mul(Value x, Value y) { return MulOp::create(b, loc, typeOf(x), x, y); }
+  Value div(Value x, Value y) { return DivOp::create(b, loc, typeOf(x), x, y); }
+  Value neg(Value x) { return NegOp::create(b, loc, typeOf(x), x); }
+  Value cmp(ComparisonDirection d, Value x, Value y) {
+    return CompareOp::create(b, loc, d, x, y);
+  }
+  Value select(Value p, Value x, Value y) { return SelectOp::create(b, loc, typeOf(x), p, x, y); }
+  Value convert(Value x, Type element) {
+    return ConvertOp::create(b, loc, RankedTensorType::get(typeOf(x).getShape(), element), x);
+  }
+  Value sum(Value x, ArrayRef<int64_t> dims) {
+    return dims.empty() ? x : ReduceOp::create(b, loc, ReduceKind::sum, x, dims).getResult();
+  }
+  Value reshape(Value x, ArrayRef<int64_t> shape) {
+    if (typeOf(x).getShape() == shape)
+      return x;
+    auto type = RankedTensorType::get(shape, typeOf(x).getElementType());
+    return ReshapeOp::create(b, loc, type, x);
+  }
+  Value broadcast(Value x, RankedTensorType to, ArrayRef<int64_t> dims) {
+    if (typeOf(x) == to)
+      return x;
+    return BroadcastInDimOp::create(b, loc, to, x, dims);
+  }
+  Value transpose(Value x, ArrayRef<int64_t> perm) {
+    if (llvm::equal(perm, llvm::seq<int64_t>(0, perm.size())))
+      return x;
+    return TransposeOp::create(b, loc, x, perm);
+  }
+  Value slice(Value x, ArrayRef<int64_t> start, ArrayRef<int64_t> limit,
+              ArrayRef<int64_t> strides) {
+    return SliceOp::create(b, loc, x, start, limit, strides);
+  }
+};
+
+SmallVector<int64_t> range(int64_t begin, int64_t end) {
+  return llvm::to_vector(llvm::seq<int64_t>(begin, end));
+}
+
+SmallVector<int64_t> freeDims(int64_t rank, ArrayRef<int64_t> batch,
+                              ArrayRef<int64_t> contract) {
+  SmallVector<int64_t> dims;
+  for (int64_t d = 0; d < rank; ++d)
+    if (!llvm::is_contained(batch, d) && !llvm::is_contained(contract, d))
+      dims.push_back(d);
+  return dims;
+}
+
+/// The cotangent of one dot_general operand comes out as [batch, free, other's contracting
+/// dims ascending]; this permutation puts it back in the operand's own dim order.
+SmallVector<int64_t> operandOrder(int64_t rank, ArrayRef<int64_t> batch, ArrayRef<int64_t> free,
+                                  ArrayRef<int64_t> contract, ArrayRef<int64_t> otherContract) {
+  SmallVector<int64_t> sorted(otherContract);
+  llvm::sort(sorted);
+  SmallVector<int64_t> perm(rank);
+  int64_t nb = batch.size(), nf = free.size();
+  for (auto [i, d] : llvm::enumerate(batch))
+    perm[d] = i;
+  for (auto [j, d] : llvm::enumerate(free))
+    perm[d] = nb + j;
+  for (auto [k, d] : llvm::enumerate(contract))
+    perm[d] = nb + nf + (llvm::find(sorted, otherContract[k]) - sorted.begin());
+  return perm;
+}
+
+void dotGeneralVjp(DotGeneralOp op, Value g, Emitter &e, SmallVectorImpl<Value> &out) {
+  RankedTensorType lt = op.getLhs().getType(), rt = op.getRhs().getType();
+  ArrayRef<int64_t> lb = op.getLhsBatchingDimensions(), rb = op.getRhsBatchingDimensions();
+  ArrayRef<int64_t> lc = op.getLhsContractingDimensions(),
+                    rc = op.getRhsContractingDimensions();
+  SmallVector<int64_t> lf = freeDims(lt.getRank(), lb, lc), rf = freeDims(rt.getRank(), rb, rc);
+  int64_t nb = lb.size(), nlf = lf.size(), nrf = rf.size();
+  SmallVector<int64_t> gBatch = range(0, nb), gLhsFree = range(nb, nb + nlf),
+                       gRhsFree = range(nb + nlf, nb + nlf + nrf);
+  Value dl = DotGeneralOp::create(e.b, e.loc, g, op.getRhs(), gBatch, rb, gRhsFree, rf);
+  out[0] = e.transpose(dl, operandOrder(lt.getRank(), lb, lf, lc, rc));
+  Value dr = DotGeneralOp::create(e.b, e.loc, g, op.getLhs(), gBatch, lb, gLhsFree, lf);
+  out[1] = e.transpose(dr, operandOrder(rt.getRank(), rb, rf, rc, lc));
+}
+
+void broadcastVjp(BroadcastInDimOp op, Value g, Emitter &e, SmallVectorImpl<Value> &out) {
+  RankedTensorType from = op.getOperand().getType(), to = op.getType();
+  ArrayRef<int64_t> dims = op.getBroadcastDimensions();
+  SmallVector<int64_t> summed;
+  for (int64_t d = 0; d < to.getRank(); ++d)
+    if (!llvm::is_contained(dims, d))
+      summed.push_back(d);
+  for (auto [i, d] : llvm::enumerate(dims))
+    if (from.getDimSize(i) == 1 && to.getDimSize(d) != 1)
+      summed.push_back(d);
+  llvm::sort(summed);
+  out[0] = e.reshape(e.sum(g, summed), from.getShape());
+}
+
+void reduceVjp(ReduceOp op, Value g, Emitter &e, SmallVectorImpl<Value> &out) {
+  RankedTensorType type = op.getOperand().getType();
+  SmallVector<int64_t> kept;
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    if (!llvm::is_contained(op.getDims(), d))
+      kept.push_back(d);
+  if (op.getKind() == ReduceKind::sum) {
+    out[0] = e.broadcast(g, type, kept);
+    return;
+  }
+  // max: the cotangent is shared equally among the elements equal to the maximum.
+  Value isMax = e.cmp(ComparisonDirection::eq, op.getOperand(),
+                      e.broadcast(op.getResult(), type, kept));
+  Value mask = e.convert(isMax, type.getElementType());
+  Value share = e.div(g, e.sum(mask, op.getDims()));
+  out[0] = e.mul(e.broadcast(share, type, kept), mask);
+}
+
+void sliceVjp(SliceOp op, Value g, Emitter &e, SmallVectorImpl<Value> &out) {
+  RankedTensorType from = op.getOperand().getType(), to = op.getType();
+  if (to.getNumElements() == 0) {
+    out[0] = e.splat(from, 0);
+    return;
+  }
+  SmallVector<int64_t> high, interior;
+  for (int64_t i = 0; i < from.getRank(); ++i) {
+    int64_t last = op.getStart()[i] + (to.getDimSize(i) - 1) * op.getStrides()[i];
+    high.push_back(from.getDimSize(i) - last - 1);
+    interior.push_back(op.getStrides()[i] - 1);
+  }
+  Value zero = e.splat(RankedTensorType::get({}, from.getElementType()), 0);
+  out[0] = PadOp::create(e.b, e.loc, g, zero, op.getStart(), high, interior);
+}
+
+void padVjp(PadOp op, Value g, Emitter &e, SmallVectorImpl<Value> &out) {
+  RankedTensorType from = op.getOperand().getType();
+  if (from.getNumElements() == 0) {
+    out[0] = e.splat(from, 0);
+  } else {
+    SmallVector<int64_t> limit, strides;
+    for (int64_t i = 0; i < from.getRank(); ++i) {
+      strides.push_back(op.getInterior()[i] + 1);
+      limit.push_back(op.getLow()[i] + (from.getDimSize(i) - 1) * strides.back() + 1);
+    }
+    out[0] = e.slice(g, op.getLow(), limit, strides);
+  }
+  int64_t rank = from.getRank();
+  out[1] = e.sub(e.sum(g, range(0, rank)), e.sum(out[0], range(0, rank)));
+}
+
+void concatenateVjp(ConcatenateOp op, Value g, Emitter &e, SmallVectorImpl<Value> &out) {
+  int64_t dim = op.getDimAttr().getInt(), offset = 0;
+  RankedTensorType type = op.getType();
+  for (auto [i, input] : llvm::enumerate(op.getInputs())) {
+    SmallVector<int64_t> start(type.getRank(), 0), limit(type.getShape()),
+        strides(type.getRank(), 1);
+    int64_t size = Emitter::typeOf(input).getDimSize(dim);
+    start[dim] = offset, limit[dim] = offset + size;
+    out[i] = e.slice(g, start, limit, strides);
+    offset += size;
+  }
+}
+
+/// Elementwise ops: the cotangent times the local derivative.
+LogicalResult elementwiseVjp(Operation *op, Value g, Emitter &e, SmallVectorImpl<Value> &out) {
+  Value y = op->getResult(0);
+  Value x = op->getNumOperands() > 0 ? op->getOperand(0) : Value();
+  Value x1 = op->getNumOperands() > 1 ? op->getOperand(1) : Value();
+  using D = ComparisonDirection;
+  return llvm::TypeSwitch<Operation *, LogicalResult>(op)
+      .Case([&](NegOp) { return out[0] = e.neg(g), success(); })
+      .Case([&](ExpOp) { return out[0] = e.mul(g, y), success(); })
+      .Case([&](LogOp) { return out[0] = e.div(g, x), success(); })
+      .Case([&](TanhOp) {
+        return out[0] = e.mul(g, e.sub(e.like(y, 1), e.mul(y, y))), success();
+      })
+      .Case([&](SqrtOp) { return out[0] = e.div(g, e.mul(e.like(y, 2), y)), success(); })
+      .Case([&](RsqrtOp) {
+        return out[0] = e.mul(g, e.mul(e.like(y, -0.5), e.mul(y, e.mul(y, y)))), success();
+      })
+      .Case([&](AbsOp) {
+        return out[0] = e.select(e.cmp(D::ge, x, e.like(x, 0)), g, e.neg(g)), success();
+      })
+      .Case([&](LogisticOp) {
+        return out[0] = e.mul(g, e.mul(y, e.sub(e.like(y, 1), y))), success();
+      })
+      .Case([&](AddOp) { return out[0] = g, out[1] = g, success(); })
+      .Case([&](SubOp) { return out[0] = g, out[1] = e.neg(g), success(); })
+      .Case([&](MulOp) { return out[0] = e.mul(g, x1), out[1] = e.mul(g, x), success(); })
+      .Case([&](DivOp) {
+        out[0] = e.div(g, x1);
+        return out[1] = e.neg(e.div(e.mul(g, y), x1)), success();
+      })
+      .Case([&](MaxOp) { // ties go to lhs
+        Value lhsWins = e.cmp(D::ge, x, x1), zero = e.like(g, 0);
+        out[0] = e.select(lhsWins, g, zero);
+        return out[1] = e.select(lhsWins, zero, g), success();
+      })
+      .Case([&](MinOp) {
+        Value lhsWins = e.cmp(D::le, x, x1), zero = e.like(g, 0);
+        out[0] = e.select(lhsWins, g, zero);
+        return out[1] = e.select(lhsWins, zero, g), success();
+      })
+      .Case([&](PowOp) {
+        Value power = PowOp::create(e.b, e.loc, Emitter::typeOf(x), x, e.sub(x1, e.like(x1, 1)));
+        out[0] = e.mul(g, e.mul(x1, power));
+        return out[1] = e.mul(g, e.mul(LogOp::create(e.b, e.loc, Emitter::typeOf(x), x), y)),
+               success();
+      })
+      .Case([&](SelectOp) {
+        Value zero = e.like(g, 0);
+        out[1] = e.select(x, g, zero);
+        return out[2] = e.select(x, zero, g), success();
+      })
+      .Case([&](ConvertOp) {
+        Type from = Emitter::typeOf(x).getElementType();
+        if (isa<FloatType>(from))
+          out[0] = e.convert(g, from);
+        return success();
+      })
+      .Default([](Operation *) { return failure(); });
+}
+
+bool isFloatTensor(Value v) {
+  return isa<FloatType>(cast<RankedTensorType>(v.getType()).getElementType());
+}
+
+} // namespace
+
+LogicalResult mlir::loom::buildVjp(Operation *op, Value g, OpBuilder &b,
+                                   SmallVectorImpl<Value> &out) {
+  out.assign(op->getNumOperands(), Value());
+  if (op->getNumResults() != 1 || !isFloatTensor(op->getResult(0)))
+    return success(); // integer and boolean values carry no gradient
+  Emitter e{b, op->getLoc()};
+  LogicalResult result =
+      llvm::TypeSwitch<Operation *, LogicalResult>(op)
+          .Case<ConstantOp, IotaOp, StopGradientOp>([](auto) { return success(); })
+          .Case([&](DotGeneralOp o) { return dotGeneralVjp(o, g, e, out), success(); })
+          .Case([&](BroadcastInDimOp o) { return broadcastVjp(o, g, e, out), success(); })
+          .Case([&](ReduceOp o) { return reduceVjp(o, g, e, out), success(); })
+          .Case([&](SliceOp o) { return sliceVjp(o, g, e, out), success(); })
+          .Case([&](PadOp o) { return padVjp(o, g, e, out), success(); })
+          .Case([&](ConcatenateOp o) { return concatenateVjp(o, g, e, out), success(); })
+          .Case([&](ReshapeOp o) {
+            return out[0] = e.reshape(g, o.getOperand().getType().getShape()), success();
+          })
+          .Case([&](TransposeOp o) {
+            SmallVector<int64_t> inverse(o.getPermutation().size());
+            for (auto [i, p] : llvm::enumerate(o.getPermutation()))
+              inverse[p] = i;
+            return out[0] = e.transpose(g, inverse), success();
+          })
+          .Case([&](GatherOp o) {
+            out[0] = ScatterAddOp::create(b, e.loc, o.getTable().getType(), g, o.getIndices());
+            return success();
+          })
+          .Case([&](ScatterAddOp o) {
+            return out[0] = GatherOp::create(b, e.loc, g, o.getIndices()), success();
+          })
+          .Default([&](Operation *) { return elementwiseVjp(op, g, e, out); });
+  if (failed(result))
+    return op->emitOpError("has no VJP rule (loom-autodiff cannot differentiate it)");
+  for (auto [i, operand] : llvm::enumerate(op->getOperands()))
+    if (!isFloatTensor(operand))
+      out[i] = Value();
+  return success();
+}

@@ -1,0 +1,138 @@
+// End-to-end tests of the contractions: matmul for 1-d, 2-d and batched operands,
+// dot_general with non-leading batch dims and several contracting dims, and einsum with
+// transposed outputs and summed-out labels.
+#include "tests/e2e/Harness.h"
+
+using namespace loom;
+using namespace loom::e2e;
+
+namespace {
+
+//===--- matmul ---===//
+
+struct MatmulCase {
+  Shape a, b;
+};
+
+class MatmulTest : public testing::TestWithParam<MatmulCase> {};
+
+// Inputs in [-1, 1] and K <= 65 keep every f32 sum within kF32 of the exact one.
+TEST_P(MatmulTest, MatchesReference) {
+  const MatmulCase &c = GetParam();
+  std::mt19937 rng(kSeed);
+  RefTensor a = uniform(c.a, rng), b = uniform(c.b, rng);
+  auto f = jit([](Tensor a, Tensor b) { return matmul(a, b); });
+  EXPECT_TRUE(allClose(f(toArray(a), toArray(b)), ref::matmul(a, b), kF32));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    , MatmulTest,
+    testing::Values(MatmulCase{{7, 13}, {13, 33}},       // odd sizes
+                    MatmulCase{{1, 13}, {13, 1}},        // size-1 M and N
+                    MatmulCase{{33, 65}, {65, 17}},      // larger K
+                    MatmulCase{{64, 64}, {64, 64}},      // a BLAS-friendly square
+                    MatmulCase{{13}, {13, 5}},           // 1-d lhs
+                    MatmulCase{{7, 13}, {13}},           // 1-d rhs
+                    MatmulCase{{13}, {13}},              // 1-d both: rank-0 result
+                    MatmulCase{{3, 7, 13}, {3, 13, 5}},  // batched
+                    MatmulCase{{2, 7, 13}, {13, 5}},     // batched lhs, shared rhs
+                    MatmulCase{{2, 3, 5, 7}, {2, 3, 7, 4}}), // two batch dims
+    [](const testing::TestParamInfo<MatmulCase> &info) {
+      return paramName(info.param.a) + "_" + paramName(info.param.b);
+    });
+
+class MatmulDTypeTest : public testing::TestWithParam<DType> {};
+
+// f64 and integer matmuls (the latter must be exact).
+TEST_P(MatmulDTypeTest, MatchesReference) {
+  DType dtype = GetParam();
+  bool isInt = dtype == DType::I32 || dtype == DType::I64;
+  std::mt19937 rng(kSeed);
+  RefTensor a = isInt ? randomInts({7, 13}, rng, -50, 50) : uniform({7, 13}, rng, -1, 1, dtype);
+  RefTensor b = isInt ? randomInts({13, 5}, rng, -50, 50) : uniform({13, 5}, rng, -1, 1, dtype);
+  auto f = jit([](Tensor a, Tensor b) { return matmul(a, b); });
+  Array got = f(toArray(a, dtype), toArray(b, dtype));
+  EXPECT_EQ(got.dtype(), dtype);
+  EXPECT_TRUE(allClose(got, ref::matmul(a, b), isInt ? kExact : kF64));
+}
+
+INSTANTIATE_TEST_SUITE_P(, MatmulDTypeTest, testing::Values(DType::F64, DType::I32, DType::I64),
+                         [](const testing::TestParamInfo<DType> &info) {
+                           return std::string(rt::name(info.param));
+                         });
+
+//===--- dot_general ---===//
+
+struct DotCase {
+  const char *name;
+  Shape a, b;
+  Axes aBatch, bBatch, aContract, bContract;
+};
+
+class DotGeneralTest : public testing::TestWithParam<DotCase> {};
+
+TEST_P(DotGeneralTest, MatchesReference) {
+  const DotCase &c = GetParam();
+  std::mt19937 rng(kSeed);
+  RefTensor a = uniform(c.a, rng), b = uniform(c.b, rng);
+  auto f = jit([c](Tensor a, Tensor b) {
+    return dot_general(a, b, c.aBatch, c.bBatch, c.aContract, c.bContract);
+  });
+  EXPECT_TRUE(allClose(f(toArray(a), toArray(b)),
+                       ref::dotGeneral(a, b, c.aBatch, c.bBatch, c.aContract, c.bContract),
+                       kF32));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    , DotGeneralTest,
+    testing::Values(
+        // Batch dim in the middle of lhs and last in rhs: [7,3,13] x [13,5,3] -> [3,7,5].
+        DotCase{"middle_batch", {7, 3, 13}, {13, 5, 3}, {1}, {2}, {2}, {0}},
+        // Two contracting dims, paired out of order: [7,5,3] x [3,5,2] -> [7,2].
+        DotCase{"two_contracting", {7, 5, 3}, {3, 5, 2}, {}, {}, {1, 2}, {1, 0}},
+        // Batch and two contracting dims together: [2,5,4,3] x [3,2,4,6] -> [2,5,6].
+        DotCase{"batch_and_two_contracting", {2, 5, 4, 3}, {3, 2, 4, 6}, {0}, {1}, {3, 2},
+                {0, 2}},
+        // Two batch dims listed in non-ascending order: result batch follows lhs's list.
+        DotCase{"batch_order", {3, 7, 2, 5}, {2, 5, 3, 4}, {2, 0}, {0, 2}, {3}, {1}},
+        // No contraction: an outer product with a batch dim, [3,7] x [3,5] -> [3,7,5].
+        DotCase{"batched_outer", {3, 7}, {3, 5}, {0}, {0}, {}, {}},
+        // Everything contracted: a rank-0 result.
+        DotCase{"full_contraction", {7, 13}, {7, 13}, {}, {}, {0, 1}, {0, 1}},
+        // Size-1 free and contracting dims.
+        DotCase{"unit_dims", {1, 7, 1}, {1, 1, 33}, {}, {}, {0, 2}, {1, 0}}),
+    [](const testing::TestParamInfo<DotCase> &info) { return info.param.name; });
+
+//===--- einsum ---===//
+
+struct EinsumCase {
+  const char *name;
+  const char *spec;
+  Shape a, b;
+};
+
+class EinsumTest : public testing::TestWithParam<EinsumCase> {};
+
+TEST_P(EinsumTest, MatchesReference) {
+  const EinsumCase &c = GetParam();
+  std::mt19937 rng(kSeed);
+  RefTensor a = uniform(c.a, rng), b = uniform(c.b, rng);
+  std::string spec = c.spec;
+  auto f = jit([spec](Tensor a, Tensor b) { return einsum(spec, a, b); });
+  EXPECT_TRUE(allClose(f(toArray(a), toArray(b)), ref::einsum(spec, a, b), kF32));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    , EinsumTest,
+    testing::Values(EinsumCase{"matmul", "ij,jk->ik", {7, 13}, {13, 5}},
+                    EinsumCase{"transposed_out", "ij,jk->ki", {7, 13}, {13, 5}},
+                    EinsumCase{"batched_transposed_out", "bij,bjk->bki", {3, 7, 13}, {3, 13, 5}},
+                    EinsumCase{"batch_last_out", "btd,dk->ktb", {2, 7, 13}, {13, 5}},
+                    EinsumCase{"rhs_transposed", "ij,kj->ik", {7, 13}, {5, 13}},
+                    EinsumCase{"outer", "i,j->ij", {7}, {13}},
+                    EinsumCase{"matvec", "ij,j->i", {7, 13}, {13}},
+                    EinsumCase{"summed_alone", "ij,jk->k", {7, 13}, {13, 5}},
+                    EinsumCase{"batch_middle", "ibj,jbk->bik", {7, 3, 13}, {13, 3, 5}}),
+    [](const testing::TestParamInfo<EinsumCase> &info) { return info.param.name; });
+
+} // namespace

@@ -1,0 +1,124 @@
+// End-to-end tests of loom.reduce through sum, mean and max (over one, several or all axes,
+// with and without keepdims, negative axes, integer dtypes) and of softmax/log_softmax.
+#include "tests/e2e/Harness.h"
+
+using namespace loom;
+using namespace loom::e2e;
+
+namespace {
+
+struct ReduceCase {
+  Shape shape;
+  Axes axes; ///< empty: all
+  bool keepdims;
+};
+
+std::string reduceName(const testing::TestParamInfo<ReduceCase> &info) {
+  std::string name = paramName(info.param.shape) + "_axes";
+  for (int64_t a : info.param.axes) {
+    name += a < 0 ? "_m" : "_";
+    name += std::to_string(a < 0 ? -a : a);
+  }
+  return name + (info.param.keepdims ? "_keep" : "");
+}
+
+const ReduceCase kReduceCases[] = {
+    {{7, 13, 5}, {}, false},     {{7, 13, 5}, {}, true},      {{7, 13, 5}, {0}, false},
+    {{7, 13, 5}, {1}, true},     {{7, 13, 5}, {-1}, false},   {{7, 13, 5}, {0, 2}, false},
+    {{7, 13, 5}, {0, 2}, true},  {{7, 13, 5}, {2, -2}, false}, {{33}, {0}, false},
+    {{1, 13, 1}, {0, 2}, false}, {{}, {}, false},             {{3, 1, 4, 5}, {1, 3}, true},
+};
+
+class ReduceTest : public testing::TestWithParam<ReduceCase> {};
+
+// sum, mean and max of one input in one function; max sees only negative values so that a
+// wrong initial value of 0 would show.
+TEST_P(ReduceTest, SumMeanMax) {
+  const ReduceCase &c = GetParam();
+  std::mt19937 rng(kSeed);
+  RefTensor x = uniform(c.shape, rng, -1, 1), negative = uniform(c.shape, rng, -5, -1);
+  auto f = jit([c](Tensor x, Tensor negative) {
+    return std::make_tuple(sum(x, c.axes, c.keepdims), mean(x, c.axes, c.keepdims),
+                           loom::max(x, c.axes, c.keepdims),
+                           loom::max(negative, c.axes, c.keepdims));
+  });
+  auto [total, average, largest, largestNegative] = f(toArray(x), toArray(negative));
+  EXPECT_TRUE(allClose(total, ref::sum(x, c.axes, c.keepdims), kF32));
+  EXPECT_TRUE(allClose(average, ref::mean(x, c.axes, c.keepdims), kF32));
+  EXPECT_TRUE(allClose(largest, ref::max(x, c.axes, c.keepdims), kExact));
+  EXPECT_TRUE(allClose(largestNegative, ref::max(negative, c.axes, c.keepdims), kExact));
+}
+
+INSTANTIATE_TEST_SUITE_P(, ReduceTest, testing::ValuesIn(kReduceCases), reduceName);
+
+class ReduceDTypeTest : public testing::TestWithParam<DType> {};
+
+// Integer reductions are exact; f64 keeps f64 precision.
+TEST_P(ReduceDTypeTest, SumAndMax) {
+  DType dtype = GetParam();
+  bool isInt = dtype == DType::I32 || dtype == DType::I64;
+  std::mt19937 rng(kSeed);
+  RefTensor x = isInt ? randomInts({7, 13, 5}, rng, -1000, -1)
+                      : uniform({7, 13, 5}, rng, -5, -1, dtype);
+  auto f = jit([](Tensor x) {
+    return std::make_tuple(sum(x, {0, 2}), loom::max(x, {1}), sum(x), loom::max(x));
+  });
+  auto [rows, cols, all, top] = f(toArray(x, dtype));
+  Tolerance tol = isInt ? kExact : kF64;
+  EXPECT_TRUE(allClose(rows, ref::sum(x, {0, 2}), tol));
+  EXPECT_TRUE(allClose(cols, ref::max(x, {1}), tol));
+  EXPECT_TRUE(allClose(all, ref::sum(x), tol));
+  EXPECT_TRUE(allClose(top, ref::max(x), tol));
+}
+
+INSTANTIATE_TEST_SUITE_P(, ReduceDTypeTest, testing::Values(DType::F64, DType::I32, DType::I64),
+                         [](const testing::TestParamInfo<DType> &info) {
+                           return std::string(rt::name(info.param));
+                         });
+
+// A long f32 sum: 4096 terms of magnitude <= 1 round within 1e-4 of the exact total.
+TEST(ReduceEdgeTest, LongSum) {
+  std::mt19937 rng(kSeed);
+  RefTensor x = uniform({4096}, rng);
+  auto f = jit([](Tensor x) { return sum(x); });
+  EXPECT_TRUE(allClose(f(toArray(x)), ref::sum(x), Tolerance{1e-4, 1e-5}));
+}
+
+//===--- softmax ---===//
+
+struct SoftmaxCase {
+  Shape shape;
+  int64_t axis;
+  double scale; ///< inputs in [-scale, scale]
+};
+
+class SoftmaxTest : public testing::TestWithParam<SoftmaxCase> {};
+
+// Inputs up to 100 check the max-shift: exp(100) overflows f32, so without the shift the
+// result would be inf / inf.
+TEST_P(SoftmaxTest, SoftmaxAndLogSoftmax) {
+  const SoftmaxCase &c = GetParam();
+  std::mt19937 rng(kSeed);
+  RefTensor x = uniform(c.shape, rng, -c.scale, c.scale);
+  auto f = jit([c](Tensor x) {
+    return std::make_tuple(softmax(x, c.axis), log_softmax(x, c.axis));
+  });
+  auto [probs, logProbs] = f(toArray(x));
+  EXPECT_TRUE(allClose(probs, ref::softmax(x, c.axis), kF32Approx));
+  EXPECT_TRUE(allClose(logProbs, ref::logSoftmax(x, c.axis), kF32Approx));
+}
+
+INSTANTIATE_TEST_SUITE_P(, SoftmaxTest,
+                         testing::Values(SoftmaxCase{{4, 7, 5}, 1, 3},  // middle axis
+                                         SoftmaxCase{{4, 7, 5}, -1, 3}, // last axis
+                                         SoftmaxCase{{13, 3}, 0, 3},    // leading axis
+                                         SoftmaxCase{{33}, 0, 100},     // large inputs
+                                         SoftmaxCase{{3, 1}, 1, 3}),    // size-1 axis
+                         [](const testing::TestParamInfo<SoftmaxCase> &info) {
+                           return paramName(info.param.shape) + "_axis" +
+                                  (info.param.axis < 0 ? "_m1"
+                                                       : std::to_string(info.param.axis)) +
+                                  (info.param.scale > 10 ? "_large" : "");
+                         });
+
+} // namespace
