@@ -30,7 +30,9 @@ ValueAndGrad valueAndGrad(const TensorFunction &fn, const std::vector<Tensor> &a
 template <typename F, size_t... I>
 std::vector<Tensor> callWith(F &fn, const std::vector<Tensor> &ts, std::index_sequence<I...>) {
   using R = std::decay_t<decltype(fn(ts[I]...))>;
-  return Results<R>::flatten(fn(ts[I]...));
+  std::vector<Tensor> out;
+  Results<R>::flatten(fn(ts[I]...), out);
+  return out;
 }
 } // namespace detail
 

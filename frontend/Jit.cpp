@@ -23,10 +23,12 @@ namespace {
 struct Compiled {
   std::shared_ptr<const rt::Executable> executable;
   std::string ir;
+  TreeDef outputs;
 };
 
-std::string signatureOf(const std::vector<Array> &args, const std::string &name) {
-  std::string sig;
+std::string signatureOf(const std::vector<Array> &args, const std::string &structure,
+                        const std::string &name) {
+  std::string sig = structure + "|";
   for (size_t i = 0; i < args.size(); ++i) {
     if (!args[i].valid())
       throw Error(fmt::format("{}: argument {} is an empty Array", name, i));
@@ -55,17 +57,18 @@ struct JitFunction::Impl {
   }
 
   std::string trace(const std::vector<Array> &args, const Traced &fn,
-                    mlir::OwningOpRef<mlir::ModuleOp> &module) {
+                    mlir::OwningOpRef<mlir::ModuleOp> &module, TreeDef &structure) {
     auto start = std::chrono::steady_clock::now();
     Trace trace(context);
     Trace::Scope scope(trace);
     std::vector<Tensor> inputs;
     for (const Array &a : args)
       inputs.push_back(trace.addArgument(a.shape(), a.dtype()));
-    std::vector<Tensor> outputs = fn(inputs);
-    if (outputs.empty())
+    TracedOutputs outputs = fn(inputs);
+    if (outputs.flat.empty())
       throw Error(fmt::format("{}: the traced function returns no tensors", options.name));
-    trace.finish(outputs, std::source_location::current());
+    trace.finish(outputs.flat, std::source_location::current());
+    structure = std::move(outputs.structure);
     module = trace.takeModule();
     ++stats.traces;
     stats.lastTraceSeconds = since(start);
@@ -75,12 +78,14 @@ struct JitFunction::Impl {
     return text;
   }
 
-  const Compiled &lookup(const std::vector<Array> &args, const Traced &fn) {
-    std::string sig = signatureOf(args, options.name);
+  const Compiled &lookup(const std::vector<Array> &args, const std::string &structure,
+                         const Traced &fn) {
+    std::string sig = signatureOf(args, structure, options.name);
     if (auto it = cache.find(sig); it != cache.end())
       return it->second;
     mlir::OwningOpRef<mlir::ModuleOp> module;
-    std::string ir = trace(args, fn, module);
+    TreeDef outputs;
+    std::string ir = trace(args, fn, module, outputs);
     auto start = std::chrono::steady_clock::now();
     mlir::loom::CpuCompileOptions compileOptions;
     compileOptions.useCache = options.useCache;
@@ -93,7 +98,8 @@ struct JitFunction::Impl {
     stats.lastCompileSeconds = since(start);
     auto executable = std::const_pointer_cast<rt::Executable>(compiled->executable);
     executable->name = options.name;
-    return cache.emplace(sig, Compiled{executable, std::move(ir)}).first->second;
+    return cache.emplace(sig, Compiled{executable, std::move(ir), std::move(outputs)})
+        .first->second;
   }
 };
 
@@ -102,16 +108,22 @@ JitFunction::~JitFunction() = default;
 
 const JitStats &JitFunction::stats() const { return impl->stats; }
 
-std::string JitFunction::ir(const std::vector<Array> &args, const Traced &fn) {
+std::string JitFunction::ir(const std::vector<Array> &args, const std::string &structure,
+                            const Traced &fn) {
   std::lock_guard lock(impl->mutex);
-  return impl->lookup(args, fn).ir;
+  return impl->lookup(args, structure, fn).ir;
 }
 
-std::vector<Array> JitFunction::call(const std::vector<Array> &args, const Traced &fn) {
+std::pair<std::vector<Array>, const TreeDef *>
+JitFunction::call(const std::vector<Array> &args, const std::string &structure,
+                  const Traced &fn) {
   std::shared_ptr<const rt::Executable> executable;
+  const TreeDef *outputStructure;
   {
     std::lock_guard lock(impl->mutex);
-    executable = impl->lookup(args, fn).executable;
+    const Compiled &compiled = impl->lookup(args, structure, fn);
+    executable = compiled.executable;
+    outputStructure = &compiled.outputs; // entries of the std::map are never erased
   }
   rt::Client &client = rt::Client::defaultClient();
   rt::Device &device = client.device(impl->options.device);
@@ -125,5 +137,5 @@ std::vector<Array> JitFunction::call(const std::vector<Array> &args, const Trace
   for (size_t i = 0; i < outputs->size(); ++i)
     results.emplace_back((*outputs)[i], executable->outputs[i].shape,
                          executable->outputs[i].dtype);
-  return results;
+  return {results, outputStructure};
 }

@@ -1,12 +1,13 @@
 // loom::jit: turns a C++ function on Tensors into a compiled, cached function on Arrays.
-// The first call with a given signature (the arguments' shapes and dtypes) traces the
-// function into Loom IR and compiles it; later calls with that signature reuse the compiled
-// code without tracing. Calls are asynchronous: they return Arrays at once.
+// The first call with a given signature (the arguments' tree structure, shapes and dtypes)
+// traces the function into Loom IR and compiles it; later calls with that signature reuse
+// the compiled code without tracing. Calls are asynchronous: they return Arrays at once.
 #ifndef LOOM_FRONTEND_JIT_H
 #define LOOM_FRONTEND_JIT_H
 
 #include "frontend/Array.h"
 #include "frontend/Tensor.h"
+#include "frontend/Tree.h"
 
 #include <functional>
 #include <memory>
@@ -37,17 +38,30 @@ struct JitStats {
 
 namespace detail {
 
+/// The structure of a jitted function's result (a tree whose leaves are placeholders).
+using TreeDef = Tree<char>;
+
+struct TracedOutputs {
+  std::vector<Tensor> flat;
+  TreeDef structure;
+};
+
 /// The type-erased core of a jitted function.
 class JitFunction {
 public:
-  using Traced = std::function<std::vector<Tensor>(const std::vector<Tensor> &)>;
+  using Traced = std::function<TracedOutputs(const std::vector<Tensor> &)>;
   explicit JitFunction(JitOptions options);
   ~JitFunction();
 
-  /// Runs the function on `args`, tracing and compiling `fn` first for a new signature.
-  std::vector<Array> call(const std::vector<Array> &args, const Traced &fn);
+  /// Runs the function on the flattened `args` (`structure` names their tree structure),
+  /// tracing and compiling `fn` first for a new signature. Returns the flat outputs and
+  /// their structure.
+  std::pair<std::vector<Array>, const TreeDef *> call(const std::vector<Array> &args,
+                                                       const std::string &structure,
+                                                       const Traced &fn);
   /// The Loom IR traced for the signature of `args` (tracing it if needed).
-  std::string ir(const std::vector<Array> &args, const Traced &fn);
+  std::string ir(const std::vector<Array> &args, const std::string &structure,
+                 const Traced &fn);
   const JitStats &stats() const;
 
 private:
@@ -55,71 +69,160 @@ private:
   std::unique_ptr<Impl> impl;
 };
 
-template <typename> using AsTensor = Tensor;
+/// How one argument type of a jitted function is passed: Array -> Tensor, Tree<Array> ->
+/// Tree<Tensor>.
+template <typename A> struct Argument;
+template <> struct Argument<Array> {
+  using Traced = Tensor;
+  static void flatten(const Array &a, std::vector<Array> &out) { out.push_back(a); }
+  static std::string structure(const Array &) { return "*"; }
+  static Tensor rebuild(const Array &, const std::vector<Tensor> &flat, size_t &next) {
+    return flat[next++];
+  }
+};
+template <> struct Argument<Tree<Array>> {
+  using Traced = Tree<Tensor>;
+  static void flatten(const Tree<Array> &t, std::vector<Array> &out) {
+    t.visit([&](const Array &a) { out.push_back(a); });
+  }
+  static std::string structure(const Tree<Array> &t) { return t.structure(); }
+  static Tree<Tensor> rebuild(const Tree<Array> &example, const std::vector<Tensor> &flat,
+                              size_t &next) {
+    size_t n = example.numLeaves();
+    std::vector<Tensor> leaves(flat.begin() + next, flat.begin() + next + n);
+    next += n;
+    return example.unflattenLike(leaves);
+  }
+};
 
-/// How a traced function's result maps to the arrays a call returns.
+/// How a traced function's result maps to what a call returns: Tensor -> Array,
+/// Tree<Tensor> -> Tree<Array>, tuples, pairs and vectors of those.
 template <typename R> struct Results;
 template <> struct Results<Tensor> {
   using Out = Array;
-  static std::vector<Tensor> flatten(const Tensor &t) { return {t}; }
-  static Out unflatten(std::vector<Array> &a) { return a[0]; }
+  static void flatten(const Tensor &t, std::vector<Tensor> &out) { out.push_back(t); }
+  static TreeDef describe(const Tensor &) { return TreeDef('*'); }
+  static Out unflatten(const TreeDef &, const std::vector<Array> &a, size_t &next) {
+    return a[next++];
+  }
 };
-template <> struct Results<std::vector<Tensor>> {
-  using Out = std::vector<Array>;
-  static std::vector<Tensor> flatten(const std::vector<Tensor> &t) { return t; }
-  static Out unflatten(std::vector<Array> &a) { return a; }
+template <> struct Results<Tree<Tensor>> {
+  using Out = Tree<Array>;
+  static void flatten(const Tree<Tensor> &t, std::vector<Tensor> &out) {
+    t.visit([&](const Tensor &x) { out.push_back(x); });
+  }
+  static TreeDef describe(const Tree<Tensor> &t) {
+    return t.unflattenLike(std::vector<char>(t.numLeaves(), '*'));
+  }
+  static Out unflatten(const TreeDef &def, const std::vector<Array> &a, size_t &next) {
+    size_t n = def.numLeaves();
+    std::vector<Array> leaves(a.begin() + next, a.begin() + next + n);
+    next += n;
+    return def.unflattenLike(leaves);
+  }
+};
+template <typename T> struct Results<std::vector<T>> {
+  using Out = std::vector<typename Results<T>::Out>;
+  static void flatten(const std::vector<T> &v, std::vector<Tensor> &out) {
+    for (const T &x : v)
+      Results<T>::flatten(x, out);
+  }
+  static TreeDef describe(const std::vector<T> &v) {
+    std::vector<TreeDef> items;
+    for (const T &x : v)
+      items.push_back(Results<T>::describe(x));
+    return TreeDef::list(std::move(items));
+  }
+  static Out unflatten(const TreeDef &def, const std::vector<Array> &a, size_t &next) {
+    Out out;
+    for (const TreeDef &item : def.list())
+      out.push_back(Results<T>::unflatten(item, a, next));
+    return out;
+  }
 };
 template <typename... Ts> struct Results<std::tuple<Ts...>> {
-  static_assert((std::is_same_v<Ts, Tensor> && ...), "a jitted tuple must hold Tensors");
-  using Out = std::tuple<AsTensor<Ts>...>;
-  static std::vector<Tensor> flatten(const std::tuple<Ts...> &t) {
-    return std::apply([](const auto &...x) { return std::vector<Tensor>{x...}; }, t);
+  using Out = std::tuple<typename Results<Ts>::Out...>;
+  static void flatten(const std::tuple<Ts...> &t, std::vector<Tensor> &out) {
+    std::apply([&](const auto &...x) { (Results<std::decay_t<decltype(x)>>::flatten(x, out), ...); },
+               t);
   }
-  static auto unflatten(std::vector<Array> &a) {
-    return unflattenImpl(a, std::index_sequence_for<Ts...>{});
+  static TreeDef describe(const std::tuple<Ts...> &t) {
+    return std::apply(
+        [](const auto &...x) {
+          return TreeDef::list({Results<std::decay_t<decltype(x)>>::describe(x)...});
+        },
+        t);
+  }
+  static Out unflatten(const TreeDef &def, const std::vector<Array> &a, size_t &next) {
+    return unflattenAt(def, a, next, std::index_sequence_for<Ts...>{});
   }
   template <size_t... I>
-  static auto unflattenImpl(std::vector<Array> &a, std::index_sequence<I...>) {
-    return std::make_tuple(a[I]...);
+  static Out unflattenAt(const TreeDef &def, const std::vector<Array> &a, size_t &next,
+                         std::index_sequence<I...>) {
+    // Braced initialization evaluates left to right, keeping `next` in order.
+    return Out{Results<Ts>::unflatten(def.at(I), a, next)...};
   }
 };
-template <typename A, typename B>
-struct Results<std::pair<A, B>> : Results<std::tuple<A, B>> {
-  static std::vector<Tensor> flatten(const std::pair<A, B> &p) { return {p.first, p.second}; }
+template <typename A, typename B> struct Results<std::pair<A, B>> {
+  using Out = std::pair<typename Results<A>::Out, typename Results<B>::Out>;
+  static void flatten(const std::pair<A, B> &p, std::vector<Tensor> &out) {
+    Results<A>::flatten(p.first, out), Results<B>::flatten(p.second, out);
+  }
+  static TreeDef describe(const std::pair<A, B> &p) {
+    return TreeDef::list({Results<A>::describe(p.first), Results<B>::describe(p.second)});
+  }
+  static Out unflatten(const TreeDef &def, const std::vector<Array> &a, size_t &next) {
+    auto first = Results<A>::unflatten(def.at(0), a, next);
+    return Out{first, Results<B>::unflatten(def.at(1), a, next)};
+  }
 };
 
 } // namespace detail
 
-/// A jitted function; call it with Arrays, one per parameter of `F`.
+/// A jitted function; call it with one Array or Tree<Array> per parameter of `F` (which
+/// takes Tensor or Tree<Tensor> there).
 template <typename F> class Jitted {
 public:
   Jitted(F fn, JitOptions options)
       : fn(std::move(fn)), core(std::make_shared<detail::JitFunction>(std::move(options))) {}
 
   template <typename... Args> auto operator()(const Args &...args) {
-    static_assert((std::is_same_v<Args, Array> && ...), "jit arguments must be loom::Array");
-    using R = std::decay_t<std::invoke_result_t<F &, detail::AsTensor<Args>...>>;
-    std::vector<Array> outputs = core->call({args...}, traced<R, sizeof...(Args)>());
-    return detail::Results<R>::unflatten(outputs);
+    using R = std::decay_t<std::invoke_result_t<F &, typename detail::Argument<Args>::Traced...>>;
+    auto [flat, structure] = core->call(flatten(args...), structureOf(args...),
+                                        traced<R>(args...));
+    size_t next = 0;
+    return detail::Results<R>::unflatten(*structure, flat, next);
   }
 
   /// The Loom IR this function traces to for these arguments.
   template <typename... Args> std::string lower(const Args &...args) {
-    using R = std::decay_t<std::invoke_result_t<F &, detail::AsTensor<Args>...>>;
-    return core->ir({args...}, traced<R, sizeof...(Args)>());
+    using R = std::decay_t<std::invoke_result_t<F &, typename detail::Argument<Args>::Traced...>>;
+    return core->ir(flatten(args...), structureOf(args...), traced<R>(args...));
   }
 
   const JitStats &stats() const { return core->stats(); }
 
 private:
-  template <typename R, size_t N> detail::JitFunction::Traced traced() {
-    return [this](const std::vector<Tensor> &ts) {
-      return invoke<R>(ts, std::make_index_sequence<N>{});
-    };
+  template <typename... Args> static std::vector<Array> flatten(const Args &...args) {
+    std::vector<Array> flat;
+    (detail::Argument<Args>::flatten(args, flat), ...);
+    return flat;
   }
-  template <typename R, size_t... I>
-  std::vector<Tensor> invoke(const std::vector<Tensor> &ts, std::index_sequence<I...>) {
-    return detail::Results<R>::flatten(std::invoke(fn, ts[I]...));
+  template <typename... Args> static std::string structureOf(const Args &...args) {
+    return ((detail::Argument<Args>::structure(args) + ";") + ... + std::string());
+  }
+  /// The traced function: rebuilds the arguments' structure around the flat tensors.
+  template <typename R, typename... Args> detail::JitFunction::Traced traced(const Args &...args) {
+    return [this, &args...](const std::vector<Tensor> &flat) {
+      size_t next = 0;
+      // Braced initialization evaluates left to right, keeping `next` in order.
+      std::tuple<typename detail::Argument<Args>::Traced...> rebuilt{
+          detail::Argument<Args>::rebuild(args, flat, next)...};
+      R result = std::apply(fn, rebuilt);
+      detail::TracedOutputs out{{}, detail::Results<R>::describe(result)};
+      detail::Results<R>::flatten(result, out.flat);
+      return out;
+    };
   }
 
   F fn;

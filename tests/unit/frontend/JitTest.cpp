@@ -213,3 +213,38 @@ TEST(Grad, CapturedTensorsAreRejectedWithAClearError) {
 }
 
 } // namespace
+
+namespace {
+
+TEST(Tree, FlattensInSortedKeyOrderAndMaps) {
+  Tree<int> t;
+  t["b"]["w"] = 2;
+  t["a"] = 1;
+  t["b"]["bias"] = 3;
+  EXPECT_EQ(t.flatten(), (std::vector<int>{1, 3, 2}));
+  EXPECT_EQ(t.structure(), "{a:*,b:{bias:*,w:*}}");
+  Tree<double> doubled = tree_map([](int x) { return 2.0 * x; }, t);
+  EXPECT_EQ(doubled.flatten(), (std::vector<double>{2, 6, 4}));
+  Tree<int> other;
+  other["a"] = 1;
+  EXPECT_THROW(tree_map([](int x, int y) { return x + y; }, t, other), Error);
+}
+
+TEST(Tree, JitTakesAndReturnsTrees) {
+  auto sgd = jit([](Tree<Tensor> params, Tree<Tensor> grads, Tensor lr) {
+    return tree_map([&](const Tensor &p, const Tensor &g) { return p - lr * g; }, params, grads);
+  });
+  Tree<Array> params, grads;
+  params["layer"]["w"] = Array::from(std::vector<float>{1, 2, 3, 4}, {2, 2});
+  params["layer"]["b"] = Array::from(std::vector<float>{0.5f}, {1});
+  grads["layer"]["w"] = Array::from(std::vector<float>{1, 1, 1, 1}, {2, 2});
+  grads["layer"]["b"] = Array::from(std::vector<float>{2}, {1});
+  Tree<Array> updated = sgd(params, grads, Array::scalar(0.5f));
+  EXPECT_EQ(updated.at("layer").at("w").leaf().to_host<float>(),
+            (std::vector<float>{0.5f, 1.5f, 2.5f, 3.5f}));
+  EXPECT_EQ(updated.at("layer").at("b").leaf().to_host<float>(), (std::vector<float>{-0.5f}));
+  sgd(updated, grads, Array::scalar(0.5f));
+  EXPECT_EQ(sgd.stats().traces, 1);
+}
+
+} // namespace
