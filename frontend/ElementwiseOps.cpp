@@ -136,6 +136,8 @@ Tensor loom::neg(const Tensor &x, Loc loc) { return unary<ml::NegOp>(x, loc, "ne
 Tensor loom::exp(const Tensor &x, Loc loc) { return unary<ml::ExpOp>(x, loc, "exp"); }
 Tensor loom::log(const Tensor &x, Loc loc) { return unary<ml::LogOp>(x, loc, "log"); }
 Tensor loom::tanh(const Tensor &x, Loc loc) { return unary<ml::TanhOp>(x, loc, "tanh"); }
+Tensor loom::sin(const Tensor &x, Loc loc) { return unary<ml::SinOp>(x, loc, "sin"); }
+Tensor loom::cos(const Tensor &x, Loc loc) { return unary<ml::CosOp>(x, loc, "cos"); }
 Tensor loom::sqrt(const Tensor &x, Loc loc) { return unary<ml::SqrtOp>(x, loc, "sqrt"); }
 Tensor loom::rsqrt(const Tensor &x, Loc loc) { return unary<ml::RsqrtOp>(x, loc, "rsqrt"); }
 Tensor loom::abs(const Tensor &x, Loc loc) { return unary<ml::AbsOp>(x, loc, "abs"); }

@@ -13,14 +13,15 @@ using namespace loom::detail;
 
 ValueAndGrad loom::detail::valueAndGrad(const TensorFunction &fn,
                                         const std::vector<Tensor> &args,
-                                        const std::vector<int64_t> &argnums,
+                                        const std::vector<int64_t> &wrt,
                                         const std::source_location &loc) {
   if (args.empty())
     fail(loc, "value_and_grad", "the function needs at least one argument");
   Trace &trace = Trace::of(args.front(), loc, "value_and_grad");
-  std::vector<int64_t> wrt = argnums;
-  std::sort(wrt.begin(), wrt.end());
-  for (int64_t i : wrt) {
+  for (size_t k = 0; k < wrt.size(); ++k) {
+    int64_t i = wrt[k];
+    if (k > 0 && i <= wrt[k - 1])
+      fail(loc, "value_and_grad", "argnums must be distinct and in increasing order");
     if (i < 0 || i >= static_cast<int64_t>(args.size()))
       fail(loc, "value_and_grad",
            fmt::format("argnum {} is out of range for {} arguments", i, args.size()));
@@ -57,11 +58,8 @@ ValueAndGrad loom::detail::valueAndGrad(const TensorFunction &fn,
   result.value = trace.wrap(op.getResult(0));
   for (size_t i = 1; i < outputs.size(); ++i)
     result.aux.push_back(trace.wrap(op.getResult(i)));
-  // Gradients in the order the caller listed argnums.
-  for (int64_t argnum : argnums) {
-    size_t position = std::find(wrt.begin(), wrt.end(), argnum) - wrt.begin();
-    result.grads.push_back(trace.wrap(op.getResult(outputs.size() + position)));
-  }
+  for (size_t k = 0; k < wrt.size(); ++k)
+    result.grads.push_back(trace.wrap(op.getResult(outputs.size() + k)));
   return result;
 }
 

@@ -1,11 +1,13 @@
-// Differentiation in the DSL: value_and_grad and grad, usable inside jitted functions. They
-// trace the function into its own Loom function and emit loom.value_and_grad; the gradient
-// itself is built by the compiler (the loom-autodiff pass), so loom-opt shows it.
+// Differentiation in the DSL: value_and_grad and grad, usable inside jitted functions, on
+// Tensor and Tree<Tensor> arguments. They trace the function into its own Loom function and
+// emit loom.value_and_grad; the gradient itself is built by the compiler (the loom-autodiff
+// pass), so loom-opt shows it.
 #ifndef LOOM_FRONTEND_GRAD_H
 #define LOOM_FRONTEND_GRAD_H
 
 #include "frontend/Jit.h"
 #include "frontend/Tensor.h"
+#include "frontend/Tree.h"
 
 #include <functional>
 #include <source_location>
@@ -14,49 +16,102 @@
 namespace loom {
 
 /// What value_and_grad returns: the differentiated value (a scalar), the function's further
-/// (auxiliary) outputs, and one gradient per differentiated argument.
+/// (auxiliary) outputs, and one gradient per differentiated argument, shaped like it (a leaf
+/// for a Tensor argument).
 struct ValueAndGrad {
   Tensor value;
   std::vector<Tensor> aux;
-  std::vector<Tensor> grads;
+  std::vector<Tree<Tensor>> grads;
 };
 
 namespace detail {
 using TensorFunction = std::function<std::vector<Tensor>(const std::vector<Tensor> &)>;
-ValueAndGrad valueAndGrad(const TensorFunction &fn, const std::vector<Tensor> &args,
-                          const std::vector<int64_t> &argnums, const std::source_location &loc);
 
-/// Calls `fn` with the tensors `ts` as separate arguments and flattens its result.
-template <typename F, size_t... I>
-std::vector<Tensor> callWith(F &fn, const std::vector<Tensor> &ts, std::index_sequence<I...>) {
-  using R = std::decay_t<decltype(fn(ts[I]...))>;
-  std::vector<Tensor> out;
-  Results<R>::flatten(fn(ts[I]...), out);
-  return out;
+/// Differentiates `fn` at `args` with respect to the flat arguments `wrt`: returns the value,
+/// the aux outputs and the gradients (in `wrt` order) in `grads`.
+ValueAndGrad valueAndGrad(const TensorFunction &fn, const std::vector<Tensor> &args,
+                          const std::vector<int64_t> &wrt, const std::source_location &loc);
+
+/// Flattening of a differentiable argument: a Tensor or a Tree<Tensor>.
+inline void flattenArg(const Tensor &t, std::vector<Tensor> &out) { out.push_back(t); }
+inline void flattenArg(const Tree<Tensor> &t, std::vector<Tensor> &out) {
+  t.visit([&](const Tensor &x) { out.push_back(x); });
+}
+inline Tensor rebuildArg(const Tensor &, const std::vector<Tensor> &flat, size_t &next) {
+  return flat[next++];
+}
+inline Tree<Tensor> rebuildArg(const Tree<Tensor> &example, const std::vector<Tensor> &flat,
+                               size_t &next) {
+  size_t n = example.numLeaves();
+  std::vector<Tensor> leaves(flat.begin() + next, flat.begin() + next + n);
+  next += n;
+  return example.unflattenLike(leaves);
+}
+
+template <typename F, typename... Args>
+ValueAndGrad valueAndGradOf(const F &fn, const std::vector<int64_t> &argnums,
+                            const std::source_location &loc, const Args &...args) {
+  std::vector<Tensor> flat;
+  std::vector<size_t> begins;
+  ((begins.push_back(flat.size()), flattenArg(args, flat)), ...);
+  begins.push_back(flat.size());
+  TensorFunction traced = [&](const std::vector<Tensor> &ts) {
+    size_t next = 0;
+    // Braced initialization evaluates left to right, keeping `next` in order.
+    std::tuple<std::decay_t<Args>...> rebuilt{rebuildArg(args, ts, next)...};
+    using R = std::decay_t<decltype(std::apply(fn, rebuilt))>;
+    std::vector<Tensor> out;
+    Results<R>::flatten(std::apply(fn, rebuilt), out);
+    return out;
+  };
+  std::vector<int64_t> wrt;
+  for (int64_t a : argnums) {
+    if (a < 0 || a >= static_cast<int64_t>(sizeof...(Args)))
+      throw Error("value_and_grad: argnum " + std::to_string(a) + " is out of range for " +
+                  std::to_string(sizeof...(Args)) + " arguments");
+    for (size_t i = begins[a]; i < begins[a + 1]; ++i)
+      wrt.push_back(static_cast<int64_t>(i));
+  }
+  ValueAndGrad flatResult = valueAndGrad(traced, flat, wrt, loc);
+  // Regroup the flat gradients by argument, shaped like each argument.
+  ValueAndGrad result{flatResult.value, flatResult.aux, {}};
+  std::vector<Tensor> grads;
+  for (const Tree<Tensor> &g : flatResult.grads)
+    grads.push_back(g.leaf());
+  std::vector<Tree<Tensor>> shapes;
+  (shapes.push_back(Tree<Tensor>(args)), ...);
+  size_t next = 0;
+  for (int64_t a : argnums) {
+    size_t n = begins[a + 1] - begins[a];
+    std::vector<Tensor> leaves(grads.begin() + next, grads.begin() + next + n);
+    next += n;
+    result.grads.push_back(shapes[a].unflattenLike(leaves));
+  }
+  return result;
 }
 } // namespace detail
 
 /// `value_and_grad(f, {0, 2})(a, b, c)` returns f(a, b, c) and its gradients with respect to
-/// a and c. f returns a scalar float Tensor, or a tuple / vector whose first element is
-/// one (the rest are auxiliary outputs, not differentiated).
+/// a and c (each a Tensor or a Tree<Tensor>). f returns a scalar float Tensor, or a tuple /
+/// vector whose first element is one (the rest are auxiliary outputs, not differentiated).
 template <typename F>
 auto value_and_grad(F fn, std::vector<int64_t> argnums = {0},
                     std::source_location loc = std::source_location::current()) {
   return [fn = std::move(fn), argnums = std::move(argnums), loc](const auto &...args) {
-    static_assert((std::is_same_v<std::decay_t<decltype(args)>, Tensor> && ...),
-                  "value_and_grad functions take Tensors");
-    detail::TensorFunction traced = [&fn](const std::vector<Tensor> &ts) {
-      return detail::callWith(fn, ts, std::make_index_sequence<sizeof...(args)>{});
-    };
-    return detail::valueAndGrad(traced, {args...}, argnums, loc);
+    return detail::valueAndGradOf(fn, argnums, loc, args...);
   };
 }
 
-/// The gradient of a scalar function with respect to argument `argnum`.
+/// The gradient of a scalar function with respect to argument `argnum`: a Tensor when all
+/// arguments are Tensors, else a Tree<Tensor>.
 template <typename F>
 auto grad(F fn, int64_t argnum = 0, std::source_location loc = std::source_location::current()) {
-  return [inner = value_and_grad(std::move(fn), {argnum}, loc)](const auto &...args) {
-    return inner(args...).grads[0];
+  return [fn = std::move(fn), argnum, loc](const auto &...args) {
+    Tree<Tensor> g = detail::valueAndGradOf(fn, {argnum}, loc, args...).grads[0];
+    if constexpr ((std::is_same_v<std::decay_t<decltype(args)>, Tensor> && ...))
+      return g.leaf();
+    else
+      return g;
   };
 }
 

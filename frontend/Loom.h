@@ -8,5 +8,7 @@
 #include "frontend/Jit.h"
 #include "frontend/Ops.h"
 #include "frontend/Tensor.h"
+#include "frontend/Tree.h"
+#include "frontend/optim/Optim.h"
 
 #endif // LOOM_FRONTEND_LOOM_H

@@ -80,6 +80,8 @@ def Loom_TanhOp : Loom_UnaryOp<"tanh", Loom_FloatTensor, "tanh(x)">;
 def Loom_SqrtOp : Loom_UnaryOp<"sqrt", Loom_FloatTensor, "sqrt(x)">;
 def Loom_RsqrtOp : Loom_UnaryOp<"rsqrt", Loom_FloatTensor, "1 / sqrt(x)">;
 def Loom_LogisticOp : Loom_UnaryOp<"logistic", Loom_FloatTensor, "1 / (1 + e^-x)">;
+def Loom_SinOp : Loom_UnaryOp<"sin", Loom_FloatTensor, "sin(x)">;
+def Loom_CosOp : Loom_UnaryOp<"cos", Loom_FloatTensor, "cos(x)">;
 
 //===----------------------------------------------------------------------===//
 // Binary elementwise

@@ -99,6 +99,8 @@ Value scalarBody(OpBuilder &b, Location loc, Operation *op, ValueRange a) {
       .Case([&](TanhOp) { return math::TanhOp::create(b, loc, a[0]); })
       .Case([&](SqrtOp) { return math::SqrtOp::create(b, loc, a[0]); })
       .Case([&](RsqrtOp) { return math::RsqrtOp::create(b, loc, a[0]); })
+      .Case([&](SinOp) { return math::SinOp::create(b, loc, a[0]); })
+      .Case([&](CosOp) { return math::CosOp::create(b, loc, a[0]); })
       .Case([&](LogisticOp) -> Value {
         // 1 / (1 + e^-x)
         Type t = a[0].getType();

@@ -199,6 +199,13 @@ LogicalResult elementwiseVjp(Operation *op, Value g, Emitter &e, SmallVectorImpl
       .Case([&](RsqrtOp) {
         return out[0] = e.mul(g, e.mul(e.like(y, -0.5), e.mul(y, e.mul(y, y)))), success();
       })
+      .Case([&](SinOp) {
+        return out[0] = e.mul(g, CosOp::create(e.b, e.loc, Emitter::typeOf(x), x)), success();
+      })
+      .Case([&](CosOp) {
+        return out[0] = e.neg(e.mul(g, SinOp::create(e.b, e.loc, Emitter::typeOf(x), x))),
+               success();
+      })
       .Case([&](AbsOp) {
         return out[0] = e.select(e.cmp(D::ge, x, e.like(x, 0)), g, e.neg(g)), success();
       })

@@ -34,6 +34,7 @@ INSTANTIATE_TEST_SUITE_P(
                     MatmulCase{{13}, {13, 5}},           // 1-d lhs
                     MatmulCase{{7, 13}, {13}},           // 1-d rhs
                     MatmulCase{{13}, {13}},              // 1-d both: rank-0 result
+                    MatmulCase{{3, 0}, {0, 4}},          // K = 0: zeros
                     MatmulCase{{3, 7, 13}, {3, 13, 5}},  // batched
                     MatmulCase{{2, 7, 13}, {13, 5}},     // batched lhs, shared rhs
                     MatmulCase{{2, 3, 5, 7}, {2, 3, 7, 4}}), // two batch dims

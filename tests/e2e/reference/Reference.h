@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -23,6 +24,11 @@ struct RefTensor {
   /// The element at multi-index `index`.
   double at(const Shape &index) const;
 };
+
+namespace detail {
+/// Throws std::invalid_argument("reference: " + what) unless `ok`.
+void require(bool ok, const std::string &what);
+} // namespace detail
 
 /// The element types whose rounding and conversion rules the reference models.
 enum class ElemType { F32, F64, BF16, F16, I32, I64, I1 };

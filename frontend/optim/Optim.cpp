@@ -1,0 +1,129 @@
+// Implementation of the optimizers and schedules (see Optim.h).
+#include "frontend/optim/Optim.h"
+
+#include "runtime/Device.h"
+
+#include <cmath>
+
+using namespace loom;
+using namespace loom::optim;
+
+namespace {
+Tensor scalarOf(const Tensor &like, double value) { return scalar_like(like, value); }
+} // namespace
+
+Schedule optim::constant(double value) {
+  return {[value](const Tensor &step) { return scalarOf(step, value); },
+          [value](int64_t) { return value; }};
+}
+
+Schedule optim::warmupCosine(double peak, int64_t warmupSteps, int64_t totalSteps,
+                             double end) {
+  const double pi = 3.14159265358979323846;
+  auto host = [=](int64_t step) {
+    if (step < warmupSteps)
+      return peak * static_cast<double>(step) / std::max<int64_t>(warmupSteps, 1);
+    double t = std::min(1.0, static_cast<double>(step - warmupSteps) /
+                                 std::max<int64_t>(totalSteps - warmupSteps, 1));
+    return end + (peak - end) * 0.5 * (1 + std::cos(pi * t));
+  };
+  auto traced = [=](const Tensor &step) {
+    Tensor warm = step * (peak / std::max<int64_t>(warmupSteps, 1));
+    Tensor t = minimum((step - static_cast<double>(warmupSteps)) *
+                           (1.0 / std::max<int64_t>(totalSteps - warmupSteps, 1)),
+                       scalarOf(step, 1.0));
+    Tensor decay = end + (peak - end) * 0.5 * (1.0 + cos(t * pi));
+    return where(less(step, scalarOf(step, static_cast<double>(warmupSteps))), warm, decay);
+  };
+  return {traced, host};
+}
+
+Tree<Array> optim::zerosLike(const Tree<Array> &params) {
+  return tree_map(
+      [](const Array &p) {
+        std::vector<uint8_t> zeros(p.numElements() * rt::byteSize(p.dtype()), 0);
+        return Array::fromBytes(zeros.data(), zeros.size(), p.shape(), p.dtype(),
+                                p.buffer()->device().id());
+      },
+      params);
+}
+
+Tensor optim::globalNorm(const Tree<Tensor> &tree) {
+  std::vector<Tensor> leaves = tree.flatten();
+  Tensor total = sum(leaves.at(0) * leaves.at(0));
+  for (size_t i = 1; i < leaves.size(); ++i)
+    total = total + sum(leaves[i] * leaves[i]);
+  return sqrt(total);
+}
+
+Tree<Tensor> optim::clipByGlobalNorm(const Tree<Tensor> &grads, double maxNorm) {
+  Tensor norm = globalNorm(grads);
+  // scale = min(1, maxNorm / norm); the epsilon keeps a zero gradient finite.
+  Tensor scale = minimum(scalarOf(norm, 1.0), maxNorm / (norm + 1e-12));
+  return tree_map([&](const Tensor &g) { return g * astype(scale, g.dtype()); }, grads);
+}
+
+Tree<Array> optim::sgdInit(const Tree<Array> &params) {
+  Tree<Array> state;
+  state["velocity"] = zerosLike(params);
+  return state;
+}
+
+std::pair<Tree<Tensor>, Tree<Tensor>> optim::sgdUpdate(const SgdOptions &options,
+                                                       const Tree<Tensor> &params,
+                                                       const Tree<Tensor> &grads,
+                                                       const Tree<Tensor> &state,
+                                                       const Tensor &step) {
+  Tensor lr = options.lr.traced(step);
+  Tree<Tensor> velocity = tree_map(
+      [&](const Tensor &v, const Tensor &g) { return v * options.momentum + g; },
+      state.at("velocity"), grads);
+  Tree<Tensor> updated = tree_map(
+      [&](const Tensor &p, const Tensor &v) { return p - astype(lr, p.dtype()) * v; }, params,
+      velocity);
+  Tree<Tensor> newState;
+  newState["velocity"] = velocity;
+  return {updated, newState};
+}
+
+Tree<Array> optim::adamwInit(const Tree<Array> &params) {
+  Tree<Array> state;
+  state["m"] = zerosLike(params);
+  state["v"] = zerosLike(params);
+  return state;
+}
+
+std::pair<Tree<Tensor>, Tree<Tensor>> optim::adamwUpdate(const AdamWOptions &o,
+                                                         const Tree<Tensor> &params,
+                                                         const Tree<Tensor> &grads,
+                                                         const Tree<Tensor> &state,
+                                                         const Tensor &step) {
+  Tensor lr = o.lr.traced(step);
+  Tensor t = step + 1.0; // bias correction counts from 1
+  Tensor correction1 = 1.0 - pow(scalarOf(t, o.beta1), t);
+  Tensor correction2 = 1.0 - pow(scalarOf(t, o.beta2), t);
+  Tree<Tensor> m = tree_map(
+      [&](const Tensor &m, const Tensor &g) { return m * o.beta1 + g * (1 - o.beta1); },
+      state.at("m"), grads);
+  Tree<Tensor> v = tree_map(
+      [&](const Tensor &v, const Tensor &g) { return v * o.beta2 + g * g * (1 - o.beta2); },
+      state.at("v"), grads);
+  Tree<Tensor> updated = tree_map(
+      [&](const Tensor &p, const Tensor &m, const Tensor &v) {
+        DType d = p.dtype();
+        Tensor mHat = m / astype(correction1, d), vHat = v / astype(correction2, d);
+        Tensor direction = mHat / (sqrt(vHat) + o.eps) + p * o.weightDecay;
+        return p - astype(lr, d) * direction;
+      },
+      params, m, v);
+  Tree<Tensor> newState;
+  newState["m"] = m;
+  newState["v"] = v;
+  return {updated, newState};
+}
+
+Tree<Tensor> optim::emaUpdate(const Tree<Tensor> &ema, const Tree<Tensor> &params,
+                              double decay) {
+  return tree_map([&](const Tensor &e, const Tensor &p) { return e * decay + p * (1 - decay); },
+                  ema, params);
+}
