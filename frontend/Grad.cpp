@@ -21,7 +21,7 @@ ValueAndGrad loom::detail::valueAndGrad(const TensorFunction &fn,
   for (size_t k = 0; k < wrt.size(); ++k) {
     int64_t i = wrt[k];
     if (k > 0 && i <= wrt[k - 1])
-      fail(loc, "value_and_grad", "argnums must be distinct and in increasing order");
+      fail(loc, "value_and_grad", "the arguments to differentiate must be distinct and in increasing order");
     if (i < 0 || i >= static_cast<int64_t>(args.size()))
       fail(loc, "value_and_grad",
            fmt::format("argnum {} is out of range for {} arguments", i, args.size()));

@@ -9,7 +9,9 @@
 #include "frontend/Tensor.h"
 #include "frontend/Tree.h"
 
+#include <algorithm>
 #include <functional>
+#include <map>
 #include <source_location>
 #include <vector>
 
@@ -64,8 +66,14 @@ ValueAndGrad valueAndGradOf(const F &fn, const std::vector<int64_t> &argnums,
     Results<R>::flatten(std::apply(fn, rebuilt), out);
     return out;
   };
+  // Differentiate with respect to the arguments in increasing order, then hand the
+  // gradients back in the order the caller listed them.
+  std::vector<int64_t> sorted = argnums;
+  std::sort(sorted.begin(), sorted.end());
+  if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end())
+    throw Error("value_and_grad: argnums must be distinct");
   std::vector<int64_t> wrt;
-  for (int64_t a : argnums) {
+  for (int64_t a : sorted) {
     if (a < 0 || a >= static_cast<int64_t>(sizeof...(Args)))
       throw Error("value_and_grad: argnum " + std::to_string(a) + " is out of range for " +
                   std::to_string(sizeof...(Args)) + " arguments");
@@ -73,20 +81,19 @@ ValueAndGrad valueAndGradOf(const F &fn, const std::vector<int64_t> &argnums,
       wrt.push_back(static_cast<int64_t>(i));
   }
   ValueAndGrad flatResult = valueAndGrad(traced, flat, wrt, loc);
-  // Regroup the flat gradients by argument, shaped like each argument.
-  ValueAndGrad result{flatResult.value, flatResult.aux, {}};
-  std::vector<Tensor> grads;
-  for (const Tree<Tensor> &g : flatResult.grads)
-    grads.push_back(g.leaf());
   std::vector<Tree<Tensor>> shapes;
   (shapes.push_back(Tree<Tensor>(args)), ...);
+  std::map<int64_t, Tree<Tensor>> byArgument;
   size_t next = 0;
-  for (int64_t a : argnums) {
-    size_t n = begins[a + 1] - begins[a];
-    std::vector<Tensor> leaves(grads.begin() + next, grads.begin() + next + n);
-    next += n;
-    result.grads.push_back(shapes[a].unflattenLike(leaves));
+  for (int64_t a : sorted) {
+    std::vector<Tensor> leaves;
+    for (size_t i = begins[a]; i < begins[a + 1]; ++i)
+      leaves.push_back(flatResult.grads[next++].leaf());
+    byArgument[a] = shapes[a].unflattenLike(leaves);
   }
+  ValueAndGrad result{flatResult.value, flatResult.aux, {}};
+  for (int64_t a : argnums)
+    result.grads.push_back(byArgument[a]);
   return result;
 }
 } // namespace detail

@@ -24,6 +24,9 @@ struct Compiled {
   std::shared_ptr<const rt::Executable> executable;
   std::string ir;
   TreeDef outputs;
+  /// Output i of the function is compiled result positions[i] (equal results are computed
+  /// once and share a buffer: arrays are immutable).
+  std::vector<size_t> positions;
 };
 
 std::string signatureOf(const std::vector<Array> &args, const std::string &structure,
@@ -57,7 +60,8 @@ struct JitFunction::Impl {
   }
 
   std::string trace(const std::vector<Array> &args, const Traced &fn,
-                    mlir::OwningOpRef<mlir::ModuleOp> &module, TreeDef &structure) {
+                    mlir::OwningOpRef<mlir::ModuleOp> &module, TreeDef &structure,
+                    std::vector<size_t> &positions) {
     auto start = std::chrono::steady_clock::now();
     Trace trace(context);
     Trace::Scope scope(trace);
@@ -67,14 +71,14 @@ struct JitFunction::Impl {
     TracedOutputs outputs = fn(inputs);
     if (outputs.flat.empty())
       throw Error(fmt::format("{}: the traced function returns no tensors", options.name));
-    trace.finish(outputs.flat, std::source_location::current());
+    positions = trace.finishDistinct(outputs.flat, std::source_location::current());
     structure = std::move(outputs.structure);
     module = trace.takeModule();
     ++stats.traces;
     stats.lastTraceSeconds = since(start);
     std::string text;
     llvm::raw_string_ostream os(text);
-    module->print(os, mlir::OpPrintingFlags().enableDebugInfo(true, /*prettyForm=*/true));
+    module->print(os, mlir::OpPrintingFlags().enableDebugInfo(true, /*prettyForm=*/false));
     return text;
   }
 
@@ -85,7 +89,8 @@ struct JitFunction::Impl {
       return it->second;
     mlir::OwningOpRef<mlir::ModuleOp> module;
     TreeDef outputs;
-    std::string ir = trace(args, fn, module, outputs);
+    std::vector<size_t> positions;
+    std::string ir = trace(args, fn, module, outputs, positions);
     auto start = std::chrono::steady_clock::now();
     mlir::loom::CpuCompileOptions compileOptions;
     compileOptions.useCache = options.useCache;
@@ -96,9 +101,12 @@ struct JitFunction::Impl {
                               compiled.status().message()));
     stats.cacheHits += compiled->cacheHit;
     stats.lastCompileSeconds = since(start);
+    stats.lastLowerSeconds = compiled->lowerSeconds;
+    stats.lastCodegenSeconds = compiled->codegenSeconds;
+    stats.lastLoadSeconds = compiled->loadSeconds;
     auto executable = std::const_pointer_cast<rt::Executable>(compiled->executable);
     executable->name = options.name;
-    return cache.emplace(sig, Compiled{executable, std::move(ir), std::move(outputs)})
+    return cache.emplace(sig, Compiled{executable, std::move(ir), std::move(outputs), std::move(positions)})
         .first->second;
   }
 };
@@ -119,10 +127,12 @@ JitFunction::call(const std::vector<Array> &args, const std::string &structure,
                   const Traced &fn) {
   std::shared_ptr<const rt::Executable> executable;
   const TreeDef *outputStructure;
+  const std::vector<size_t> *positions;
   {
     std::lock_guard lock(impl->mutex);
     const Compiled &compiled = impl->lookup(args, structure, fn);
     executable = compiled.executable;
+    positions = &compiled.positions;
     outputStructure = &compiled.outputs; // entries of the std::map are never erased
   }
   rt::Client &client = rt::Client::defaultClient();
@@ -134,7 +144,7 @@ JitFunction::call(const std::vector<Array> &args, const std::string &structure,
   if (!outputs.ok())
     throw Error(outputs.status().message());
   std::vector<Array> results;
-  for (size_t i = 0; i < outputs->size(); ++i)
+  for (size_t i : *positions)
     results.emplace_back((*outputs)[i], executable->outputs[i].shape,
                          executable->outputs[i].dtype);
   return {results, outputStructure};

@@ -34,6 +34,8 @@ struct JitStats {
   int traces = 0;        ///< how many signatures were traced
   int cacheHits = 0;     ///< compiles served by the on-disk cache
   double lastTraceSeconds = 0, lastCompileSeconds = 0;
+  /// The last compile's split: MLIR pipeline, LLVM optimisation + codegen, loading.
+  double lastLowerSeconds = 0, lastCodegenSeconds = 0, lastLoadSeconds = 0;
 };
 
 namespace detail {

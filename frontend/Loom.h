@@ -9,6 +9,8 @@
 #include "frontend/Ops.h"
 #include "frontend/Tensor.h"
 #include "frontend/Tree.h"
+#include "frontend/nn/Gpt.h"
+#include "frontend/nn/Layers.h"
 #include "frontend/optim/Optim.h"
 
 #endif // LOOM_FRONTEND_LOOM_H

@@ -134,6 +134,23 @@ void Trace::finish(const std::vector<Tensor> &results, const std::source_locatio
                                      mlir::ValueRange(operands).getTypes()));
 }
 
+std::vector<size_t> Trace::finishDistinct(const std::vector<Tensor> &results,
+                                          const std::source_location &loc) {
+  std::vector<Tensor> distinct;
+  std::vector<size_t> positions;
+  for (const Tensor &t : results) {
+    mlir::Value v = value(t, loc, "jit result");
+    auto it = std::find_if(distinct.begin(), distinct.end(), [&](const Tensor &d) {
+      return values[d.id] == v;
+    });
+    positions.push_back(it - distinct.begin());
+    if (it == distinct.end())
+      distinct.push_back(t);
+  }
+  finish(distinct, loc);
+  return positions;
+}
+
 mlir::Value Trace::value(const Tensor &t, const std::source_location &loc, std::string_view op) {
   if (t.trace != this)
     fail(loc, std::string(op),

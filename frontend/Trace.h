@@ -51,6 +51,10 @@ public:
   std::string endFunction(const std::vector<Tensor> &results, const std::source_location &loc);
   /// Ends the function with `func.return results`.
   void finish(const std::vector<Tensor> &results, const std::source_location &loc);
+  /// Like finish, but returns each distinct value once (bufferization cannot give one buffer
+  /// to two results); result i of the caller is returned value `positions[i]`.
+  std::vector<size_t> finishDistinct(const std::vector<Tensor> &results,
+                                     const std::source_location &loc);
 
   /// The IR value of `t`; an Error if `t` is not a tensor of this trace.
   mlir::Value value(const Tensor &t, const std::source_location &loc, std::string_view op);

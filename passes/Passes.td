@@ -12,8 +12,8 @@ def Autodiff : Pass<"loom-autodiff", "mlir::ModuleOp"> {
     For each `loom.value_and_grad @f(...) wrt = [...]`, generates (once per callee and wrt
     list) a private function `@f_value_and_grad_<wrt>` that runs `@f`'s body forward and then
     its adjoint backward, seeded with 1 for the first result, using one VJP rule per op
-    (passes/Autodiff/VjpRules.cpp). The op becomes a `func.call` of it; `loom.stop_gradient`
-    ops in the generated function become the identity.
+    (passes/Autodiff/VjpRules.cpp). The op becomes a `func.call` of it. Once every request
+    is differentiated, `loom.stop_gradient` ops in the module are replaced by their operand.
 
     Input:
     ```mlir

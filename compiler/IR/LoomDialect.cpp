@@ -1,6 +1,9 @@
-// Registers the Loom ops and materializes folded constants as loom.constant.
+// Registers the Loom ops and their inliner interface, and materializes folded constants as
+// loom.constant.
 #include "compiler/IR/LoomDialect.h"
 #include "compiler/IR/LoomOps.h"
+
+#include "mlir/Transforms/InliningUtils.h"
 
 using namespace mlir;
 using namespace mlir::loom;
@@ -8,11 +11,23 @@ using namespace mlir::loom;
 #include "compiler/IR/LoomDialect.cpp.inc"
 #include "compiler/IR/LoomEnums.cpp.inc"
 
+namespace {
+/// Every Loom op is pure and region-free, so any of them may be inlined anywhere (this is
+/// what lets the generated gradient functions be inlined into the train step).
+struct LoomInlinerInterface : DialectInlinerInterface {
+  using DialectInlinerInterface::DialectInlinerInterface;
+  bool isLegalToInline(Operation *, Operation *, bool) const final { return true; }
+  bool isLegalToInline(Operation *, Region *, bool, IRMapping &) const final { return true; }
+  bool isLegalToInline(Region *, Region *, bool, IRMapping &) const final { return true; }
+};
+} // namespace
+
 void LoomDialect::initialize() {
   addOperations<
 #define GET_OP_LIST
 #include "compiler/IR/LoomOps.cpp.inc"
       >();
+  addInterfaces<LoomInlinerInterface>();
 }
 
 Operation *LoomDialect::materializeConstant(OpBuilder &builder, Attribute value, Type type,

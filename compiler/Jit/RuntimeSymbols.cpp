@@ -3,6 +3,8 @@
 
 #include "runtime/Blas.h"
 
+#include "mlir/ExecutionEngine/CRunnerUtils.h"
+
 #include "llvm/ExecutionEngine/Orc/AbsoluteSymbols.h"
 #include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
 
@@ -23,5 +25,7 @@ Error mlir::loom::defineRuntimeSymbols(LLJIT &jit) {
   };
   add("loom_rt_gemm_f32", &loom_rt_gemm_f32);
   add("loom_rt_gemm_f64", &loom_rt_gemm_f64);
+  // Copies between strided memrefs that LLVM cannot turn into a memcpy.
+  add("memrefCopy", &memrefCopy);
   return dylib.define(absoluteSymbols(std::move(symbols)));
 }

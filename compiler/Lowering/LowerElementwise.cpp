@@ -19,6 +19,26 @@ Value zeroOf(OpBuilder &b, Location loc, Type type) {
   return arith::ConstantOp::create(b, loc, b.getZeroAttr(type));
 }
 
+/// `x` (f64) as f32 rounded to odd: truncated toward zero, with the last bit set if that
+/// lost anything. Rounding this to a narrower format rounds correctly, where rounding to
+/// nearest twice (f64 -> f32 -> bf16) can be off by one ulp.
+Value truncToOddF32(OpBuilder &b, Location loc, Value x) {
+  Type i32 = b.getI32Type();
+  Value nearest = arith::TruncFOp::create(b, loc, b.getF32Type(), x);
+  Value back = arith::ExtFOp::create(b, loc, x.getType(), nearest);
+  Value bits = arith::BitcastOp::create(b, loc, i32, nearest);
+  Value inexact = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::ONE, back, x);
+  Value roundedUp = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT,
+                                          math::AbsFOp::create(b, loc, back),
+                                          math::AbsFOp::create(b, loc, x));
+  Value one = arith::ConstantIntOp::create(b, loc, i32, 1);
+  Value towardZero = arith::SelectOp::create(
+      b, loc, roundedUp, arith::SubIOp::create(b, loc, bits, one), bits);
+  Value odd = arith::OrIOp::create(b, loc, towardZero, one);
+  Value result = arith::SelectOp::create(b, loc, inexact, odd, bits);
+  return arith::BitcastOp::create(b, loc, b.getF32Type(), result);
+}
+
 /// The element of `to` that `x` (of element type `from`) converts to (see loom.convert).
 Value convertScalar(OpBuilder &b, Location loc, Value x, Type to) {
   Type from = x.getType();
@@ -33,6 +53,8 @@ Value convertScalar(OpBuilder &b, Location loc, Value x, Type to) {
   if (isFloat(from) && isFloat(to)) {
     if (fromWidth == toWidth) // bf16 <-> f16 goes through f32
       x = arith::ExtFOp::create(b, loc, b.getF32Type(), x), fromWidth = 32;
+    if (fromWidth == 64 && toWidth == 16) // through f32, rounded to odd: one rounding in all
+      x = truncToOddF32(b, loc, x), fromWidth = 32;
     if (fromWidth < toWidth)
       return arith::ExtFOp::create(b, loc, to, x);
     return arith::TruncFOp::create(b, loc, to, x);

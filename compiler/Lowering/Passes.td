@@ -81,6 +81,28 @@ def EmitEntry : Pass<"loom-emit-entry", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::LLVM::LLVMDialect", "mlir::func::FuncDialect"];
 }
 
+def DistinctResults : Pass<"loom-distinct-results", "mlir::ModuleOp"> {
+  let summary = "Gives every buffer result of a public function its own buffer.";
+  let description = [{
+    Runs after bufferization, before results become out-params. After CSE two results may be
+    one buffer, but the caller allocates one output buffer per result, and
+    `buffer-results-to-out-params` cannot give one buffer to two results. A repeated result
+    is replaced by a copy.
+
+    Input:
+    ```mlir
+    return %0, %0 : memref<4xf32>, memref<4xf32>
+    ```
+    Output:
+    ```mlir
+    %1 = memref.alloc() : memref<4xf32>
+    memref.copy %0, %1 : memref<4xf32> to memref<4xf32>
+    return %0, %1 : memref<4xf32>, memref<4xf32>
+    ```
+  }];
+  let dependentDialects = ["mlir::memref::MemRefDialect"];
+}
+
 def ApproximateMath : Pass<"loom-approximate-math"> {
   let summary = "Rewrites math.exp/log/tanh/... as polynomials that vectorize.";
   let description = [{

@@ -41,6 +41,7 @@ const std::vector<std::string> &mlir::loom::cpuBufferizePasses() {
       "function-boundary-type-conversion=identity-layout-map}",
       "canonicalize",
       // The caller (the runtime) allocates outputs; results are written in place.
+      "loom-distinct-results",
       "buffer-results-to-out-params{hoist-static-allocs modify-public-functions}",
       "loom-lower-matmul-to-blas",
       "func.func(convert-linalg-to-loops)",
@@ -54,8 +55,10 @@ const std::vector<std::string> &mlir::loom::cpuBufferizePasses() {
 const std::vector<std::string> &mlir::loom::cpuToLLVMPasses() {
   static const std::vector<std::string> passes = {
       "loom-approximate-math",
-      // bf16/f16 arithmetic is computed in f32.
+      // bf16/f16 arithmetic is computed in f32; conversions to and from bf16 become integer
+      // bit manipulation (libgcc has no bf16 routines, and AVX512-BF16 flushes subnormals).
       "arith-emulate-unsupported-floats{source-types=bf16,f16 target-type=f32}",
+      "arith-expand{include-bf16}",
       "loom-emit-entry",
       "convert-scf-to-cf",
       "expand-strided-metadata",

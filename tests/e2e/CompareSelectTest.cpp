@@ -14,8 +14,8 @@ const ref::Cmp kDirections[] = {ref::Cmp::Eq, ref::Cmp::Ne, ref::Cmp::Lt,
 
 /// All six comparisons of a and b, in kDirections' order.
 std::vector<Tensor> compareAll(Tensor a, Tensor b) {
-  return {equal(a, b),   not_equal(a, b), less(a, b),
-          less_equal(a, b), greater(a, b), greater_equal(a, b)};
+  return {equal(a, b),      not_equal(a, b), less(a, b),
+          less_equal(a, b), greater(a, b),   greater_equal(a, b)};
 }
 
 class CompareTest : public testing::TestWithParam<DType> {};
@@ -34,8 +34,7 @@ TEST_P(CompareTest, AllDirections) {
   std::vector<Array> got = f(toArray(a, dtype), toArray(b, dtype));
   for (size_t i = 0; i < got.size(); ++i) {
     EXPECT_EQ(got[i].dtype(), DType::I1) << "direction " << i;
-    EXPECT_TRUE(allClose(got[i], ref::compare(a, b, kDirections[i]), kExact))
-        << "direction " << i;
+    EXPECT_TRUE(allClose(got[i], ref::compare(a, b, kDirections[i]), kExact)) << "direction " << i;
   }
 }
 
@@ -82,20 +81,20 @@ TEST_P(SelectBroadcastTest, MatchesReference) {
 }
 
 const SelectShapes kSelectShapes[] = {
-    {{7, 13}, {7, 13}, {7, 13}}, // no broadcast
-    {{7, 1}, {7, 13}, {}},       // pred [7,1], on_false a scalar
-    {{}, {3, 5}, {5}},           // rank-0 pred
+    {{7, 13}, {7, 13}, {7, 13}},    // no broadcast
+    {{7, 1}, {7, 13}, {}},          // pred [7,1], on_false a scalar
+    {{}, {3, 5}, {5}},              // rank-0 pred
     {{3, 1, 5}, {1, 4, 1}, {4, 5}}, // every operand broadcasts
 };
 
-INSTANTIATE_TEST_SUITE_P(
-    , SelectBroadcastTest,
-    testing::Combine(testing::ValuesIn(kSelectShapes),
-                     testing::Values(DType::F32, DType::I32, DType::I1)),
-    [](const testing::TestParamInfo<SelectBroadcastTest::ParamType> &info) {
-      const SelectShapes &s = std::get<0>(info.param);
-      return std::string(rt::name(std::get<1>(info.param))) + "_" + paramName(s.pred) + "_" +
-             paramName(s.onTrue) + "_" + paramName(s.onFalse);
-    });
+INSTANTIATE_TEST_SUITE_P(, SelectBroadcastTest,
+                         testing::Combine(testing::ValuesIn(kSelectShapes),
+                                          testing::Values(DType::F32, DType::I32, DType::I1)),
+                         [](const testing::TestParamInfo<SelectBroadcastTest::ParamType> &info) {
+                           const SelectShapes &s = std::get<0>(info.param);
+                           return std::string(rt::name(std::get<1>(info.param))) + "_" +
+                                  paramName(s.pred) + "_" + paramName(s.onTrue) + "_" +
+                                  paramName(s.onFalse);
+                         });
 
 } // namespace

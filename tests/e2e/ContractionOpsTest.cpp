@@ -25,22 +25,21 @@ TEST_P(MatmulTest, MatchesReference) {
   EXPECT_TRUE(allClose(f(toArray(a), toArray(b)), ref::matmul(a, b), kF32));
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    , MatmulTest,
-    testing::Values(MatmulCase{{7, 13}, {13, 33}},       // odd sizes
-                    MatmulCase{{1, 13}, {13, 1}},        // size-1 M and N
-                    MatmulCase{{33, 65}, {65, 17}},      // larger K
-                    MatmulCase{{64, 64}, {64, 64}},      // a BLAS-friendly square
-                    MatmulCase{{13}, {13, 5}},           // 1-d lhs
-                    MatmulCase{{7, 13}, {13}},           // 1-d rhs
-                    MatmulCase{{13}, {13}},              // 1-d both: rank-0 result
-                    MatmulCase{{3, 0}, {0, 4}},          // K = 0: zeros
-                    MatmulCase{{3, 7, 13}, {3, 13, 5}},  // batched
-                    MatmulCase{{2, 7, 13}, {13, 5}},     // batched lhs, shared rhs
-                    MatmulCase{{2, 3, 5, 7}, {2, 3, 7, 4}}), // two batch dims
-    [](const testing::TestParamInfo<MatmulCase> &info) {
-      return paramName(info.param.a) + "_" + paramName(info.param.b);
-    });
+INSTANTIATE_TEST_SUITE_P(, MatmulTest,
+                         testing::Values(MatmulCase{{7, 13}, {13, 33}},  // odd sizes
+                                         MatmulCase{{1, 13}, {13, 1}},   // size-1 M and N
+                                         MatmulCase{{33, 65}, {65, 17}}, // larger K
+                                         MatmulCase{{64, 64}, {64, 64}}, // a BLAS-friendly square
+                                         MatmulCase{{13}, {13, 5}},      // 1-d lhs
+                                         MatmulCase{{7, 13}, {13}},      // 1-d rhs
+                                         MatmulCase{{13}, {13}},         // 1-d both: rank-0 result
+                                         MatmulCase{{3, 0}, {0, 4}},     // K = 0: zeros
+                                         MatmulCase{{3, 7, 13}, {3, 13, 5}}, // batched
+                                         MatmulCase{{2, 7, 13}, {13, 5}}, // batched lhs, shared rhs
+                                         MatmulCase{{2, 3, 5, 7}, {2, 3, 7, 4}}), // two batch dims
+                         [](const testing::TestParamInfo<MatmulCase> &info) {
+                           return paramName(info.param.a) + "_" + paramName(info.param.b);
+                         });
 
 class MatmulDTypeTest : public testing::TestWithParam<DType> {};
 
@@ -80,8 +79,7 @@ TEST_P(DotGeneralTest, MatchesReference) {
     return dot_general(a, b, c.aBatch, c.bBatch, c.aContract, c.bContract);
   });
   EXPECT_TRUE(allClose(f(toArray(a), toArray(b)),
-                       ref::dotGeneral(a, b, c.aBatch, c.bBatch, c.aContract, c.bContract),
-                       kF32));
+                       ref::dotGeneral(a, b, c.aBatch, c.bBatch, c.aContract, c.bContract), kF32));
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -92,8 +90,7 @@ INSTANTIATE_TEST_SUITE_P(
         // Two contracting dims, paired out of order: [7,5,3] x [3,5,2] -> [7,2].
         DotCase{"two_contracting", {7, 5, 3}, {3, 5, 2}, {}, {}, {1, 2}, {1, 0}},
         // Batch and two contracting dims together: [2,5,4,3] x [3,2,4,6] -> [2,5,6].
-        DotCase{"batch_and_two_contracting", {2, 5, 4, 3}, {3, 2, 4, 6}, {0}, {1}, {3, 2},
-                {0, 2}},
+        DotCase{"batch_and_two_contracting", {2, 5, 4, 3}, {3, 2, 4, 6}, {0}, {1}, {3, 2}, {0, 2}},
         // Two batch dims listed in non-ascending order: result batch follows lhs's list.
         DotCase{"batch_order", {3, 7, 2, 5}, {2, 5, 3, 4}, {2, 0}, {0, 2}, {3}, {1}},
         // No contraction: an outer product with a batch dim, [3,7] x [3,5] -> [3,7,5].

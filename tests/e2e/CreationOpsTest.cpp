@@ -28,19 +28,16 @@ TEST_P(IotaTest, CountsAlongAxis) {
   EXPECT_TRUE(allClose(got, ref::iota(c.shape, axis), kExact));
 }
 
-INSTANTIATE_TEST_SUITE_P(, IotaTest,
-                         testing::Values(IotaCase{{7}, 0, DType::I32},
-                                         IotaCase{{3, 5}, 0, DType::I32},
-                                         IotaCase{{3, 5}, 1, DType::I64},
-                                         IotaCase{{2, 33, 4}, 1, DType::F32},
-                                         IotaCase{{2, 3, 4}, -1, DType::F64},
-                                         IotaCase{{1, 13}, 1, DType::BF16}),
-                         [](const testing::TestParamInfo<IotaCase> &info) {
-                           int64_t axis = info.param.axis;
-                           return paramName(info.param.shape) + "_axis" +
-                                  (axis < 0 ? "m" : "") + std::to_string(std::abs(axis)) +
-                                  "_" + std::string(rt::name(info.param.dtype));
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    , IotaTest,
+    testing::Values(IotaCase{{7}, 0, DType::I32}, IotaCase{{3, 5}, 0, DType::I32},
+                    IotaCase{{3, 5}, 1, DType::I64}, IotaCase{{2, 33, 4}, 1, DType::F32},
+                    IotaCase{{2, 3, 4}, -1, DType::F64}, IotaCase{{1, 13}, 1, DType::BF16}),
+    [](const testing::TestParamInfo<IotaCase> &info) {
+      int64_t axis = info.param.axis;
+      return paramName(info.param.shape) + "_axis" + (axis < 0 ? "m" : "") +
+             std::to_string(std::abs(axis)) + "_" + std::string(rt::name(info.param.dtype));
+    });
 
 // A function with no operands at all.
 TEST(CreationTest, NoOperands) {
@@ -65,8 +62,8 @@ TEST(CreationTest, Constant) {
                            constant({7}, {}, DType::F64));
   });
   auto [floats, ints, scalar] = f(toArray(ref::full({2, 3}, 0)));
-  EXPECT_TRUE(allClose(floats, ref::convert(RefTensor{{2, 3}, values}, ref::ElemType::F32),
-                       kExact));
+  EXPECT_TRUE(
+      allClose(floats, ref::convert(RefTensor{{2, 3}, values}, ref::ElemType::F32), kExact));
   EXPECT_TRUE(allClose(ints, RefTensor{{3, 2}, {1, -2, 3, 0, 100, 0}}, kExact));
   EXPECT_TRUE(allClose(scalar, RefTensor{{}, {7}}, kExact));
 }

@@ -5,7 +5,6 @@
 
 #include <bit>
 #include <cmath>
-#include <cstring>
 #include <sstream>
 
 using namespace loom;
@@ -24,8 +23,7 @@ ref::ElemType e2e::elemType(DType dtype) {
   return ref::ElemType::F64;
 }
 
-RefTensor e2e::uniform(const Shape &shape, std::mt19937 &rng, double lo, double hi,
-                       DType dtype) {
+RefTensor e2e::uniform(const Shape &shape, std::mt19937 &rng, double lo, double hi, DType dtype) {
   std::uniform_real_distribution<double> dist(lo, hi);
   RefTensor t = ref::full(shape, 0);
   for (double &v : t.data)
@@ -155,9 +153,8 @@ static bool close(double got, double want, Tolerance tol) {
 
 testing::AssertionResult e2e::allClose(const Array &got, const RefTensor &want, Tolerance tol) {
   if (got.shape() != want.shape)
-    return testing::AssertionFailure()
-           << "shape " << shapeName(got.shape()) << " (" << got.describe()
-           << "), expected " << shapeName(want.shape);
+    return testing::AssertionFailure() << "shape " << shapeName(got.shape()) << " ("
+                                       << got.describe() << "), expected " << shapeName(want.shape);
   RefTensor values = toRef(got);
   int64_t first = -1, mismatches = 0;
   for (int64_t i = 0; i < want.numElements(); ++i)
@@ -169,8 +166,8 @@ testing::AssertionResult e2e::allClose(const Array &got, const RefTensor &want, 
   os.precision(9);
   double g = values.data[first], w = want.data[first];
   os << got.describe() << ": " << mismatches << " of " << want.numElements()
-     << " elements differ; first at " << shapeName(ref::unflatten(first, want.shape))
-     << ": got " << g << ", want " << w << " (|diff| " << std::fabs(g - w)
-     << " > atol " << tol.atol << " + rtol " << tol.rtol << " * |want|)";
+     << " elements differ; first at " << shapeName(ref::unflatten(first, want.shape)) << ": got "
+     << g << ", want " << w << " (|diff| " << std::fabs(g - w) << " > atol " << tol.atol
+     << " + rtol " << tol.rtol << " * |want|)";
   return testing::AssertionFailure() << os.str();
 }

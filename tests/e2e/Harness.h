@@ -23,8 +23,9 @@ struct Tolerance {
 /// Integer, boolean and data-movement results, and f32 values that are exactly
 /// representable in every step: bit-exact.
 inline constexpr Tolerance kExact{0, 0};
-/// f32 results of a few correctly rounded operations per element, or of sums of up to a
-/// few dozen terms of magnitude <= 1 (each rounding adds 2^-24 relative).
+/// f32 results of a few correctly rounded operations per element (each within 2^-24
+/// relative), and the f32 sums of the reductions and contractions here: up to ~10^3 terms in
+/// [-1, 1], whose rounding grows like sqrt(n) ulps of the running sum.
 inline constexpr Tolerance kF32{1e-5, 1e-5};
 /// f32 exp/log/tanh and what is built on them (sigmoid, gelu, softmax, pow). The compiler
 /// replaces them by MLIR's polynomial approximations; measured on 10^5 points their worst
@@ -55,8 +56,7 @@ RefTensor toRef(const Array &a);
 
 /// Whether `got` has `want`'s shape and every element is within `tol`; otherwise names the
 /// first mismatching multi-index, the two values and how many elements mismatch.
-testing::AssertionResult allClose(const Array &got, const RefTensor &want,
-                                  Tolerance tol = kF32);
+testing::AssertionResult allClose(const Array &got, const RefTensor &want, Tolerance tol = kF32);
 
 /// "[3,1,13]", for messages.
 std::string shapeName(const Shape &shape);

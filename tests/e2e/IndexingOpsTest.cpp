@@ -22,8 +22,8 @@ TEST_P(TakeTest, GathersClampedRows) {
   std::mt19937 rng(kSeed);
   RefTensor table = uniform(c.table, rng), indices = randomInts(c.indices, rng, c.lo, c.hi);
   auto f = jit([](Tensor table, Tensor indices) { return take(table, indices); });
-  EXPECT_TRUE(allClose(f(toArray(table), toArray(indices, indexType)),
-                       ref::gather(table, indices), kExact));
+  EXPECT_TRUE(allClose(f(toArray(table), toArray(indices, indexType)), ref::gather(table, indices),
+                       kExact));
 }
 
 const TakeCase kTakeCases[] = {
@@ -36,13 +36,13 @@ const TakeCase kTakeCases[] = {
     {"one_row", {1, 7}, {5}, -3, 3},
 };
 
-INSTANTIATE_TEST_SUITE_P(
-    , TakeTest,
-    testing::Combine(testing::ValuesIn(kTakeCases), testing::Values(DType::I32, DType::I64)),
-    [](const testing::TestParamInfo<TakeTest::ParamType> &info) {
-      return std::string(std::get<0>(info.param).name) + "_" +
-             std::string(rt::name(std::get<1>(info.param)));
-    });
+INSTANTIATE_TEST_SUITE_P(, TakeTest,
+                         testing::Combine(testing::ValuesIn(kTakeCases),
+                                          testing::Values(DType::I32, DType::I64)),
+                         [](const testing::TestParamInfo<TakeTest::ParamType> &info) {
+                           return std::string(std::get<0>(info.param).name) + "_" +
+                                  std::string(rt::name(std::get<1>(info.param)));
+                         });
 
 // Every boundary: far below, -1, 0, the last row, one past it, far above.
 TEST(TakeEdgeTest, ClampsEachBoundary) {
@@ -91,15 +91,16 @@ TEST_P(ScatterAddTest, AccumulatesRepeatedIndices) {
                        ref::scatterAdd(updates, indices, c.rows), kF32));
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    , ScatterAddTest,
-    testing::Values(ScatterCase{"repeated", {33}, {5}, 7, 0, 6},
-                    ScatterCase{"indices_2d", {3, 11}, {4}, 6, 0, 5},
-                    ScatterCase{"out_of_range", {13}, {3}, 5, -10, 15},
-                    ScatterCase{"scalar_rows", {13}, {}, 4, 0, 3},
-                    ScatterCase{"row_3d", {9}, {2, 3}, 4, 0, 3},
-                    ScatterCase{"one_row", {7}, {5}, 1, -2, 2}),
-    [](const testing::TestParamInfo<ScatterCase> &info) { return info.param.name; });
+INSTANTIATE_TEST_SUITE_P(, ScatterAddTest,
+                         testing::Values(ScatterCase{"repeated", {33}, {5}, 7, 0, 6},
+                                         ScatterCase{"indices_2d", {3, 11}, {4}, 6, 0, 5},
+                                         ScatterCase{"out_of_range", {13}, {3}, 5, -10, 15},
+                                         ScatterCase{"scalar_rows", {13}, {}, 4, 0, 3},
+                                         ScatterCase{"row_3d", {9}, {2, 3}, 4, 0, 3},
+                                         ScatterCase{"one_row", {7}, {5}, 1, -2, 2}),
+                         [](const testing::TestParamInfo<ScatterCase> &info) {
+                           return info.param.name;
+                         });
 
 // A hand-checked case (which checks the reference too): row 2 gets three updates, row 0
 // gets two because -5 clamps to 0, row 1 none, and 9 clamps to row 3.
@@ -143,17 +144,14 @@ TEST_P(OneHotTest, MarksTheIndex) {
   EXPECT_TRUE(allClose(got, ref::oneHot(indices, c.n), kExact));
 }
 
-INSTANTIATE_TEST_SUITE_P(, OneHotTest,
-                         testing::Values(OneHotCase{{7}, 5, DType::F32},
-                                         OneHotCase{{3, 4}, 6, DType::F32},
-                                         OneHotCase{{}, 13, DType::F32},
-                                         OneHotCase{{33}, 1, DType::F32},
-                                         OneHotCase{{7}, 5, DType::I32},
-                                         OneHotCase{{7}, 5, DType::BF16}),
-                         [](const testing::TestParamInfo<OneHotCase> &info) {
-                           return paramName(info.param.indices) + "_n" +
-                                  std::to_string(info.param.n) + "_" +
-                                  std::string(rt::name(info.param.dtype));
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    , OneHotTest,
+    testing::Values(OneHotCase{{7}, 5, DType::F32}, OneHotCase{{3, 4}, 6, DType::F32},
+                    OneHotCase{{}, 13, DType::F32}, OneHotCase{{33}, 1, DType::F32},
+                    OneHotCase{{7}, 5, DType::I32}, OneHotCase{{7}, 5, DType::BF16}),
+    [](const testing::TestParamInfo<OneHotCase> &info) {
+      return paramName(info.param.indices) + "_n" + std::to_string(info.param.n) + "_" +
+             std::string(rt::name(info.param.dtype));
+    });
 
 } // namespace

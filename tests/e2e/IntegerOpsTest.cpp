@@ -35,8 +35,7 @@ RefTensor nonZero(RefTensor t) {
 }
 
 class IntBinaryOpTest
-    : public testing::TestWithParam<std::tuple<IntBinaryCase, std::pair<Shape, Shape>, DType>> {
-};
+    : public testing::TestWithParam<std::tuple<IntBinaryCase, std::pair<Shape, Shape>, DType>> {};
 
 TEST_P(IntBinaryOpTest, MatchesReference) {
   auto [c, shapes, dtype] = GetParam();

@@ -69,8 +69,7 @@ TEST(ReferenceTest, ContractionsAgree) {
   expectEqual(viaDot, ref::einsum("bmkc,cbkn->bmn", x, y));
   RefTensor p = counting({3, 7, 13}), q = counting({3, 13, 5});
   expectEqual(ref::matmul(p, q), ref::dotGeneral(p, q, {0}, {0}, {2}, {1}));
-  expectEqual(ref::einsum("bij,bjk->bki", p, q),
-              ref::transpose(ref::matmul(p, q), {0, 2, 1}));
+  expectEqual(ref::einsum("bij,bjk->bki", p, q), ref::transpose(ref::matmul(p, q), {0, 2, 1}));
 }
 
 TEST(ReferenceTest, ReductionsAndIndexing) {

@@ -21,8 +21,8 @@ std::string dtypeName(const testing::TestParamInfo<DType> &info) {
 }
 
 /// Every data-movement op must work for every dtype, not only f32.
-const auto kMoveDTypes = testing::Values(DType::F32, DType::F64, DType::BF16, DType::I32,
-                                         DType::I64, DType::I1);
+const auto kMoveDTypes =
+    testing::Values(DType::F32, DType::F64, DType::BF16, DType::I32, DType::I64, DType::I1);
 
 //===--- reshape ---===//
 
@@ -38,20 +38,18 @@ TEST_P(ReshapeTest, KeepsRowMajorOrder) {
   RefTensor x = uniform(c.from, rng);
   Shape to = c.to;
   auto f = jit([to](Tensor x) { return reshape(x, to) * 2.0; });
-  EXPECT_TRUE(allClose(f(toArray(x)), ref::mul(ref::reshape(x, c.want), RefTensor{{}, {2}}),
-                       kExact));
+  EXPECT_TRUE(
+      allClose(f(toArray(x)), ref::mul(ref::reshape(x, c.want), RefTensor{{}, {2}}), kExact));
 }
 
 INSTANTIATE_TEST_SUITE_P(, ReshapeTest,
                          testing::Values(ReshapeCase{{3, 4, 5}, {5, 12}, {5, 12}},
                                          ReshapeCase{{7, 13}, {-1}, {91}},
                                          ReshapeCase{{2, 3, 1}, {3, -1}, {3, 2}},
-                                         ReshapeCase{{1}, {}, {}},
-                                         ReshapeCase{{}, {1, 1}, {1, 1}},
+                                         ReshapeCase{{1}, {}, {}}, ReshapeCase{{}, {1, 1}, {1, 1}},
                                          ReshapeCase{{33}, {3, 1, 11}, {3, 1, 11}}),
                          [](const testing::TestParamInfo<ReshapeCase> &info) {
-                           return paramName(info.param.from) + "_to_" +
-                                  paramName(info.param.want);
+                           return paramName(info.param.from) + "_to_" + paramName(info.param.want);
                          });
 
 //===--- transpose ---===//
@@ -76,16 +74,14 @@ TEST_P(TransposeTest, PermutesDims) {
   EXPECT_TRUE(allClose(f(toArray(x)), ref::transpose(x, resolved), kExact));
 }
 
-INSTANTIATE_TEST_SUITE_P(, TransposeTest,
-                         testing::Values(TransposeCase{{13, 33}, {1, 0}},
-                                         TransposeCase{{3, 7, 5}, {2, 0, 1}},
-                                         TransposeCase{{2, 3, 5, 7}, {}},
-                                         TransposeCase{{1, 7, 1, 3}, {3, 1, 0, 2}},
-                                         TransposeCase{{33}, {0}}),
-                         [](const testing::TestParamInfo<TransposeCase> &info) {
-                           return paramName(info.param.shape) + "_" +
-                                  std::to_string(info.param.perm.size());
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    , TransposeTest,
+    testing::Values(TransposeCase{{13, 33}, {1, 0}}, TransposeCase{{3, 7, 5}, {2, 0, 1}},
+                    TransposeCase{{2, 3, 5, 7}, {}}, TransposeCase{{1, 7, 1, 3}, {3, 1, 0, 2}},
+                    TransposeCase{{33}, {0}}),
+    [](const testing::TestParamInfo<TransposeCase> &info) {
+      return paramName(info.param.shape) + "_" + std::to_string(info.param.perm.size());
+    });
 
 class TransposeDTypeTest : public testing::TestWithParam<DType> {};
 
@@ -127,8 +123,7 @@ INSTANTIATE_TEST_SUITE_P(, BroadcastInDimTest,
                                          BroadcastCase{{13, 1, 3}, {13, 5, 3}, {0, 1, 2}},
                                          BroadcastCase{{1}, {33}, {0}}),
                          [](const testing::TestParamInfo<BroadcastCase> &info) {
-                           return paramName(info.param.from) + "_to_" +
-                                  paramName(info.param.to);
+                           return paramName(info.param.from) + "_to_" + paramName(info.param.to);
                          });
 
 class BroadcastToTest : public testing::TestWithParam<DType> {};
@@ -173,22 +168,18 @@ const SliceCase kContiguousSlices[] = {
 
 /// Strided boxes, and unit-stride boxes of partial rows.
 const SliceCase kStridedSlices[] = {
-    {{13, 33}, {1, 0}, {13, 33}, {2, 3}},       // odd extents, strides 2 and 3
-    {{7, 13}, {2, 5}, {6, 13}, {}},             // unit strides, partial rows
+    {{13, 33}, {1, 0}, {13, 33}, {2, 3}}, // odd extents, strides 2 and 3
+    {{7, 13}, {2, 5}, {6, 13}, {}},       // unit strides, partial rows
     {{5, 13, 3}, {0, 1, 0}, {5, 12, 3}, {1, 2, 1}},
-    {{9, 1}, {0, 0}, {9, 1}, {4, 1}},           // size-1 dim kept
-    {{7}, {0}, {7}, {2}},                       // 1-d, stride 2
+    {{9, 1}, {0, 0}, {9, 1}, {4, 1}}, // size-1 dim kept
+    {{7}, {0}, {7}, {2}},             // 1-d, stride 2
 };
 
-INSTANTIATE_TEST_SUITE_P(Contiguous, SliceTest, testing::ValuesIn(kContiguousSlices),
-                         sliceName);
+INSTANTIATE_TEST_SUITE_P(Contiguous, SliceTest, testing::ValuesIn(kContiguousSlices), sliceName);
 
-// Bug: a strided or partial-row slice returned as is fails to compile: "JIT session error:
-// Symbols not found: [ memrefCopy ]". Bufferization copies the strided subview into the
-// result with memref.copy, finalize-memref-to-llvm lowers a non-contiguous memref.copy to a
-// call to the runner-utils function memrefCopy, and the JIT binds no such symbol.
-INSTANTIATE_TEST_SUITE_P(DISABLED_Strided, SliceTest, testing::ValuesIn(kStridedSlices),
-                         sliceName);
+// Strided and partial-row slices returned as they are: a non-contiguous memref.copy, which
+// lowers to a call of memrefCopy that the JIT binds.
+INSTANTIATE_TEST_SUITE_P(Strided, SliceTest, testing::ValuesIn(kStridedSlices), sliceName);
 
 class SliceIntoConsumerTest : public testing::TestWithParam<SliceCase> {};
 
@@ -212,17 +203,14 @@ TEST_P(SliceDTypeTest, TakesRows) {
   std::mt19937 rng(kSeed);
   RefTensor x = randomOf({7, 13}, rng, GetParam());
   auto f = jit([](Tensor x) { return slice(x, {1, 0}, {6, 13}); });
-  EXPECT_TRUE(
-      allClose(f(toArray(x, GetParam())), ref::slice(x, {1, 0}, {6, 13}, {1, 1}), kExact));
+  EXPECT_TRUE(allClose(f(toArray(x, GetParam())), ref::slice(x, {1, 0}, {6, 13}, {1, 1}), kExact));
 }
 
-// Bug: memrefCopy, as for DISABLED_Strided/SliceTest.
-TEST_P(SliceDTypeTest, DISABLED_TakesStridedBox) {
+TEST_P(SliceDTypeTest, TakesStridedBox) {
   std::mt19937 rng(kSeed);
   RefTensor x = randomOf({7, 13}, rng, GetParam());
   auto f = jit([](Tensor x) { return slice(x, {1, 0}, {7, 13}, {2, 2}); });
-  EXPECT_TRUE(
-      allClose(f(toArray(x, GetParam())), ref::slice(x, {1, 0}, {7, 13}, {2, 2}), kExact));
+  EXPECT_TRUE(allClose(f(toArray(x, GetParam())), ref::slice(x, {1, 0}, {7, 13}, {2, 2}), kExact));
 }
 
 INSTANTIATE_TEST_SUITE_P(, SliceDTypeTest, kMoveDTypes, dtypeName);
@@ -243,10 +231,8 @@ TEST_P(ConcatenateTest, ThreeInputsLeadingAxis) {
   EXPECT_TRUE(allClose(got, ref::concatenate({a, b, c}, 0), kExact));
 }
 
-// Bug: concatenating along any axis but the first fails to compile, "Symbols not found:
-// [ memrefCopy ]": each input is copied into a strided subview of the result (see
-// DISABLED_Strided/SliceTest).
-TEST_P(ConcatenateTest, DISABLED_ThreeInputsMiddleAxis) {
+// Each input is copied into a strided subview of the result.
+TEST_P(ConcatenateTest, ThreeInputsMiddleAxis) {
   DType dtype = GetParam();
   std::mt19937 rng(kSeed);
   RefTensor a = randomOf({3, 2, 5}, rng, dtype), b = randomOf({3, 7, 5}, rng, dtype),

@@ -1,6 +1,5 @@
-// Gradient checks of the dot_general VJP rule through matmul, einsum and
-// dot_general itself, including non-leading batch dims and contracting dims
-// listed out of order.
+// Gradient checks of the dot_general VJP rule through matmul, einsum and dot_general itself,
+// including non-leading batch dims and contracting dims listed out of order.
 #include "tests/gradients/GradientCheck.h"
 
 using namespace loom;
@@ -16,14 +15,12 @@ TEST_F(ContractionGradTest, Matmul) {
 }
 
 TEST_F(ContractionGradTest, MatmulOfVectorByMatrix) {
-  checkGradients([](const Args &x) { return matmul(x[0], x[1]); },
-                 {uniform({3}), uniform({3, 4})});
+  checkGradients([](const Args &x) { return matmul(x[0], x[1]); }, {uniform({3}), uniform({3, 4})});
 }
 
 // Two 1-d operands: a rank-0 result.
 TEST_F(ContractionGradTest, MatmulOfTwoVectors) {
-  checkGradients([](const Args &x) { return matmul(x[0], x[1]); },
-                 {uniform({5}), uniform({5})});
+  checkGradients([](const Args &x) { return matmul(x[0], x[1]); }, {uniform({5}), uniform({5})});
 }
 
 // One batch dim, leading in both operands.
@@ -38,9 +35,8 @@ TEST_F(ContractionGradTest, BatchedLhsSharedRhs) {
                  {uniform({2, 3, 4}), uniform({4, 1})});
 }
 
-// a [3,2,4,5] and b [5,6,2,3]: batch dims 1 and 2 (neither leading),
-// contracting a's dims {3, 0} with b's {0, 3} (so a's contracting dims are not
-// listed in ascending order).
+// a [3,2,4,5] and b [5,6,2,3]: batch dims 1 and 2 (neither leading), contracting a's dims {3, 0}
+// with b's {0, 3} (so a's contracting dims are not listed in ascending order).
 TEST_F(ContractionGradTest, DotGeneralNonLeadingBatchTwoContracting) {
   checkGradients(
       [](const Args &x) {
@@ -49,8 +45,7 @@ TEST_F(ContractionGradTest, DotGeneralNonLeadingBatchTwoContracting) {
       {uniform({3, 2, 4, 5}), uniform({5, 6, 2, 3})});
 }
 
-// Two batch dims listed in opposite orders in the operands, and a size-1 free
-// dim.
+// Two batch dims listed in opposite orders in the operands, and a size-1 free dim.
 TEST_F(ContractionGradTest, DotGeneralBatchDimsInOtherOrder) {
   checkGradients(
       [](const Args &x) {
@@ -59,12 +54,26 @@ TEST_F(ContractionGradTest, DotGeneralBatchDimsInOtherOrder) {
       {uniform({2, 3, 4, 1}), uniform({4, 3, 2, 5})});
 }
 
-// The output is a permutation of dot_general's, and label l (only in b, not in
-// the output) is summed out before the contraction.
-TEST_F(ContractionGradTest, EinsumWithTransposedOutput) {
+// No contracting or batch dims: an outer product.
+TEST_F(ContractionGradTest, DotGeneralOuterProduct) {
+  checkGradients([](const Args &x) { return dot_general(x[0], x[1], {}, {}, {}, {}); },
+                 {uniform({3}), uniform({2, 1})});
+}
+
+// Every dim contracted, a's in order and b's swapped: a rank-0 result.
+TEST_F(ContractionGradTest, DotGeneralFullContraction) {
   checkGradients(
-      [](const Args &x) { return einsum("bij,jkl->kib", x[0], x[1]); },
-      {uniform({2, 3, 4}), uniform({4, 5, 3})});
+      [](const Args &x) {
+        return dot_general(x[0], x[1], {}, {}, {0, 1}, {1, 0});
+      },
+      {uniform({3, 4}), uniform({4, 3})});
+}
+
+// The output is a permutation of dot_general's, and label l (only in b, not in the output) is
+// summed out before the contraction.
+TEST_F(ContractionGradTest, EinsumWithTransposedOutput) {
+  checkGradients([](const Args &x) { return einsum("bij,jkl->kib", x[0], x[1]); },
+                 {uniform({2, 3, 4}), uniform({4, 5, 3})});
 }
 
 } // namespace

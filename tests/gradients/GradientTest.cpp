@@ -1,6 +1,5 @@
-// Gradient checks of the elementwise VJP rules (unary, binary, select, convert)
-// and of the broadcasts NumPy-style binary ops insert, against central finite
-// differences in f64.
+// Gradient checks of the elementwise VJP rules (unary, binary, select, convert) and of the
+// broadcasts NumPy-style binary ops insert, against central finite differences in f64.
 #include "tests/gradients/GradientCheck.h"
 
 using namespace loom;
@@ -21,66 +20,62 @@ TEST_F(ElementwiseGradTest, Exp) {
 }
 
 TEST_F(ElementwiseGradTest, LogOfPositiveInputs) {
-  checkGradients([](const Args &x) { return log(x[0]); },
-                 {uniform({2, 3, 5}, 0.3, 2)});
+  checkGradients([](const Args &x) { return log(x[0]); }, {uniform({2, 3, 5}, 0.3, 2)});
 }
 
 TEST_F(ElementwiseGradTest, Tanh) {
-  checkGradients([](const Args &x) { return tanh(x[0]); },
-                 {uniform({7}, -2, 2)});
+  checkGradients([](const Args &x) { return tanh(x[0]); }, {uniform({7}, -2, 2)});
 }
 
 TEST_F(ElementwiseGradTest, SqrtOfPositiveInputs) {
-  checkGradients([](const Args &x) { return sqrt(x[0]); },
-                 {uniform({3, 4}, 0.3, 2)});
+  checkGradients([](const Args &x) { return sqrt(x[0]); }, {uniform({3, 4}, 0.3, 2)});
 }
 
 TEST_F(ElementwiseGradTest, RsqrtOfPositiveInputs) {
-  checkGradients([](const Args &x) { return rsqrt(x[0]); },
-                 {uniform({1, 5}, 0.3, 2)});
+  checkGradients([](const Args &x) { return rsqrt(x[0]); }, {uniform({1, 5}, 0.3, 2)});
+}
+
+TEST_F(ElementwiseGradTest, Sin) {
+  checkGradients([](const Args &x) { return sin(x[0]); }, {uniform({2, 5}, -4, 4)});
+}
+
+TEST_F(ElementwiseGradTest, Cos) {
+  checkGradients([](const Args &x) { return cos(x[0]); }, {uniform({5, 1}, -4, 4)});
 }
 
 TEST_F(ElementwiseGradTest, AbsAwayFromZero) {
-  checkGradients([](const Args &x) { return abs(x[0]); },
-                 {awayFromZero({3, 5})});
+  checkGradients([](const Args &x) { return abs(x[0]); }, {awayFromZero({3, 5})});
 }
 
 TEST_F(ElementwiseGradTest, Sigmoid) {
-  checkGradients([](const Args &x) { return sigmoid(x[0]); },
-                 {uniform({2, 1, 3}, -3, 3)});
+  checkGradients([](const Args &x) { return sigmoid(x[0]); }, {uniform({2, 1, 3}, -3, 3)});
 }
 
 TEST_F(ElementwiseGradTest, ReluAwayFromZero) {
-  checkGradients([](const Args &x) { return relu(x[0]); },
-                 {awayFromZero({4, 5})});
+  checkGradients([](const Args &x) { return relu(x[0]); }, {awayFromZero({4, 5})});
 }
 
 TEST_F(ElementwiseGradTest, Gelu) {
-  checkGradients([](const Args &x) { return gelu(x[0]); },
-                 {uniform({3, 7}, -3, 3)});
+  checkGradients([](const Args &x) { return gelu(x[0]); }, {uniform({3, 7}, -3, 3)});
 }
 
 // x feeds three ops, so its cotangents are accumulated.
 TEST_F(ElementwiseGradTest, FanOutAccumulates) {
-  checkGradients([](const Args &x) { return x[0] * exp(x[0]) - 2.0 * x[0]; },
-                 {uniform({5, 2})});
+  checkGradients([](const Args &x) { return x[0] * exp(x[0]) - 2.0 * x[0]; }, {uniform({5, 2})});
 }
 
 //===--- Binary, same shapes ---===//
 
 TEST_F(ElementwiseGradTest, Add) {
-  checkGradients([](const Args &x) { return add(x[0], x[1]); },
-                 {uniform({3, 5}), uniform({3, 5})});
+  checkGradients([](const Args &x) { return add(x[0], x[1]); }, {uniform({3, 5}), uniform({3, 5})});
 }
 
 TEST_F(ElementwiseGradTest, Sub) {
-  checkGradients([](const Args &x) { return sub(x[0], x[1]); },
-                 {uniform({3, 5}), uniform({3, 5})});
+  checkGradients([](const Args &x) { return sub(x[0], x[1]); }, {uniform({3, 5}), uniform({3, 5})});
 }
 
 TEST_F(ElementwiseGradTest, Mul) {
-  checkGradients([](const Args &x) { return mul(x[0], x[1]); },
-                 {uniform({3, 5}), uniform({3, 5})});
+  checkGradients([](const Args &x) { return mul(x[0], x[1]); }, {uniform({3, 5}), uniform({3, 5})});
 }
 
 TEST_F(ElementwiseGradTest, DivByDenominatorsAwayFromZero) {
@@ -90,14 +85,12 @@ TEST_F(ElementwiseGradTest, DivByDenominatorsAwayFromZero) {
 
 TEST_F(ElementwiseGradTest, MaximumWithoutTies) {
   Input a = uniform({4, 3});
-  checkGradients([](const Args &x) { return maximum(x[0], x[1]); },
-                 {a, shiftedFrom(a)});
+  checkGradients([](const Args &x) { return maximum(x[0], x[1]); }, {a, shiftedFrom(a)});
 }
 
 TEST_F(ElementwiseGradTest, MinimumWithoutTies) {
   Input a = uniform({4, 3});
-  checkGradients([](const Args &x) { return minimum(x[0], x[1]); },
-                 {a, shiftedFrom(a)});
+  checkGradients([](const Args &x) { return minimum(x[0], x[1]); }, {a, shiftedFrom(a)});
 }
 
 TEST_F(ElementwiseGradTest, PowOfPositiveBase) {
@@ -105,41 +98,39 @@ TEST_F(ElementwiseGradTest, PowOfPositiveBase) {
                  {uniform({2, 3}, 0.4, 2), uniform({2, 3}, -2, 2)});
 }
 
+// A rank-0 exponent broadcast against the base.
+TEST_F(ElementwiseGradTest, PowWithScalarExponent) {
+  checkGradients([](const Args &x) { return pow(x[0], x[1]); },
+                 {uniform({3, 2}, 0.4, 2), uniform({}, 0.5, 3)});
+}
+
 //===--- Select and convert ---===//
 
-// Each branch gets the cotangent where the predicate picks it and zero
-// elsewhere.
+// Each branch gets the cotangent where the predicate picks it and zero elsewhere.
 TEST_F(ElementwiseGradTest, WhereFeedsBothBranches) {
   std::vector<bool> pred = {true, false, false, true, true,  false,
                             true, false, false, true, false, true};
   checkGradients([](const Args &x) { return where(x[0], x[1], x[2]); },
-                 {fixedInput(Array::from(pred, {3, 4})), uniform({3, 4}),
-                  uniform({3, 4})});
+                 {fixedInput(Array::from(pred, {3, 4})), uniform({3, 4}), uniform({3, 4})});
 }
 
-// Predicate [3,1], branches [1,4] and a scalar: all three are broadcast to
-// [3,4].
+// Predicate [3,1], branches [1,4] and a scalar: all three are broadcast to [3,4].
 TEST_F(ElementwiseGradTest, WhereBroadcastsItsOperands) {
-  checkGradients(
-      [](const Args &x) { return where(x[0], x[1], x[2]); },
-      {fixedInput(Array::from(std::vector<bool>{true, false, true}, {3, 1})),
-       uniform({1, 4}), uniform({})});
+  checkGradients([](const Args &x) { return where(x[0], x[1], x[2]); },
+                 {fixedInput(Array::from(std::vector<bool>{true, false, true}, {3, 1})),
+                  uniform({1, 4}), uniform({})});
 }
 
-// A predicate computed from the differentiated input carries no gradient
-// itself.
+// A predicate computed from the differentiated input carries no gradient itself.
 TEST_F(ElementwiseGradTest, WhereOfComparison) {
   Input a = uniform({2, 5});
-  checkGradients(
-      [](const Args &x) {
-        return where(greater(x[0], x[1]), x[0] * x[0], exp(x[1]));
-      },
-      {a, shiftedFrom(a)});
+  checkGradients([](const Args &x) { return where(greater(x[0], x[1]), x[0] * x[0], exp(x[1])); },
+                 {a, shiftedFrom(a)});
 }
 
-// astype f64 -> f32 -> f64 is only piecewise smooth in f64, so this check uses
-// inputs that are multiples of 1/16 and h = 1/16: x, x +- h and their squares
-// are exact in f32, which makes the finite difference of the square exact.
+// astype f64 -> f32 -> f64 is only piecewise smooth in f64, so this check uses inputs that are
+// multiples of 1/16 and h = 1/16: x, x +- h and their squares are exact in f32, which makes the
+// finite difference of the square exact.
 TEST_F(ElementwiseGradTest, AstypeThroughF32) {
   Input x = uniform({3, 4}, -3, 3);
   for (double &v : x.values)
@@ -156,14 +147,11 @@ TEST_F(ElementwiseGradTest, AstypeThroughF32) {
 
 using BinaryFn = Tensor (*)(const Tensor &, const Tensor &, Loc);
 
-// [3,1] op [1,4]: each operand's cotangent is summed over the dim it was
-// broadcast along.
+// [3,1] op [1,4]: each operand's cotangent is summed over the dim it was broadcast along.
 TEST_F(ElementwiseGradTest, BroadcastColumnByRow) {
-  for (BinaryFn fn :
-       {BinaryFn(add), BinaryFn(sub), BinaryFn(mul), BinaryFn(div)}) {
-    checkGradients(
-        [fn](const Args &x) { return fn(x[0], x[1], Loc::current()); },
-        {uniform({3, 1}), awayFromZero({1, 4}, 0.5, 2)});
+  for (BinaryFn fn : {BinaryFn(add), BinaryFn(sub), BinaryFn(mul), BinaryFn(div)}) {
+    checkGradients([fn](const Args &x) { return fn(x[0], x[1], Loc::current()); },
+                   {uniform({3, 1}), awayFromZero({1, 4}, 0.5, 2)});
   }
 }
 
@@ -179,8 +167,7 @@ TEST_F(ElementwiseGradTest, BroadcastAddsLeadingDims) {
                  {uniform({4}), uniform({2, 3, 4})});
 }
 
-// broadcast_in_dim itself, with a new dim between kept ones and a size-1 dim
-// expanded.
+// broadcast_in_dim itself, with a new dim between kept ones and a size-1 dim expanded.
 TEST_F(ElementwiseGradTest, BroadcastInDim) {
   checkGradients(
       [](const Args &x) {

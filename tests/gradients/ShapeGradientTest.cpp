@@ -1,6 +1,5 @@
-// Gradient checks of the data-movement VJP rules: reshape, transpose, slice
-// (whose adjoint is a pad) and concatenate, against central finite differences
-// in f64.
+// Gradient checks of the data-movement VJP rules: reshape, transpose, slice (whose adjoint is a
+// pad) and concatenate, against central finite differences in f64.
 #include "tests/gradients/GradientCheck.h"
 
 using namespace loom;
@@ -19,8 +18,7 @@ TEST_F(ShapeGradTest, Reshape) {
 }
 
 TEST_F(ShapeGradTest, ReshapeToScalar) {
-  checkGradients([](const Args &x) { return exp(reshape(x[0], {})); },
-                 {uniform({1, 1})});
+  checkGradients([](const Args &x) { return exp(reshape(x[0], {})); }, {uniform({1, 1})});
 }
 
 TEST_F(ShapeGradTest, ExpandDims) {
@@ -28,8 +26,8 @@ TEST_F(ShapeGradTest, ExpandDims) {
                  {uniform({3, 5}), uniform({3, 2, 5})});
 }
 
-// A 3-d permutation that is not its own inverse, so a rule applying `perm`
-// instead of its inverse gets the wrong shape or order.
+// A 3-d permutation that is not its own inverse, so a rule applying `perm` instead of its inverse
+// gets the wrong shape or order.
 TEST_F(ShapeGradTest, Transpose3d) {
   checkGradients(
       [](const Args &x) {
@@ -39,12 +37,10 @@ TEST_F(ShapeGradTest, Transpose3d) {
 }
 
 TEST_F(ShapeGradTest, TransposeReversesByDefault) {
-  checkGradients([](const Args &x) { return transpose(x[0]); },
-                 {uniform({1, 3, 4})});
+  checkGradients([](const Args &x) { return transpose(x[0]); }, {uniform({1, 3, 4})});
 }
 
-// Start offsets, strides that do not divide the extent, and a limit short of
-// the end.
+// Start offsets, strides that do not divide the extent, and a limit short of the end.
 TEST_F(ShapeGradTest, SliceWithStridesAndOffsets) {
   checkGradients(
       [](const Args &x) {
@@ -60,6 +56,15 @@ TEST_F(ShapeGradTest, OverlappingSlicesMultiplied) {
         return slice(x[0], {1, 2}, {3, 5}) * slice(x[0], {0, 1}, {2, 4});
       },
       {uniform({4, 6})});
+}
+
+// An empty slice: nothing flows back, the gradient is zero.
+TEST_F(ShapeGradTest, EmptySlice) {
+  checkGradients(
+      [](const Args &x) {
+        return slice(x[0], {1, 2}, {1, 4}) + 1.0;
+      },
+      {uniform({3, 4})});
 }
 
 // Three inputs of different sizes along the middle axis.

@@ -95,15 +95,14 @@ RefTensor reshape(const RefTensor &x, const Shape &shape);
 /// Result dim i is x's dim perm[i].
 RefTensor transpose(const RefTensor &x, const Axes &perm);
 /// Elements start[i], start[i] + strides[i], ... below limit[i] of each dim.
-RefTensor slice(const RefTensor &x, const Shape &start, const Shape &limit,
-                const Shape &strides);
+RefTensor slice(const RefTensor &x, const Shape &start, const Shape &limit, const Shape &strides);
 RefTensor concatenate(const std::vector<RefTensor> &xs, int64_t axis);
 
 //===--- Contraction ---===//
 
 /// Result dims: batch dims (in lhs order), then lhs's free dims, then rhs's, ascending.
-RefTensor dotGeneral(const RefTensor &a, const RefTensor &b, const Axes &aBatch,
-                     const Axes &bBatch, const Axes &aContract, const Axes &bContract);
+RefTensor dotGeneral(const RefTensor &a, const RefTensor &b, const Axes &aBatch, const Axes &bBatch,
+                     const Axes &aContract, const Axes &bContract);
 /// NumPy matmul for [..., M, K] or [K] times [K, N], [K] or [..., K, N] (same leading dims).
 RefTensor matmul(const RefTensor &a, const RefTensor &b);
 /// Two-operand einsum, "ij,jk->ik": a direct sum over every label not in the output.

@@ -32,8 +32,9 @@ RefTensor ref::dotGeneral(const RefTensor &a, const RefTensor &b, const Axes &aB
   auto freeDims = [](const RefTensor &t, const Axes &batch, const Axes &contract) {
     Axes free;
     for (int64_t d = 0; d < t.rank(); ++d)
-      if (std::count(batch.begin(), batch.end(), d) + std::count(contract.begin(),
-                                                                  contract.end(), d) == 0)
+      if (std::count(batch.begin(), batch.end(), d) +
+              std::count(contract.begin(), contract.end(), d) ==
+          0)
         free.push_back(d);
     return free;
   };
@@ -125,8 +126,7 @@ RefTensor ref::einsum(std::string_view spec, const RefTensor &a, const RefTensor
   };
   for (int64_t i = 0; i < numElements(space); ++i) {
     Shape point = unflatten(i, space);
-    r.data[flatten(pick(lout, point), outShape)] +=
-        a.at(pick(la, point)) * b.at(pick(lb, point));
+    r.data[flatten(pick(lout, point), outShape)] += a.at(pick(la, point)) * b.at(pick(lb, point));
   }
   return r;
 }

@@ -1,0 +1,35 @@
+// A GPT decoder with the parameter structure of the training cookbook (so its DP/FSDP/TP
+// sharding tables apply as written): in_kernel [V,C], pos_embed [T,C], per layer att_qkv
+// [3,C,H,Dh], att_out [H,Dh,C], mlp_in [C,4C], mlp_out [4C,C] with pre-LayerNorm, a final
+// LayerNorm, out_kernel [C,V] and out_bias [V].
+#ifndef LOOM_FRONTEND_NN_GPT_H
+#define LOOM_FRONTEND_NN_GPT_H
+
+#include "frontend/Array.h"
+#include "frontend/Ops.h"
+#include "frontend/Tree.h"
+
+namespace loom::nn {
+
+struct GptConfig {
+  int64_t vocab = 256, embed = 128, layers = 2, heads = 4, seq = 64, batch = 8;
+  int64_t headDim() const { return embed / heads; }
+  /// Model FLOPs of one training step (forward + backward, 6 per parameter per token plus
+  /// attention), for utilisation figures.
+  double trainFlopsPerStep() const;
+};
+
+/// Parameters initialised on the host from `seed` (normal, scaled by 1/sqrt(fan-in);
+/// LayerNorm scales 1, biases 0).
+Tree<Array> gptInit(const GptConfig &config, uint32_t seed);
+
+/// Logits [B, T, V] for token ids [B, T] (i32).
+Tensor gptForward(const GptConfig &config, const Tree<Tensor> &params, const Tensor &ids);
+
+/// Mean next-token cross-entropy: ids [B, T] predict targets [B, T].
+Tensor gptLoss(const GptConfig &config, const Tree<Tensor> &params, const Tensor &ids,
+               const Tensor &targets);
+
+} // namespace loom::nn
+
+#endif // LOOM_FRONTEND_NN_GPT_H

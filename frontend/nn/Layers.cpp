@@ -1,0 +1,38 @@
+// Implementation of the nn building blocks (see Layers.h).
+#include "frontend/nn/Layers.h"
+
+#include <cmath>
+
+using namespace loom;
+
+Tensor nn::layerNorm(const Tree<Tensor> &params, const Tensor &x, double eps) {
+  Tensor mu = mean(x, {-1}, true);
+  Tensor centered = x - mu;
+  Tensor variance = mean(centered * centered, {-1}, true);
+  return centered * rsqrt(variance + eps) * params.at("scale").leaf() +
+         params.at("bias").leaf();
+}
+
+Tensor nn::causalSelfAttention(const Tensor &qkv, const Tensor &out, const Tensor &x) {
+  int64_t batch = x.dim(0), seq = x.dim(1), heads = qkv.dim(2), headDim = qkv.dim(3);
+  // [B, T, 3, H, Dh]: one projection for queries, keys and values.
+  Tensor projected = einsum("btc,kchd->btkhd", x, qkv);
+  auto part = [&](int64_t k) {
+    Tensor s = slice(projected, {0, 0, k, 0, 0}, {batch, seq, k + 1, heads, headDim});
+    return reshape(s, {batch, seq, heads, headDim});
+  };
+  Tensor q = part(0), key = part(1), v = part(2);
+  Tensor scores = einsum("bthd,bshd->bhts", q, key) * (1.0 / std::sqrt(double(headDim)));
+  // Position t attends to positions s <= t.
+  Tensor allowed = greater_equal(iota({seq, seq}, 0), iota({seq, seq}, 1));
+  scores = where(allowed, scores, full({}, -1e9, scores.dtype()));
+  Tensor weights = softmax(scores, -1);
+  Tensor attended = einsum("bhts,bshd->bhtd", weights, v);
+  return einsum("bhtd,hdc->btc", attended, out);
+}
+
+Tensor nn::crossEntropy(const Tensor &logits, const Tensor &targets) {
+  Tensor logp = log_softmax(logits, -1);
+  Tensor picked = sum(logp * one_hot(targets, logits.dim(-1), logits.dtype()), {-1});
+  return -mean(picked);
+}

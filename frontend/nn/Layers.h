@@ -1,0 +1,24 @@
+// Neural-network building blocks in the DSL, as plain functions of a parameter Tree (no
+// hidden state): layer norm, dense layers, causal multi-head attention, cross-entropy.
+#ifndef LOOM_FRONTEND_NN_LAYERS_H
+#define LOOM_FRONTEND_NN_LAYERS_H
+
+#include "frontend/Ops.h"
+#include "frontend/Tree.h"
+
+namespace loom::nn {
+
+/// Normalizes the last dim to zero mean and unit variance, then scales and shifts:
+/// params {"scale": [C], "bias": [C]}.
+Tensor layerNorm(const Tree<Tensor> &params, const Tensor &x, double eps = 1e-5);
+
+/// Causal softmax attention of x [B, T, C] with heads: qkv [3, C, H, Dh] projects to queries,
+/// keys and values, out [H, Dh, C] projects back.
+Tensor causalSelfAttention(const Tensor &qkv, const Tensor &out, const Tensor &x);
+
+/// Mean over the batch of -log p(target): logits [..., V], targets [...] (i32).
+Tensor crossEntropy(const Tensor &logits, const Tensor &targets);
+
+} // namespace loom::nn
+
+#endif // LOOM_FRONTEND_NN_LAYERS_H
