@@ -329,15 +329,20 @@ FailureOr<RankedTensorType> DotGeneralOp::inferResultType(
   SmallVector<int64_t> shape;
   for (int64_t d : lhsBatch)
     shape.push_back(lhsType.getDimSize(d));
-  auto appendFree = [&](RankedTensorType type, ArrayRef<int64_t> batch,
-                        ArrayRef<int64_t> contract) {
-    for (int64_t d = 0; d < type.getRank(); ++d)
-      if (!llvm::is_contained(batch, d) && !llvm::is_contained(contract, d))
-        shape.push_back(type.getDimSize(d));
-  };
-  appendFree(lhsType, lhsBatch, lhsContract);
-  appendFree(rhsType, rhsBatch, rhsContract);
+  for (int64_t d : freeDims(lhsType.getRank(), lhsBatch, lhsContract))
+    shape.push_back(lhsType.getDimSize(d));
+  for (int64_t d : freeDims(rhsType.getRank(), rhsBatch, rhsContract))
+    shape.push_back(rhsType.getDimSize(d));
   return RankedTensorType::get(shape, lhsType.getElementType());
+}
+
+SmallVector<int64_t> DotGeneralOp::freeDims(int64_t rank, ArrayRef<int64_t> batching,
+                                            ArrayRef<int64_t> contracting) {
+  SmallVector<int64_t> dims;
+  for (int64_t d = 0; d < rank; ++d)
+    if (!llvm::is_contained(batching, d) && !llvm::is_contained(contracting, d))
+      dims.push_back(d);
+  return dims;
 }
 
 void DotGeneralOp::build(OpBuilder &builder, OperationState &state, Value lhs, Value rhs,

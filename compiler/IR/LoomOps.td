@@ -352,6 +352,11 @@ def Loom_DotGeneralOp : Loom_Op<"dot_general"> {
       "ArrayRef<int64_t>":$lhsBatch, "ArrayRef<int64_t>":$rhsBatch,
       "ArrayRef<int64_t>":$lhsContract, "ArrayRef<int64_t>":$rhsContract)>];
   let extraClassDeclaration = [{
+    /// The dims of a rank-`rank` operand that are neither batching nor contracting, in
+    /// ascending order (the operand's "free" dims, which appear in the result).
+    static SmallVector<int64_t> freeDims(int64_t rank, ArrayRef<int64_t> batching,
+                                         ArrayRef<int64_t> contracting);
+
     static FailureOr<RankedTensorType> inferResultType(
         RankedTensorType lhsType, RankedTensorType rhsType,
         ArrayRef<int64_t> lhsBatch, ArrayRef<int64_t> rhsBatch,

@@ -12,16 +12,6 @@ using namespace mlir::loom;
 
 namespace {
 
-/// The dims of a rank-`rank` operand that are neither batching nor contracting, ascending.
-SmallVector<int64_t> freeDims(int64_t rank, ArrayRef<int64_t> batch,
-                              ArrayRef<int64_t> contract) {
-  SmallVector<int64_t> dims;
-  for (int64_t d = 0; d < rank; ++d)
-    if (!llvm::is_contained(batch, d) && !llvm::is_contained(contract, d))
-      dims.push_back(d);
-  return dims;
-}
-
 int64_t product(RankedTensorType type, ArrayRef<int64_t> dims) {
   int64_t n = 1;
   for (int64_t d : dims)
@@ -50,8 +40,8 @@ struct LowerDotGeneral : OpConversionPattern<DotGeneralOp> {
     ArrayRef<int64_t> lb = op.getLhsBatchingDimensions(), rb = op.getRhsBatchingDimensions();
     ArrayRef<int64_t> lc = op.getLhsContractingDimensions(),
                       rc = op.getRhsContractingDimensions();
-    SmallVector<int64_t> lf = freeDims(lhsType.getRank(), lb, lc);
-    SmallVector<int64_t> rf = freeDims(rhsType.getRank(), rb, rc);
+    SmallVector<int64_t> lf = DotGeneralOp::freeDims(lhsType.getRank(), lb, lc);
+    SmallVector<int64_t> rf = DotGeneralOp::freeDims(rhsType.getRank(), rb, rc);
     int64_t batch = product(lhsType, lb), m = product(lhsType, lf), k = product(lhsType, lc),
             n = product(rhsType, rf);
 

@@ -64,15 +64,6 @@ SmallVector<int64_t> range(int64_t begin, int64_t end) {
   return llvm::to_vector(llvm::seq<int64_t>(begin, end));
 }
 
-SmallVector<int64_t> freeDims(int64_t rank, ArrayRef<int64_t> batch,
-                              ArrayRef<int64_t> contract) {
-  SmallVector<int64_t> dims;
-  for (int64_t d = 0; d < rank; ++d)
-    if (!llvm::is_contained(batch, d) && !llvm::is_contained(contract, d))
-      dims.push_back(d);
-  return dims;
-}
-
 /// The cotangent of one dot_general operand comes out as [batch, free, other's contracting
 /// dims ascending]; this permutation puts it back in the operand's own dim order.
 SmallVector<int64_t> operandOrder(int64_t rank, ArrayRef<int64_t> batch, ArrayRef<int64_t> free,
@@ -95,7 +86,8 @@ void dotGeneralVjp(DotGeneralOp op, Value g, Emitter &e, SmallVectorImpl<Value> 
   ArrayRef<int64_t> lb = op.getLhsBatchingDimensions(), rb = op.getRhsBatchingDimensions();
   ArrayRef<int64_t> lc = op.getLhsContractingDimensions(),
                     rc = op.getRhsContractingDimensions();
-  SmallVector<int64_t> lf = freeDims(lt.getRank(), lb, lc), rf = freeDims(rt.getRank(), rb, rc);
+  SmallVector<int64_t> lf = DotGeneralOp::freeDims(lt.getRank(), lb, lc);
+  SmallVector<int64_t> rf = DotGeneralOp::freeDims(rt.getRank(), rb, rc);
   int64_t nb = lb.size(), nlf = lf.size(), nrf = rf.size();
   SmallVector<int64_t> gBatch = range(0, nb), gLhsFree = range(nb, nb + nlf),
                        gRhsFree = range(nb + nlf, nb + nlf + nrf);
