@@ -27,7 +27,7 @@ const std::vector<std::string> &mlir::loom::cpuToLinalgPasses() {
       "loom-lower-to-linalg",
       "canonicalize",
       // Merge elementwise chains (and their producers into reductions) into single loops.
-      "linalg-fuse-elementwise-ops",
+      "loom-fuse-elementwise",
       "canonicalize",
       "cse",
   };
