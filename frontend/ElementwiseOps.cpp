@@ -178,6 +178,28 @@ Tensor loom::pow(const Tensor &a, const Tensor &b, Loc loc) {
   return binary<ml::PowOp>(a, b, loc, "pow");
 }
 
+Tensor loom::bitwise_and(const Tensor &a, const Tensor &b, Loc loc) {
+  return binary<ml::AndOp>(a, b, loc, "bitwise_and");
+}
+Tensor loom::bitwise_or(const Tensor &a, const Tensor &b, Loc loc) {
+  return binary<ml::OrOp>(a, b, loc, "bitwise_or");
+}
+Tensor loom::bitwise_xor(const Tensor &a, const Tensor &b, Loc loc) {
+  return binary<ml::XorOp>(a, b, loc, "bitwise_xor");
+}
+Tensor loom::shift_left(const Tensor &a, const Tensor &b, Loc loc) {
+  return binary<ml::ShiftLeftOp>(a, b, loc, "shift_left");
+}
+Tensor loom::shift_right_logical(const Tensor &a, const Tensor &b, Loc loc) {
+  return binary<ml::ShiftRightLogicalOp>(a, b, loc, "shift_right_logical");
+}
+Tensor loom::bitcast_convert(const Tensor &x, DType dtype, Loc loc) {
+  Trace &trace = Trace::of(x, loc, "bitcast_convert");
+  return build<ml::BitcastConvertOp>(trace, loc, "bitcast_convert", {&x},
+                                     tensorType(trace.context(), x.shape(), dtype),
+                                     trace.value(x, loc, "bitcast_convert"));
+}
+
 Tensor loom::equal(const Tensor &a, const Tensor &b, Loc loc) {
   return compare(a, b, ml::ComparisonDirection::eq, loc, "equal");
 }

@@ -7,6 +7,7 @@
 #include "frontend/Grad.h"
 #include "frontend/Jit.h"
 #include "frontend/Ops.h"
+#include "frontend/Random.h"
 #include "frontend/Tensor.h"
 #include "frontend/Tree.h"
 #include "frontend/nn/Gpt.h"

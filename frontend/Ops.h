@@ -55,6 +55,15 @@ Tensor maximum(const Tensor &a, const Tensor &b, Loc loc = Loc::current());
 Tensor minimum(const Tensor &a, const Tensor &b, Loc loc = Loc::current());
 Tensor pow(const Tensor &a, const Tensor &b, Loc loc = Loc::current());
 
+/// Bitwise ops on i1/i32/i64; shifts by amounts outside [0, bits) give 0.
+Tensor bitwise_and(const Tensor &a, const Tensor &b, Loc loc = Loc::current());
+Tensor bitwise_or(const Tensor &a, const Tensor &b, Loc loc = Loc::current());
+Tensor bitwise_xor(const Tensor &a, const Tensor &b, Loc loc = Loc::current());
+Tensor shift_left(const Tensor &a, const Tensor &b, Loc loc = Loc::current());
+Tensor shift_right_logical(const Tensor &a, const Tensor &b, Loc loc = Loc::current());
+/// Reinterprets the bits of each element as `dtype` (of the same width).
+Tensor bitcast_convert(const Tensor &x, DType dtype, Loc loc = Loc::current());
+
 Tensor equal(const Tensor &a, const Tensor &b, Loc loc = Loc::current());
 Tensor not_equal(const Tensor &a, const Tensor &b, Loc loc = Loc::current());
 Tensor less(const Tensor &a, const Tensor &b, Loc loc = Loc::current());

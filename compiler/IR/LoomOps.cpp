@@ -57,6 +57,14 @@ void CompareOp::build(OpBuilder &builder, OperationState &state,
         lhs, rhs);
 }
 
+LogicalResult BitcastConvertOp::verify() {
+  Type from = getOperand().getType().getElementType(), to = getType().getElementType();
+  if (from.getIntOrFloatBitWidth() != to.getIntOrFloatBitWidth())
+    return emitOpError("cannot reinterpret ")
+           << from << " as " << to << ": they differ in bit width";
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // Broadcast, reshape, transpose
 //===----------------------------------------------------------------------===//

@@ -115,6 +115,47 @@ def Loom_MinOp : Loom_BinaryOp<"min", Loom_NumericTensor, "min(lhs, rhs)", [Comm
 def Loom_PowOp : Loom_BinaryOp<"pow", Loom_FloatTensor, "lhs ^ rhs">;
 
 //===----------------------------------------------------------------------===//
+// Bitwise ops (counter-based random numbers are built from them)
+//===----------------------------------------------------------------------===//
+
+def Loom_BitsTensor : StaticShapeTensorOf<[I1, I32, I64]>;
+def Loom_IntTensor : StaticShapeTensorOf<[I32, I64]>;
+
+def Loom_AndOp : Loom_BinaryOp<"and", Loom_BitsTensor, "lhs & rhs", [Commutative]> {
+  let hasFolder = 0;
+}
+def Loom_OrOp : Loom_BinaryOp<"or", Loom_BitsTensor, "lhs | rhs", [Commutative]> {
+  let hasFolder = 0;
+}
+def Loom_XorOp : Loom_BinaryOp<"xor", Loom_BitsTensor, "lhs ^ rhs", [Commutative]> {
+  let hasFolder = 0;
+}
+// Shifts by an amount outside [0, bit width) give 0.
+def Loom_ShiftLeftOp : Loom_BinaryOp<"shift_left", Loom_IntTensor, "lhs << rhs"> {
+  let hasFolder = 0;
+}
+def Loom_ShiftRightLogicalOp
+    : Loom_BinaryOp<"shift_right_logical", Loom_IntTensor, "lhs >>> rhs (zero fill)"> {
+  let hasFolder = 0;
+}
+
+def Loom_BitcastConvertOp : Loom_Op<"bitcast_convert", [Elementwise]> {
+  let summary = "Reinterprets each element's bits as another type of the same width.";
+  let description = [{
+    ```mlir
+    %1 = loom.bitcast_convert %0 : tensor<4xi32> -> tensor<4xf32>
+    ```
+    **Constraints:**
+    - operand and result have the same shape;
+    - their element types have the same bit width.
+  }];
+  let arguments = (ins Loom_Tensor:$operand);
+  let results = (outs Loom_Tensor:$result);
+  let assemblyFormat = "$operand attr-dict `:` type($operand) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
 // Compare, select, convert
 //===----------------------------------------------------------------------===//
 

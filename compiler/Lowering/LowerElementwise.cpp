@@ -103,6 +103,16 @@ Value floatOrInt(OpBuilder &b, Location loc, ValueRange a) {
   return IntOp::create(b, loc, a[0], a[1]);
 }
 
+/// A shift that gives 0 for amounts outside [0, bit width) (arith's shifts give poison).
+template <typename ShiftOp> Value shift(OpBuilder &b, Location loc, ValueRange a) {
+  Type type = a[0].getType();
+  Value width = arith::ConstantOp::create(
+      b, loc, b.getIntegerAttr(type, type.getIntOrFloatBitWidth()));
+  Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, a[1], width);
+  Value shifted = ShiftOp::create(b, loc, a[0], a[1]);
+  return arith::SelectOp::create(b, loc, inRange, shifted, zeroOf(b, loc, type));
+}
+
 /// The scalar computation of one element of `op`, given its operands' elements `a`.
 Value scalarBody(OpBuilder &b, Location loc, Operation *op, ValueRange a) {
   return llvm::TypeSwitch<Operation *, Value>(op)
@@ -137,6 +147,14 @@ Value scalarBody(OpBuilder &b, Location loc, Operation *op, ValueRange a) {
       .Case([&](MaxOp) { return floatOrInt<arith::MaximumFOp, arith::MaxSIOp>(b, loc, a); })
       .Case([&](MinOp) { return floatOrInt<arith::MinimumFOp, arith::MinSIOp>(b, loc, a); })
       .Case([&](PowOp) { return math::PowFOp::create(b, loc, a[0], a[1]); })
+      .Case([&](AndOp) { return arith::AndIOp::create(b, loc, a[0], a[1]); })
+      .Case([&](OrOp) { return arith::OrIOp::create(b, loc, a[0], a[1]); })
+      .Case([&](XorOp) { return arith::XOrIOp::create(b, loc, a[0], a[1]); })
+      .Case([&](ShiftLeftOp) { return shift<arith::ShLIOp>(b, loc, a); })
+      .Case([&](ShiftRightLogicalOp) { return shift<arith::ShRUIOp>(b, loc, a); })
+      .Case([&](BitcastConvertOp c) {
+        return arith::BitcastOp::create(b, loc, c.getType().getElementType(), a[0]);
+      })
       .Case([&](CompareOp cmp) -> Value {
         if (isFloat(a[0].getType()))
           return arith::CmpFOp::create(b, loc, floatPredicate(cmp.getDirection()), a[0], a[1]);

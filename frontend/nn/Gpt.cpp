@@ -1,10 +1,11 @@
 // Implementation of the GPT decoder (see Gpt.h).
 #include "frontend/nn/Gpt.h"
 
+#include "frontend/Jit.h"
+#include "frontend/Random.h"
 #include "frontend/nn/Layers.h"
 
 #include <cmath>
-#include <random>
 
 using namespace loom;
 using namespace loom::nn;
@@ -17,45 +18,43 @@ double GptConfig::trainFlopsPerStep() const {
 }
 
 Tree<Array> nn::gptInit(const GptConfig &c, uint32_t seed) {
-  std::mt19937 rng(seed);
-  auto normal = [&](const Shape &shape, double fanIn) {
-    std::normal_distribution<float> dist(0.0f, static_cast<float>(1.0 / std::sqrt(fanIn)));
-    int64_t n = 1;
-    for (int64_t d : shape)
-      n *= d;
-    std::vector<float> data(n);
-    for (float &v : data)
-      v = dist(rng);
-    return Array::from(data, shape);
-  };
-  auto constant = [](int64_t n, float value) {
-    return Array::from(std::vector<float>(n, value), {n});
-  };
-  auto layerNormParams = [&] {
-    Tree<Array> ln;
-    ln["scale"] = constant(c.embed, 1.0f);
-    ln["bias"] = constant(c.embed, 0.0f);
-    return ln;
-  };
-  Tree<Array> params;
-  params["in_kernel"] = normal({c.vocab, c.embed}, 1.0);
-  params["pos_embed"] = normal({c.seq, c.embed}, 1.0);
-  std::vector<Tree<Array>> layers;
-  for (int64_t i = 0; i < c.layers; ++i) {
-    Tree<Array> layer;
-    layer["ln1"] = layerNormParams();
-    layer["att_qkv"] = normal({3, c.embed, c.heads, c.headDim()}, double(c.embed));
-    layer["att_out"] = normal({c.heads, c.headDim(), c.embed}, double(c.embed));
-    layer["ln2"] = layerNormParams();
-    layer["mlp_in"] = normal({c.embed, 4 * c.embed}, double(c.embed));
-    layer["mlp_out"] = normal({4 * c.embed, c.embed}, double(4 * c.embed));
-    layers.push_back(layer);
-  }
-  params["layers"] = Tree<Array>::list(layers);
-  params["ln_final"] = layerNormParams();
-  params["out_kernel"] = normal({c.embed, c.vocab}, double(c.embed));
-  params["out_bias"] = constant(c.vocab, 0.0f);
-  return params;
+  // Drawn on the device from counter-based keys: the same seed gives the same parameters
+  // bit for bit, whatever runs it.
+  auto init = jit(
+      [&c](Tensor key) {
+        Tensor keys = random::split(key, 3 + 4 * c.layers);
+        int64_t next = 0;
+        auto normal = [&](const Shape &shape, double fanIn) {
+          return random::normal(random::splitAt(keys, next++), shape) * (1.0 / std::sqrt(fanIn));
+        };
+        auto layerNormParams = [&] {
+          Tree<Tensor> ln;
+          ln["scale"] = init::constant({c.embed}, 1.0);
+          ln["bias"] = init::constant({c.embed}, 0.0);
+          return ln;
+        };
+        Tree<Tensor> params;
+        params["in_kernel"] = normal({c.vocab, c.embed}, 1.0);
+        params["pos_embed"] = normal({c.seq, c.embed}, 1.0);
+        std::vector<Tree<Tensor>> layers;
+        for (int64_t i = 0; i < c.layers; ++i) {
+          Tree<Tensor> layer;
+          layer["ln1"] = layerNormParams();
+          layer["att_qkv"] = normal({3, c.embed, c.heads, c.headDim()}, double(c.embed));
+          layer["att_out"] = normal({c.heads, c.headDim(), c.embed}, double(c.embed));
+          layer["ln2"] = layerNormParams();
+          layer["mlp_in"] = normal({c.embed, 4 * c.embed}, double(c.embed));
+          layer["mlp_out"] = normal({4 * c.embed, c.embed}, double(4 * c.embed));
+          layers.push_back(layer);
+        }
+        params["layers"] = Tree<Tensor>::list(layers);
+        params["ln_final"] = layerNormParams();
+        params["out_kernel"] = normal({c.embed, c.vocab}, double(c.embed));
+        params["out_bias"] = init::constant({c.vocab}, 0.0);
+        return params;
+      },
+      {.name = "gpt_init"});
+  return init(random::key(seed));
 }
 
 Tensor nn::gptForward(const GptConfig &c, const Tree<Tensor> &params, const Tensor &ids) {

@@ -19,8 +19,8 @@ struct GptConfig {
   double trainFlopsPerStep() const;
 };
 
-/// Parameters initialised on the host from `seed` (normal, scaled by 1/sqrt(fan-in);
-/// LayerNorm scales 1, biases 0).
+/// Parameters drawn on the device from `seed` (normal scaled by 1/sqrt(fan-in); LayerNorm
+/// scales 1, biases 0).
 Tree<Array> gptInit(const GptConfig &config, uint32_t seed);
 
 /// Logits [B, T, V] for token ids [B, T] (i32).

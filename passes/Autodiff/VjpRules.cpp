@@ -255,7 +255,9 @@ LogicalResult mlir::loom::buildVjp(Operation *op, Value g, OpBuilder &b,
   Emitter e{b, op->getLoc()};
   LogicalResult result =
       llvm::TypeSwitch<Operation *, LogicalResult>(op)
-          .Case<ConstantOp, IotaOp, StopGradientOp>([](auto) { return success(); })
+          // Values made from bits (random numbers) are constants to differentiation.
+          .Case<ConstantOp, IotaOp, StopGradientOp, BitcastConvertOp>(
+              [](auto) { return success(); })
           .Case([&](DotGeneralOp o) { return dotGeneralVjp(o, g, e, out), success(); })
           .Case([&](BroadcastInDimOp o) { return broadcastVjp(o, g, e, out), success(); })
           .Case([&](ReduceOp o) { return reduceVjp(o, g, e, out), success(); })

@@ -777,3 +777,21 @@ func.func @scatter_add_no_rows(%u: tensor<3x16xf32>, %i: tensor<3xi32>) -> tenso
   %0 = loom.scatter_add %u[%i] : (tensor<3x16xf32>, tensor<3xi32>) -> tensor<0x16xf32>
   return %0 : tensor<0x16xf32>
 }
+
+// -----
+
+// Tests that shifts give 0 for amounts outside [0, 32) (arith's shifts would give poison)
+// and that bitcast_convert is arith.bitcast.
+// CHECK-LABEL: func.func @shift_and_bitcast
+// CHECK: linalg.generic
+// CHECK: %[[W:.*]] = arith.constant 32 : i32
+// CHECK: %[[OK:.*]] = arith.cmpi ult, %{{.*}}, %[[W]] : i32
+// CHECK: %[[S:.*]] = arith.shrui
+// CHECK: arith.select %[[OK]], %[[S]], %{{.*}} : i32
+// CHECK: linalg.generic
+// CHECK: arith.bitcast %{{.*}} : i32 to f32
+func.func @shift_and_bitcast(%a: tensor<4xi32>) -> tensor<4xf32> {
+  %0 = loom.shift_right_logical %a, %a : tensor<4xi32>
+  %1 = loom.bitcast_convert %0 : tensor<4xi32> -> tensor<4xf32>
+  return %1 : tensor<4xf32>
+}
