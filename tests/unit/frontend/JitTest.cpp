@@ -248,3 +248,36 @@ TEST(Tree, JitTakesAndReturnsTrees) {
 }
 
 } // namespace
+
+namespace {
+
+TEST(Optim, EmaAndClippingFollowTheirFormulas) {
+  auto f = jit([](Tree<Tensor> ema, Tree<Tensor> params) {
+    Tree<Tensor> updated = optim::emaUpdate(ema, params, 0.9);
+    Tree<Tensor> clipped = optim::clipByGlobalNorm(params, 1.0);
+    return std::make_tuple(updated, clipped, optim::globalNorm(params));
+  });
+  Tree<Array> ema, params;
+  ema["w"] = Array::from(std::vector<float>{1, 2}, {2});
+  params["w"] = Array::from(std::vector<float>{3, 4}, {2});
+  auto [updated, clipped, norm] = f(ema, params);
+  std::vector<float> e = updated.at("w").leaf().to_host<float>();
+  EXPECT_NEAR(e[0], 0.9f * 1 + 0.1f * 3, 1e-6);
+  EXPECT_NEAR(e[1], 0.9f * 2 + 0.1f * 4, 1e-6);
+  EXPECT_NEAR(norm.item<float>(), 5.0f, 1e-6);
+  std::vector<float> c = clipped.at("w").leaf().to_host<float>();
+  EXPECT_NEAR(c[0], 0.6f, 1e-6); // scaled to norm 1
+  EXPECT_NEAR(c[1], 0.8f, 1e-6);
+}
+
+TEST(Optim, WarmupCosineOnHostAndDeviceAgree) {
+  optim::Schedule schedule = optim::warmupCosine(1.0, 10, 110, 0.1);
+  auto f = jit([&](Tensor step) { return schedule.traced(step); });
+  for (int64_t step : {0, 5, 10, 60, 110, 200})
+    EXPECT_NEAR(f(Array::scalar(float(step))).item<float>(), schedule.at(step), 1e-5)
+        << "step " << step;
+  EXPECT_NEAR(schedule.at(5), 0.5, 1e-12);
+  EXPECT_NEAR(schedule.at(60), 0.1 + 0.9 * 0.5, 1e-12); // half way through the decay
+}
+
+} // namespace

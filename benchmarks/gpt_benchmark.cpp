@@ -1,0 +1,112 @@
+// Training throughput of the GPT decoder (frontend/nn/Gpt.h) for three configurations, next
+// to PyTorch running the same architecture (gpt_torch.py) in the same run, printed as a table:
+// tokens/s (median of 20 steps after warm-up), model FLOP/s as a fraction of the OpenBLAS
+// GEMM rate measured in the same run, peak device memory, and host time per step.
+#include "frontend/Loom.h"
+#include "runtime/Client.h"
+#include "runtime/Device.h"
+
+#include <algorithm>
+#include <cblas.h>
+#include <chrono>
+#include <cstdio>
+#include <string>
+
+using namespace loom;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+double seconds(Clock::time_point since) {
+  return std::chrono::duration<double>(Clock::now() - since).count();
+}
+
+double blasGflops() {
+  const int n = 1024;
+  std::vector<float> a(n * n, 1.0f), b(n * n, 1.0f), c(n * n);
+  std::vector<double> times;
+  for (int i = 0; i < 6; ++i) {
+    auto start = Clock::now();
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1, a.data(), n, b.data(), n,
+                0, c.data(), n);
+    times.push_back(seconds(start));
+  }
+  std::sort(times.begin(), times.end());
+  return 2.0 * n * n * n / times[3] / 1e9;
+}
+
+double torchTokensPerSecond(const nn::GptConfig &c, const std::string &script) {
+  std::string command = "/usr/bin/python3 " + script + " " + std::to_string(c.vocab) + " " +
+                        std::to_string(c.embed) + " " + std::to_string(c.layers) + " " +
+                        std::to_string(c.heads) + " " + std::to_string(c.seq) + " " +
+                        std::to_string(c.batch) + " 2>/dev/null";
+  FILE *pipe = popen(command.c_str(), "r");
+  double value = 0;
+  if (!pipe || std::fscanf(pipe, "%lf", &value) != 1)
+    value = 0;
+  if (pipe)
+    pclose(pipe);
+  return value;
+}
+
+void row(const char *name, const nn::GptConfig &c, double gemmGflops, const std::string &script) {
+  optim::AdamWOptions adamw;
+  auto step = jit(
+      [&](Tree<Tensor> params, Tree<Tensor> state, Tensor ids, Tensor targets, Tensor t) {
+        auto loss = [&](const Tree<Tensor> &p, const Tensor &i, const Tensor &o) {
+          return nn::gptLoss(c, p, i, o);
+        };
+        ValueAndGrad vg = value_and_grad(loss)(params, ids, targets);
+        auto [np, ns] = optim::adamwUpdate(adamw, params, vg.grads[0], state, t);
+        return std::make_tuple(np, ns, vg.value);
+      },
+      {.name = std::string("gpt_") + name});
+  Tree<Array> params = nn::gptInit(c, 0), state = optim::adamwInit(params);
+  std::vector<int32_t> tokens(c.batch * c.seq);
+  for (size_t i = 0; i < tokens.size(); ++i)
+    tokens[i] = static_cast<int32_t>((i * 7919) % c.vocab);
+  Array ids = Array::from(tokens, {c.batch, c.seq});
+  rt::Device &device = rt::Client::defaultClient().device(0);
+  std::vector<double> stepTimes, hostTimes;
+  for (int i = 0; i < 23; ++i) {
+    auto start = Clock::now();
+    auto [p, s, loss] = step(params, state, ids, ids, Array::scalar(float(i)));
+    double host = seconds(start); // time until the call returned: the host's share
+    loss.block_until_ready();
+    if (i >= 3)
+      stepTimes.push_back(seconds(start)), hostTimes.push_back(host);
+    params = p, state = s;
+  }
+  std::sort(stepTimes.begin(), stepTimes.end());
+  std::sort(hostTimes.begin(), hostTimes.end());
+  double stepTime = stepTimes[stepTimes.size() / 2];
+  double tokensPerSecond = c.batch * c.seq / stepTime;
+  double torch = torchTokensPerSecond(c, script);
+  double utilisation = c.trainFlopsPerStep() / stepTime / 1e9 / gemmGflops;
+  std::printf("| %s | %.0f | %s | %s | %.1f%% | %.1f MB | %.2f ms | %s |\n", name,
+              tokensPerSecond, torch > 0 ? std::to_string(int(torch)).c_str() : "n/a",
+              torch > 0 ? (std::to_string(tokensPerSecond / torch).substr(0, 4)).c_str() : "n/a",
+              100 * utilisation, device.peakBytesInUse() / 1e6,
+              hostTimes[hostTimes.size() / 2] * 1e3,
+              step.stats().cacheHits ? "cached" : (std::to_string(int(step.stats().lastCompileSeconds)) + " s").c_str());
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  std::string script = argc > 1 ? argv[1] : "benchmarks/gpt_torch.py";
+  double gemm = blasGflops();
+  std::printf("OpenBLAS sgemm 1024^3 in this run: %.1f GFLOP/s\n\n", gemm);
+  std::printf("| config | Loom tokens/s | PyTorch tokens/s | Loom / PyTorch | model FLOP/s / "
+              "GEMM rate | peak device memory | host time per step | compile |\n");
+  std::printf("|---|---|---|---|---|---|---|---|\n");
+  row("tiny", {.vocab = 256, .embed = 128, .layers = 2, .heads = 4, .seq = 64, .batch = 8}, gemm,
+      script);
+  row("small", {.vocab = 1024, .embed = 256, .layers = 4, .heads = 4, .seq = 128, .batch = 8},
+      gemm, script);
+  if (argc <= 2 || std::string(argv[2]) != "--no-medium")
+    row("medium",
+        {.vocab = 4096, .embed = 512, .layers = 6, .heads = 8, .seq = 256, .batch = 4}, gemm,
+        script);
+  return 0;
+}

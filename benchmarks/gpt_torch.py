@@ -1,0 +1,56 @@
+"""The GPT decoder of frontend/nn/Gpt.h written in PyTorch, to time its training step in the
+same run as Loom's (benchmarks/gpt_benchmark.cpp). Prints one line: tokens per second."""
+import math
+import sys
+import time
+
+import torch
+
+torch.set_num_threads(2)
+torch.manual_seed(0)
+V, C, L, H, T, B = (int(a) for a in sys.argv[1:7])
+D = C // H
+
+
+def param(*shape, fan_in=1.0):
+    return torch.nn.Parameter(torch.randn(*shape) / math.sqrt(fan_in))
+
+
+params = {"in_kernel": param(V, C), "pos_embed": param(T, C),
+          "out_kernel": param(C, V, fan_in=C), "out_bias": torch.nn.Parameter(torch.zeros(V)),
+          "lnf_s": torch.nn.Parameter(torch.ones(C)), "lnf_b": torch.nn.Parameter(torch.zeros(C))}
+for i in range(L):
+    params.update({f"{i}.qkv": param(3, C, H, D, fan_in=C), f"{i}.out": param(H, D, C, fan_in=C),
+                   f"{i}.mlp_in": param(C, 4 * C, fan_in=C), f"{i}.mlp_out": param(4 * C, C, fan_in=4 * C),
+                   f"{i}.ln1_s": torch.nn.Parameter(torch.ones(C)), f"{i}.ln1_b": torch.nn.Parameter(torch.zeros(C)),
+                   f"{i}.ln2_s": torch.nn.Parameter(torch.ones(C)), f"{i}.ln2_b": torch.nn.Parameter(torch.zeros(C))})
+mask = torch.tril(torch.ones(T, T, dtype=torch.bool))
+
+
+def loss_fn(ids, targets):
+    x = params["in_kernel"][ids] + params["pos_embed"]
+    for i in range(L):
+        h = torch.nn.functional.layer_norm(x, (C,), params[f"{i}.ln1_s"], params[f"{i}.ln1_b"])
+        q, k, v = torch.einsum("btc,kchd->kbhtd", h, params[f"{i}.qkv"])
+        s = (q @ k.transpose(-1, -2)) / math.sqrt(D)
+        s = s.masked_fill(~mask, -1e9).softmax(-1)
+        x = x + torch.einsum("bhtd,hdc->btc", s @ v, params[f"{i}.out"])
+        h = torch.nn.functional.layer_norm(x, (C,), params[f"{i}.ln2_s"], params[f"{i}.ln2_b"])
+        x = x + torch.nn.functional.gelu(h @ params[f"{i}.mlp_in"], approximate="tanh") @ params[f"{i}.mlp_out"]
+    x = torch.nn.functional.layer_norm(x, (C,), params["lnf_s"], params["lnf_b"])
+    logits = x @ params["out_kernel"] + params["out_bias"]
+    return torch.nn.functional.cross_entropy(logits.reshape(-1, V), targets.reshape(-1))
+
+
+opt = torch.optim.AdamW(params.values(), lr=1e-3, weight_decay=0.01)
+times = []
+for step in range(23):
+    ids = torch.randint(0, V, (B, T))
+    start = time.perf_counter()
+    opt.zero_grad(set_to_none=True)
+    loss_fn(ids, ids.roll(-1, 1)).backward()
+    opt.step()
+    if step >= 3:
+        times.append(time.perf_counter() - start)
+times.sort()
+print(B * T / times[len(times) // 2])
