@@ -4,6 +4,7 @@
 #include "compiler/Jit/CpuCompiler.h"
 
 #include "compiler/Jit/CompilationCache.h"
+#include "compiler/Jit/CompilerFingerprint.h"
 #include "compiler/Jit/RuntimeSymbols.h"
 #include "compiler/Pipeline/CpuPipeline.h"
 
@@ -195,7 +196,7 @@ rt::StatusOr<CpuCompileResult> mlir::loom::compileForCpu(ModuleOp module,
     return internal(llvm::toString(tm.takeError()));
 
   // The key covers everything that changes the object: the module (without locations),
-  // the pipeline, the LLVM version and the exact target.
+  // the compiler's own sources, the pipeline, the LLVM version and the exact target.
   std::string moduleText;
   {
     llvm::raw_string_ostream os(moduleText);
@@ -205,7 +206,7 @@ rt::StatusOr<CpuCompileResult> mlir::loom::compileForCpu(ModuleOp module,
                          llvm::join(cpuBufferizePasses(), ",") + ";" +
                          llvm::join(cpuToLLVMPasses(), ",");
   std::string key = CompilationCache::hashKey(
-      {"loom-cpu-1", LLVM_VERSION_STRING, (*tm)->getTargetTriple().str(),
+      {"loom-cpu-1", LOOM_COMPILER_FINGERPRINT, LLVM_VERSION_STRING, (*tm)->getTargetTriple().str(),
        (*tm)->getTargetCPU().str(), (*tm)->getTargetFeatureString().str(), pipeline,
        options.entry, moduleText});
 
