@@ -10,11 +10,13 @@ namespace {
 template <typename T, typename Gemm>
 void gemm(Gemm call, int64_t batch, int64_t m, int64_t n, int64_t k, int64_t a, int64_t aOff,
           int64_t lda, int64_t aStride, int64_t b, int64_t bOff, int64_t ldb, int64_t bStride,
-          int64_t c, int64_t cOff, int64_t ldc, int64_t cStride, int64_t beta) {
+          int64_t c, int64_t cOff, int64_t ldc, int64_t cStride, int64_t beta,
+          int64_t transposeA, int64_t transposeB) {
   if (m == 0 || n == 0)
     return;
   // BLAS rejects leading dimensions below the row length, even where they are irrelevant.
-  lda = std::max(lda, k), ldb = std::max(ldb, n), ldc = std::max(ldc, n);
+  lda = std::max(lda, transposeA ? m : k), ldb = std::max(ldb, transposeB ? k : n);
+  ldc = std::max(ldc, n);
   auto *pa = reinterpret_cast<const T *>(a) + aOff;
   auto *pb = reinterpret_cast<const T *>(b) + bOff;
   auto *pc = reinterpret_cast<T *>(c) + cOff;
@@ -25,7 +27,8 @@ void gemm(Gemm call, int64_t batch, int64_t m, int64_t n, int64_t k, int64_t a, 
     return;
   }
   for (int64_t i = 0; i < batch; ++i)
-    call(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, T(1), pa + i * aStride, lda,
+    call(CblasRowMajor, transposeA ? CblasTrans : CblasNoTrans,
+         transposeB ? CblasTrans : CblasNoTrans, m, n, k, T(1), pa + i * aStride, lda,
          pb + i * bStride, ldb, T(beta), pc + i * cStride, ldc);
 }
 } // namespace
@@ -33,17 +36,19 @@ void gemm(Gemm call, int64_t batch, int64_t m, int64_t n, int64_t k, int64_t a, 
 extern "C" void loom_rt_gemm_f32(int64_t batch, int64_t m, int64_t n, int64_t k, int64_t a,
                                  int64_t aOff, int64_t lda, int64_t aStride, int64_t b,
                                  int64_t bOff, int64_t ldb, int64_t bStride, int64_t c,
-                                 int64_t cOff, int64_t ldc, int64_t cStride, int64_t beta) {
+                                 int64_t cOff, int64_t ldc, int64_t cStride, int64_t beta,
+                                 int64_t transposeA, int64_t transposeB) {
   gemm<float>(cblas_sgemm, batch, m, n, k, a, aOff, lda, aStride, b, bOff, ldb, bStride, c,
-              cOff, ldc, cStride, beta);
+              cOff, ldc, cStride, beta, transposeA, transposeB);
 }
 
 extern "C" void loom_rt_gemm_f64(int64_t batch, int64_t m, int64_t n, int64_t k, int64_t a,
                                  int64_t aOff, int64_t lda, int64_t aStride, int64_t b,
                                  int64_t bOff, int64_t ldb, int64_t bStride, int64_t c,
-                                 int64_t cOff, int64_t ldc, int64_t cStride, int64_t beta) {
+                                 int64_t cOff, int64_t ldc, int64_t cStride, int64_t beta,
+                                 int64_t transposeA, int64_t transposeB) {
   gemm<double>(cblas_dgemm, batch, m, n, k, a, aOff, lda, aStride, b, bOff, ldb, bStride, c,
-               cOff, ldc, cStride, beta);
+               cOff, ldc, cStride, beta, transposeA, transposeB);
 }
 
 void loom::rt::setBlasThreads(int threads) { openblas_set_num_threads(std::max(threads, 1)); }

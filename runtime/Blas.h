@@ -6,17 +6,20 @@
 #include <cstdint>
 
 extern "C" {
-/// For each of `batch` problems: C[m x n] = A[m x k] * B[k x n] + beta * C, beta 0 or 1.
+/// For each of `batch` problems: C[m x n] = op(A) * op(B) + beta * C, beta 0 or 1, where
+/// op(A) is A [m x k], or A^T with A stored [k x m] if `transposeA` (likewise B).
 /// Each matrix is given as (base address, element offset, leading dimension, batch stride
 /// in elements).
 void loom_rt_gemm_f32(int64_t batch, int64_t m, int64_t n, int64_t k, int64_t a,
                       int64_t aOffset, int64_t lda, int64_t aBatchStride, int64_t b,
                       int64_t bOffset, int64_t ldb, int64_t bBatchStride, int64_t c,
-                      int64_t cOffset, int64_t ldc, int64_t cBatchStride, int64_t beta);
+                      int64_t cOffset, int64_t ldc, int64_t cBatchStride, int64_t beta,
+                      int64_t transposeA, int64_t transposeB);
 void loom_rt_gemm_f64(int64_t batch, int64_t m, int64_t n, int64_t k, int64_t a,
                       int64_t aOffset, int64_t lda, int64_t aBatchStride, int64_t b,
                       int64_t bOffset, int64_t ldb, int64_t bBatchStride, int64_t c,
-                      int64_t cOffset, int64_t ldc, int64_t cBatchStride, int64_t beta);
+                      int64_t cOffset, int64_t ldc, int64_t cBatchStride, int64_t beta,
+                      int64_t transposeA, int64_t transposeB);
 }
 
 namespace loom::rt {

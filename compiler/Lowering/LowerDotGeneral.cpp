@@ -1,6 +1,7 @@
-// Lowers loom.dot_general to one linalg.matmul (no batch dims) or linalg.batch_matmul: the
-// operands are transposed (only when needed) to [batch, free, contracting] and
-// [batch, contracting, free], then reshaped to rank 3 (or 2), and the product reshaped back.
+// Lowers loom.dot_general to one linalg.matmul (no batch dims) or linalg.batch_matmul: each
+// operand is used as it lies when it is already a (possibly transposed) matrix per batch,
+// else transposed to [batch, free, contracting] / [batch, contracting, free]; then reshaped
+// to rank 3 (or 2), and the product reshaped back.
 // The matmul itself becomes a BLAS call after bufferization (LowerMatmulToBlas.cpp).
 #include "compiler/IR/LoomOps.h"
 #include "compiler/Lowering/LoweringPatterns.h"
@@ -31,6 +32,25 @@ Value permute(OpBuilder &b, Location loc, Value value, ArrayRef<int64_t> perm) {
   return linalg::TransposeOp::create(b, loc, value, init, perm).getResult()[0];
 }
 
+} // namespace
+
+SmallVector<AffineMap> mlir::loom::matmulMaps(OpBuilder &b, bool batched, bool transposeA,
+                                              bool transposeB) {
+  int64_t first = batched ? 1 : 0;
+  auto d = [&](int64_t i) { return b.getAffineDimExpr(first + i); };
+  AffineExpr m = d(0), n = d(1), k = d(2);
+  auto map = [&](AffineExpr rows, AffineExpr cols) {
+    SmallVector<AffineExpr> exprs;
+    if (batched)
+      exprs.push_back(b.getAffineDimExpr(0));
+    exprs.push_back(rows), exprs.push_back(cols);
+    return AffineMap::get(first + 3, 0, exprs, b.getContext());
+  };
+  return {transposeA ? map(k, m) : map(m, k), transposeB ? map(n, k) : map(k, n), map(m, n)};
+}
+
+namespace {
+
 struct LowerDotGeneral : OpConversionPattern<DotGeneralOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(DotGeneralOp op, OpAdaptor adaptor,
@@ -45,29 +65,47 @@ struct LowerDotGeneral : OpConversionPattern<DotGeneralOp> {
     int64_t batch = product(lhsType, lb), m = product(lhsType, lf), k = product(lhsType, lc),
             n = product(rhsType, rf);
 
-    SmallVector<int64_t> lhsPerm(lb), rhsPerm(rb);
-    llvm::append_range(lhsPerm, lf);
-    llvm::append_range(lhsPerm, lc);
-    llvm::append_range(rhsPerm, rc);
-    llvm::append_range(rhsPerm, rf);
-    Value lhs = permute(rewriter, loc, adaptor.getLhs(), lhsPerm);
-    Value rhs = permute(rewriter, loc, adaptor.getRhs(), rhsPerm);
+    // Each operand is used as it lies when its dims are already [batch, rows, cols] or
+    // [batch, cols, rows]: the second form becomes a transposed operand of the matmul (a BLAS
+    // flag), so the common x^T g and g w^T of backward passes need no transpose copy.
+    auto order = [](ArrayRef<int64_t> batchDims, ArrayRef<int64_t> first,
+                    ArrayRef<int64_t> second) {
+      SmallVector<int64_t> perm(batchDims);
+      llvm::append_range(perm, first);
+      llvm::append_range(perm, second);
+      return perm;
+    };
+    auto isIdentity = [](ArrayRef<int64_t> perm) {
+      return llvm::equal(perm, llvm::seq<int64_t>(0, perm.size()));
+    };
+    bool transposeLhs = !isIdentity(order(lb, lf, lc)) && isIdentity(order(lb, lc, lf));
+    bool transposeRhs = !isIdentity(order(rb, rc, rf)) && isIdentity(order(rb, rf, rc));
+    Value lhs = transposeLhs ? adaptor.getLhs()
+                             : permute(rewriter, loc, adaptor.getLhs(), order(lb, lf, lc));
+    Value rhs = transposeRhs ? adaptor.getRhs()
+                             : permute(rewriter, loc, adaptor.getRhs(), order(rb, rc, rf));
 
     bool batched = !lb.empty();
     auto shape = [&](int64_t rows, int64_t cols) {
       return batched ? SmallVector<int64_t>{batch, rows, cols} : SmallVector<int64_t>{rows, cols};
     };
-    lhs = reshapeTensor(rewriter, loc, lhs, shape(m, k));
-    rhs = reshapeTensor(rewriter, loc, rhs, shape(k, n));
+    lhs = reshapeTensor(rewriter, loc, lhs, transposeLhs ? shape(k, m) : shape(m, k));
+    rhs = reshapeTensor(rewriter, loc, rhs, transposeRhs ? shape(n, k) : shape(k, n));
     Type elementType = op.getType().getElementType();
     auto productType = RankedTensorType::get(shape(m, n), elementType);
     Value init = filledTensor(rewriter, loc, productType, rewriter.getZeroAttr(elementType));
+    SmallVector<NamedAttribute> attributes;
+    if (transposeLhs || transposeRhs)
+      attributes.push_back(rewriter.getNamedAttr(
+          "indexing_maps", rewriter.getAffineMapArrayAttr(
+                               matmulMaps(rewriter, batched, transposeLhs, transposeRhs))));
     Value product =
         batched ? linalg::BatchMatmulOp::create(rewriter, loc, TypeRange{productType},
-                                                ValueRange{lhs, rhs}, ValueRange{init})
+                                                ValueRange{lhs, rhs}, ValueRange{init},
+                                                attributes)
                       .getResult(0)
                 : linalg::MatmulOp::create(rewriter, loc, TypeRange{productType},
-                                           ValueRange{lhs, rhs}, ValueRange{init})
+                                           ValueRange{lhs, rhs}, ValueRange{init}, attributes)
                       .getResult(0);
     rewriter.replaceOp(op, reshapeTensor(rewriter, loc, product, op.getType().getShape()));
     return success();

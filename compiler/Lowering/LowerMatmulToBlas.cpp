@@ -1,7 +1,9 @@
 // The loom-lower-matmul-to-blas pass: GEMMs go to a tuned library (DESIGN.md "Kernels").
 // A matmul on memrefs becomes a call to loom_rt_gemm_{f32,f64}, passing each operand as
 // (aligned base pointer, element offset, leading dimension, batch stride), all static here,
-// and beta: 0 when a zero fill of C just before is folded into the call, else 1.
+// beta: 0 when a zero fill of C just before is folded into the call, else 1, and whether A
+// and B are stored transposed (the matmul's indexing maps say so).
+#include "compiler/Lowering/LoweringPatterns.h"
 #include "compiler/Lowering/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -62,7 +64,7 @@ func::FuncOp declareGemm(ModuleOp module, StringRef name) {
   if (auto existing = module.lookupSymbol<func::FuncOp>(name))
     return existing;
   OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
-  SmallVector<Type> args(17, b.getI64Type());
+  SmallVector<Type> args(19, b.getI64Type());
   auto fn = func::FuncOp::create(b, module.getLoc(), name, b.getFunctionType(args, {}));
   fn.setPrivate();
   return fn;
@@ -82,11 +84,19 @@ LogicalResult lowerMatmul(linalg::LinalgOp op, ModuleOp module) {
                    : elementType.isF64() ? "loom_rt_gemm_f64"
                                         : "";
   // Matmuls with transposed indexing maps or odd layouts stay for the loop lowering.
-  bool transposedMaps = isa<linalg::MatmulOp>(op)
-                            ? cast<linalg::MatmulOp>(op).hasUserDefinedMaps()
-                            : cast<linalg::BatchMatmulOp>(op).hasUserDefinedMaps();
-  if (name.empty() || transposedMaps)
+  if (name.empty())
     return failure();
+  // Which operands are transposed; maps other than the four matmulMaps forms stay loops.
+  OpBuilder mapsBuilder(op);
+  bool batched = isa<linalg::BatchMatmulOp>(op);
+  std::optional<std::pair<bool, bool>> transposed;
+  for (bool ta : {false, true})
+    for (bool tb : {false, true})
+      if (op.getIndexingMapsArray() == mlir::loom::matmulMaps(mapsBuilder, batched, ta, tb))
+        transposed = {ta, tb};
+  if (!transposed)
+    return failure();
+  auto [transposeA, transposeB] = *transposed;
   // BLAS needs static sizes here, and forbids C aliasing A or B.
   if (!a.hasStaticShape() || !bType.hasStaticShape() || !c.hasStaticShape() ||
       op.getDpsInits()[0] == op.getDpsInputs()[0] ||
@@ -101,7 +111,7 @@ LogicalResult lowerMatmul(linalg::LinalgOp op, ModuleOp module) {
   int64_t rank = c.getRank();
   int64_t batch = rank == 3 ? c.getDimSize(0) : 1;
   int64_t m = c.getDimSize(rank - 2), n = c.getDimSize(rank - 1),
-          k = a.getDimSize(a.getRank() - 1);
+          k = a.getDimSize(a.getRank() - (transposeA ? 2 : 1));
   auto i64 = [&](int64_t v) -> Value {
     return arith::ConstantIntOp::create(b, loc, b.getI64Type(), v);
   };
@@ -117,6 +127,8 @@ LogicalResult lowerMatmul(linalg::LinalgOp op, ModuleOp module) {
     llvm::append_range(args, SmallVector<Value>{pointer(value), i64(layout.offset),
                                                 i64(layout.leading), i64(layout.batchStride)});
   args.push_back(i64(fill ? 0 : 1)); // beta: overwrite C or accumulate into it
+  args.push_back(i64(transposeA));
+  args.push_back(i64(transposeB));
   func::CallOp::create(b, loc, declareGemm(module, name), args);
   op->erase();
   if (fill)

@@ -30,6 +30,12 @@ Value parallelGeneric(OpBuilder &b, Location loc, RankedTensorType resultType,
                       ValueRange inputs, ArrayRef<AffineMap> inputMaps,
                       function_ref<Value(OpBuilder &, Location, ValueRange)> body);
 
+/// The indexing maps of a (batch) matmul whose A is [.., K, M] if `transposeA` and whose B
+/// is [.., N, K] if `transposeB`; iteration dims are (b,) m, n, k. The BLAS lowering maps
+/// exactly these to its transpose flags.
+SmallVector<AffineMap> matmulMaps(OpBuilder &b, bool batched, bool transposeA,
+                                  bool transposeB);
+
 } // namespace mlir::loom
 
 #endif // LOOM_COMPILER_LOWERING_LOWERINGPATTERNS_H

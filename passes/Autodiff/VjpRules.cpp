@@ -93,8 +93,18 @@ void dotGeneralVjp(DotGeneralOp op, Value g, Emitter &e, SmallVectorImpl<Value> 
                        gRhsFree = range(nb + nlf, nb + nlf + nrf);
   Value dl = DotGeneralOp::create(e.b, e.loc, g, op.getRhs(), gBatch, rb, gRhsFree, rf);
   out[0] = e.transpose(dl, operandOrder(lt.getRank(), lb, lf, lc, rc));
-  Value dr = DotGeneralOp::create(e.b, e.loc, g, op.getLhs(), gBatch, lb, gLhsFree, lf);
-  out[1] = e.transpose(dr, operandOrder(rt.getRank(), rb, rf, rc, lc));
+  // lhs^T g rather than g^T lhs: for a plain matmul it comes out as [K, N] already, where
+  // the other order needs a transpose back.
+  Value dr = DotGeneralOp::create(e.b, e.loc, op.getLhs(), g, lb, gBatch, lf, gLhsFree);
+  SmallVector<int64_t> sortedLc(lc), perm(rt.getRank());
+  llvm::sort(sortedLc);
+  for (auto [i, d] : llvm::enumerate(rb))
+    perm[d] = i;
+  for (auto [k, d] : llvm::enumerate(rc))
+    perm[d] = nb + (llvm::find(sortedLc, lc[k]) - sortedLc.begin());
+  for (auto [j, d] : llvm::enumerate(rf))
+    perm[d] = nb + lc.size() + j;
+  out[1] = e.transpose(dr, perm);
 }
 
 void broadcastVjp(BroadcastInDimOp op, Value g, Emitter &e, SmallVectorImpl<Value> &out) {

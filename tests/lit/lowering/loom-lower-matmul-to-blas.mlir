@@ -7,7 +7,7 @@
 // Tests that an f32 linalg.matmul becomes a call to a private @loom_rt_gemm_f32 declaration,
 // with batch 1, m 4, n 16, k 8, zero offsets, row lengths as leading dims, zero batch
 // strides, and beta 1 (accumulate) since no fill precedes it.
-// CHECK: func.func private @loom_rt_gemm_f32(i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64)
+// CHECK: func.func private @loom_rt_gemm_f32(i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64)
 // CHECK-LABEL: func.func @matmul_f32
 // CHECK-SAME: (%[[A:[a-z0-9_]+]]: memref<4x8xf32>, %[[B:[a-z0-9_]+]]: memref<8x16xf32>, %[[C:[a-z0-9_]+]]: memref<4x16xf32>)
 // CHECK-NOT: linalg.matmul
@@ -31,7 +31,9 @@
 // CHECK-NEXT: %[[LDC:[a-z0-9_]+]] = arith.constant 16 : i64
 // CHECK-NEXT: %[[SC:[a-z0-9_]+]] = arith.constant 0 : i64
 // CHECK-NEXT: %[[BETA:[a-z0-9_]+]] = arith.constant 1 : i64
-// CHECK-NEXT: call @loom_rt_gemm_f32(%[[BATCH]], %[[M]], %[[N]], %[[K]], %[[IA]], %[[OA]], %[[LDA]], %[[SA]], %[[IB]], %[[OB]], %[[LDB]], %[[SB]], %[[IC]], %[[OC]], %[[LDC]], %[[SC]], %[[BETA]])
+// CHECK-NEXT: %[[TA:[a-z0-9_]+]] = arith.constant 0 : i64
+// CHECK-NEXT: %[[TB:[a-z0-9_]+]] = arith.constant 0 : i64
+// CHECK-NEXT: call @loom_rt_gemm_f32(%[[BATCH]], %[[M]], %[[N]], %[[K]], %[[IA]], %[[OA]], %[[LDA]], %[[SA]], %[[IB]], %[[OB]], %[[LDB]], %[[SB]], %[[IC]], %[[OC]], %[[LDC]], %[[SC]], %[[BETA]], %[[TA]], %[[TB]])
 // CHECK-NEXT: return
 func.func @matmul_f32(%a: memref<4x8xf32>, %b: memref<8x16xf32>, %c: memref<4x16xf32>) {
   linalg.matmul ins(%a, %b : memref<4x8xf32>, memref<8x16xf32>) outs(%c : memref<4x16xf32>)
@@ -42,14 +44,14 @@ func.func @matmul_f32(%a: memref<4x8xf32>, %b: memref<8x16xf32>, %c: memref<4x16
 
 // Tests that an f64 matmul calls @loom_rt_gemm_f64 (and declares no f32 variant).
 // CHECK-NOT: @loom_rt_gemm_f32
-// CHECK: func.func private @loom_rt_gemm_f64(i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64)
+// CHECK: func.func private @loom_rt_gemm_f64(i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64)
 // CHECK-LABEL: func.func @matmul_f64
 // CHECK-NOT: linalg.matmul
 // CHECK: %[[BATCH:[a-z0-9_]+]] = arith.constant 1 : i64
 // CHECK-NEXT: %[[M:[a-z0-9_]+]] = arith.constant 3 : i64
 // CHECK-NEXT: %[[N:[a-z0-9_]+]] = arith.constant 5 : i64
 // CHECK-NEXT: %[[K:[a-z0-9_]+]] = arith.constant 7 : i64
-// CHECK: call @loom_rt_gemm_f64(%[[BATCH]], %[[M]], %[[N]], %[[K]], {{.*}}) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: call @loom_rt_gemm_f64(%[[BATCH]], %[[M]], %[[N]], %[[K]], {{.*}}) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
 func.func @matmul_f64(%a: memref<3x7xf64>, %b: memref<7x5xf64>, %c: memref<3x5xf64>) {
   linalg.matmul ins(%a, %b : memref<3x7xf64>, memref<7x5xf64>) outs(%c : memref<3x5xf64>)
   return
@@ -81,7 +83,9 @@ func.func @matmul_f64(%a: memref<3x7xf64>, %b: memref<7x5xf64>, %c: memref<3x5xf
 // CHECK-NEXT: %[[LDC:[a-z0-9_]+]] = arith.constant 16 : i64
 // CHECK-NEXT: %[[SC:[a-z0-9_]+]] = arith.constant 64 : i64
 // CHECK-NEXT: %[[BETA:[a-z0-9_]+]] = arith.constant 1 : i64
-// CHECK-NEXT: call @loom_rt_gemm_f32(%[[BATCH]], %[[M]], %[[N]], %[[K]], %[[IA]], %[[OA]], %[[LDA]], %[[SA]], %[[IB]], %[[OB]], %[[LDB]], %[[SB]], %[[IC]], %[[OC]], %[[LDC]], %[[SC]], %[[BETA]])
+// CHECK-NEXT: %[[TA:[a-z0-9_]+]] = arith.constant 0 : i64
+// CHECK-NEXT: %[[TB:[a-z0-9_]+]] = arith.constant 0 : i64
+// CHECK-NEXT: call @loom_rt_gemm_f32(%[[BATCH]], %[[M]], %[[N]], %[[K]], %[[IA]], %[[OA]], %[[LDA]], %[[SA]], %[[IB]], %[[OB]], %[[LDB]], %[[SB]], %[[IC]], %[[OC]], %[[LDC]], %[[SC]], %[[BETA]], %[[TA]], %[[TB]])
 func.func @batch_matmul(%a: memref<2x4x8xf32>, %b: memref<2x8x16xf32>, %c: memref<2x4x16xf32>) {
   linalg.batch_matmul ins(%a, %b : memref<2x4x8xf32>, memref<2x8x16xf32>)
                       outs(%c : memref<2x4x16xf32>)
@@ -122,7 +126,9 @@ func.func @subview_operand(%big: memref<10x20xf32>, %b: memref<8x16xf32>, %c: me
 // CHECK-NEXT: %[[LDC:[a-z0-9_]+]] = arith.constant 16 : i64
 // CHECK-NEXT: %[[SC:[a-z0-9_]+]] = arith.constant 0 : i64
 // CHECK-NEXT: %[[BETA:[a-z0-9_]+]] = arith.constant 0 : i64
-// CHECK-NEXT: call @loom_rt_gemm_f32({{.*}}, %[[IC]], %[[OC]], %[[LDC]], %[[SC]], %[[BETA]])
+// CHECK-NEXT: %[[TA:[a-z0-9_]+]] = arith.constant 0 : i64
+// CHECK-NEXT: %[[TB:[a-z0-9_]+]] = arith.constant 0 : i64
+// CHECK-NEXT: call @loom_rt_gemm_f32({{.*}}, %[[IC]], %[[OC]], %[[LDC]], %[[SC]], %[[BETA]], %[[TA]], %[[TB]])
 // CHECK-NOT: linalg.fill
 // CHECK: return
 func.func @zero_fill_folded(%a: memref<4x8xf32>, %b: memref<8x16xf32>, %c: memref<4x16xf32>) {
@@ -147,7 +153,9 @@ func.func @zero_fill_folded(%a: memref<4x8xf32>, %b: memref<8x16xf32>, %c: memre
 // CHECK-NEXT: arith.constant {{[0-9]+}} : i64
 // CHECK-NEXT: arith.constant 0 : i64
 // CHECK-NEXT: %[[BETA:[a-z0-9_]+]] = arith.constant 1 : i64
-// CHECK-NEXT: call @loom_rt_gemm_{{f32|f64}}({{.*}}, %[[BETA]])
+// CHECK-NEXT: %[[TA:[a-z0-9_]+]] = arith.constant 0 : i64
+// CHECK-NEXT: %[[TB:[a-z0-9_]+]] = arith.constant 0 : i64
+// CHECK-NEXT: call @loom_rt_gemm_{{f32|f64}}({{.*}}, %[[BETA]], %[[TA]], %[[TB]])
 func.func @nonzero_fill_kept(%a: memref<3x7xf64>, %b: memref<7x5xf64>, %c: memref<3x5xf64>) {
   %one = arith.constant 1.0 : f64
   linalg.fill ins(%one : f64) outs(%c : memref<3x5xf64>)
@@ -168,7 +176,9 @@ func.func @nonzero_fill_kept(%a: memref<3x7xf64>, %b: memref<7x5xf64>, %c: memre
 // CHECK-NEXT: arith.constant {{[0-9]+}} : i64
 // CHECK-NEXT: arith.constant 0 : i64
 // CHECK-NEXT: %[[BETA:[a-z0-9_]+]] = arith.constant 1 : i64
-// CHECK-NEXT: call @loom_rt_gemm_{{f32|f64}}({{.*}}, %[[BETA]])
+// CHECK-NEXT: %[[TA:[a-z0-9_]+]] = arith.constant 0 : i64
+// CHECK-NEXT: %[[TB:[a-z0-9_]+]] = arith.constant 0 : i64
+// CHECK-NEXT: call @loom_rt_gemm_{{f32|f64}}({{.*}}, %[[BETA]], %[[TA]], %[[TB]])
 func.func @fill_before_store_kept(%a: memref<4x8xf32>, %b: memref<8x16xf32>,
                                   %c: memref<4x16xf32>, %x: f32) {
   %zero = arith.constant 0.0 : f32
@@ -191,7 +201,9 @@ func.func @fill_before_store_kept(%a: memref<4x8xf32>, %b: memref<8x16xf32>,
 // CHECK-NEXT: arith.constant {{[0-9]+}} : i64
 // CHECK-NEXT: arith.constant 0 : i64
 // CHECK-NEXT: %[[BETA:[a-z0-9_]+]] = arith.constant 1 : i64
-// CHECK-NEXT: call @loom_rt_gemm_{{f32|f64}}({{.*}}, %[[BETA]])
+// CHECK-NEXT: %[[TA:[a-z0-9_]+]] = arith.constant 0 : i64
+// CHECK-NEXT: %[[TB:[a-z0-9_]+]] = arith.constant 0 : i64
+// CHECK-NEXT: call @loom_rt_gemm_{{f32|f64}}({{.*}}, %[[BETA]], %[[TA]], %[[TB]])
 func.func @fill_of_other_buffer_kept(%a: memref<4x8xf32>, %b: memref<8x16xf32>,
                                      %c: memref<4x16xf32>, %d: memref<4x16xf32>) {
   %zero = arith.constant 0.0 : f32
@@ -247,23 +259,38 @@ func.func @column_major_operand(%a: memref<4x8xf32, strided<[1, 4]>>, %b: memref
 
 // -----
 
-// Tests that a matmul with user-defined (transposed) indexing maps, one with mixed element
-// types and one on tensors all stay linalg.matmul.
-// CHECK-NOT: loom_rt_gemm
-// CHECK-LABEL: func.func @not_plain
-// CHECK: linalg.matmul indexing_maps = [{{.*}}] ins(%{{.*}}, %{{.*}} : memref<4x8xf32>, memref<16x8xf32>)
-// CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : memref<4x8xf16>, memref<8x16xf16>) outs(%{{.*}} : memref<4x16xf32>)
-// CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<4x8xf32>, tensor<8x16xf32>)
-// CHECK-NOT: call
-func.func @not_plain(%a: memref<4x8xf32>, %bt: memref<16x8xf32>, %c: memref<4x16xf32>,
-                     %ah: memref<4x8xf16>, %bh: memref<8x16xf16>,
-                     %ta: tensor<4x8xf32>, %tb: tensor<8x16xf32>, %tc: tensor<4x16xf32>)
-    -> tensor<4x16xf32> {
+// Tests that a matmul whose B is stored transposed ([N, K]) becomes a GEMM call with
+// k = 8 and the transB flag (the last argument) set.
+// CHECK-LABEL: func.func @transposed_b
+// (batch 1, m 4, n 16, k 8, ldb 8, transA 0, transB 1)
+// CHECK: call @loom_rt_gemm_f32(%c1_i64, %c4_i64, %c16_i64, %c8_i64, %{{[0-9]+}}, %{{[a-z0-9_]+}}, %{{[a-z0-9_]+}}, %{{[a-z0-9_]+}}, %{{[0-9]+}}, %{{[a-z0-9_]+}}, %c8_i64{{[_0-9]*}}, {{.*}}, %c0_i64{{[_0-9]*}}, %c1_i64{{[_0-9]*}}) :
+func.func @transposed_b(%a: memref<4x8xf32>, %bt: memref<16x8xf32>, %c: memref<4x16xf32>) {
   linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>,
                                  affine_map<(d0, d1, d2) -> (d1, d2)>,
                                  affine_map<(d0, d1, d2) -> (d0, d1)>]
       ins(%a, %bt : memref<4x8xf32>, memref<16x8xf32>) outs(%c : memref<4x16xf32>)
-  linalg.matmul ins(%ah, %bh : memref<4x8xf16>, memref<8x16xf16>) outs(%c : memref<4x16xf32>)
+  return
+}
+
+// -----
+
+// Tests that a matmul whose maps are no plain or transposed product (here C is written
+// transposed), one with mixed element types and one on tensors all stay linalg.matmul.
+// CHECK-NOT: loom_rt_gemm
+// CHECK-LABEL: func.func @not_plain
+// CHECK: linalg.matmul indexing_maps = [{{.*}}] ins(%{{.*}}, %{{.*}} : memref<8x4xf32>, memref<16x8xf32>)
+// CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : memref<4x8xf16>, memref<8x16xf16>) outs(%{{.*}} : memref<4x16xf32>)
+// CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<4x8xf32>, tensor<8x16xf32>)
+// CHECK-NOT: call
+func.func @not_plain(%at: memref<8x4xf32>, %bt: memref<16x8xf32>, %c: memref<16x4xf32>,
+                     %c2: memref<4x16xf32>, %ah: memref<4x8xf16>, %bh: memref<8x16xf16>,
+                     %ta: tensor<4x8xf32>, %tb: tensor<8x16xf32>, %tc: tensor<4x16xf32>)
+    -> tensor<4x16xf32> {
+  linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d2, d0)>,
+                                 affine_map<(d0, d1, d2) -> (d1, d2)>,
+                                 affine_map<(d0, d1, d2) -> (d1, d0)>]
+      ins(%at, %bt : memref<8x4xf32>, memref<16x8xf32>) outs(%c : memref<16x4xf32>)
+  linalg.matmul ins(%ah, %bh : memref<4x8xf16>, memref<8x16xf16>) outs(%c2 : memref<4x16xf32>)
   %0 = linalg.matmul ins(%ta, %tb : tensor<4x8xf32>, tensor<8x16xf32>)
                      outs(%tc : tensor<4x16xf32>) -> tensor<4x16xf32>
   return %0 : tensor<4x16xf32>

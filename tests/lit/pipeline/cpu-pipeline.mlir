@@ -49,7 +49,7 @@
 // BUF-NOT: scf.for
 // BUF: return{{$}}
 
-// LLVM: llvm.func @loom_rt_gemm_f32(i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64)
+// LLVM: llvm.func @loom_rt_gemm_f32(i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64)
 // LLVM: llvm.func @main(
 // LLVM-SAME: attributes {sym_visibility = "private"}
 // LLVM-NOT: tanhf
