@@ -53,12 +53,7 @@ void row(const char *name, const nn::GptConfig &c, double gemmGflops, const std:
   optim::AdamWOptions adamw;
   auto step = jit(
       [&](Tree<Tensor> params, Tree<Tensor> state, Tensor ids, Tensor targets, Tensor t) {
-        auto loss = [&](const Tree<Tensor> &p, const Tensor &i, const Tensor &o) {
-          return nn::gptLoss(c, p, i, o);
-        };
-        ValueAndGrad vg = value_and_grad(loss)(params, ids, targets);
-        auto [np, ns] = optim::adamwUpdate(adamw, params, vg.grads[0], state, t);
-        return std::make_tuple(np, ns, vg.value);
+        return nn::gptTrainStep(c, adamw, params, state, ids, targets, t);
       },
       {.name = std::string("gpt_") + name});
   Tree<Array> params = nn::gptInit(c, 0), state = optim::adamwInit(params);

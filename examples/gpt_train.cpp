@@ -53,12 +53,7 @@ int main(int argc, char **argv) {
   optim::AdamWOptions adamw{.lr = optim::warmupCosine(3e-3, 10, steps, 3e-4)};
   auto trainStep = jit(
       [&](Tree<Tensor> params, Tree<Tensor> state, Tensor ids, Tensor targets, Tensor step) {
-        auto loss = [&](const Tree<Tensor> &p, const Tensor &i, const Tensor &t) {
-          return nn::gptLoss(config, p, i, t);
-        };
-        ValueAndGrad vg = value_and_grad(loss)(params, ids, targets);
-        auto [newParams, newState] = optim::adamwUpdate(adamw, params, vg.grads[0], state, step);
-        return std::make_tuple(newParams, newState, vg.value);
+        return nn::gptTrainStep(config, adamw, params, state, ids, targets, step);
       },
       {.name = "gpt_train_step"});
 

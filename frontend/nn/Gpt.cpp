@@ -1,6 +1,7 @@
 // Implementation of the GPT decoder (see Gpt.h).
 #include "frontend/nn/Gpt.h"
 
+#include "frontend/Grad.h"
 #include "frontend/Jit.h"
 #include "frontend/Random.h"
 #include "frontend/nn/Layers.h"
@@ -72,4 +73,16 @@ Tensor nn::gptForward(const GptConfig &c, const Tree<Tensor> &params, const Tens
 Tensor nn::gptLoss(const GptConfig &c, const Tree<Tensor> &params, const Tensor &ids,
                    const Tensor &targets) {
   return crossEntropy(gptForward(c, params, ids), targets);
+}
+
+std::tuple<Tree<Tensor>, Tree<Tensor>, Tensor>
+nn::gptTrainStep(const GptConfig &config, const optim::AdamWOptions &adamw,
+                 const Tree<Tensor> &params, const Tree<Tensor> &state, const Tensor &ids,
+                 const Tensor &targets, const Tensor &step) {
+  auto loss = [&](const Tree<Tensor> &p, const Tensor &i, const Tensor &t) {
+    return gptLoss(config, p, i, t);
+  };
+  ValueAndGrad vg = value_and_grad(loss)(params, ids, targets);
+  auto [newParams, newState] = optim::adamwUpdate(adamw, params, vg.grads[0], state, step);
+  return {newParams, newState, vg.value};
 }

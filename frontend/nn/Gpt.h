@@ -8,6 +8,9 @@
 #include "frontend/Array.h"
 #include "frontend/Ops.h"
 #include "frontend/Tree.h"
+#include "frontend/optim/Optim.h"
+
+#include <tuple>
 
 namespace loom::nn {
 
@@ -29,6 +32,13 @@ Tensor gptForward(const GptConfig &config, const Tree<Tensor> &params, const Ten
 /// Mean next-token cross-entropy: ids [B, T] predict targets [B, T].
 Tensor gptLoss(const GptConfig &config, const Tree<Tensor> &params, const Tensor &ids,
                const Tensor &targets);
+
+/// One training step inside a jitted function: the loss and its gradient (loom-autodiff),
+/// then AdamW. Returns the new parameters, the new optimizer state and the loss.
+std::tuple<Tree<Tensor>, Tree<Tensor>, Tensor>
+gptTrainStep(const GptConfig &config, const optim::AdamWOptions &adamw,
+             const Tree<Tensor> &params, const Tree<Tensor> &state, const Tensor &ids,
+             const Tensor &targets, const Tensor &step);
 
 } // namespace loom::nn
 

@@ -81,12 +81,7 @@ std::vector<float> trainGpt(int steps, int *traces) {
   optim::AdamWOptions adamw{.lr = optim::warmupCosine(1e-2, 5, steps, 1e-3),
                             .weightDecay = 0.0};
   auto step = jit([&](Tree<Tensor> p, Tree<Tensor> s, Tensor ids, Tensor targets, Tensor t) {
-    auto loss = [&](const Tree<Tensor> &q, const Tensor &i, const Tensor &o) {
-      return nn::gptLoss(config, q, i, o);
-    };
-    ValueAndGrad vg = value_and_grad(loss)(p, ids, targets);
-    auto [np, ns] = optim::adamwUpdate(adamw, p, vg.grads[0], s, t);
-    return std::make_tuple(np, ns, vg.value);
+    return nn::gptTrainStep(config, adamw, p, s, ids, targets, t);
   });
   std::vector<Array> losses;
   for (int i = 0; i < steps; ++i) {
