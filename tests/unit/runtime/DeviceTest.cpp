@@ -156,11 +156,11 @@ TEST_P(DeviceTest, ErrorPropagatesDownTheChain) {
   pending->ready()->signal(
       Status::error(StatusCode::Unavailable, "host transfer failed"));
 
-  Status firstStatus = (*first)[0]->ready()->waitFor(1s);
+  Status firstStatus = (*first)[0]->ready()->waitFor(10s);
   EXPECT_EQ(firstStatus.code(), StatusCode::Unavailable);
   EXPECT_EQ(firstStatus.message(),
             "executable 'add_one': input 0 failed: host transfer failed");
-  Status secondStatus = (*second)[0]->ready()->waitFor(1s);
+  Status secondStatus = (*second)[0]->ready()->waitFor(10s);
   EXPECT_EQ(secondStatus.code(), StatusCode::Unavailable);
   EXPECT_EQ(secondStatus.message(),
             "executable 'add_one': input 0 failed: executable 'add_one': "
@@ -228,7 +228,7 @@ TEST(DeviceExecuteTest, ReturnsBeforeTheWorkRuns) {
   EXPECT_FALSE(out->ready()->isReady());
   EXPECT_EQ(out->ready()->waitFor(5ms).code(), StatusCode::DeadlineExceeded);
   gateGuard.openGate();
-  EXPECT_TRUE(out->ready()->waitFor(1s).isOk());
+  EXPECT_TRUE(out->ready()->waitFor(10s).isOk());
   EXPECT_EQ(toHost(out), (std::vector<float>{1, 1, 1, 1}));
 }
 
@@ -290,7 +290,7 @@ TEST(DeviceEnqueueTest, FailedWorkSignalsItsEventsAndSynchronize) {
   device.enqueue(
       [] { return Status::error(StatusCode::Internal, "collective failed"); },
       {}, {done});
-  EXPECT_EQ(done->waitFor(1s).message(), "collective failed");
+  EXPECT_EQ(done->waitFor(10s).message(), "collective failed");
   Status status = device.synchronize();
   EXPECT_EQ(status.code(), StatusCode::Internal);
   EXPECT_EQ(status.message(), "collective failed");
@@ -301,7 +301,7 @@ TEST(DeviceEnqueueTest, ThrowingWorkBecomesAnInternalError) {
   auto done = Event::create();
   device.enqueue([]() -> Status { throw std::runtime_error("oops"); }, {},
                  {done});
-  Status status = done->waitFor(1s);
+  Status status = done->waitFor(10s);
   EXPECT_EQ(status.code(), StatusCode::Internal);
   EXPECT_EQ(status.message(), "work threw: oops");
 }
@@ -318,7 +318,7 @@ TEST(DeviceEnqueueTest, FailedWaitSkipsTheWork) {
         return Status::ok();
       },
       {Event::ready(), failed}, {done});
-  Status status = done->waitFor(1s);
+  Status status = done->waitFor(10s);
   EXPECT_EQ(status.code(), StatusCode::Cancelled);
   EXPECT_EQ(status.message(), "wait event 1 failed: step aborted");
   EXPECT_TRUE(device.synchronize().code() == StatusCode::Cancelled);
