@@ -3,6 +3,7 @@
 #ifndef LOOM_COMPILER_JIT_COMPILATIONCACHE_H
 #define LOOM_COMPILER_JIT_COMPILATIONCACHE_H
 
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -12,7 +13,9 @@ class CompilationCache {
 public:
   /// A cache in `directory`; an empty string picks the default: $LOOM_CACHE_DIR, else
   /// $XDG_CACHE_HOME/loom, else $HOME/.cache/loom. LOOM_CACHE_DIR=off disables the cache.
-  explicit CompilationCache(std::string directory = "");
+  /// It holds at most `maxBytes` (0: $LOOM_CACHE_MAX_MB megabytes, default 2048): past that,
+  /// the least recently used objects are removed.
+  explicit CompilationCache(std::string directory = "", uint64_t maxBytes = 0);
 
   bool enabled() const { return !directory.empty(); }
   const std::string &path() const { return directory; }
@@ -27,8 +30,13 @@ public:
   /// A hex SHA-256 of `parts`, each length-prefixed so concatenations cannot collide.
   static std::string hashKey(std::initializer_list<std::string_view> parts);
 
+  /// Removes least recently used objects until the cache holds at most 3/4 of its limit;
+  /// runs after a store that took it past the limit.
+  void evict() const;
+
 private:
   std::string directory;
+  uint64_t maxBytes;
 };
 
 } // namespace mlir::loom
