@@ -126,7 +126,7 @@ Tensor random::truncatedNormal(const Tensor &key, const Shape &shape, double low
   Tensor x = u * 2.0 - 1.0;
   Tensor w = -log((1.0 - x) * (1.0 + x), loc);
   auto horner = [&](const Tensor &t, std::initializer_list<double> coefficients) {
-    Tensor p = full({}, *coefficients.begin(), DType::F32, loc) + t * 0.0;
+    Tensor p = scalar_like(t, *coefficients.begin(), loc); // broadcasts in p * t
     for (auto it = coefficients.begin() + 1; it != coefficients.end(); ++it)
       p = *it + p * t;
     return p;

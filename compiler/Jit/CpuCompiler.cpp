@@ -211,9 +211,7 @@ rt::StatusOr<CpuCompileResult> mlir::loom::compileForCpu(ModuleOp module,
        options.entry, moduleText});
 
   CpuCompileResult result;
-  CompilationCache cache(options.useCache ? options.cacheDir : "");
-  if (!options.useCache)
-    cache = CompilationCache("");
+  CompilationCache cache(options.cacheDir);
   std::optional<std::string> object =
       options.useCache ? cache.load(key) : std::optional<std::string>();
   result.cacheHit = object.has_value();

@@ -8,12 +8,8 @@
 using namespace loom;
 using namespace loom::optim;
 
-namespace {
-Tensor scalarOf(const Tensor &like, double value) { return scalar_like(like, value); }
-} // namespace
-
 Schedule optim::constant(double value) {
-  return {[value](const Tensor &step) { return scalarOf(step, value); },
+  return {[value](const Tensor &step) { return scalar_like(step, value); },
           [value](int64_t) { return value; }};
 }
 
@@ -31,9 +27,9 @@ Schedule optim::warmupCosine(double peak, int64_t warmupSteps, int64_t totalStep
     Tensor warm = step * (peak / std::max<int64_t>(warmupSteps, 1));
     Tensor t = minimum((step - static_cast<double>(warmupSteps)) *
                            (1.0 / std::max<int64_t>(totalSteps - warmupSteps, 1)),
-                       scalarOf(step, 1.0));
+                       scalar_like(step, 1.0));
     Tensor decay = end + (peak - end) * 0.5 * (1.0 + cos(t * pi));
-    return where(less(step, scalarOf(step, static_cast<double>(warmupSteps))), warm, decay);
+    return where(less(step, scalar_like(step, static_cast<double>(warmupSteps))), warm, decay);
   };
   return {traced, host};
 }
@@ -59,7 +55,7 @@ Tensor optim::globalNorm(const Tree<Tensor> &tree) {
 Tree<Tensor> optim::clipByGlobalNorm(const Tree<Tensor> &grads, double maxNorm) {
   Tensor norm = globalNorm(grads);
   // scale = min(1, maxNorm / norm); the epsilon keeps a zero gradient finite.
-  Tensor scale = minimum(scalarOf(norm, 1.0), maxNorm / (norm + 1e-12));
+  Tensor scale = minimum(scalar_like(norm, 1.0), maxNorm / (norm + 1e-12));
   return tree_map([&](const Tensor &g) { return g * astype(scale, g.dtype()); }, grads);
 }
 
@@ -100,8 +96,8 @@ std::pair<Tree<Tensor>, Tree<Tensor>> optim::adamwUpdate(const AdamWOptions &o,
                                                          const Tensor &step) {
   Tensor lr = o.lr.traced(step);
   Tensor t = step + 1.0; // bias correction counts from 1
-  Tensor correction1 = 1.0 - pow(scalarOf(t, o.beta1), t);
-  Tensor correction2 = 1.0 - pow(scalarOf(t, o.beta2), t);
+  Tensor correction1 = 1.0 - pow(scalar_like(t, o.beta1), t);
+  Tensor correction2 = 1.0 - pow(scalar_like(t, o.beta2), t);
   Tree<Tensor> m = tree_map(
       [&](const Tensor &m, const Tensor &g) { return m * o.beta1 + g * (1 - o.beta1); },
       state.at("m"), grads);
