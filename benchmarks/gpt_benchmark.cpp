@@ -55,7 +55,7 @@ void row(const char *name, const nn::GptConfig &c, double gemmGflops, const std:
       [&](Tree<Tensor> params, Tree<Tensor> state, Tensor ids, Tensor targets, Tensor t) {
         return nn::gptTrainStep(c, adamw, params, state, ids, targets, t);
       },
-      {.name = std::string("gpt_") + name});
+      {.name = std::string("gpt_") + name, .donateArgnums = {0, 1}});
   Tree<Array> params = nn::gptInit(c, 0), state = optim::adamwInit(params);
   std::vector<int32_t> tokens(c.batch * c.seq);
   for (size_t i = 0; i < tokens.size(); ++i)

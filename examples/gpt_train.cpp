@@ -55,7 +55,8 @@ int main(int argc, char **argv) {
       [&](Tree<Tensor> params, Tree<Tensor> state, Tensor ids, Tensor targets, Tensor step) {
         return nn::gptTrainStep(config, adamw, params, state, ids, targets, step);
       },
-      {.name = "gpt_train_step"});
+      // Parameters and optimizer state are updated in place.
+      {.name = "gpt_train_step", .donateArgnums = {0, 1}});
 
   try {
     BigramData data(config);

@@ -91,7 +91,8 @@ int main(int argc, char **argv) {
             optim::adamwUpdate(adamw, params, vg.grads[0], state, step);
         return std::make_tuple(newParams, newState, vg.value);
       },
-      {.name = "mlp_train_step"});
+      // Parameters and optimizer state are updated in place.
+      {.name = "mlp_train_step", .donateArgnums = {0, 1}});
 
   try {
     Tree<Array> params = initParams(0);

@@ -29,15 +29,52 @@ struct Compiled {
   std::vector<size_t> positions;
 };
 
-std::string signatureOf(const std::vector<Array> &args, const std::string &structure,
-                        const std::string &name) {
-  std::string sig = structure + "|";
-  for (size_t i = 0; i < args.size(); ++i) {
-    if (!args[i].valid())
-      throw Error(fmt::format("{}: argument {} is an empty Array", name, i));
-    sig += args[i].describe() + ";";
+std::string signatureOf(const JitFunction::FlatArgs &args, const std::string &name) {
+  std::string sig = args.structure + "|";
+  for (size_t i = 0; i < args.leaves.size(); ++i) {
+    const Array &a = args.leaves[i];
+    if (!a.valid())
+      throw Error(fmt::format("{}: argument leaf {} is an empty Array", name, i));
+    if (a.buffer()->isDonated())
+      throw Error(fmt::format("{}: argument leaf {} ({}) was donated to an earlier call and "
+                              "holds no data any more; pass the array that call returned",
+                              name, i, a.describe()));
+    sig += a.describe() + ";";
   }
   return sig;
+}
+
+/// Which flat leaves belong to a donated argument.
+std::vector<bool> donatedLeaves(const JitFunction::FlatArgs &args, const JitOptions &options) {
+  std::vector<bool> donated(args.leaves.size());
+  for (int k : options.donateArgnums) {
+    if (k < 0 || static_cast<size_t>(k) >= args.argumentEnds.size())
+      throw Error(fmt::format("{}: donateArgnums names argument {}, but the function takes {}",
+                              options.name, k, args.argumentEnds.size()));
+    size_t begin = k == 0 ? 0 : args.argumentEnds[k - 1];
+    for (size_t i = begin; i < args.argumentEnds[k]; ++i)
+      donated[i] = true;
+  }
+  return donated;
+}
+
+/// Pairs every donated argument of `fn` with the first unclaimed result of its type (the
+/// order of a train step's outputs follows its inputs) through `loom.aliased_output`; the
+/// compiler then places that result in the argument's buffer.
+void markDonations(mlir::func::FuncOp fn, const std::vector<bool> &donated) {
+  std::vector<bool> claimed(fn.getNumResults());
+  for (unsigned arg = 0; arg < fn.getNumArguments(); ++arg) {
+    if (!donated[arg])
+      continue;
+    for (unsigned r = 0; r < fn.getNumResults(); ++r) {
+      if (claimed[r] || fn.getResultTypes()[r] != fn.getArgumentTypes()[arg])
+        continue;
+      claimed[r] = true;
+      fn.setArgAttr(arg, "loom.aliased_output",
+                    mlir::IntegerAttr::get(mlir::IntegerType::get(fn.getContext(), 64), r));
+      break;
+    }
+  }
 }
 
 double since(std::chrono::steady_clock::time_point start) {
@@ -59,14 +96,15 @@ struct JitFunction::Impl {
     context.loadDialect<mlir::loom::LoomDialect, mlir::func::FuncDialect>();
   }
 
-  std::string trace(const std::vector<Array> &args, const Traced &fn,
+  std::string trace(const FlatArgs &args, const Traced &fn,
                     mlir::OwningOpRef<mlir::ModuleOp> &module, TreeDef &structure,
                     std::vector<size_t> &positions) {
     auto start = std::chrono::steady_clock::now();
+    std::vector<bool> donated = donatedLeaves(args, options);
     Trace trace(context);
     Trace::Scope scope(trace);
     std::vector<Tensor> inputs;
-    for (const Array &a : args)
+    for (const Array &a : args.leaves)
       inputs.push_back(trace.addArgument(a.shape(), a.dtype()));
     TracedOutputs outputs = fn(inputs);
     if (outputs.flat.empty())
@@ -74,6 +112,7 @@ struct JitFunction::Impl {
     positions = trace.finishDistinct(outputs.flat, std::source_location::current());
     structure = std::move(outputs.structure);
     module = trace.takeModule();
+    markDonations(*module->getOps<mlir::func::FuncOp>().begin(), donated);
     ++stats.traces;
     stats.lastTraceSeconds = since(start);
     std::string text;
@@ -82,9 +121,8 @@ struct JitFunction::Impl {
     return text;
   }
 
-  const Compiled &lookup(const std::vector<Array> &args, const std::string &structure,
-                         const Traced &fn) {
-    std::string sig = signatureOf(args, structure, options.name);
+  const Compiled &lookup(const FlatArgs &args, const Traced &fn) {
+    std::string sig = signatureOf(args, options.name);
     if (auto it = cache.find(sig); it != cache.end())
       return it->second;
     mlir::OwningOpRef<mlir::ModuleOp> module;
@@ -116,21 +154,19 @@ JitFunction::~JitFunction() = default;
 
 const JitStats &JitFunction::stats() const { return impl->stats; }
 
-std::string JitFunction::ir(const std::vector<Array> &args, const std::string &structure,
-                            const Traced &fn) {
+std::string JitFunction::ir(const FlatArgs &args, const Traced &fn) {
   std::lock_guard lock(impl->mutex);
-  return impl->lookup(args, structure, fn).ir;
+  return impl->lookup(args, fn).ir;
 }
 
-std::pair<std::vector<Array>, const TreeDef *>
-JitFunction::call(const std::vector<Array> &args, const std::string &structure,
-                  const Traced &fn) {
+std::pair<std::vector<Array>, const TreeDef *> JitFunction::call(const FlatArgs &args,
+                                                                 const Traced &fn) {
   std::shared_ptr<const rt::Executable> executable;
   const TreeDef *outputStructure;
   const std::vector<size_t> *positions;
   {
     std::lock_guard lock(impl->mutex);
-    const Compiled &compiled = impl->lookup(args, structure, fn);
+    const Compiled &compiled = impl->lookup(args, fn);
     executable = compiled.executable;
     positions = &compiled.positions;
     outputStructure = &compiled.outputs; // entries of the std::map are never erased
@@ -138,7 +174,7 @@ JitFunction::call(const std::vector<Array> &args, const std::string &structure,
   rt::Client &client = rt::Client::defaultClient();
   rt::Device &device = client.device(impl->options.device);
   std::vector<std::shared_ptr<rt::Buffer>> buffers;
-  for (const Array &a : args)
+  for (const Array &a : args.leaves)
     buffers.push_back(a.buffer());
   auto outputs = device.execute(executable, std::move(buffers));
   if (!outputs.ok())

@@ -27,6 +27,11 @@ struct JitOptions {
   bool useCache = true;
   /// If not empty, the module after each compiler stage is written under this directory.
   std::string dumpIrDir;
+  /// Positions of the arguments (each an Array or a whole Tree) the caller donates: their
+  /// memory is reused for outputs of the same shape and dtype, so a train step updates
+  /// parameters and optimizer state in place. A donated Array must not be used after the
+  /// call (doing so raises an Error); use what the call returned.
+  std::vector<int> donateArgnums;
 };
 
 /// Statistics of one jitted function, for tests and benchmarks.
@@ -55,15 +60,19 @@ public:
   explicit JitFunction(JitOptions options);
   ~JitFunction();
 
-  /// Runs the function on the flattened `args` (`structure` names their tree structure),
-  /// tracing and compiling `fn` first for a new signature. Returns the flat outputs and
-  /// their structure.
-  std::pair<std::vector<Array>, const TreeDef *> call(const std::vector<Array> &args,
-                                                       const std::string &structure,
-                                                       const Traced &fn);
+  /// The flattened arguments of one call: `leaves`, where argument k ends (`argumentEnds`),
+  /// and the arguments' tree structure.
+  struct FlatArgs {
+    std::vector<Array> leaves;
+    std::vector<size_t> argumentEnds;
+    std::string structure;
+  };
+
+  /// Runs the function on `args`, tracing and compiling `fn` first for a new signature.
+  /// Returns the flat outputs and their structure.
+  std::pair<std::vector<Array>, const TreeDef *> call(const FlatArgs &args, const Traced &fn);
   /// The Loom IR traced for the signature of `args` (tracing it if needed).
-  std::string ir(const std::vector<Array> &args, const std::string &structure,
-                 const Traced &fn);
+  std::string ir(const FlatArgs &args, const Traced &fn);
   const JitStats &stats() const;
 
 private:
@@ -190,8 +199,7 @@ public:
 
   template <typename... Args> auto operator()(const Args &...args) {
     using R = std::decay_t<std::invoke_result_t<F &, typename detail::Argument<Args>::Traced...>>;
-    auto [flat, structure] = core->call(flatten(args...), structureOf(args...),
-                                        traced<R>(args...));
+    auto [flat, structure] = core->call(flatten(args...), traced<R>(args...));
     size_t next = 0;
     return detail::Results<R>::unflatten(*structure, flat, next);
   }
@@ -199,19 +207,19 @@ public:
   /// The Loom IR this function traces to for these arguments.
   template <typename... Args> std::string lower(const Args &...args) {
     using R = std::decay_t<std::invoke_result_t<F &, typename detail::Argument<Args>::Traced...>>;
-    return core->ir(flatten(args...), structureOf(args...), traced<R>(args...));
+    return core->ir(flatten(args...), traced<R>(args...));
   }
 
   const JitStats &stats() const { return core->stats(); }
 
 private:
-  template <typename... Args> static std::vector<Array> flatten(const Args &...args) {
-    std::vector<Array> flat;
-    (detail::Argument<Args>::flatten(args, flat), ...);
+  template <typename... Args> static detail::JitFunction::FlatArgs flatten(const Args &...args) {
+    detail::JitFunction::FlatArgs flat;
+    ((detail::Argument<Args>::flatten(args, flat.leaves),
+      flat.argumentEnds.push_back(flat.leaves.size()),
+      flat.structure += detail::Argument<Args>::structure(args) + ";"),
+     ...);
     return flat;
-  }
-  template <typename... Args> static std::string structureOf(const Args &...args) {
-    return ((detail::Argument<Args>::structure(args) + ";") + ... + std::string());
   }
   /// The traced function: rebuilds the arguments' structure around the flat tensors.
   template <typename R, typename... Args> detail::JitFunction::Traced traced(const Args &...args) {

@@ -12,14 +12,25 @@
 namespace loom::rt {
 
 Buffer::Buffer(Device &owner, std::shared_ptr<detail::MemoryStats> stats,
-               void *storage, size_t bytes)
+               void *storage, size_t bytes, bool counted)
     : owner(owner), stats(std::move(stats)), storage(storage), bytes(bytes) {
-  this->stats->add(bytes);
+  if (!counted)
+    this->stats->add(bytes);
 }
 
 Buffer::~Buffer() {
+  // A donated buffer's memory belongs to the buffer it was donated to.
+  if (donated.load())
+    return;
   HostAllocator::instance().release(storage, bytes);
   stats->remove(bytes);
+}
+
+std::shared_ptr<Buffer> Buffer::donate() {
+  if (donated.exchange(true))
+    return nullptr;
+  return std::shared_ptr<Buffer>(
+      new Buffer(owner, stats, storage, bytes, /*counted=*/true));
 }
 
 std::shared_ptr<Buffer> Buffer::allocate(Device &device, size_t bytes) {
@@ -54,9 +65,19 @@ Status copyToHost(const Buffer &buffer, void *dst, size_t bytes) {
   if (!dst && bytes != 0)
     return Status::error(StatusCode::InvalidArgument,
                          "copyToHost: destination is null");
+  auto donatedError = [] {
+    return Status::error(StatusCode::FailedPrecondition,
+                         "copyToHost: the buffer was donated to a launch that "
+                         "overwrites it; read that launch's output instead");
+  };
+  if (buffer.isDonated())
+    return donatedError();
   Status status = buffer.ready()->wait();
   if (!status.isOk())
     return status;
+  std::shared_lock<std::shared_mutex> lock(buffer.hostReadLock());
+  if (buffer.isDonated()) // donated while we waited
+    return donatedError();
   if (bytes != 0)
     std::memcpy(dst, buffer.data(), bytes);
   return Status::ok();

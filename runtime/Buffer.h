@@ -7,8 +7,10 @@
 #include "runtime/Event.h"
 #include "runtime/Status.h"
 
+#include <atomic>
 #include <cstddef>
 #include <memory>
+#include <shared_mutex>
 
 namespace loom::rt {
 
@@ -39,6 +41,15 @@ public:
   static std::shared_ptr<Buffer> fromHost(Device &device, const void *data,
                                           size_t bytes);
 
+  /// Donation: a new buffer that takes over this one's memory (not yet ready),
+  /// for a launch that overwrites it in place. This buffer is marked donated:
+  /// launches and host reads of it fail from now on, while work enqueued
+  /// earlier on the device still reads the old contents (the stream is in
+  /// order). Returns nullptr if it was donated already.
+  std::shared_ptr<Buffer> donate();
+  /// Whether donate() has given the memory away.
+  bool isDonated() const { return donated.load(); }
+
   Buffer(const Buffer &) = delete;
   Buffer &operator=(const Buffer &) = delete;
   ~Buffer();
@@ -54,20 +65,27 @@ public:
   /// prevented producing them.
   const std::shared_ptr<Event> &ready() const { return readyEvent; }
 
+  /// Held shared by host reads and exclusively by a launch writing the memory
+  /// of a donated buffer, so a read in progress finishes before the write.
+  std::shared_mutex &hostReadLock() const { return hostReads; }
+
 private:
   Buffer(Device &owner, std::shared_ptr<detail::MemoryStats> stats,
-         void *storage, size_t bytes);
+         void *storage, size_t bytes, bool counted = false);
 
   Device &owner;
   std::shared_ptr<detail::MemoryStats> stats;
   void *storage;
   size_t bytes;
   std::shared_ptr<Event> readyEvent = Event::create();
+  std::atomic<bool> donated{false};
+  mutable std::shared_mutex hostReads;
 };
 
 /// Waits for `buffer` to be ready, then copies its `bytes` bytes to `dst`.
-/// Returns the buffer's error if the work producing it failed, and
-/// InvalidArgument (without waiting) if `bytes` is not the buffer's size.
+/// Returns the buffer's error if the work producing it failed,
+/// InvalidArgument (without waiting) if `bytes` is not the buffer's size, and
+/// FailedPrecondition if the buffer was donated.
 Status copyToHost(const Buffer &buffer, void *dst, size_t bytes);
 
 } // namespace loom::rt

@@ -2,6 +2,8 @@
 // built on top of it.
 #include "runtime/Device.h"
 
+#include <algorithm>
+#include <cstring>
 #include <exception>
 #include <string>
 
@@ -119,6 +121,23 @@ validateInputs(const Executable &exe, const Device &device,
   if (inputs.size() != exe.inputs.size())
     return invalid("expected " + std::to_string(exe.inputs.size()) +
                    " inputs, got " + std::to_string(inputs.size()));
+  if (!exe.outputAliases.empty() &&
+      exe.outputAliases.size() != exe.outputs.size())
+    return invalid("has " + std::to_string(exe.outputAliases.size()) +
+                   " output aliases for " + std::to_string(exe.outputs.size()) +
+                   " outputs");
+  std::vector<bool> aliased(inputs.size());
+  for (size_t o = 0; o < exe.outputAliases.size(); ++o) {
+    int alias = exe.outputAliases[o];
+    if (alias < 0)
+      continue;
+    if (static_cast<size_t>(alias) >= inputs.size() || aliased[alias] ||
+        exe.inputs[alias].bytes() != exe.outputs[o].bytes())
+      return invalid("output " + std::to_string(o) +
+                     " cannot live in input " + std::to_string(alias) +
+                     " (no such input, sizes differ, or already taken)");
+    aliased[alias] = true;
+  }
   for (size_t i = 0; i < inputs.size(); ++i) {
     std::string input = "input " + std::to_string(i);
     if (!inputs[i])
@@ -127,6 +146,9 @@ validateInputs(const Executable &exe, const Device &device,
       return invalid(input + " lives on device " +
                      std::to_string(inputs[i]->device().id()) +
                      ", expected device " + std::to_string(device.id()));
+    if (inputs[i]->isDonated())
+      return invalid(input + " was donated to an earlier launch; pass that "
+                             "launch's output instead");
     const BufferLayout &layout = exe.inputs[i];
     if (inputs[i]->size() != layout.bytes())
       return invalid(input + " expected " + std::to_string(layout.bytes()) +
@@ -136,20 +158,47 @@ validateInputs(const Executable &exe, const Device &device,
   return Status::ok();
 }
 
-/// Allocates `exe`'s outputs on `device`, not yet ready.
+/// Allocates `exe`'s outputs on `device`, not yet ready. An output that aliases
+/// a donated input takes over that input's memory; if the same buffer is also
+/// passed as another input, which must keep its contents, the donated input is
+/// first replaced by a copy (`copies` lists the pairs to copy before running).
+/// Nothing is donated unless every allocation succeeded.
 static StatusOr<std::vector<std::shared_ptr<Buffer>>>
-allocateOutputs(const Executable &exe, Device &device) {
-  std::vector<std::shared_ptr<Buffer>> outputs;
+allocateOutputs(const Executable &exe, Device &device,
+                std::vector<std::shared_ptr<Buffer>> &inputs,
+                std::vector<std::pair<std::shared_ptr<Buffer>,
+                                      std::shared_ptr<Buffer>>> &copies) {
+  auto outOfMemory = [&](size_t bytes, const std::string &what) {
+    return Status::error(StatusCode::Unavailable,
+                         "executable '" + exe.name + "': cannot allocate " +
+                             std::to_string(bytes) + " bytes for " + what);
+  };
+  auto aliasOf = [&](size_t output) {
+    return output < exe.outputAliases.size() ? exe.outputAliases[output] : -1;
+  };
+  std::vector<std::shared_ptr<Buffer>> outputs(exe.outputs.size());
+  std::vector<std::shared_ptr<Buffer>> donors = inputs;
   for (size_t i = 0; i < exe.outputs.size(); ++i) {
-    size_t bytes = exe.outputs[i].bytes();
-    auto output = Buffer::allocate(device, bytes);
-    if (!output)
-      return Status::error(StatusCode::Unavailable,
-                           "executable '" + exe.name + "': cannot allocate " +
-                               std::to_string(bytes) + " bytes for output " +
-                               std::to_string(i));
-    outputs.push_back(std::move(output));
+    int alias = aliasOf(i);
+    if (alias < 0) {
+      size_t bytes = exe.outputs[i].bytes();
+      if (!(outputs[i] = Buffer::allocate(device, bytes)))
+        return outOfMemory(bytes, "output " + std::to_string(i));
+    } else if (std::count(donors.begin(), donors.end(), inputs[alias]) > 1) {
+      auto copy = Buffer::allocate(device, inputs[alias]->size());
+      if (!copy)
+        return outOfMemory(inputs[alias]->size(), "input " + std::to_string(alias));
+      copies.emplace_back(inputs[alias], copy);
+      donors[alias] = copy;
+    }
   }
+  for (size_t i = 0; i < exe.outputs.size(); ++i)
+    if (int alias = aliasOf(i); alias >= 0)
+      if (!(outputs[i] = donors[alias]->donate())) // donated by another thread
+        return Status::error(StatusCode::FailedPrecondition,
+                             "executable '" + exe.name + "': input " +
+                                 std::to_string(alias) + " was donated twice");
+  inputs = std::move(donors);
   return outputs;
 }
 
@@ -161,14 +210,19 @@ Device::execute(std::shared_ptr<const Executable> exe,
                          "execute: executable is null");
   if (Status status = validateInputs(*exe, *this, inputs); !status.isOk())
     return status;
-  auto allocated = allocateOutputs(*exe, *this);
-  if (!allocated.ok())
-    return allocated.status();
-  std::vector<std::shared_ptr<Buffer>> outputs = std::move(*allocated);
-
   std::vector<std::shared_ptr<Event>> waitFor, signal;
   for (const auto &input : inputs)
     waitFor.push_back(input->ready());
+  std::vector<std::pair<std::shared_ptr<Buffer>, std::shared_ptr<Buffer>>> copies;
+  auto allocated = allocateOutputs(*exe, *this, inputs, copies);
+  if (!allocated.ok())
+    return allocated.status();
+  std::vector<std::shared_ptr<Buffer>> outputs = std::move(*allocated);
+  std::vector<std::shared_ptr<Buffer>> donors;
+  for (int alias : exe->outputAliases)
+    if (alias >= 0)
+      donors.push_back(inputs[alias]);
+
   for (const auto &output : outputs)
     signal.push_back(output->ready());
   WaitFailureFn onWaitFailure = [name = exe->name](size_t i,
@@ -177,7 +231,14 @@ Device::execute(std::shared_ptr<const Executable> exe,
                                            std::to_string(i) +
                                            " failed: " + cause.message());
   };
-  auto work = [exe, inputs, outputs]() {
+  auto work = [exe, inputs, outputs, copies, donors]() {
+    for (const auto &[from, to] : copies)
+      std::memcpy(to->data(), from->data(), from->size());
+    // Host reads of a donated buffer that began before the donation finish
+    // before its memory is overwritten.
+    std::vector<std::unique_lock<std::shared_mutex>> writing;
+    for (const auto &donor : donors)
+      writing.emplace_back(donor->hostReadLock());
     std::vector<void *> pointers;
     pointers.reserve(inputs.size() + outputs.size());
     for (const auto &buffer : inputs)

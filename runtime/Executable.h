@@ -36,6 +36,10 @@ struct Executable {
   std::string name;
   EntryFn entry = nullptr;
   std::vector<BufferLayout> inputs, outputs;
+  /// Per output, the input whose memory it is written into (a donated input,
+  /// updated in place), or -1 for an output buffer of its own. Empty: no
+  /// output aliases an input.
+  std::vector<int> outputAliases;
   /// Owns the JITed code that `entry` points into; the runtime only holds it
   /// while launches are in flight.
   std::shared_ptr<void> keepAlive;

@@ -18,6 +18,8 @@ std::string_view name(StatusCode code) {
     return "Cancelled";
   case StatusCode::Unavailable:
     return "Unavailable";
+  case StatusCode::FailedPrecondition:
+    return "FailedPrecondition";
   }
   return "Unknown";
 }

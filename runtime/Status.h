@@ -18,6 +18,7 @@ enum class StatusCode {
   DeadlineExceeded,
   Cancelled,
   Unavailable,
+  FailedPrecondition,
 };
 
 /// The name of `code` as written by Status::toString ("InvalidArgument").

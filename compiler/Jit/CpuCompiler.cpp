@@ -236,6 +236,16 @@ rt::StatusOr<CpuCompileResult> mlir::loom::compileForCpu(ModuleOp module,
   executable->entry = symbol->toPtr<rt::Executable::EntryFn>();
   executable->inputs = std::move(layouts->first);
   executable->outputs = std::move(layouts->second);
+  // Outputs placed in donated inputs, as exported by loom-emit-entry.
+  if (auto table = (*jit)->lookup("loom_output_aliases")) {
+    const int64_t *aliases = table->toPtr<const int64_t *>();
+    if (aliases[0] != static_cast<int64_t>(executable->outputs.size()))
+      return internal("loom_output_aliases lists " + std::to_string(aliases[0]) +
+                      " outputs, the entry has " + std::to_string(executable->outputs.size()));
+    executable->outputAliases.assign(aliases + 1, aliases + 1 + aliases[0]);
+  } else {
+    llvm::consumeError(table.takeError());
+  }
   executable->keepAlive = *jit;
   result.executable = std::move(executable);
   result.loadSeconds = secondsSince(start);

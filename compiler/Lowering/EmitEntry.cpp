@@ -5,6 +5,8 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 
+#include <numeric>
+
 namespace mlir::loom {
 #define GEN_PASS_DEF_EMITENTRY
 #include "compiler/Lowering/Passes.h.inc"
@@ -42,6 +44,19 @@ Value describe(OpBuilder &b, Location loc, Value data, MemRefType type) {
   return UnrealizedConversionCastOp::create(b, loc, TypeRange{type}, desc).getResult(0);
 }
 
+/// The exported table `loom_output_aliases = {numOutputs, alias_0, ...}` that tells the
+/// runtime which outputs live in which donated input (-1: an output buffer of its own).
+void emitAliasTable(OpBuilder &b, Location loc, ArrayRef<int64_t> aliases) {
+  SmallVector<int64_t> table{static_cast<int64_t>(aliases.size())};
+  table.append(aliases.begin(), aliases.end());
+  auto type = LLVM::LLVMArrayType::get(b.getI64Type(), table.size());
+  auto value = DenseElementsAttr::get(
+      RankedTensorType::get({static_cast<int64_t>(table.size())}, b.getI64Type()),
+      ArrayRef<int64_t>(table));
+  LLVM::GlobalOp::create(b, loc, type, /*isConstant=*/true, LLVM::Linkage::External,
+                         "loom_output_aliases", value);
+}
+
 struct EmitEntryPass : mlir::loom::impl::EmitEntryBase<EmitEntryPass> {
   using EmitEntryBase::EmitEntryBase;
 
@@ -66,8 +81,27 @@ struct EmitEntryPass : mlir::loom::impl::EmitEntryBase<EmitEntryPass> {
       }
     }
 
+    // Outputs placed in a donated input (loom-drop-donated-results) have no out-param; the
+    // runtime still passes a slot for every output, so later out-params skip those slots.
+    unsigned numArgs = target.getNumArguments();
+    SmallVector<int32_t> slots(numArgs);
+    std::iota(slots.begin(), slots.end(), 0);
     OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
     Location loc = target.getLoc();
+    if (auto aliases = target->getAttrOfType<DenseI64ArrayAttr>("loom.output_aliases")) {
+      int64_t kept = llvm::count(aliases.asArrayRef(), -1);
+      if (kept > numArgs) {
+        target.emitError("loom-emit-entry: loom.output_aliases lists more kept outputs than "
+                         "there are arguments");
+        return signalPassFailure();
+      }
+      unsigned numInputs = numArgs - kept, arg = numInputs;
+      for (auto [output, alias] : llvm::enumerate(aliases.asArrayRef()))
+        if (alias < 0)
+          slots[arg++] = numInputs + output;
+      emitAliasTable(b, loc, aliases.asArrayRef());
+    }
+
     auto ptr = LLVM::LLVMPointerType::get(&getContext());
     auto wrapper = func::FuncOp::create(b, loc, "loom_entry", b.getFunctionType({ptr}, {}));
     b.setInsertionPointToStart(wrapper.addEntryBlock());
@@ -75,7 +109,7 @@ struct EmitEntryPass : mlir::loom::impl::EmitEntryBase<EmitEntryPass> {
     SmallVector<Value> operands;
     for (auto [i, type] : llvm::enumerate(target.getArgumentTypes())) {
       Value slot = LLVM::GEPOp::create(b, loc, ptr, ptr, buffers,
-                                       ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(i)});
+                                       ArrayRef<LLVM::GEPArg>{slots[i]});
       Value data = LLVM::LoadOp::create(b, loc, ptr, slot);
       operands.push_back(describe(b, loc, data, cast<MemRefType>(type)));
     }

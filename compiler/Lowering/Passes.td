@@ -115,6 +115,68 @@ def DistinctResults : Pass<"loom-distinct-results", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::memref::MemRefDialect"];
 }
 
+def DonateArguments : Pass<"loom-donate-arguments", "mlir::ModuleOp"> {
+  let summary = "Makes a donated argument's buffer the home of its paired result.";
+  let description = [{
+    Runs on tensors, just before bufferization. An argument of a public function that carries
+    `loom.aliased_output = i` was donated by the caller: its buffer may be overwritten and
+    result `i` (same type) should be written into it, so that a train step updates parameters
+    and optimizer state in place. The pass marks that argument writable and routes result `i`
+    through `bufferization.materialize_in_destination` into it; empty-tensor elimination then
+    lets the producing loop write there directly. Every other argument is marked read-only, so
+    bufferization never writes into a buffer the caller still owns.
+
+    An argument is not aliased (its attribute is dropped) when its value, or a view of it, is
+    also returned elsewhere: that output must still see the old contents.
+
+    Input:
+    ```mlir
+    func.func @main(%p: tensor<4xf32> {loom.aliased_output = 0 : i64}, %g: tensor<4xf32>)
+        -> tensor<4xf32> {
+      %0 = linalg.generic ... ins(%p, %g) outs(%e) ...
+      return %0 : tensor<4xf32>
+    }
+    ```
+    Output:
+    ```mlir
+    func.func @main(%p: tensor<4xf32> {bufferization.writable = true, loom.aliased_output = 0},
+                    %g: tensor<4xf32> {bufferization.writable = false}) -> tensor<4xf32> {
+      %0 = linalg.generic ... ins(%p, %g) outs(%e) ...
+      %1 = bufferization.materialize_in_destination %0 in %p : (...) -> tensor<4xf32>
+      return %1 : tensor<4xf32>
+    }
+    ```
+  }];
+  let dependentDialects = ["mlir::bufferization::BufferizationDialect"];
+}
+
+def DropDonatedResults : Pass<"loom-drop-donated-results", "mlir::ModuleOp"> {
+  let summary = "Removes results that bufferization placed in their donated argument.";
+  let description = [{
+    Runs after bufferization, before results become out-params. A result that is the buffer
+    of the argument donated for it needs no output buffer: the caller already holds that
+    memory. The function gets `loom.output_aliases`, one entry per original result: the
+    argument it lives in, or -1; `loom-emit-entry` turns that into the exported table the
+    runtime reads. The `bufferization.writable` argument attributes are removed.
+
+    Input:
+    ```mlir
+    func.func @main(%p: memref<4xf32> {loom.aliased_output = 0 : i64}) -> memref<4xf32> {
+      ...
+      return %p : memref<4xf32>
+    }
+    ```
+    Output:
+    ```mlir
+    func.func @main(%p: memref<4xf32> {loom.aliased_output = 0 : i64})
+        attributes {loom.output_aliases = array<i64: 0>} {
+      ...
+      return
+    }
+    ```
+  }];
+}
+
 def ApproximateMath : Pass<"loom-approximate-math"> {
   let summary = "Rewrites math.exp/log/tanh/... as polynomials that vectorize.";
   let description = [{

@@ -36,10 +36,13 @@ const std::vector<std::string> &mlir::loom::cpuToLinalgPasses() {
 
 const std::vector<std::string> &mlir::loom::cpuBufferizePasses() {
   static const std::vector<std::string> passes = {
+      // Donated arguments become the buffers of their results (in-place updates).
+      "loom-donate-arguments",
       "eliminate-empty-tensors",
       "one-shot-bufferize{bufferize-function-boundaries "
       "function-boundary-type-conversion=identity-layout-map}",
       "canonicalize",
+      "loom-drop-donated-results",
       // The caller (the runtime) allocates outputs; results are written in place.
       "loom-distinct-results",
       "buffer-results-to-out-params{hoist-static-allocs modify-public-functions}",

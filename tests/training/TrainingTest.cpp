@@ -44,7 +44,7 @@ std::vector<float> trainMlp(int steps, int *traces) {
     ValueAndGrad vg = value_and_grad(loss)(p, x, y);
     auto [np, ns] = optim::sgdUpdate(sgd, p, optim::clipByGlobalNorm(vg.grads[0], 5.0), s, t);
     return std::make_tuple(np, ns, vg.value);
-  });
+  }, {.donateArgnums = {0, 1}});
 
   std::vector<Array> losses;
   for (int i = 0; i < steps; ++i) {
@@ -82,7 +82,7 @@ std::vector<float> trainGpt(int steps, int *traces) {
                             .weightDecay = 0.0};
   auto step = jit([&](Tree<Tensor> p, Tree<Tensor> s, Tensor ids, Tensor targets, Tensor t) {
     return nn::gptTrainStep(config, adamw, p, s, ids, targets, t);
-  });
+  }, {.donateArgnums = {0, 1}});
   std::vector<Array> losses;
   for (int i = 0; i < steps; ++i) {
     std::vector<int32_t> ids, targets;

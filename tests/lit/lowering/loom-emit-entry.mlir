@@ -117,3 +117,18 @@ func.func @main(%x: memref<?x4xf32>) {
 func.func @main(%x: tensor<4xf32>) {
   return
 }
+
+// -----
+
+// Tests that outputs living in donated inputs keep their slots: inputs 0-1 use slots 0-1,
+// output 0 (in input 0) has no out-param, so output 1's out-param reads slot 3; and that the
+// table {numOutputs, aliases...} is exported for the runtime.
+// CHECK: llvm.mlir.global external constant @loom_output_aliases(dense<[2, 0, -1]> : tensor<3xi64>) {{.*}} : !llvm.array<3 x i64>
+// CHECK: func.func @loom_entry(%[[BUFS:[a-z0-9_]+]]: !llvm.ptr) {
+// CHECK: llvm.getelementptr %[[BUFS]][0]
+// CHECK: llvm.getelementptr %[[BUFS]][1]
+// CHECK: llvm.getelementptr %[[BUFS]][3]
+func.func @main(%p: memref<4xf32>, %g: memref<4xf32>, %loss: memref<f32>)
+    attributes {loom.output_aliases = array<i64: 0, -1>} {
+  return
+}
