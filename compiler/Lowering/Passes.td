@@ -177,6 +177,34 @@ def DropDonatedResults : Pass<"loom-drop-donated-results", "mlir::ModuleOp"> {
   }];
 }
 
+def PrivatizeInits : Pass<"loom-privatize-inits"> {
+  let summary = "Gives each destination-style op its own filled init tensor.";
+  let description = [{
+    Runs just before bufferization. CSE merges identical `linalg.fill`s, so several matmuls
+    and reductions may start from one zero tensor. Bufferization must then copy it for all
+    but one of them (each writes its init in place), and a matmul whose output is a copy of
+    zeros no longer has the zero fill next to it that `loom-lower-matmul-to-blas` folds into
+    beta = 0. A fill is cheaper than a copy, so each user gets its own, created next to it.
+
+    Input:
+    ```mlir
+    %z = linalg.fill ins(%zero) outs(%e) -> tensor<4x4xf32>
+    %a = linalg.matmul ins(...) outs(%z)
+    %b = linalg.matmul ins(...) outs(%z)
+    ```
+    Output:
+    ```mlir
+    %e1 = tensor.empty() : tensor<4x4xf32>
+    %z1 = linalg.fill ins(%zero) outs(%e1) -> tensor<4x4xf32>
+    %a = linalg.matmul ins(...) outs(%z1)
+    %e2 = tensor.empty() : tensor<4x4xf32>
+    %z2 = linalg.fill ins(%zero) outs(%e2) -> tensor<4x4xf32>
+    %b = linalg.matmul ins(...) outs(%z2)
+    ```
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect"];
+}
+
 def ApproximateMath : Pass<"loom-approximate-math"> {
   let summary = "Rewrites math.exp/log/tanh/... as polynomials that vectorize.";
   let description = [{

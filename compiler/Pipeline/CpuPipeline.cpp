@@ -38,6 +38,8 @@ const std::vector<std::string> &mlir::loom::cpuBufferizePasses() {
   static const std::vector<std::string> passes = {
       // Donated arguments become the buffers of their results (in-place updates).
       "loom-donate-arguments",
+      // One fill per user: a shared zero tensor would be copied for every matmul using it.
+      "loom-privatize-inits",
       "eliminate-empty-tensors",
       "one-shot-bufferize{bufferize-function-boundaries "
       "function-boundary-type-conversion=identity-layout-map}",
