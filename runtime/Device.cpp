@@ -1,6 +1,7 @@
 // The CPU stream: one worker thread draining an in-order queue, and execute()
 // built on top of it.
 #include "runtime/Device.h"
+#include "runtime/TempMemory.h"
 
 #include <algorithm>
 #include <cstring>
@@ -71,6 +72,8 @@ Status Device::runItem(WorkItem &item) {
 }
 
 void Device::serve() {
+  // Temporaries of the compiled code this thread runs count as this device's memory.
+  detail::setTempMemoryStats(memoryStats.get());
   for (;;) {
     WorkItem item;
     {

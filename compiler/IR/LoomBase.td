@@ -18,6 +18,7 @@ def Loom_Dialect : Dialect {
     rule a plain mapping of dimensions.
   }];
   let hasConstantMaterializer = 1;
+  let useDefaultAttributePrinterParser = 1;
 }
 
 //===----------------------------------------------------------------------===//

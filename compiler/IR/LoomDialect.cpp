@@ -3,13 +3,17 @@
 #include "compiler/IR/LoomDialect.h"
 #include "compiler/IR/LoomOps.h"
 
+#include "mlir/IR/DialectImplementation.h"
 #include "mlir/Transforms/InliningUtils.h"
+#include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
 using namespace mlir::loom;
 
 #include "compiler/IR/LoomDialect.cpp.inc"
 #include "compiler/IR/LoomEnums.cpp.inc"
+#define GET_ATTRDEF_CLASSES
+#include "compiler/IR/LoomAttrs.cpp.inc"
 
 namespace {
 /// Every Loom op is pure and region-free, so any of them may be inlined anywhere (this is
@@ -26,6 +30,10 @@ void LoomDialect::initialize() {
   addOperations<
 #define GET_OP_LIST
 #include "compiler/IR/LoomOps.cpp.inc"
+      >();
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "compiler/IR/LoomAttrs.cpp.inc"
       >();
   addInterfaces<LoomInlinerInterface>();
 }

@@ -4,12 +4,23 @@
 
 #include "compiler/IR/LoomDialect.h"
 #include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/OpDefinition.h"
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "compiler/IR/ShardingRule.h"
+#include "mlir/Support/LogicalResult.h"
+
+namespace mlir::loom {
+/// The sharding rule of a Loom op (compiler/IR/ShardingRules.cpp), or failure.
+FailureOr<ShardingRule> shardingRuleOf(Operation *op);
+} // namespace mlir::loom
+
+#include "compiler/IR/LoomInterfaces.h.inc"
 
 #define GET_OP_CLASSES
 #include "compiler/IR/LoomOps.h.inc"

@@ -10,9 +10,10 @@ include "mlir/IR/OpBase.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
 include "mlir/IR/SymbolInterfaces.td"
+include "compiler/IR/LoomInterfaces.td"
 
 class Loom_Op<string mnemonic, list<Trait> traits = []>
-    : Op<Loom_Dialect, mnemonic, !listconcat(traits, [Pure])>;
+    : Op<Loom_Dialect, mnemonic, !listconcat(traits, [Pure, Loom_ShardingRuleOpInterface])>;
 
 //===----------------------------------------------------------------------===//
 // Constants
@@ -578,5 +579,7 @@ def Loom_ValueAndGradOp : Loom_Op<"value_and_grad",
     $callee `(` $args `)` `wrt` `=` $wrt attr-dict `:` functional-type($args, results)
   }];
 }
+
+include "compiler/IR/LoomShardingOps.td"
 
 #endif // LOOM_IR_LOOMOPS_TD

@@ -2,6 +2,7 @@
 #include "compiler/Jit/RuntimeSymbols.h"
 
 #include "runtime/Blas.h"
+#include "runtime/TempMemory.h"
 
 #include "mlir/ExecutionEngine/CRunnerUtils.h"
 
@@ -25,6 +26,10 @@ Error mlir::loom::defineRuntimeSymbols(LLJIT &jit) {
   };
   add("loom_rt_gemm_f32", &loom_rt_gemm_f32);
   add("loom_rt_gemm_f64", &loom_rt_gemm_f64);
+  // Temporaries (finalize-memref-to-llvm{use-generic-functions}) use the caching allocator.
+  add("_mlir_memref_to_llvm_alloc", &loom_rt_temp_alloc);
+  add("_mlir_memref_to_llvm_aligned_alloc", &loom_rt_temp_aligned_alloc);
+  add("_mlir_memref_to_llvm_free", &loom_rt_temp_free);
   // Copies between strided memrefs that LLVM cannot turn into a memcpy.
   add("memrefCopy", &memrefCopy);
   return dylib.define(absoluteSymbols(std::move(symbols)));

@@ -68,7 +68,8 @@ const std::vector<std::string> &mlir::loom::cpuToLLVMPasses() {
       "convert-scf-to-cf",
       "expand-strided-metadata",
       "lower-affine",
-      "finalize-memref-to-llvm",
+      // Temporaries are allocated through the runtime's caching allocator.
+      "finalize-memref-to-llvm{use-generic-functions}",
       "convert-math-to-llvm",
       "convert-math-to-libm",
       "convert-arith-to-llvm",

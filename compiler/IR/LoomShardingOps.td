@@ -1,0 +1,162 @@
+// Ops of the Loom dialect for sharded programs: the device mesh, user sharding annotations,
+// and the collectives and local slices the partitioner (loom-partition) emits. Collectives work
+// on per-device (local) shapes, inside a function partitioned for one device of the mesh.
+
+#ifndef LOOM_IR_LOOMSHARDINGOPS_TD
+#define LOOM_IR_LOOMSHARDINGOPS_TD
+
+include "compiler/IR/LoomAttrs.td"
+
+def Loom_MeshOp : Op<Loom_Dialect, "mesh", [Symbol, HasParent<"::mlir::ModuleOp">]> {
+  let summary = "A named n-d array of devices with named axes.";
+  let description = [{
+    ```mlir
+    loom.mesh @mesh axes = ["data", "model"] shape = [2, 4]
+    ```
+    **Constraints:**
+    - as many axis names as sizes, at least one axis;
+    - axis names are non-empty and distinct;
+    - every size is at least 1.
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name, StrArrayAttr:$axes, DenseI64ArrayAttr:$shape);
+  let assemblyFormat = "$sym_name `axes` `=` $axes `shape` `=` $shape attr-dict";
+  let extraClassDeclaration = [{
+    /// The size of axis `name`, or std::nullopt if the mesh has no such axis.
+    std::optional<int64_t> axisSize(StringRef name);
+    /// The number of devices.
+    int64_t numDevices();
+  }];
+  let hasVerifier = 1;
+}
+
+def Loom_ShardingConstraintOp : Loom_Op<"sharding_constraint", [SameOperandsAndResultType,
+    DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "Requires a value to have a sharding (with_sharding_constraint).";
+  let description = [{
+    The identity on values; propagation treats `sharding` as fixed for the result, and the
+    partitioner reshards the operand to it.
+    ```mlir
+    %1 = loom.sharding_constraint %0, #loom.sharding<@mesh, [["data"], []]> : tensor<8x16xf32>
+    ```
+    **Constraints:**
+    - the sharding is valid for the tensor on its mesh (see `#loom.sharding`) and has no
+      partial axes.
+  }];
+  let arguments = (ins Loom_Tensor:$operand, Loom_ShardingAttr:$sharding);
+  let results = (outs Loom_Tensor:$result);
+  let assemblyFormat = "$operand `,` $sharding attr-dict `:` type($result)";
+}
+
+//===----------------------------------------------------------------------===//
+// Collectives (local shapes)
+//===----------------------------------------------------------------------===//
+
+// A collective over `axes` of `mesh`. `reason` says why the partitioner emitted it (which op
+// needed it, at which source location), `bytes` the bytes each device sends.
+class Loom_CollectiveOp<string mnemonic, list<Trait> traits = []>
+    : Loom_Op<mnemonic, !listconcat(traits, [DeclareOpInterfaceMethods<SymbolUserOpInterface>])> {
+  let results = (outs Loom_Tensor:$result);
+  // Every check needs the mesh's axis sizes, so all of them are in verifySymbolUses.
+}
+
+def Loom_AllGatherOp : Loom_CollectiveOp<"all_gather"> {
+  let summary = "Concatenates the shards of all devices along `axes` on dim `dim`.";
+  let description = [{
+    ```mlir
+    %1 = loom.all_gather %0, @mesh, dim = 0, axes = ["data"] : tensor<2x8xf32> -> tensor<8x8xf32>
+    ```
+    **Constraints:**
+    - `dim` is a dim of the operand; the axes are distinct axes of the mesh;
+    - the result is the operand with dim `dim` multiplied by the group size.
+  }];
+  let arguments = (ins Loom_Tensor:$operand, FlatSymbolRefAttr:$mesh, I64Attr:$dim,
+                       StrArrayAttr:$axes, OptionalAttr<StrAttr>:$reason,
+                       OptionalAttr<I64Attr>:$bytes);
+  let assemblyFormat = [{
+    $operand `,` $mesh `,` `dim` `=` $dim `,` `axes` `=` $axes attr-dict `:` type($operand)
+    `->` type($result)
+  }];
+}
+
+def Loom_ReduceScatterOp : Loom_CollectiveOp<"reduce_scatter"> {
+  let summary = "Sums over `axes` and leaves each device its slice of dim `dim`.";
+  let description = [{
+    ```mlir
+    %1 = loom.reduce_scatter %0, @mesh, dim = 0, axes = ["data"] : tensor<8x8xf32> -> tensor<2x8xf32>
+    ```
+    **Constraints:**
+    - `dim` is a dim of the operand; the axes are distinct axes of the mesh;
+    - dim `dim` divides by the group size, and the result is the operand with that dim divided.
+  }];
+  let arguments = (ins Loom_NumericTensor:$operand, FlatSymbolRefAttr:$mesh, I64Attr:$dim,
+                       StrArrayAttr:$axes, OptionalAttr<StrAttr>:$reason,
+                       OptionalAttr<I64Attr>:$bytes);
+  let assemblyFormat = [{
+    $operand `,` $mesh `,` `dim` `=` $dim `,` `axes` `=` $axes attr-dict `:` type($operand)
+    `->` type($result)
+  }];
+}
+
+def Loom_AllReduceOp : Loom_CollectiveOp<"all_reduce", [SameOperandsAndResultType]> {
+  let summary = "Sums (or takes the max) over `axes`; every device gets the result.";
+  let description = [{
+    ```mlir
+    %1 = loom.all_reduce sum %0, @mesh, axes = ["model"] : tensor<8x8xf32>
+    ```
+    **Constraints:**
+    - the axes are distinct axes of the mesh.
+  }];
+  let arguments = (ins Loom_ReduceKind:$kind, Loom_NumericTensor:$operand,
+                       FlatSymbolRefAttr:$mesh, StrArrayAttr:$axes,
+                       OptionalAttr<StrAttr>:$reason, OptionalAttr<I64Attr>:$bytes);
+  let assemblyFormat = [{
+    $kind $operand `,` $mesh `,` `axes` `=` $axes attr-dict `:` type($result)
+  }];
+}
+
+def Loom_AllToAllOp : Loom_CollectiveOp<"all_to_all"> {
+  let summary = "Moves the split of a tensor over `axes` from one dim to another.";
+  let description = [{
+    Each device cuts dim `split_dim` into group-size pieces, sends piece i to the i-th device
+    of its group, and concatenates what it receives along `concat_dim`.
+    ```mlir
+    %1 = loom.all_to_all %0, @mesh, split_dim = 1, concat_dim = 0, axes = ["model"]
+        : tensor<2x8xf32> -> tensor<8x2xf32>
+    ```
+    **Constraints:**
+    - `split_dim` and `concat_dim` are distinct dims of the operand; the axes are distinct
+      axes of the mesh;
+    - `split_dim` divides by the group size; the result divides it and multiplies
+      `concat_dim` by the group size.
+  }];
+  let arguments = (ins Loom_Tensor:$operand, FlatSymbolRefAttr:$mesh, I64Attr:$split_dim,
+                       I64Attr:$concat_dim, StrArrayAttr:$axes, OptionalAttr<StrAttr>:$reason,
+                       OptionalAttr<I64Attr>:$bytes);
+  let assemblyFormat = [{
+    $operand `,` $mesh `,` `split_dim` `=` $split_dim `,` `concat_dim` `=` $concat_dim `,`
+    `axes` `=` $axes attr-dict `:` type($operand) `->` type($result)
+  }];
+}
+
+def Loom_ShardSliceOp : Loom_CollectiveOp<"shard_slice"> {
+  let summary = "Keeps this device's slice of dim `dim` of a value replicated over `axes`.";
+  let description = [{
+    No communication: the device with coordinate `i` in the group of `axes` (major axis
+    first) keeps piece `i` of dim `dim`.
+    ```mlir
+    %1 = loom.shard_slice %0, @mesh, dim = 0, axes = ["data"] : tensor<8x8xf32> -> tensor<2x8xf32>
+    ```
+    **Constraints:**
+    - `dim` is a dim of the operand; the axes are distinct axes of the mesh;
+    - dim `dim` divides by the group size, and the result is the operand with that dim divided.
+  }];
+  let arguments = (ins Loom_Tensor:$operand, FlatSymbolRefAttr:$mesh, I64Attr:$dim,
+                       StrArrayAttr:$axes, OptionalAttr<StrAttr>:$reason,
+                       OptionalAttr<I64Attr>:$bytes);
+  let assemblyFormat = [{
+    $operand `,` $mesh `,` `dim` `=` $dim `,` `axes` `=` $axes attr-dict `:` type($operand)
+    `->` type($result)
+  }];
+}
+
+#endif // LOOM_IR_LOOMSHARDINGOPS_TD

@@ -1,0 +1,362 @@
+// The sharding rule of every Loom op, in one place (see ShardingRule.h for the factor model).
+#include "compiler/IR/LoomOps.h"
+
+#include "mlir/IR/TypeUtilities.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace mlir::loom;
+
+#include "compiler/IR/LoomInterfaces.cpp.inc"
+
+bool ShardingRule::isReduced(int f) const {
+  for (const auto &result : results)
+    for (const auto &dim : result)
+      if (llvm::is_contained(dim, f))
+        return false;
+  return true;
+}
+
+std::string ShardingRule::toString() const {
+  auto name = [](int f) {
+    return f < 26 ? std::string(1, static_cast<char>('a' + f)) : "f" + std::to_string(f);
+  };
+  auto tensors = [&](const llvm::SmallVector<llvm::SmallVector<llvm::SmallVector<int>>> &list) {
+    std::string text;
+    for (auto [t, dims] : llvm::enumerate(list)) {
+      text += t ? ", [" : "[";
+      for (auto [d, factors] : llvm::enumerate(dims)) {
+        text += d ? "," : "";
+        if (factors.size() != 1)
+          text += "(";
+        for (auto [i, f] : llvm::enumerate(factors))
+          text += (i ? "*" : "") + name(f);
+        if (factors.size() != 1)
+          text += ")";
+      }
+      text += "]";
+    }
+    return text;
+  };
+  std::string text = tensors(operands) + " -> " + tensors(results);
+  for (size_t f = 0; f < factorSizes.size(); ++f)
+    if (blocked[f])
+      text += " blocked " + name(static_cast<int>(f));
+  return text;
+}
+
+namespace {
+using Dims = llvm::SmallVector<llvm::SmallVector<int>>;
+
+int64_t rankOf(Value v) { return cast<RankedTensorType>(v.getType()).getRank(); }
+ArrayRef<int64_t> shapeOf(Value v) { return cast<RankedTensorType>(v.getType()).getShape(); }
+
+/// One factor per dim of `shape` (none for size-1 dims), shared by whoever uses the result.
+Dims ownFactors(ShardingRule &rule, ArrayRef<int64_t> shape, bool blocked = false) {
+  Dims dims;
+  for (int64_t size : shape)
+    dims.push_back(size == 1 ? llvm::SmallVector<int>{}
+                             : llvm::SmallVector<int>{rule.addFactor(size, blocked)});
+  return dims;
+}
+
+/// All operands and results have one shape and share every dim (elementwise ops).
+ShardingRule elementwise(Operation *op, ShardingRule::Linearity linearity,
+                         ArrayRef<int> linearOperands = {}) {
+  ShardingRule rule;
+  Dims dims = ownFactors(rule, shapeOf(op->getResult(0)));
+  for (size_t i = 0; i < op->getNumOperands(); ++i)
+    rule.operands.push_back(dims);
+  rule.results.push_back(dims);
+  rule.linearity = linearity;
+  rule.linearOperands.assign(linearOperands.begin(), linearOperands.end());
+  return rule;
+}
+
+/// A rule where result dim d is operand dim d, except `changed` dims, which get separate,
+/// blocked factors (the op reads across them: slice, pad).
+ShardingRule sameDimsExcept(Value operand, Value result, ArrayRef<bool> changed) {
+  ShardingRule rule;
+  Dims in, out;
+  for (int64_t d = 0; d < rankOf(operand); ++d) {
+    int64_t a = shapeOf(operand)[d], b = shapeOf(result)[d];
+    if (!changed[d]) {
+      in.push_back(a == 1 ? llvm::SmallVector<int>{} : llvm::SmallVector<int>{rule.addFactor(a)});
+      out.push_back(in.back());
+      continue;
+    }
+    in.push_back(a == 1 ? llvm::SmallVector<int>{}
+                        : llvm::SmallVector<int>{rule.addFactor(a, /*blocked=*/true)});
+    out.push_back(b == 1 ? llvm::SmallVector<int>{}
+                         : llvm::SmallVector<int>{rule.addFactor(b, /*blocked=*/true)});
+  }
+  rule.operands.push_back(in);
+  rule.results.push_back(out);
+  rule.linearity = ShardingRule::Linearity::One;
+  rule.linearOperands = {0};
+  return rule;
+}
+
+/// Reshape: dims are grouped into runs of equal size on both sides; within a run, the
+/// boundaries of both sides refine into common factors when they form a divisibility chain
+/// ([B*S, C] -> [B, S, C] gives b, s, c). Otherwise the run's dims get blocked factors of
+/// their own.
+ShardingRule reshape(Value operand, Value result) {
+  ShardingRule rule;
+  ArrayRef<int64_t> a = shapeOf(operand), b = shapeOf(result);
+  Dims in(a.size()), out(b.size());
+  size_t i = 0, j = 0;
+  while (i < a.size() || j < b.size()) {
+    // Dims of size 1 carry no factor.
+    if (i < a.size() && a[i] == 1) {
+      ++i;
+      continue;
+    }
+    if (j < b.size() && b[j] == 1) {
+      ++j;
+      continue;
+    }
+    llvm::SmallVector<size_t> groupA{i++}, groupB{j++};
+    int64_t pa = a[groupA[0]], pb = b[groupB[0]];
+    while (pa != pb) {
+      if (pa < pb)
+        groupA.push_back(i), pa *= a[i++];
+      else
+        groupB.push_back(j), pb *= b[j++];
+    }
+    // Boundaries (prefix products) of both sides, merged.
+    llvm::SmallVector<int64_t> cuts;
+    int64_t prefix = 1;
+    for (size_t d : groupA)
+      cuts.push_back(prefix *= a[d]);
+    prefix = 1;
+    for (size_t d : groupB)
+      cuts.push_back(prefix *= b[d]);
+    llvm::sort(cuts);
+    cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
+    bool chain = true;
+    for (size_t c = 1; c < cuts.size(); ++c)
+      chain &= cuts[c] % cuts[c - 1] == 0;
+    if (!chain) {
+      for (size_t d : groupA)
+        in[d] = {rule.addFactor(a[d], /*blocked=*/true)};
+      for (size_t d : groupB)
+        out[d] = {rule.addFactor(b[d], /*blocked=*/true)};
+      continue;
+    }
+    llvm::SmallVector<int> factors;
+    int64_t previous = 1;
+    for (int64_t cut : cuts)
+      factors.push_back(rule.addFactor(cut / previous)), previous = cut;
+    // A dim covers the factors between its lower and upper boundary.
+    auto assign = [&](ArrayRef<size_t> group, ArrayRef<int64_t> shape, Dims &dims) {
+      int64_t low = 1;
+      for (size_t d : group) {
+        int64_t high = low * shape[d];
+        for (auto [k, cut] : llvm::enumerate(cuts))
+          if (cut > low && cut <= high && shape[d] != 1)
+            dims[d].push_back(factors[k]);
+        low = high;
+      }
+    };
+    assign(groupA, a, in);
+    assign(groupB, b, out);
+  }
+  rule.operands.push_back(in);
+  rule.results.push_back(out);
+  rule.linearity = ShardingRule::Linearity::One;
+  rule.linearOperands = {0};
+  return rule;
+}
+
+ShardingRule dotGeneral(DotGeneralOp op) {
+  ShardingRule rule;
+  int64_t lhsRank = rankOf(op.getLhs()), rhsRank = rankOf(op.getRhs());
+  Dims lhs(lhsRank), rhs(rhsRank), out;
+  auto factorFor = [&](int64_t size) {
+    return size == 1 ? llvm::SmallVector<int>{} : llvm::SmallVector<int>{rule.addFactor(size)};
+  };
+  for (auto [l, r] : llvm::zip(op.getLhsBatchingDimensions(), op.getRhsBatchingDimensions())) {
+    lhs[l] = rhs[r] = factorFor(shapeOf(op.getLhs())[l]);
+    out.push_back(lhs[l]);
+  }
+  for (int64_t d : DotGeneralOp::freeDims(lhsRank, op.getLhsBatchingDimensions(),
+                                          op.getLhsContractingDimensions()))
+    out.push_back(lhs[d] = factorFor(shapeOf(op.getLhs())[d]));
+  for (int64_t d : DotGeneralOp::freeDims(rhsRank, op.getRhsBatchingDimensions(),
+                                          op.getRhsContractingDimensions()))
+    out.push_back(rhs[d] = factorFor(shapeOf(op.getRhs())[d]));
+  for (auto [l, r] :
+       llvm::zip(op.getLhsContractingDimensions(), op.getRhsContractingDimensions()))
+    lhs[l] = rhs[r] = factorFor(shapeOf(op.getLhs())[l]);
+  rule.operands = {lhs, rhs};
+  rule.results = {out};
+  rule.linearity = ShardingRule::Linearity::One;
+  rule.linearOperands = {0, 1};
+  return rule;
+}
+
+ShardingRule reduce(ReduceOp op) {
+  ShardingRule rule;
+  Dims in = ownFactors(rule, shapeOf(op.getOperand())), out;
+  for (int64_t d = 0; d < static_cast<int64_t>(in.size()); ++d)
+    if (!llvm::is_contained(op.getDims(), d))
+      out.push_back(in[d]);
+  rule.operands = {in};
+  rule.results = {out};
+  rule.reductionIsSum = op.getKind() == ReduceKind::sum;
+  if (rule.reductionIsSum) {
+    rule.linearity = ShardingRule::Linearity::One;
+    rule.linearOperands = {0};
+  }
+  return rule;
+}
+
+ShardingRule broadcastInDim(BroadcastInDimOp op) {
+  ShardingRule rule;
+  Dims out = ownFactors(rule, shapeOf(op.getResult())), in;
+  for (auto [d, resultDim] : llvm::enumerate(op.getBroadcastDimensions()))
+    in.push_back(shapeOf(op.getOperand())[d] == 1 ? llvm::SmallVector<int>{} : out[resultDim]);
+  rule.operands = {in};
+  rule.results = {out};
+  rule.linearity = ShardingRule::Linearity::One;
+  rule.linearOperands = {0};
+  return rule;
+}
+
+ShardingRule transpose(TransposeOp op) {
+  ShardingRule rule;
+  Dims in = ownFactors(rule, shapeOf(op.getOperand())), out;
+  for (int64_t d : op.getPermutation())
+    out.push_back(in[d]);
+  rule.operands = {in};
+  rule.results = {out};
+  rule.linearity = ShardingRule::Linearity::One;
+  rule.linearOperands = {0};
+  return rule;
+}
+
+ShardingRule concatenate(ConcatenateOp op) {
+  ShardingRule rule;
+  Dims shared = ownFactors(rule, shapeOf(op.getResult()));
+  int64_t dim = op.getDim();
+  auto withOwnDim = [&](Value v) {
+    Dims dims = shared;
+    int64_t size = shapeOf(v)[dim];
+    dims[dim] = size == 1 ? llvm::SmallVector<int>{}
+                          : llvm::SmallVector<int>{rule.addFactor(size, /*blocked=*/true)};
+    return dims;
+  };
+  for (Value input : op.getInputs())
+    rule.operands.push_back(withOwnDim(input));
+  rule.results.push_back(withOwnDim(op.getResult()));
+  rule.linearity = ShardingRule::Linearity::All;
+  return rule;
+}
+
+/// gather: indices dims are shared with the leading result dims, the table's row dims with the
+/// trailing ones; the table's row index is read across (blocked).
+ShardingRule gather(GatherOp op) {
+  ShardingRule rule;
+  Dims indices = ownFactors(rule, shapeOf(op.getIndices()));
+  ArrayRef<int64_t> table = shapeOf(op.getTable());
+  Dims rows = ownFactors(rule, table.drop_front());
+  Dims tableDims = {table[0] == 1 ? llvm::SmallVector<int>{}
+                                  : llvm::SmallVector<int>{rule.addFactor(table[0], true)}};
+  tableDims.append(rows.begin(), rows.end());
+  Dims out = indices;
+  out.append(rows.begin(), rows.end());
+  rule.operands = {tableDims, indices};
+  rule.results = {out};
+  rule.linearity = ShardingRule::Linearity::One;
+  rule.linearOperands = {0};
+  return rule;
+}
+
+/// scatter_add: the updates' index dims are summed away (a sharded batch gives a partial
+/// table, e.g. an embedding gradient); the result's row index is written across (blocked).
+ShardingRule scatterAdd(ScatterAddOp op) {
+  ShardingRule rule;
+  Dims indices = ownFactors(rule, shapeOf(op.getIndices()));
+  ArrayRef<int64_t> result = shapeOf(op.getResult());
+  Dims rows = ownFactors(rule, result.drop_front());
+  Dims updates = indices;
+  updates.append(rows.begin(), rows.end());
+  Dims out = {result[0] == 1 ? llvm::SmallVector<int>{}
+                             : llvm::SmallVector<int>{rule.addFactor(result[0], true)}};
+  out.append(rows.begin(), rows.end());
+  rule.operands = {updates, indices};
+  rule.results = {out};
+  rule.linearity = ShardingRule::Linearity::One;
+  rule.linearOperands = {0};
+  return rule;
+}
+
+ShardingRule slice(SliceOp op) {
+  SmallVector<bool> changed;
+  for (int64_t d = 0; d < rankOf(op.getOperand()); ++d)
+    changed.push_back(op.getStart()[d] != 0 || op.getLimit()[d] != shapeOf(op.getOperand())[d] ||
+                      op.getStrides()[d] != 1);
+  return sameDimsExcept(op.getOperand(), op.getResult(), changed);
+}
+
+ShardingRule pad(PadOp op) {
+  SmallVector<bool> changed;
+  for (int64_t d = 0; d < rankOf(op.getOperand()); ++d)
+    changed.push_back(op.getLow()[d] != 0 || op.getHigh()[d] != 0 || op.getInterior()[d] != 0);
+  ShardingRule rule = sameDimsExcept(op.getOperand(), op.getResult(), changed);
+  rule.operands.push_back({}); // the rank-0 padding value
+  rule.linearity = ShardingRule::Linearity::None;
+  return rule;
+}
+} // namespace
+
+FailureOr<ShardingRule> mlir::loom::shardingRuleOf(Operation *op) {
+  using L = ShardingRule::Linearity;
+  return llvm::TypeSwitch<Operation *, FailureOr<ShardingRule>>(op)
+      .Case<ConstantOp>([](ConstantOp op) {
+        ShardingRule rule;
+        rule.results.push_back(ownFactors(rule, shapeOf(op.getResult())));
+        return rule;
+      })
+      .Case<IotaOp>([](IotaOp op) {
+        // The counted dim depends on the global position: it is blocked.
+        SmallVector<bool> counted(rankOf(op.getResult()));
+        counted[op.getDim()] = true;
+        ShardingRule rule;
+        Dims dims;
+        for (auto [d, size] : llvm::enumerate(shapeOf(op.getResult())))
+          dims.push_back(size == 1 ? llvm::SmallVector<int>{}
+                                   : llvm::SmallVector<int>{rule.addFactor(size, counted[d])});
+        rule.results.push_back(dims);
+        return rule;
+      })
+      .Case<NegOp, AddOp, SubOp>([](Operation *op) { return elementwise(op, L::All); })
+      .Case<MulOp>([](Operation *op) { return elementwise(op, L::One, {0, 1}); })
+      .Case<DivOp>([](Operation *op) { return elementwise(op, L::One, {0}); })
+      .Case<ConvertOp>([](ConvertOp op) {
+        bool floats = isa<FloatType>(getElementTypeOrSelf(op.getOperand().getType())) &&
+                      isa<FloatType>(getElementTypeOrSelf(op.getResult().getType()));
+        return floats ? elementwise(op, L::One, {0}) : elementwise(op, L::None);
+      })
+      .Case<StopGradientOp, ShardingConstraintOp>(
+          [](Operation *op) { return elementwise(op, L::One, {0}); })
+      .Case<DotGeneralOp>(dotGeneral)
+      .Case<ReduceOp>(reduce)
+      .Case<BroadcastInDimOp>(broadcastInDim)
+      .Case<ReshapeOp>([](ReshapeOp op) { return reshape(op.getOperand(), op.getResult()); })
+      .Case<TransposeOp>(transpose)
+      .Case<ConcatenateOp>(concatenate)
+      .Case<GatherOp>(gather)
+      .Case<ScatterAddOp>(scatterAdd)
+      .Case<SliceOp>(slice)
+      .Case<PadOp>(pad)
+      .Case<ValueAndGradOp, AllGatherOp, ReduceScatterOp, AllReduceOp, AllToAllOp, ShardSliceOp>(
+          [](Operation *) -> FailureOr<ShardingRule> { return failure(); })
+      .Default([](Operation *op) -> FailureOr<ShardingRule> {
+        // The remaining Loom ops are elementwise and not linear (exp, max, compare, ...).
+        if (op->hasTrait<OpTrait::Elementwise>() && op->getNumResults() == 1)
+          return elementwise(op, L::None);
+        return failure();
+      });
+}

@@ -1,0 +1,56 @@
+// Temporaries of compiled code (see TempMemory.h). Each block carries a small header just
+// before the pointer handed out: the start of the allocation and its size, which the caching
+// allocator needs back on free (MLIR's free function passes only the pointer).
+#include "runtime/TempMemory.h"
+
+#include "runtime/Device.h"
+#include "runtime/HostAllocator.h"
+
+#include <algorithm>
+#include <cstdint>
+
+namespace loom::rt {
+namespace {
+thread_local detail::MemoryStats *tempStats = nullptr;
+
+struct Header {
+  void *block;
+  size_t total;
+  detail::MemoryStats *stats;
+};
+} // namespace
+
+void detail::setTempMemoryStats(MemoryStats *stats) { tempStats = stats; }
+} // namespace loom::rt
+
+using namespace loom::rt;
+
+extern "C" void *loom_rt_temp_aligned_alloc(size_t alignment, size_t bytes) {
+  alignment = std::max(alignment, HostAllocator::alignment);
+  // The header sits in the padding in front of the returned pointer.
+  size_t total = HostAllocator::roundUp(bytes + alignment + sizeof(Header));
+  auto *block = static_cast<char *>(HostAllocator::instance().allocate(total));
+  if (!block)
+    return nullptr;
+  auto start = reinterpret_cast<uintptr_t>(block) + sizeof(Header);
+  char *data = block + ((start + alignment - 1) / alignment * alignment -
+                        reinterpret_cast<uintptr_t>(block));
+  auto *header = reinterpret_cast<Header *>(data) - 1;
+  *header = {block, total, tempStats};
+  if (tempStats)
+    tempStats->add(total);
+  return data;
+}
+
+extern "C" void *loom_rt_temp_alloc(size_t bytes) {
+  return loom_rt_temp_aligned_alloc(HostAllocator::alignment, bytes);
+}
+
+extern "C" void loom_rt_temp_free(void *pointer) {
+  if (!pointer)
+    return;
+  Header header = *(static_cast<Header *>(pointer) - 1);
+  if (header.stats)
+    header.stats->remove(header.total);
+  HostAllocator::instance().release(header.block, header.total);
+}
