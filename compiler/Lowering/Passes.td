@@ -205,6 +205,35 @@ def PrivatizeInits : Pass<"loom-privatize-inits"> {
   let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect"];
 }
 
+def SinkDeallocs : Pass<"loom-sink-deallocs"> {
+  let summary = "Moves each memref.dealloc of a temporary right after its last use.";
+  let description = [{
+    Runs after the buffer deallocation pipeline, which frees every temporary of a function's
+    top-level block at the end of the function: a train step would then hold all of its
+    activations, gradients and scratch buffers at once. A dealloc moves up to just after the
+    last op of its block that uses the buffer, a view of it, or a value computed from it (such
+    as a pointer extracted for a BLAS call); a use inside a loop counts as a use by the loop.
+    The freed memory is then reused by later temporaries of the same step.
+
+    Input:
+    ```mlir
+    %a = memref.alloc() : memref<4xf32>
+    linalg.generic ... outs(%a)
+    linalg.generic ins(%a) outs(%out)
+    ... (much more work)
+    memref.dealloc %a : memref<4xf32>
+    ```
+    Output:
+    ```mlir
+    %a = memref.alloc() : memref<4xf32>
+    linalg.generic ... outs(%a)
+    linalg.generic ins(%a) outs(%out)
+    memref.dealloc %a : memref<4xf32>
+    ... (much more work)
+    ```
+  }];
+}
+
 def ApproximateMath : Pass<"loom-approximate-math"> {
   let summary = "Rewrites math.exp/log/tanh/... as polynomials that vectorize.";
   let description = [{

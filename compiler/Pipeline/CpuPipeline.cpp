@@ -53,6 +53,8 @@ const std::vector<std::string> &mlir::loom::cpuBufferizePasses() {
       "buffer-deallocation-pipeline",
       "convert-bufferization-to-memref",
       "canonicalize",
+      // Free temporaries after their last use, not all at the end of the step.
+      "loom-sink-deallocs",
   };
   return passes;
 }
