@@ -52,9 +52,12 @@ def Loom_ShardingConstraintOp : Loom_Op<"sharding_constraint", [SameOperandsAndR
 //===----------------------------------------------------------------------===//
 
 // A collective over `axes` of `mesh`. `reason` says why the partitioner emitted it (which op
-// needed it, at which source location), `bytes` the bytes each device sends.
+// needed it, at which source location), `bytes` the bytes each device sends. Collectives are
+// not Pure: CSE must not merge two all_gathers of one parameter (the forward's and the
+// backward's), which would keep the gathered copy alive in between.
 class Loom_CollectiveOp<string mnemonic, list<Trait> traits = []>
-    : Loom_Op<mnemonic, !listconcat(traits, [DeclareOpInterfaceMethods<SymbolUserOpInterface>])> {
+    : Op<Loom_Dialect, mnemonic, !listconcat(traits, [Loom_ShardingRuleOpInterface,
+                                                      DeclareOpInterfaceMethods<SymbolUserOpInterface>])> {
   let results = (outs Loom_Tensor:$result);
   // Every check needs the mesh's axis sizes, so all of them are in verifySymbolUses.
 }

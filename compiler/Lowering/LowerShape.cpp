@@ -117,12 +117,24 @@ struct LowerPad : OpConversionPattern<PadOp> {
   }
 };
 
-/// After differentiation stop_gradient is the identity.
-struct LowerStopGradient : OpConversionPattern<StopGradientOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult matchAndRewrite(StopGradientOp op, OpAdaptor adaptor,
+/// Ops that are the identity on values once they are lowered: stop_gradient (after
+/// differentiation) and sharding_constraint (in a program for one device, or after
+/// partitioning has made the layout real).
+template <typename Op> struct LowerIdentity : OpConversionPattern<Op> {
+  using OpConversionPattern<Op>::OpConversionPattern;
+  LogicalResult matchAndRewrite(Op op, typename Op::Adaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     rewriter.replaceOp(op, adaptor.getOperand());
+    return success();
+  }
+};
+
+/// The mesh only names devices; a program compiled for one device has no use for it.
+struct LowerMesh : OpConversionPattern<MeshOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(MeshOp op, OpAdaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    rewriter.eraseOp(op);
     return success();
   }
 };
@@ -131,6 +143,7 @@ struct LowerStopGradient : OpConversionPattern<StopGradientOp> {
 
 void mlir::loom::populateShapeLowering(RewritePatternSet &patterns) {
   patterns.add<LowerBroadcastInDim, LowerReshape, LowerTranspose, LowerSlice, LowerConcatenate,
-               LowerPad, LowerStopGradient>(
+               LowerPad, LowerIdentity<StopGradientOp>, LowerIdentity<ShardingConstraintOp>,
+               LowerMesh>(
       patterns.getContext());
 }

@@ -283,6 +283,11 @@ LogicalResult mlir::loom::buildVjp(Operation *op, Value g, OpBuilder &b,
               inverse[p] = i;
             return out[0] = e.transpose(g, inverse), success();
           })
+          // The gradient of a constrained value is laid out like the value (as in JAX).
+          .Case([&](ShardingConstraintOp o) {
+            out[0] = ShardingConstraintOp::create(b, e.loc, g, o.getSharding());
+            return success();
+          })
           .Case([&](GatherOp o) {
             out[0] = ScatterAddOp::create(b, e.loc, o.getTable().getType(), g, o.getIndices());
             return success();

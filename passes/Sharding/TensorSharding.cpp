@@ -1,0 +1,112 @@
+// Conversions of value shardings (see TensorSharding.h).
+#include "passes/Sharding/TensorSharding.h"
+
+#include "mlir/IR/Builders.h"
+#include "llvm/Support/Path.h"
+
+using namespace mlir;
+using namespace mlir::loom;
+
+TensorSharding TensorSharding::fromAttr(ShardingAttr attr, int64_t rank) {
+  TensorSharding s;
+  for (int64_t d = 0; d < rank; ++d)
+    s.dims.push_back(attr.axesOf(d));
+  s.partial = attr.partialAxes();
+  return s;
+}
+
+ShardingAttr TensorSharding::toAttr(FlatSymbolRefAttr mesh) const {
+  SmallVector<SmallVector<StringRef>> list(dims.begin(), dims.end());
+  return ShardingAttr::get(mesh, list, partial);
+}
+
+bool TensorSharding::uses(StringRef axis) const {
+  if (llvm::is_contained(partial, axis))
+    return true;
+  return llvm::any_of(dims, [&](const Axes &axes) { return llvm::is_contained(axes, axis); });
+}
+
+int64_t TensorSharding::shards(MeshOp mesh) const {
+  int64_t n = 1;
+  for (const Axes &axes : dims)
+    n *= groupSize(mesh, axes);
+  return n;
+}
+
+std::string TensorSharding::toString() const {
+  auto list = [](const Axes &axes) {
+    std::string text = "[";
+    for (auto [i, axis] : llvm::enumerate(axes))
+      text += (i ? ", " : "") + axis.str();
+    return text + "]";
+  };
+  std::string text = "[";
+  for (auto [d, axes] : llvm::enumerate(dims))
+    text += (d ? ", " : "") + list(axes);
+  text += "]";
+  if (!partial.empty())
+    text += " partial " + list(partial);
+  return text;
+}
+
+SmallVector<Axes> mlir::loom::factorAxes(const ShardingRule &rule,
+                                         ArrayRef<SmallVector<int>> dims,
+                                         const TensorSharding &sharding, MeshOp mesh) {
+  SmallVector<Axes> result(rule.factorSizes.size());
+  for (auto [d, factors] : llvm::enumerate(dims)) {
+    if (d >= sharding.dims.size())
+      break;
+    ArrayRef<StringRef> axes = sharding.dims[d];
+    size_t next = 0;
+    for (int f : factors) {
+      int64_t size = rule.factorSizes[f], product = 1;
+      while (next < axes.size() && size % (product * *mesh.axisSize(axes[next])) == 0 &&
+             product < size) {
+        product *= *mesh.axisSize(axes[next]);
+        result[f].push_back(axes[next++]);
+      }
+      if (product != size) // a factor split incompletely ends the attribution
+        break;
+    }
+  }
+  return result;
+}
+
+SmallVector<Axes> mlir::loom::dimsFromFactors(const ShardingRule &rule,
+                                              ArrayRef<SmallVector<int>> dims,
+                                              ArrayRef<Axes> factors, MeshOp mesh) {
+  SmallVector<Axes> result;
+  for (const SmallVector<int> &dimFactors : dims) {
+    Axes axes;
+    for (int f : dimFactors) {
+      axes.append(factors[f].begin(), factors[f].end());
+      if (groupSize(mesh, factors[f]) != rule.factorSizes[f])
+        break;
+    }
+    result.push_back(axes);
+  }
+  return result;
+}
+
+int64_t mlir::loom::localBytes(RankedTensorType type, const TensorSharding &sharding,
+                               MeshOp mesh) {
+  int64_t bytes = (type.getElementTypeBitWidth() + 7) / 8;
+  for (auto [d, size] : llvm::enumerate(type.getShape()))
+    bytes *= size / (d < sharding.dims.size() ? groupSize(mesh, sharding.dims[d]) : 1);
+  return bytes;
+}
+
+std::string mlir::loom::describeLocation(Location loc) {
+  if (auto file = dyn_cast<FileLineColLoc>(loc))
+    return llvm::sys::path::filename(file.getFilename().getValue()).str() + ":" +
+           std::to_string(file.getLine());
+  if (auto fused = dyn_cast<FusedLoc>(loc))
+    for (Location inner : fused.getLocations())
+      if (std::string text = describeLocation(inner); text != "unknown")
+        return text;
+  if (auto called = dyn_cast<CallSiteLoc>(loc))
+    return describeLocation(called.getCallee());
+  if (auto named = dyn_cast<NameLoc>(loc))
+    return describeLocation(named.getChildLoc());
+  return "unknown";
+}
