@@ -36,7 +36,7 @@ def Loom_ShardingConstraintOp : Loom_Op<"sharding_constraint", [SameOperandsAndR
     The identity on values; propagation treats `sharding` as fixed for the result, and the
     partitioner reshards the operand to it.
     ```mlir
-    %1 = loom.sharding_constraint %0, #loom.sharding<@mesh, [["data"], []]> : tensor<8x16xf32>
+    %1 = loom.sharding_constraint %0 : tensor<8x16xf32> to #loom.sharding<@mesh, [["data"], []]>
     ```
     **Constraints:**
     - the sharding is valid for the tensor on its mesh (see `#loom.sharding`) and has no
@@ -44,7 +44,8 @@ def Loom_ShardingConstraintOp : Loom_Op<"sharding_constraint", [SameOperandsAndR
   }];
   let arguments = (ins Loom_Tensor:$operand, Loom_ShardingAttr:$sharding);
   let results = (outs Loom_Tensor:$result);
-  let assemblyFormat = "$operand `,` $sharding attr-dict `:` type($result)";
+  // The type comes first: a trailing `: type` would be read as the attribute's type.
+  let assemblyFormat = "$operand `:` type($result) `to` qualified($sharding) attr-dict";
 }
 
 //===----------------------------------------------------------------------===//

@@ -210,10 +210,15 @@ FailureOr<Value> Partitioner::reshard(Value v, TensorSharding from, const Tensor
 
 LogicalResult Partitioner::rewriteOp(Operation *op, const ShardingRule &rule) {
   std::string name = op->getName().getStringRef().str() + " at " + describeLocation(op->getLoc());
-  // Values made from nothing stay whole; their users slice what they need.
-  if (op->getNumOperands() == 0) {
-    for (Value r : op->getResults())
-      sharding[r] = TensorSharding::replicated(cast<RankedTensorType>(r.getType()).getRank());
+  // A constant with distinct values stays whole; its users slice what they need. Splats and
+  // iotas (whose counted dim is never split) are made at their local size.
+  auto constant = dyn_cast<ConstantOp>(op);
+  auto splat = constant ? dyn_cast<SplatElementsAttr>(constant.getValue()) : nullptr;
+  if (constant && !splat) {
+    Value r = constant.getResult();
+    sharding[r] = TensorSharding::replicated(cast<RankedTensorType>(r.getType()).getRank());
+    op->removeAttr("loom.shardings");
+    op->removeAttr("loom.factors");
     return success();
   }
   if (auto constraint = dyn_cast<ShardingConstraintOp>(op)) {
@@ -278,6 +283,10 @@ LogicalResult Partitioner::rewriteOp(Operation *op, const ShardingRule &rule) {
     result.setType(local(result, produced));
     sharding[result] = produced;
   }
+  if (splat)
+    constant.setValueAttr(
+        SplatElementsAttr::get(cast<ShapedType>(constant.getResult().getType()),
+                               splat.getSplatValue<Attribute>()));
   // Attributes that name positions in a split dim.
   if (auto slice = dyn_cast<SliceOp>(op)) {
     SmallVector<int64_t> limit(slice.getLimit());

@@ -131,6 +131,7 @@ bool Propagation::visit(Operation *op, const ShardingRule &rule) {
   // Per factor, the candidate axes the op's tensors propose, then the cheapest one.
   SmallVector<Axes> chosen(rule.factorSizes.size());
   SmallVector<int64_t> chosenCost(rule.factorSizes.size(), 0);
+  SmallVector<int64_t> dropCost(rule.factorSizes.size(), 0);
   for (size_t f = 0; f < rule.factorSizes.size(); ++f) {
     if (rule.blocked[f])
       continue;
@@ -165,12 +166,20 @@ bool Propagation::visit(Operation *op, const ShardingRule &rule) {
     });
     chosen[f] = candidates.front();
     chosenCost[f] = cost(chosen[f]);
+    // What losing this choice would cost: every tensor that has it would be resharded.
+    for (auto [t, value] : llvm::enumerate(tensors))
+      if (factorAxes(rule, dims[t], state(value).sharding, mesh)[f] == chosen[f])
+        dropCost[f] += localBytes(cast<RankedTensorType>(value.getType()),
+                                  state(value).sharding, mesh) *
+                       groupSize(mesh, chosen[f]);
   }
-  // An axis may split only one factor: when two factors want it, the one whose choice moves
-  // fewer bytes keeps it (then the larger factor, then the first).
+  // An axis may split only one factor: when two factors want it, the one whose loss would
+  // move more bytes keeps it (then the cheaper choice, then the larger factor).
   SmallVector<int> order(chosen.size());
   std::iota(order.begin(), order.end(), 0);
   llvm::stable_sort(order, [&](int a, int b) {
+    if (dropCost[a] != dropCost[b])
+      return dropCost[a] > dropCost[b];
     if (chosenCost[a] != chosenCost[b])
       return chosenCost[a] < chosenCost[b];
     return rule.factorSizes[a] > rule.factorSizes[b];
