@@ -4,6 +4,8 @@
 #include "passes/Sharding/TensorSharding.h"
 
 #include "mlir/IR/Builders.h"
+
+#include <map>
 #include "llvm/ADT/StringExtras.h"
 
 namespace mlir::loom {
@@ -27,6 +29,8 @@ private:
   /// `to`; `why` names the use for the collectives' reasons.
   FailureOr<Value> reshard(Value v, TensorSharding from, const TensorSharding &to,
                            Operation *user, const std::string &why);
+  FailureOr<Value> reshardUncached(Value v, TensorSharding from, const TensorSharding &to,
+                                   Operation *user, const std::string &why);
   LogicalResult rewriteOp(Operation *op, const ShardingRule &rule);
   /// The factor shardings of `op`, with factors a tensor cannot show dropped everywhere.
   SmallVector<Axes> factorsOf(Operation *op, const ShardingRule &rule);
@@ -49,6 +53,8 @@ private:
   FlatSymbolRefAttr meshRef;
   /// The sharding of each (already local) value.
   DenseMap<Value, TensorSharding> sharding;
+  /// Reductions of pending sums already emitted, by value and target sharding.
+  std::map<std::pair<void *, std::string>, Value> reduced;
 };
 
 SmallVector<Axes> Partitioner::factorsOf(Operation *op, const ShardingRule &rule) {
@@ -84,6 +90,24 @@ FailureOr<Value> Partitioner::reshard(Value v, TensorSharding from, const Tensor
                                       Operation *user, const std::string &why) {
   if (from == to)
     return v;
+  // A pending sum is reduced once for all its users. (A gathered parameter is not reused:
+  // each use gathers it again, so the whole copy never stays alive between uses.)
+  std::pair<void *, std::string> key{v.getAsOpaquePointer(), to.toString()};
+  bool reduces = llvm::any_of(from.partial, [&](StringRef a) {
+    return !llvm::is_contained(to.partial, a);
+  });
+  if (reduces)
+    if (auto it = reduced.find(key); it != reduced.end())
+      return it->second;
+  FailureOr<Value> result = reshardUncached(v, from, to, user, why);
+  if (reduces && succeeded(result))
+    reduced[key] = *result;
+  return result;
+}
+
+FailureOr<Value> Partitioner::reshardUncached(Value v, TensorSharding from,
+                                              const TensorSharding &to, Operation *user,
+                                              const std::string &why) {
   OpBuilder b(user);
   Location loc = user->getLoc();
   std::string change = from.toString() + " to " + to.toString();
@@ -240,9 +264,12 @@ LogicalResult Partitioner::rewriteOp(Operation *op, const ShardingRule &rule) {
   Axes pass;
   if (rule.linearity != ShardingRule::Linearity::None) {
     SmallVector<int> partialOperands;
+    bool onlyUser = true; // a pending sum used elsewhere too is reduced once, for all users
     for (auto [i, operand] : llvm::enumerate(op->getOperands()))
-      if (!sharding[operand].partial.empty())
+      if (!sharding[operand].partial.empty()) {
         partialOperands.push_back(i);
+        onlyUser &= llvm::all_of(operand.getUsers(), [&](Operation *u) { return u == op; });
+      }
     if (!partialOperands.empty()) {
       const Axes &first = sharding[op->getOperand(partialOperands[0])].partial;
       bool passes =
@@ -255,7 +282,7 @@ LogicalResult Partitioner::rewriteOp(Operation *op, const ShardingRule &rule) {
       bool axesFree = llvm::none_of(first, [&](StringRef a) {
         return llvm::any_of(factors, [&](const Axes &f) { return llvm::is_contained(f, a); });
       });
-      if (passes && axesFree)
+      if (passes && axesFree && onlyUser)
         pass = first;
     }
   }

@@ -202,9 +202,13 @@ bool Propagation::visit(Operation *op, const ShardingRule &rule) {
         partial.append(chosen[f].begin(), chosen[f].end());
   if (rule.linearity != ShardingRule::Linearity::None && op->getNumOperands() > 0) {
     SmallVector<int> partialOperands;
+    // A pending sum used by other ops too is reduced once, where it is made.
+    bool onlyUser = true;
     for (auto [i, operand] : llvm::enumerate(op->getOperands()))
-      if (!state(operand).sharding.partial.empty())
+      if (!state(operand).sharding.partial.empty()) {
         partialOperands.push_back(i);
+        onlyUser &= llvm::all_of(operand.getUsers(), [&](Operation *u) { return u == op; });
+      }
     const Axes &first =
         partialOperands.empty() ? Axes() : state(op->getOperand(partialOperands[0])).sharding.partial;
     bool passes = false;
@@ -216,7 +220,7 @@ bool Propagation::visit(Operation *op, const ShardingRule &rule) {
     else
       passes = partialOperands.size() == 1 &&
                llvm::is_contained(rule.linearOperands, partialOperands[0]);
-    if (passes)
+    if (passes && onlyUser)
       for (StringRef a : first)
         if (!llvm::is_contained(partial, a) &&
             llvm::none_of(chosen, [&](const Axes &axes) { return llvm::is_contained(axes, a); }))
