@@ -24,6 +24,9 @@ namespace {
 struct ValueState {
   TensorSharding sharding;
   bool fixed = false;  ///< given by the user: never changed
+  /// Per dim, whether it is decided (a fixed value's dims, or unsplit because a decided
+  /// value it flows to or from is): a decided unsplit dim proposes "no split".
+  SmallVector<bool> closed;
   std::string origin;  ///< where the sharding came from, for --explain
 };
 
@@ -37,9 +40,11 @@ public:
 private:
   ValueState &state(Value v) {
     auto [it, inserted] = states.try_emplace(v);
-    if (inserted)
-      it->second.sharding =
-          TensorSharding::replicated(cast<RankedTensorType>(v.getType()).getRank());
+    if (inserted) {
+      int64_t rank = cast<RankedTensorType>(v.getType()).getRank();
+      it->second.sharding = TensorSharding::replicated(rank);
+      it->second.closed.assign(rank, false);
+    }
     return it->second;
   }
   LogicalResult seed();
@@ -48,7 +53,10 @@ private:
   /// Bytes moved per device if tensor `t` (sharded `current`) had to take `axes` for
   /// factor `f` instead of what it has.
   int64_t costOfAdopting(Value t, const TensorSharding &current, ArrayRef<SmallVector<int>> dims,
-                         int f, const Axes &axes, const ShardingRule &rule, bool fixed);
+                         int f, const Axes &axes, const ShardingRule &rule, bool fixed,
+                         bool isOperand);
+  /// Whether the dim of `t` that holds factor `f` is decided.
+  bool isClosed(Value t, ArrayRef<SmallVector<int>> dims, int f);
 
   func::FuncOp fn;
   MeshOp mesh;
@@ -70,12 +78,14 @@ LogicalResult Propagation::seed() {
     ValueState &s = state(arg);
     s.sharding = TensorSharding::fromAttr(attr, type.getRank());
     s.fixed = true;
+    s.closed.assign(type.getRank(), true);
     s.origin = "given for " + what;
   }
   WalkResult walk = fn.walk([&](ShardingConstraintOp op) {
     ValueState &s = state(op.getResult());
     s.sharding = TensorSharding::fromAttr(op.getSharding(), op.getType().getRank());
     s.fixed = true;
+    s.closed.assign(op.getType().getRank(), true);
     s.origin = "sharding_constraint at " + describeLocation(op.getLoc());
     return WalkResult::advance();
   });
@@ -97,6 +107,7 @@ LogicalResult Propagation::seed() {
     TensorSharding wanted = TensorSharding::fromAttr(attr, type.getRank());
     wanted.partial.clear();
     s.sharding = wanted;
+    s.closed.assign(type.getRank(), true);
     s.origin = "wanted for " + what;
   }
   return success();
@@ -104,19 +115,36 @@ LogicalResult Propagation::seed() {
 
 int64_t Propagation::costOfAdopting(Value t, const TensorSharding &current,
                                     ArrayRef<SmallVector<int>> dims, int f, const Axes &axes,
-                                    const ShardingRule &rule, bool fixed) {
+                                    const ShardingRule &rule, bool fixed, bool isOperand) {
   Axes have = factorAxes(rule, dims, current, mesh)[f];
   if (have == axes)
     return 0;
+  auto startsWith = [](ArrayRef<StringRef> a, ArrayRef<StringRef> prefix) {
+    return prefix.size() <= a.size() && llvm::equal(prefix, a.take_front(prefix.size()));
+  };
   auto type = cast<RankedTensorType>(t.getType());
   int64_t bytes = localBytes(type, current, mesh);
-  // A value that is still open on this factor takes the axes for free, unless it uses one of
-  // them elsewhere already.
   bool conflicts = llvm::any_of(axes, [&](StringRef a) { return current.uses(a); });
-  if (!fixed && have.empty() && !conflicts)
+  if (isOperand) {
+    // An operand split further is only sliced (free); one split less is gathered.
+    if (startsWith(axes, have) && !conflicts)
+      return 0;
+    return bytes * groupSize(mesh, have);
+  }
+  // A result still open takes the axes for free; one that is decided gets sliced (free) or
+  // gathered after the op.
+  if (!fixed && have.empty() && !isClosed(t, dims, f) && !conflicts)
     return 0;
-  // Otherwise the value is resharded: gathering `have` costs its bytes times the group.
-  return bytes * std::max<int64_t>(groupSize(mesh, have), 1);
+  if (startsWith(have, axes))
+    return 0;
+  return bytes * groupSize(mesh, axes);
+}
+
+bool Propagation::isClosed(Value t, ArrayRef<SmallVector<int>> dims, int f) {
+  for (auto [d, factors] : llvm::enumerate(dims))
+    if (llvm::is_contained(factors, f))
+      return state(t).closed[d];
+  return false;
 }
 
 bool Propagation::visit(Operation *op, const ShardingRule &rule) {
@@ -132,13 +160,24 @@ bool Propagation::visit(Operation *op, const ShardingRule &rule) {
   SmallVector<Axes> chosen(rule.factorSizes.size());
   SmallVector<int64_t> chosenCost(rule.factorSizes.size(), 0);
   SmallVector<int64_t> dropCost(rule.factorSizes.size(), 0);
+  SmallVector<bool> closeUnsplit(rule.factorSizes.size(), false);
   for (size_t f = 0; f < rule.factorSizes.size(); ++f) {
     if (rule.blocked[f])
       continue;
     SmallVector<Axes> candidates;
+    bool unsplitProposed = false;
     for (auto [t, value] : llvm::enumerate(tensors)) {
       Axes axes = factorAxes(rule, dims[t], state(value).sharding, mesh)[f];
-      if (!axes.empty() && !llvm::is_contained(candidates, axes))
+      bool hasFactor = llvm::any_of(dims[t], [&](const SmallVector<int> &fs) {
+        return llvm::is_contained(fs, static_cast<int>(f));
+      });
+      // A decided dim without axes proposes to leave the factor unsplit; when a result (a
+      // consumer's need) proposes it, the operands are decided unsplit too.
+      if (axes.empty() && hasFactor && isClosed(value, dims[t], f) &&
+          t >= op->getNumOperands())
+        unsplitProposed = true;
+      if ((!axes.empty() || isClosed(value, dims[t], f)) && hasFactor &&
+          !llvm::is_contained(candidates, axes))
         candidates.push_back(axes);
     }
     if (candidates.empty())
@@ -152,7 +191,7 @@ bool Propagation::visit(Operation *op, const ShardingRule &rule) {
               return llvm::is_contained(fs, static_cast<int>(f));
             }))
           total += costOfAdopting(value, state(value).sharding, dims[t], f, c, rule,
-                                  state(value).fixed);
+                                  state(value).fixed, t < op->getNumOperands());
       return total;
     };
     llvm::sort(candidates, [&](const Axes &a, const Axes &b) {
@@ -166,6 +205,7 @@ bool Propagation::visit(Operation *op, const ShardingRule &rule) {
     });
     chosen[f] = candidates.front();
     chosenCost[f] = cost(chosen[f]);
+    closeUnsplit[f] = chosen[f].empty() && unsplitProposed;
     // What losing this choice would cost: every tensor that has it would be resharded.
     for (auto [t, value] : llvm::enumerate(tensors))
       if (factorAxes(rule, dims[t], state(value).sharding, mesh)[f] == chosen[f])
@@ -240,13 +280,22 @@ bool Propagation::visit(Operation *op, const ShardingRule &rule) {
       for (StringRef a : partial)
         if (!llvm::is_contained(next.partial, a) && !next.uses(a))
           next.partial.push_back(a);
-    for (auto [d, axes] : llvm::enumerate(wanted))
+    SmallVector<bool> closed = s.closed;
+    for (auto [d, axes] : llvm::enumerate(wanted)) {
+      if (closed[d])
+        continue;
       if (next.dims[d].empty() && !axes.empty() &&
           llvm::none_of(axes, [&](StringRef a) { return next.uses(a); }))
         next.dims[d] = axes;
-    if (next == s.sharding)
+      // A dim left unsplit because a decided value wants it so is decided too.
+      if (!isResult && next.dims[d].empty() && dims[t][d].size() == 1 &&
+          closeUnsplit[dims[t][d][0]])
+        closed[d] = true;
+    }
+    if (next == s.sharding && closed == s.closed)
       continue;
     s.sharding = next;
+    s.closed = closed;
     s.origin = (isResult ? "result of " : "operand of ") + op->getName().getStringRef().str() +
                " at " + describeLocation(op->getLoc());
     changed = true;
