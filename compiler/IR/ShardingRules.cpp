@@ -219,8 +219,8 @@ ShardingRule broadcastInDim(BroadcastInDimOp op) {
     in.push_back(shapeOf(op.getOperand())[d] == 1 ? llvm::SmallVector<int>{} : out[resultDim]);
   rule.operands = {in};
   rule.results = {out};
-  rule.linearity = ShardingRule::Linearity::One;
-  rule.linearOperands = {0};
+  // Linear, but a pending sum is reduced before it is broadcast (while it is small).
+  rule.linearity = ShardingRule::Linearity::None;
   return rule;
 }
 

@@ -86,8 +86,18 @@ SmallVector<Axes> Partitioner::factorsOf(Operation *op, const ShardingRule &rule
   return factors;
 }
 
-FailureOr<Value> Partitioner::reshard(Value v, TensorSharding from, const TensorSharding &to,
+FailureOr<Value> Partitioner::reshard(Value v, TensorSharding from, const TensorSharding &target,
                                       Operation *user, const std::string &why) {
+  // Axes of size 1 split nothing: leave them out of the plan.
+  auto drop = [&](TensorSharding s) {
+    auto trivial = [&](StringRef a) { return *mesh.axisSize(a) == 1; };
+    for (Axes &axes : s.dims)
+      llvm::erase_if(axes, trivial);
+    llvm::erase_if(s.partial, trivial);
+    return s;
+  };
+  from = drop(from);
+  TensorSharding to = drop(target);
   if (from == to)
     return v;
   // A pending sum is reduced once for all its users. (A gathered parameter is not reused:
