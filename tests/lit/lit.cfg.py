@@ -12,4 +12,4 @@ config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py"]
 
 llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
-llvm_config.add_tool_substitutions(["loom-opt"], [config.loom_tools_dir])
+llvm_config.add_tool_substitutions(["loom-opt", "gpt_sharded_ir"], [config.loom_tools_dir])
