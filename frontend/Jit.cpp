@@ -77,6 +77,84 @@ void markDonations(mlir::func::FuncOp fn, const std::vector<bool> &donated) {
   }
 }
 
+/// The sharding of each flat leaf of `trees` (one tree per argument, or per top-level
+/// output) from `given` (the option `option`, one entry per tree, or empty).
+std::vector<NamedSharding> leafShardingsOf(const std::vector<Tree<NamedSharding>> &given,
+                                           const std::vector<TreeDef> &trees,
+                                           const std::string &option, const char *kind,
+                                           const std::string &name) {
+  std::vector<NamedSharding> out;
+  if (!given.empty() && given.size() != trees.size())
+    throw Error(fmt::format("{}: {} has {} entries for {} {}s", name, option, given.size(),
+                            trees.size(), kind));
+  for (size_t k = 0; k < trees.size(); ++k) {
+    std::string what = fmt::format("{}: {}[{}]", name, option, k);
+    std::vector<NamedSharding> leaves = given.empty()
+                                            ? std::vector<NamedSharding>(trees[k].numLeaves())
+                                            : leafShardings(given[k], trees[k], what);
+    out.insert(out.end(), leaves.begin(), leaves.end());
+  }
+  return out;
+}
+
+/// How errors name each flat leaf of `trees` (one per argument or top-level output):
+/// "jit: argument 2", "jit: output 0 leaf layers[0].w"; the caller appends the type.
+std::vector<std::string> describeLeaves(const std::vector<TreeDef> &trees, const char *kind,
+                                        const std::string &name) {
+  std::vector<std::string> out;
+  for (size_t k = 0; k < trees.size(); ++k)
+    for (const std::string &path : leafPaths(trees[k]))
+      out.push_back(fmt::format("{}: {} {}{}", name, kind, k, path.empty() ? "" : " leaf " + path));
+  return out;
+}
+
+/// The `loom.sharding` attribute of every flat argument (null where none is given); checks
+/// each against its argument's shape.
+std::vector<mlir::Attribute> argumentShardings(Trace &trace, const JitFunction::FlatArgs &args,
+                                               const JitOptions &options) {
+  if (options.inShardings.empty())
+    return std::vector<mlir::Attribute>(args.leaves.size());
+  std::vector<TreeDef> trees = args.trees();
+  std::vector<NamedSharding> shardings =
+      leafShardingsOf(options.inShardings, trees, "inShardings", "argument", options.name);
+  std::vector<std::string> names = describeLeaves(trees, "argument", options.name);
+  std::vector<mlir::Attribute> attrs(shardings.size());
+  for (size_t i = 0; i < shardings.size(); ++i)
+    if (shardings[i].specified())
+      attrs[i] = trace.shardingAttr(shardings[i], args.leaves[i].shape(),
+                                    names[i] + " " + args.leaves[i].describe());
+  return attrs;
+}
+
+/// Sets the `loom.sharding` of every result of `main` that outShardings gives one; result i
+/// of the traced function is compiled result positions[i].
+void setResultShardings(Trace &trace, const TracedOutputs &outputs,
+                        const std::vector<size_t> &positions, const JitOptions &options) {
+  if (options.outShardings.empty())
+    return;
+  std::vector<TreeDef> tops = outputs.sequence ? outputs.structure.list()
+                                               : std::vector<TreeDef>{outputs.structure};
+  std::vector<NamedSharding> shardings =
+      leafShardingsOf(options.outShardings, tops, "outShardings", "output", options.name);
+  std::vector<std::string> names = describeLeaves(tops, "output", options.name);
+  mlir::func::FuncOp main = trace.currentFunction();
+  std::map<size_t, size_t> setBy; // compiled result -> the output that set its sharding
+  for (size_t i = 0; i < shardings.size(); ++i) {
+    if (!shardings[i].specified())
+      continue;
+    const Tensor &t = outputs.flat[i];
+    mlir::Attribute attr =
+        trace.shardingAttr(shardings[i], t.shape(), names[i] + " " + t.describe());
+    size_t r = positions[i];
+    auto [it, fresh] = setBy.emplace(r, i);
+    if (!fresh && main.getResultAttr(r, "loom.sharding") != attr)
+      throw Error(fmt::format("{} and {} are the same value, but outShardings gives them "
+                              "different shardings",
+                              names[it->second], names[i]));
+    main.setResultAttr(r, "loom.sharding", attr);
+  }
+}
+
 double since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
@@ -106,10 +184,15 @@ struct JitFunction::Impl {
     std::vector<Tensor> inputs;
     for (const Array &a : args.leaves)
       inputs.push_back(trace.addArgument(a.shape(), a.dtype()));
+    std::vector<mlir::Attribute> inShardings = argumentShardings(trace, args, options);
     TracedOutputs outputs = fn(inputs);
     if (outputs.flat.empty())
       throw Error(fmt::format("{}: the traced function returns no tensors", options.name));
     positions = trace.finishDistinct(outputs.flat, std::source_location::current());
+    for (size_t i = 0; i < inShardings.size(); ++i)
+      if (inShardings[i])
+        trace.currentFunction().setArgAttr(i, "loom.sharding", inShardings[i]);
+    setResultShardings(trace, outputs, positions, options);
     structure = std::move(outputs.structure);
     module = trace.takeModule();
     markDonations(*module->getOps<mlir::func::FuncOp>().begin(), donated);
@@ -156,7 +239,12 @@ const JitStats &JitFunction::stats() const { return impl->stats; }
 
 std::string JitFunction::ir(const FlatArgs &args, const Traced &fn) {
   std::lock_guard lock(impl->mutex);
-  return impl->lookup(args, fn).ir;
+  if (auto it = impl->cache.find(signatureOf(args, impl->options.name)); it != impl->cache.end())
+    return it->second.ir;
+  mlir::OwningOpRef<mlir::ModuleOp> module;
+  TreeDef outputs;
+  std::vector<size_t> positions;
+  return impl->trace(args, fn, module, outputs, positions);
 }
 
 std::pair<std::vector<Array>, const TreeDef *> JitFunction::call(const FlatArgs &args,

@@ -6,6 +6,7 @@
 #define LOOM_FRONTEND_JIT_H
 
 #include "frontend/Array.h"
+#include "frontend/Sharding.h"
 #include "frontend/Tensor.h"
 #include "frontend/Tree.h"
 
@@ -32,6 +33,14 @@ struct JitOptions {
   /// parameters and optimizer state in place. A donated Array must not be used after the
   /// call (doing so raises an Error); use what the call returned.
   std::vector<int> donateArgnums;
+  /// The sharding of each argument: a Tree of that argument's structure, or a prefix of it (a
+  /// lone leaf applies to every leaf of the argument, as JAX's pytree prefixes). Empty: no
+  /// sharding given; so is a default Tree or an unspecified NamedSharding. The traced `main`
+  /// carries them as `loom.sharding` argument attributes.
+  std::vector<Tree<NamedSharding>> inShardings;
+  /// The sharding of each top-level output (each element of a returned tuple, pair or vector;
+  /// else the one result), in the same form; `loom.sharding` result attributes.
+  std::vector<Tree<NamedSharding>> outShardings;
 };
 
 /// Statistics of one jitted function, for tests and benchmarks.
@@ -51,6 +60,9 @@ using TreeDef = Tree<char>;
 struct TracedOutputs {
   std::vector<Tensor> flat;
   TreeDef structure;
+  /// Whether the function returned a tuple, pair or vector: its top-level outputs are then the
+  /// items of `structure`.
+  bool sequence = false;
 };
 
 /// The type-erased core of a jitted function.
@@ -61,17 +73,20 @@ public:
   ~JitFunction();
 
   /// The flattened arguments of one call: `leaves`, where argument k ends (`argumentEnds`),
-  /// and the arguments' tree structure.
+  /// and the arguments' tree structure (as one string, and per argument: computed only when
+  /// tracing, since every call builds a FlatArgs).
   struct FlatArgs {
     std::vector<Array> leaves;
     std::vector<size_t> argumentEnds;
     std::string structure;
+    std::function<std::vector<TreeDef>()> trees;
   };
 
   /// Runs the function on `args`, tracing and compiling `fn` first for a new signature.
   /// Returns the flat outputs and their structure.
   std::pair<std::vector<Array>, const TreeDef *> call(const FlatArgs &args, const Traced &fn);
-  /// The Loom IR traced for the signature of `args` (tracing it if needed).
+  /// The Loom IR traced for the signature of `args`: that of the compiled function if there
+  /// is one, else a fresh trace (nothing is compiled).
   std::string ir(const FlatArgs &args, const Traced &fn);
   const JitStats &stats() const;
 
@@ -87,6 +102,7 @@ template <> struct Argument<Array> {
   using Traced = Tensor;
   static void flatten(const Array &a, std::vector<Array> &out) { out.push_back(a); }
   static std::string structure(const Array &) { return "*"; }
+  static TreeDef tree(const Array &) { return TreeDef('*'); }
   static Tensor rebuild(const Array &, const std::vector<Tensor> &flat, size_t &next) {
     return flat[next++];
   }
@@ -97,6 +113,7 @@ template <> struct Argument<Tree<Array>> {
     t.visit([&](const Array &a) { out.push_back(a); });
   }
   static std::string structure(const Tree<Array> &t) { return t.structure(); }
+  static TreeDef tree(const Tree<Array> &t) { return structureOf(t); }
   static Tree<Tensor> rebuild(const Tree<Array> &example, const std::vector<Tensor> &flat,
                               size_t &next) {
     size_t n = example.numLeaves();
@@ -111,6 +128,7 @@ template <> struct Argument<Tree<Array>> {
 template <typename R> struct Results;
 template <> struct Results<Tensor> {
   using Out = Array;
+  static constexpr bool sequence = false;
   static void flatten(const Tensor &t, std::vector<Tensor> &out) { out.push_back(t); }
   static TreeDef describe(const Tensor &) { return TreeDef('*'); }
   static Out unflatten(const TreeDef &, const std::vector<Array> &a, size_t &next) {
@@ -119,6 +137,7 @@ template <> struct Results<Tensor> {
 };
 template <> struct Results<Tree<Tensor>> {
   using Out = Tree<Array>;
+  static constexpr bool sequence = false;
   static void flatten(const Tree<Tensor> &t, std::vector<Tensor> &out) {
     t.visit([&](const Tensor &x) { out.push_back(x); });
   }
@@ -134,6 +153,7 @@ template <> struct Results<Tree<Tensor>> {
 };
 template <typename T> struct Results<std::vector<T>> {
   using Out = std::vector<typename Results<T>::Out>;
+  static constexpr bool sequence = true;
   static void flatten(const std::vector<T> &v, std::vector<Tensor> &out) {
     for (const T &x : v)
       Results<T>::flatten(x, out);
@@ -153,6 +173,7 @@ template <typename T> struct Results<std::vector<T>> {
 };
 template <typename... Ts> struct Results<std::tuple<Ts...>> {
   using Out = std::tuple<typename Results<Ts>::Out...>;
+  static constexpr bool sequence = true;
   static void flatten(const std::tuple<Ts...> &t, std::vector<Tensor> &out) {
     std::apply([&](const auto &...x) { (Results<std::decay_t<decltype(x)>>::flatten(x, out), ...); },
                t);
@@ -176,6 +197,7 @@ template <typename... Ts> struct Results<std::tuple<Ts...>> {
 };
 template <typename A, typename B> struct Results<std::pair<A, B>> {
   using Out = std::pair<typename Results<A>::Out, typename Results<B>::Out>;
+  static constexpr bool sequence = true;
   static void flatten(const std::pair<A, B> &p, std::vector<Tensor> &out) {
     Results<A>::flatten(p.first, out), Results<B>::flatten(p.second, out);
   }
@@ -204,7 +226,8 @@ public:
     return detail::Results<R>::unflatten(*structure, flat, next);
   }
 
-  /// The Loom IR this function traces to for these arguments.
+  /// The Loom IR this function traces to for these arguments (traced, not compiled, unless a
+  /// call with this signature compiled it already).
   template <typename... Args> std::string lower(const Args &...args) {
     using R = std::decay_t<std::invoke_result_t<F &, typename detail::Argument<Args>::Traced...>>;
     return core->ir(flatten(args...), traced<R>(args...));
@@ -219,6 +242,9 @@ private:
       flat.argumentEnds.push_back(flat.leaves.size()),
       flat.structure += detail::Argument<Args>::structure(args) + ";"),
      ...);
+    flat.trees = [&args...] {
+      return std::vector<detail::TreeDef>{detail::Argument<Args>::tree(args)...};
+    };
     return flat;
   }
   /// The traced function: rebuilds the arguments' structure around the flat tensors.
@@ -229,7 +255,8 @@ private:
       std::tuple<typename detail::Argument<Args>::Traced...> rebuilt{
           detail::Argument<Args>::rebuild(args, flat, next)...};
       R result = std::apply(fn, rebuilt);
-      detail::TracedOutputs out{{}, detail::Results<R>::describe(result)};
+      detail::TracedOutputs out{{}, detail::Results<R>::describe(result),
+                                detail::Results<R>::sequence};
       detail::Results<R>::flatten(result, out.flat);
       return out;
     };

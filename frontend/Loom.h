@@ -1,4 +1,4 @@
-// The user-facing header of Loom's C++ DSL: tensors and their ops, arrays, and jit.
+// The user-facing header of Loom's C++ DSL: tensors and their ops, arrays, jit and sharding.
 #ifndef LOOM_FRONTEND_LOOM_H
 #define LOOM_FRONTEND_LOOM_H
 
@@ -8,9 +8,11 @@
 #include "frontend/Jit.h"
 #include "frontend/Ops.h"
 #include "frontend/Random.h"
+#include "frontend/Sharding.h"
 #include "frontend/Tensor.h"
 #include "frontend/Tree.h"
 #include "frontend/nn/Gpt.h"
+#include "frontend/nn/GptSharding.h"
 #include "frontend/nn/Layers.h"
 #include "frontend/optim/Optim.h"
 

@@ -4,6 +4,7 @@
 #include "compiler/IR/LoomOps.h"
 #include "mlir/IR/Verifier.h"
 
+#include <algorithm>
 #include <fmt/format.h>
 
 using namespace loom;
@@ -170,6 +171,37 @@ Tensor Trace::wrap(mlir::Value v) {
   values.push_back(v);
   return Tensor(this, static_cast<int>(values.size()) - 1, Shape(type.getShape()),
                 dtypeOf(type.getElementType()));
+}
+
+mlir::loom::ShardingAttr Trace::shardingAttr(const NamedSharding &sharding, const Shape &shape,
+                                             const std::string &what) {
+  sharding.check(shape, what);
+  const Mesh &mesh = sharding.mesh();
+  auto known = std::find_if(meshes.begin(), meshes.end(),
+                            [&](const Mesh &m) { return m.name() == mesh.name(); });
+  if (known == meshes.end()) {
+    // Meshes go first in the module, in the order they are met.
+    mlir::Block *body = moduleOp->getBody();
+    auto it = body->begin();
+    while (it != body->end() && llvm::isa<mlir::loom::MeshOp>(*it))
+      ++it;
+    mlir::OpBuilder mb(&ctx);
+    mb.setInsertionPoint(body, it);
+    llvm::SmallVector<llvm::StringRef> axes(mesh.axisNames().begin(), mesh.axisNames().end());
+    mlir::loom::MeshOp::create(mb, mb.getUnknownLoc(), mesh.name(), mb.getStrArrayAttr(axes),
+                               llvm::ArrayRef<int64_t>(mesh.shape()));
+    meshes.push_back(mesh);
+  } else if (!(*known == mesh)) {
+    throw Error(fmt::format("{}: mesh {} has the name of mesh {} used earlier in this function; "
+                            "give different meshes different names",
+                            what, mesh.describe(), known->describe()));
+  }
+  llvm::SmallVector<llvm::SmallVector<llvm::StringRef>> dims;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    const std::vector<std::string> &axes = sharding.spec().axes(d);
+    dims.emplace_back(axes.begin(), axes.end());
+  }
+  return mlir::loom::ShardingAttr::get(mlir::FlatSymbolRefAttr::get(&ctx, mesh.name()), dims);
 }
 
 mlir::Location Trace::location(const std::source_location &loc) {

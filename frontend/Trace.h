@@ -5,6 +5,7 @@
 #define LOOM_FRONTEND_TRACE_H
 
 #include "frontend/Error.h"
+#include "frontend/Sharding.h"
 #include "frontend/Tensor.h"
 
 #include "mlir/IR/Builders.h"
@@ -13,6 +14,10 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
 #include <string_view>
+
+namespace mlir::loom {
+class ShardingAttr;
+} // namespace mlir::loom
 
 namespace loom::detail {
 
@@ -60,8 +65,16 @@ public:
   mlir::Value value(const Tensor &t, const std::source_location &loc, std::string_view op);
   Tensor wrap(mlir::Value value);
 
+  /// The `#loom.sharding` of `sharding` for a tensor of `shape`, after checking it (`what`
+  /// names the tensor in errors). The first use of a mesh adds its `loom.mesh` to the module;
+  /// two different meshes of one name are an Error.
+  mlir::loom::ShardingAttr shardingAttr(const NamedSharding &sharding, const Shape &shape,
+                                        const std::string &what);
+
   mlir::Location location(const std::source_location &loc);
   mlir::OpBuilder &builder() { return b; }
+  /// The function ops are traced into (`main` outside of value_and_grad).
+  mlir::func::FuncOp currentFunction() { return function; }
   mlir::MLIRContext &context() { return ctx; }
   mlir::ModuleOp module() { return *moduleOp; }
   mlir::OwningOpRef<mlir::ModuleOp> takeModule() { return std::move(moduleOp); }
@@ -82,6 +95,7 @@ private:
   /// Functions (and insertion points) suspended by beginFunction.
   std::vector<std::pair<mlir::func::FuncOp, mlir::OpBuilder::InsertPoint>> suspended;
   int functionCount = 0;
+  std::vector<Mesh> meshes; // those with a loom.mesh in the module
   std::vector<mlir::Value> values;
   std::string diagnostics;
   mlir::ScopedDiagnosticHandler handler;

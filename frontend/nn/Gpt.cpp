@@ -18,6 +18,34 @@ double GptConfig::trainFlopsPerStep() const {
   return 6 * params * tokens + 3 * attention;
 }
 
+Tree<Shape> nn::gptParamShapes(const GptConfig &c) {
+  auto layerNorm = [&] {
+    Tree<Shape> ln;
+    ln["scale"] = Shape{c.embed};
+    ln["bias"] = Shape{c.embed};
+    return ln;
+  };
+  Tree<Shape> shapes;
+  shapes["in_kernel"] = Shape{c.vocab, c.embed};
+  shapes["pos_embed"] = Shape{c.seq, c.embed};
+  std::vector<Tree<Shape>> layers;
+  for (int64_t i = 0; i < c.layers; ++i) {
+    Tree<Shape> layer;
+    layer["ln1"] = layerNorm();
+    layer["att_qkv"] = Shape{3, c.embed, c.heads, c.headDim()};
+    layer["att_out"] = Shape{c.heads, c.headDim(), c.embed};
+    layer["ln2"] = layerNorm();
+    layer["mlp_in"] = Shape{c.embed, 4 * c.embed};
+    layer["mlp_out"] = Shape{4 * c.embed, c.embed};
+    layers.push_back(layer);
+  }
+  shapes["layers"] = Tree<Shape>::list(layers);
+  shapes["ln_final"] = layerNorm();
+  shapes["out_kernel"] = Shape{c.embed, c.vocab};
+  shapes["out_bias"] = Shape{c.vocab};
+  return shapes;
+}
+
 Tree<Array> nn::gptInit(const GptConfig &c, uint32_t seed) {
   // Drawn on the device from counter-based keys: the same seed gives the same parameters
   // bit for bit, whatever runs it.
@@ -58,29 +86,37 @@ Tree<Array> nn::gptInit(const GptConfig &c, uint32_t seed) {
   return init(random::key(seed));
 }
 
-Tensor nn::gptForward(const GptConfig &c, const Tree<Tensor> &params, const Tensor &ids) {
-  Tensor x = take(params.at("in_kernel"), ids) + params.at("pos_embed").leaf();
+Tensor nn::gptForward(const GptConfig &c, const Tree<Tensor> &params, const Tensor &ids,
+                      const GptActivationShardings &act) {
+  // The constraints sit where the cookbook's model_apply gives an out_sharding.
+  // The residual stream (embedding plus position) has the activation sharding act_seq.
+  Tensor x = with_sharding_constraint(
+      take(params.at("in_kernel"), ids) + params.at("pos_embed").leaf(), act.seq);
   for (const Tree<Tensor> &layer : params.at("layers").list()) {
     Tensor h = layerNorm(layer.at("ln1"), x);
-    x = x + causalSelfAttention(layer.at("att_qkv"), layer.at("att_out"), h);
+    Tensor attended = causalSelfAttention(layer.at("att_qkv"), layer.at("att_out"), h, act.att);
+    x = x + with_sharding_constraint(attended, act.seq);
     h = layerNorm(layer.at("ln2"), x);
-    x = x + matmul(gelu(matmul(h, layer.at("mlp_in"))), layer.at("mlp_out"));
+    Tensor hidden = with_sharding_constraint(matmul(h, layer.at("mlp_in")), act.hidden);
+    x = x + with_sharding_constraint(matmul(gelu(hidden), layer.at("mlp_out")), act.seq);
   }
   x = layerNorm(params.at("ln_final"), x);
-  return matmul(x, params.at("out_kernel")) + params.at("out_bias").leaf();
+  return with_sharding_constraint(matmul(x, params.at("out_kernel")), act.seq) +
+         params.at("out_bias").leaf();
 }
 
 Tensor nn::gptLoss(const GptConfig &c, const Tree<Tensor> &params, const Tensor &ids,
-                   const Tensor &targets) {
-  return crossEntropy(gptForward(c, params, ids), targets);
+                   const Tensor &targets, const GptActivationShardings &activations) {
+  return crossEntropy(gptForward(c, params, ids, activations), targets);
 }
 
 std::tuple<Tree<Tensor>, Tree<Tensor>, Tensor>
 nn::gptTrainStep(const GptConfig &config, const optim::AdamWOptions &adamw,
                  const Tree<Tensor> &params, const Tree<Tensor> &state, const Tensor &ids,
-                 const Tensor &targets, const Tensor &step) {
+                 const Tensor &targets, const Tensor &step,
+                 const GptActivationShardings &activations) {
   auto loss = [&](const Tree<Tensor> &p, const Tensor &i, const Tensor &t) {
-    return gptLoss(config, p, i, t);
+    return gptLoss(config, p, i, t, activations);
   };
   ValueAndGrad vg = value_and_grad(loss)(params, ids, targets);
   auto [newParams, newState] = optim::adamwUpdate(adamw, params, vg.grads[0], state, step);

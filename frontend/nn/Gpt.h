@@ -7,6 +7,7 @@
 
 #include "frontend/Array.h"
 #include "frontend/Ops.h"
+#include "frontend/Sharding.h"
 #include "frontend/Tree.h"
 #include "frontend/optim/Optim.h"
 
@@ -22,23 +23,40 @@ struct GptConfig {
   double trainFlopsPerStep() const;
 };
 
+/// Where the forward pass constrains its activations, at the points the cookbook's
+/// `model_apply` gives an `out_sharding` (see GptSharding.h for its tables). An unspecified
+/// entry adds no constraint; the default adds none, so the numbers are the same either way.
+struct GptActivationShardings {
+  /// act_ids: the batch (token ids and targets [B, T]); not a constraint in the forward pass
+  /// (the cookbook's model_apply has none there) but the jit inShardings of the batch.
+  NamedSharding ids;
+  NamedSharding seq;    ///< act_seq: embeddings, attention and MLP outputs [B, T, C]; logits
+  NamedSharding att;    ///< act_att: queries, keys and values [B, T, H, Dh]
+  NamedSharding hidden; ///< act_hidden: the MLP's hidden layer [B, T, 4C]
+};
+
+/// The shape of every parameter, in the tree gptInit returns.
+Tree<Shape> gptParamShapes(const GptConfig &config);
+
 /// Parameters drawn on the device from `seed` (normal scaled by 1/sqrt(fan-in); LayerNorm
 /// scales 1, biases 0).
 Tree<Array> gptInit(const GptConfig &config, uint32_t seed);
 
-/// Logits [B, T, V] for token ids [B, T] (i32).
-Tensor gptForward(const GptConfig &config, const Tree<Tensor> &params, const Tensor &ids);
+/// Logits [B, T, V] for token ids [B, T] (i32), with `activations` constrained.
+Tensor gptForward(const GptConfig &config, const Tree<Tensor> &params, const Tensor &ids,
+                  const GptActivationShardings &activations = {});
 
 /// Mean next-token cross-entropy: ids [B, T] predict targets [B, T].
 Tensor gptLoss(const GptConfig &config, const Tree<Tensor> &params, const Tensor &ids,
-               const Tensor &targets);
+               const Tensor &targets, const GptActivationShardings &activations = {});
 
 /// One training step inside a jitted function: the loss and its gradient (loom-autodiff),
 /// then AdamW. Returns the new parameters, the new optimizer state and the loss.
 std::tuple<Tree<Tensor>, Tree<Tensor>, Tensor>
 gptTrainStep(const GptConfig &config, const optim::AdamWOptions &adamw,
              const Tree<Tensor> &params, const Tree<Tensor> &state, const Tensor &ids,
-             const Tensor &targets, const Tensor &step);
+             const Tensor &targets, const Tensor &step,
+             const GptActivationShardings &activations = {});
 
 } // namespace loom::nn
 

@@ -13,13 +13,14 @@ Tensor nn::layerNorm(const Tree<Tensor> &params, const Tensor &x, double eps) {
          params.at("bias").leaf();
 }
 
-Tensor nn::causalSelfAttention(const Tensor &qkv, const Tensor &out, const Tensor &x) {
-  int64_t batch = x.dim(0), seq = x.dim(1), heads = qkv.dim(2), headDim = qkv.dim(3);
+Tensor nn::causalSelfAttention(const Tensor &qkv, const Tensor &out, const Tensor &x,
+                               const NamedSharding &heads) {
+  int64_t batch = x.dim(0), seq = x.dim(1), numHeads = qkv.dim(2), headDim = qkv.dim(3);
   // [B, T, 3, H, Dh]: one projection for queries, keys and values.
   Tensor projected = einsum("btc,kchd->btkhd", x, qkv);
   auto part = [&](int64_t k) {
-    Tensor s = slice(projected, {0, 0, k, 0, 0}, {batch, seq, k + 1, heads, headDim});
-    return reshape(s, {batch, seq, heads, headDim});
+    Tensor s = slice(projected, {0, 0, k, 0, 0}, {batch, seq, k + 1, numHeads, headDim});
+    return with_sharding_constraint(reshape(s, {batch, seq, numHeads, headDim}), heads);
   };
   Tensor q = part(0), key = part(1), v = part(2);
   Tensor scores = einsum("bthd,bshd->bhts", q, key) * (1.0 / std::sqrt(double(headDim)));

@@ -4,6 +4,7 @@
 #define LOOM_FRONTEND_NN_LAYERS_H
 
 #include "frontend/Ops.h"
+#include "frontend/Sharding.h"
 #include "frontend/Tree.h"
 
 namespace loom::nn {
@@ -13,8 +14,10 @@ namespace loom::nn {
 Tensor layerNorm(const Tree<Tensor> &params, const Tensor &x, double eps = 1e-5);
 
 /// Causal softmax attention of x [B, T, C] with heads: qkv [3, C, H, Dh] projects to queries,
-/// keys and values, out [H, Dh, C] projects back.
-Tensor causalSelfAttention(const Tensor &qkv, const Tensor &out, const Tensor &x);
+/// keys and values, out [H, Dh, C] projects back. `heads`, if specified, constrains the
+/// queries, keys and values [B, T, H, Dh] (the cookbook's act_att).
+Tensor causalSelfAttention(const Tensor &qkv, const Tensor &out, const Tensor &x,
+                           const NamedSharding &heads = {});
 
 /// Mean over the batch of -log p(target): logits [..., V], targets [...] (i32).
 Tensor crossEntropy(const Tensor &logits, const Tensor &targets);

@@ -1,0 +1,126 @@
+// Prints the traced Loom IR of the GPT train step (value_and_grad + AdamW, as
+// nn::gptTrainStep) with the cookbook's shardings of one strategy: the mesh, the in/out
+// shardings of parameters, optimizer state and batch, and the activation constraints. It
+// traces on small zero arrays and compiles and runs nothing; pipe it into loom-opt:
+//
+//   gpt_sharded_ir --strategy fsdp --devices 4 | loom-opt --loom-autodiff ...
+//   gpt_sharded_ir --strategy fsdp_tp --mesh 2x2
+#include "frontend/Loom.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+using namespace loom;
+
+namespace {
+
+const char *usage =
+    "usage: gpt_sharded_ir [--strategy dp|fsdp|tp|fsdp_tp] [--devices N | --mesh AxB]\n"
+    "                      [--vocab V] [--embed C] [--layers L] [--heads H] [--seq T]\n"
+    "                      [--batch B] [--no-donate]\n"
+    "Prints the Loom IR of the sharded GPT train step (default: fsdp on 2 devices, V 64,\n"
+    "C 32, 1 layer, 4 heads, T 16, batch 8). --devices gives a 1-d mesh (dp, fsdp, tp),\n"
+    "--mesh AxB the fsdp x tensor mesh of fsdp_tp. Parameters and optimizer state are\n"
+    "donated (loom.aliased_output) unless --no-donate.\n";
+
+std::vector<int64_t> parseMesh(const std::string &text) {
+  std::vector<int64_t> sizes;
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t x = text.find('x', start);
+    std::string part = text.substr(start, x == std::string::npos ? std::string::npos : x - start);
+    char *end = nullptr;
+    long long v = std::strtoll(part.c_str(), &end, 10);
+    if (part.empty() || *end != '\0')
+      throw Error("--mesh: \"" + text + "\" is not a list of sizes like 2x4");
+    sizes.push_back(v);
+    if (x == std::string::npos)
+      break;
+    start = x + 1;
+  }
+  return sizes;
+}
+
+/// Zeros of `shape` (only their shapes and dtypes matter for tracing).
+Array zerosArray(const Shape &shape, DType dtype) {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  std::vector<uint8_t> bytes(n * rt::byteSize(dtype), 0);
+  return Array::fromBytes(bytes.data(), bytes.size(), shape, dtype);
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  nn::GptConfig config{.vocab = 64, .embed = 32, .layers = 1, .heads = 4, .seq = 16, .batch = 8};
+  std::string strategyName = "fsdp";
+  std::vector<int64_t> meshShape;
+  bool donate = true;
+  try {
+    for (int i = 1; i < argc; ++i) {
+      std::string flag = argv[i];
+      if (flag == "-h" || flag == "--help") {
+        std::fputs(usage, stdout);
+        return 0;
+      }
+      if (flag == "--no-donate") {
+        donate = false;
+        continue;
+      }
+      if (i + 1 >= argc)
+        throw Error(flag + " needs a value\n" + usage);
+      std::string value = argv[++i];
+      auto number = [&] {
+        char *end = nullptr;
+        long long v = std::strtoll(value.c_str(), &end, 10);
+        if (value.empty() || *end != '\0' || v < 1)
+          throw Error(flag + ": \"" + value + "\" is not a positive integer");
+        return static_cast<int64_t>(v);
+      };
+      if (flag == "--strategy") strategyName = value;
+      else if (flag == "--devices") meshShape = {number()};
+      else if (flag == "--mesh") meshShape = parseMesh(value);
+      else if (flag == "--vocab") config.vocab = number();
+      else if (flag == "--embed") config.embed = number();
+      else if (flag == "--layers") config.layers = number();
+      else if (flag == "--heads") config.heads = number();
+      else if (flag == "--seq") config.seq = number();
+      else if (flag == "--batch") config.batch = number();
+      else throw Error("unknown flag " + flag + "\n" + usage);
+    }
+    nn::GptStrategy strategy = nn::parseGptStrategy(strategyName);
+    if (meshShape.empty())
+      meshShape = strategy == nn::GptStrategy::FSDP_TP ? std::vector<int64_t>{2, 2}
+                                                       : std::vector<int64_t>{2};
+    Mesh mesh = nn::gptMesh(strategy, meshShape);
+    nn::GptShardings shardings = nn::gptShardings(config, strategy, mesh);
+
+    optim::AdamWOptions adamw;
+    const nn::GptActivationShardings &act = shardings.activations;
+    NamedSharding replicated(mesh, P());
+    auto trainStep = jit(
+        [&](Tree<Tensor> params, Tree<Tensor> state, Tensor ids, Tensor targets, Tensor step) {
+          return nn::gptTrainStep(config, adamw, params, state, ids, targets, step, act);
+        },
+        {.name = "gpt_train_step",
+         .donateArgnums = donate ? std::vector<int>{0, 1} : std::vector<int>{},
+         .inShardings = {shardings.params, shardings.adamwState, act.ids, act.ids, replicated},
+         .outShardings = {shardings.params, shardings.adamwState, replicated}});
+
+    Tree<Array> params = tree_map([](const Shape &s) { return zerosArray(s, DType::F32); },
+                                  nn::gptParamShapes(config));
+    Tree<Array> state;
+    state["m"] = params;
+    state["v"] = params;
+    Array ids = zerosArray({config.batch, config.seq}, DType::I32);
+    std::string ir = trainStep.lower(params, state, ids, ids, Array::scalar(0.0f));
+    std::fputs(ir.c_str(), stdout);
+  } catch (const Error &e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}
