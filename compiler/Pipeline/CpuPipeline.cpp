@@ -106,6 +106,16 @@ void mlir::loom::registerCpuPipelines() {
         cpuToLLVMPasses);
   PassPipelineRegistration<>("loom-cpu-pipeline", "the whole CPU pipeline",
                              [](OpPassManager &pm) { (void)buildCpuPipeline(pm); });
+  stage("loom-spmd", "differentiate, propagate shardings and partition into one device's program",
+        spmdPasses);
+}
+
+const std::vector<std::string> &mlir::loom::spmdPasses() {
+  static const std::vector<std::string> passes = {
+      "loom-autodiff", "inline", "symbol-dce", "canonicalize", "loom-propagate-sharding",
+      "loom-partition",
+  };
+  return passes;
 }
 
 void mlir::loom::registerLoomPasses() {

@@ -17,6 +17,9 @@ namespace mlir::loom {
 const std::vector<std::string> &cpuToLinalgPasses();
 const std::vector<std::string> &cpuBufferizePasses();
 const std::vector<std::string> &cpuToLLVMPasses();
+/// Differentiation, sharding propagation and partitioning: a sharded program to the program
+/// one device of its mesh runs (before the CPU stages).
+const std::vector<std::string> &spmdPasses();
 
 /// Appends the whole pipeline (all three stages) to `pm`.
 LogicalResult buildCpuPipeline(OpPassManager &pm);
