@@ -340,21 +340,10 @@ LogicalResult Partitioner::rewriteOp(Operation *op, const ShardingRule &rule) {
 
 LogicalResult Partitioner::run() {
   // Rules need the global shapes: compute them all before rewriting anything.
-  std::vector<std::pair<Operation *, ShardingRule>> ops;
-  WalkResult walk = fn.walk([&](Operation *op) {
-    if (isa<func::FuncOp, func::ReturnOp>(op))
-      return WalkResult::advance();
-    auto ruled = dyn_cast<ShardingRuleOpInterface>(op);
-    FailureOr<ShardingRule> rule = ruled ? ruled.getShardingRule() : FailureOr<ShardingRule>();
-    if (failed(rule)) {
-      op->emitOpError("cannot be partitioned (it has no sharding rule)");
-      return WalkResult::interrupt();
-    }
-    ops.emplace_back(op, *rule);
-    return WalkResult::advance();
-  });
-  if (walk.wasInterrupted())
+  auto rules = opRules(fn, "loom-partition");
+  if (failed(rules))
     return failure();
+  std::vector<std::pair<Operation *, ShardingRule>> &ops = *rules;
 
   for (BlockArgument arg : fn.getArguments()) {
     auto type = dyn_cast<RankedTensorType>(arg.getType());

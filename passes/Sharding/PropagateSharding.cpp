@@ -314,22 +314,10 @@ LogicalResult Propagation::run() {
   });
   if (failed(seed()))
     return failure();
-  std::vector<std::pair<Operation *, ShardingRule>> ops;
-  WalkResult walk = fn.walk([&](Operation *op) {
-    if (isa<func::FuncOp, func::ReturnOp>(op))
-      return WalkResult::advance();
-    auto ruled = dyn_cast<ShardingRuleOpInterface>(op);
-    FailureOr<ShardingRule> rule = ruled ? ruled.getShardingRule() : FailureOr<ShardingRule>();
-    if (failed(rule)) {
-      op->emitOpError("has no sharding rule; loom-propagate-sharding runs after "
-                      "differentiation and before partitioning");
-      return WalkResult::interrupt();
-    }
-    ops.emplace_back(op, *rule);
-    return WalkResult::advance();
-  });
-  if (walk.wasInterrupted())
+  auto rules = opRules(fn, "loom-propagate-sharding");
+  if (failed(rules))
     return failure();
+  std::vector<std::pair<Operation *, ShardingRule>> &ops = *rules;
   // Forward then backward sweeps until nothing changes; shardings only grow, so this ends.
   for (int sweep = 0; sweep < 32; ++sweep) {
     bool changed = false;

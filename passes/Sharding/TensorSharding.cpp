@@ -96,6 +96,28 @@ int64_t mlir::loom::localBytes(RankedTensorType type, const TensorSharding &shar
   return bytes;
 }
 
+FailureOr<std::vector<std::pair<Operation *, ShardingRule>>>
+mlir::loom::opRules(func::FuncOp fn, StringRef pass) {
+  std::vector<std::pair<Operation *, ShardingRule>> ops;
+  WalkResult walk = fn.walk([&](Operation *op) {
+    if (isa<func::FuncOp, func::ReturnOp>(op))
+      return WalkResult::advance();
+    auto ruled = dyn_cast<ShardingRuleOpInterface>(op);
+    FailureOr<ShardingRule> rule = ruled ? ruled.getShardingRule() : FailureOr<ShardingRule>();
+    if (failed(rule)) {
+      op->emitOpError("has no sharding rule, so ")
+          << pass << " cannot handle it (sharding runs after differentiation and inlining, "
+          << "before partitioning)";
+      return WalkResult::interrupt();
+    }
+    ops.emplace_back(op, *rule);
+    return WalkResult::advance();
+  });
+  if (walk.wasInterrupted())
+    return failure();
+  return ops;
+}
+
 std::string mlir::loom::describeLocation(Location loc) {
   if (auto file = dyn_cast<FileLineColLoc>(loc))
     return llvm::sys::path::filename(file.getFilename().getValue()).str() + ":" +

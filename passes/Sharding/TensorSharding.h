@@ -6,6 +6,9 @@
 
 #include "compiler/IR/Sharding.h"
 #include "compiler/IR/ShardingRule.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+#include <vector>
 
 #include <string>
 
@@ -47,6 +50,11 @@ SmallVector<Axes> dimsFromFactors(const ShardingRule &rule, ArrayRef<SmallVector
 
 /// Bytes of a `type` tensor each device holds under `sharding`.
 int64_t localBytes(RankedTensorType type, const TensorSharding &sharding, MeshOp mesh);
+
+/// The sharding rule of every op in `fn` (computed on the global shapes), in order, or failure
+/// with a diagnostic naming `pass` at the first op without one.
+FailureOr<std::vector<std::pair<Operation *, ShardingRule>>> opRules(func::FuncOp fn,
+                                                                     StringRef pass);
 
 /// "model.cpp:42" for a file location, or the location printed.
 std::string describeLocation(Location loc);

@@ -2,6 +2,7 @@
 // (no second copy of parameters or optimizer state), the results equal those of a call
 // without donation, and a donated Array cannot be read or passed again.
 #include "frontend/Loom.h"
+#include "tests/unit/frontend/ErrorOf.h"
 
 #include <gtest/gtest.h>
 
@@ -16,15 +17,6 @@ Array ramp(int64_t n, float scale) {
   return Array::from(data, {n});
 }
 
-template <typename F> std::string errorOf(F fn) {
-  try {
-    fn();
-  } catch (const Error &e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "no loom::Error thrown";
-  return "";
-}
 
 auto sgdStep = [](Tensor p, Tensor g) { return std::make_tuple(p - 0.5 * g, sum(g * g)); };
 

@@ -1,6 +1,7 @@
 // The jit's contract: one trace per signature, errors that name the op, the operands and the
 // user's line, asynchronous chains of calls, and the on-disk cache shared across processes.
 #include "frontend/Loom.h"
+#include "tests/unit/frontend/ErrorOf.h"
 
 #include <gtest/gtest.h>
 
@@ -64,16 +65,6 @@ TEST(Jit, ReturnsTuplesAndScalars) {
   EXPECT_EQ(rowMax.to_host<float>(), (std::vector<float>{-1, 2}));
 }
 
-/// Runs `fn` expecting a loom::Error and returns its message.
-template <typename F> std::string errorOf(F fn) {
-  try {
-    fn();
-  } catch (const Error &e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "no loom::Error thrown";
-  return "";
-}
 
 TEST(JitErrors, MatmulShapeMismatchNamesOpShapesAndLine) {
   int line = 0;

@@ -2,6 +2,7 @@
 // of jit in/out shardings and with_sharding_constraint, the cookbook's GPT tables, and
 // sharded functions still running on one device with unchanged numbers.
 #include "frontend/Loom.h"
+#include "tests/unit/frontend/ErrorOf.h"
 
 #include <gtest/gtest.h>
 
@@ -11,15 +12,6 @@ using namespace loom;
 
 namespace {
 
-template <typename F> std::string errorOf(F fn) {
-  try {
-    fn();
-  } catch (const Error &e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "no loom::Error thrown";
-  return "";
-}
 
 #define EXPECT_CONTAINS(text, part)                                                            \
   EXPECT_NE(std::string(text).find(part), std::string::npos)                                   \
