@@ -19,11 +19,12 @@ namespace {
 const char *usage =
     "usage: gpt_sharded_ir [--strategy dp|fsdp|tp|fsdp_tp] [--devices N | --mesh AxB]\n"
     "                      [--vocab V] [--embed C] [--layers L] [--heads H] [--seq T]\n"
-    "                      [--batch B] [--no-donate]\n"
+    "                      [--batch B] [--no-donate] [--init]\n"
     "Prints the Loom IR of the sharded GPT train step (default: fsdp on 2 devices, V 64,\n"
     "C 32, 1 layer, 4 heads, T 16, batch 8). --devices gives a 1-d mesh (dp, fsdp, tp),\n"
     "--mesh AxB the fsdp x tensor mesh of fsdp_tp. Parameters and optimizer state are\n"
-    "donated (loom.aliased_output) unless --no-donate.\n";
+    "donated (loom.aliased_output) unless --no-donate. --init prints the parameter\n"
+    "initialisation instead, each parameter created with its sharding.\n";
 
 std::vector<int64_t> parseMesh(const std::string &text) {
   std::vector<int64_t> sizes;
@@ -58,7 +59,7 @@ int main(int argc, char **argv) {
   nn::GptConfig config{.vocab = 64, .embed = 32, .layers = 1, .heads = 4, .seq = 16, .batch = 8};
   std::string strategyName = "fsdp";
   std::vector<int64_t> meshShape;
-  bool donate = true;
+  bool donate = true, initOnly = false;
   try {
     for (int i = 1; i < argc; ++i) {
       std::string flag = argv[i];
@@ -68,6 +69,10 @@ int main(int argc, char **argv) {
       }
       if (flag == "--no-donate") {
         donate = false;
+        continue;
+      }
+      if (flag == "--init") {
+        initOnly = true;
         continue;
       }
       if (i + 1 >= argc)
@@ -97,6 +102,13 @@ int main(int argc, char **argv) {
                                                        : std::vector<int64_t>{2};
     Mesh mesh = nn::gptMesh(strategy, meshShape);
     nn::GptShardings shardings = nn::gptShardings(config, strategy, mesh);
+
+    if (initOnly) {
+      auto init = jit([&](Tensor key) { return nn::gptDrawParams(config, key); },
+                      {.name = "gpt_init", .outShardings = {shardings.params}});
+      std::fputs(init.lower(random::key(0)).c_str(), stdout);
+      return 0;
+    }
 
     optim::AdamWOptions adamw;
     const nn::GptActivationShardings &act = shardings.activations;

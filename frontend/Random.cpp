@@ -29,6 +29,7 @@ Tensor keyWord(const Tensor &key, int64_t i, const Loc &loc) {
   return reshape(slice(key, {i}, {i + 1}, {}, loc), {}, loc);
 }
 
+
 /// Threefry of `key` applied to counters (0, 0..n-1): two i32[n] streams of words.
 std::pair<Tensor, Tensor> stream(const Tensor &key, int64_t n, const Loc &loc) {
   Tensor counter = iota({n}, 0, DType::I32, loc);
@@ -87,11 +88,23 @@ Tensor random::bits(const Tensor &key, const Shape &shape, Loc loc) {
   int64_t n = count(shape), half = (n + 1) / 2;
   if (n == 0)
     return full(shape, 0, DType::I32, loc);
-  auto [a, b] = stream(key, half, loc);
-  Tensor words = concatenate({a, b}, 0, loc);
-  if (2 * half != n)
-    words = slice(words, {0}, {n}, {}, loc);
-  return reshape(words, shape, loc);
+  // Element i (row-major) is word 0 of Threefry(counter i) in the first half and word 1 of
+  // Threefry(counter i - half) in the second (JAX's layout). It is computed elementwise from
+  // the global index in `shape` itself, so that when the result is split on any dim, every
+  // device draws just its own elements (loom-partition offsets each iota).
+  Tensor index = full(shape, 0, DType::I32, loc);
+  int64_t stride = 1;
+  for (int64_t d = static_cast<int64_t>(shape.size()) - 1; d >= 0; --d) {
+    index = index + iota(shape, d, DType::I32, loc) * full(shape, stride, DType::I32, loc);
+    stride *= shape[d];
+  }
+  Tensor halfway = full(shape, half, DType::I32, loc);
+  Tensor second = greater_equal(index, halfway, loc);
+  Tensor counter = where(second, index - halfway, index, loc);
+  Tensor zeros = full(shape, 0, DType::I32, loc);
+  auto [a, b] = random::threefry2x32(keyWord(key, 0, loc), keyWord(key, 1, loc), zeros,
+                                     counter, loc);
+  return where(second, b, a, loc);
 }
 
 Tensor random::uniform(const Tensor &key, const Shape &shape, DType dtype, double lo,

@@ -163,4 +163,22 @@ def Loom_ShardSliceOp : Loom_CollectiveOp<"shard_slice"> {
   }];
 }
 
+def Loom_AxisIndexOp : Loom_Op<"axis_index", [DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "This device's index in the group of `axes` (major axis first).";
+  let description = [{
+    In a partitioned program: on a mesh {"data": 2, "model": 4}, the device at coordinates
+    (1, 3) has index 1 along ["data"], 3 along ["model"] and 7 along ["data", "model"]. The
+    partitioner uses it to offset a split `loom.iota`, so random numbers drawn from global
+    counters are the same whatever the mesh.
+    ```mlir
+    %0 = loom.axis_index @mesh, axes = ["data"] : tensor<i32>
+    ```
+    **Constraints:**
+    - the axes are distinct axes of the mesh.
+  }];
+  let arguments = (ins FlatSymbolRefAttr:$mesh, StrArrayAttr:$axes);
+  let results = (outs 0DTensorOf<[I32]>:$result);
+  let assemblyFormat = "$mesh `,` `axes` `=` $axes attr-dict `:` type($result)";
+}
+
 #endif // LOOM_IR_LOOMSHARDINGOPS_TD

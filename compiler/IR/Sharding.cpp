@@ -267,3 +267,7 @@ LogicalResult AllToAllOp::verifySymbolUses(SymbolTableCollection &) {
     return emitOpError("result type ") << getResult().getType() << " should be " << expected;
   return success();
 }
+
+LogicalResult AxisIndexOp::verifySymbolUses(SymbolTableCollection &) {
+  return failure(failed(meshAndAxes(*this)));
+}

@@ -320,15 +320,9 @@ FailureOr<ShardingRule> mlir::loom::shardingRuleOf(Operation *op) {
         return rule;
       })
       .Case<IotaOp>([](IotaOp op) {
-        // The counted dim depends on the global position: it is blocked.
-        SmallVector<bool> counted(rankOf(op.getResult()));
-        counted[op.getDim()] = true;
+        // A split counted dim counts from the device's offset (loom-partition adds it).
         ShardingRule rule;
-        Dims dims;
-        for (auto [d, size] : llvm::enumerate(shapeOf(op.getResult())))
-          dims.push_back(size == 1 ? llvm::SmallVector<int>{}
-                                   : llvm::SmallVector<int>{rule.addFactor(size, counted[d])});
-        rule.results.push_back(dims);
+        rule.results.push_back(ownFactors(rule, shapeOf(op.getResult())));
         return rule;
       })
       .Case<NegOp, AddOp, SubOp>([](Operation *op) { return elementwise(op, L::All); })
@@ -351,7 +345,8 @@ FailureOr<ShardingRule> mlir::loom::shardingRuleOf(Operation *op) {
       .Case<ScatterAddOp>(scatterAdd)
       .Case<SliceOp>(slice)
       .Case<PadOp>(pad)
-      .Case<ValueAndGradOp, AllGatherOp, ReduceScatterOp, AllReduceOp, AllToAllOp, ShardSliceOp>(
+      .Case<ValueAndGradOp, AllGatherOp, ReduceScatterOp, AllReduceOp, AllToAllOp, ShardSliceOp,
+            AxisIndexOp>(
           [](Operation *) -> FailureOr<ShardingRule> { return failure(); })
       .Default([](Operation *op) -> FailureOr<ShardingRule> {
         // The remaining Loom ops are elementwise and not linear (exp, max, compare, ...).

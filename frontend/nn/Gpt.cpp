@@ -46,43 +46,48 @@ Tree<Shape> nn::gptParamShapes(const GptConfig &c) {
   return shapes;
 }
 
-Tree<Array> nn::gptInit(const GptConfig &c, uint32_t seed) {
+Tree<Tensor> nn::gptDrawParams(const GptConfig &c, const Tensor &key) {
+  Tensor keys = random::split(key, 3 + 4 * c.layers);
+  int64_t next = 0;
+  auto normal = [&](const Shape &shape, double fanIn) {
+    return random::normal(random::splitAt(keys, next++), shape) * (1.0 / std::sqrt(fanIn));
+  };
+  auto layerNormParams = [&] {
+    Tree<Tensor> ln;
+    ln["scale"] = init::constant({c.embed}, 1.0);
+    ln["bias"] = init::constant({c.embed}, 0.0);
+    return ln;
+  };
+  Tree<Tensor> params;
+  params["in_kernel"] = normal({c.vocab, c.embed}, 1.0);
+  params["pos_embed"] = normal({c.seq, c.embed}, 1.0);
+  std::vector<Tree<Tensor>> layers;
+  for (int64_t i = 0; i < c.layers; ++i) {
+    Tree<Tensor> layer;
+    layer["ln1"] = layerNormParams();
+    layer["att_qkv"] = normal({3, c.embed, c.heads, c.headDim()}, double(c.embed));
+    layer["att_out"] = normal({c.heads, c.headDim(), c.embed}, double(c.embed));
+    layer["ln2"] = layerNormParams();
+    layer["mlp_in"] = normal({c.embed, 4 * c.embed}, double(c.embed));
+    layer["mlp_out"] = normal({4 * c.embed, c.embed}, double(4 * c.embed));
+    layers.push_back(layer);
+  }
+  params["layers"] = Tree<Tensor>::list(layers);
+  params["ln_final"] = layerNormParams();
+  params["out_kernel"] = normal({c.embed, c.vocab}, double(c.embed));
+  params["out_bias"] = init::constant({c.vocab}, 0.0);
+  return params;
+}
+
+Tree<Array> nn::gptInit(const GptConfig &c, uint32_t seed,
+                        const Tree<NamedSharding> &shardings) {
   // Drawn on the device from counter-based keys: the same seed gives the same parameters
-  // bit for bit, whatever runs it.
-  auto init = jit(
-      [&c](Tensor key) {
-        Tensor keys = random::split(key, 3 + 4 * c.layers);
-        int64_t next = 0;
-        auto normal = [&](const Shape &shape, double fanIn) {
-          return random::normal(random::splitAt(keys, next++), shape) * (1.0 / std::sqrt(fanIn));
-        };
-        auto layerNormParams = [&] {
-          Tree<Tensor> ln;
-          ln["scale"] = init::constant({c.embed}, 1.0);
-          ln["bias"] = init::constant({c.embed}, 0.0);
-          return ln;
-        };
-        Tree<Tensor> params;
-        params["in_kernel"] = normal({c.vocab, c.embed}, 1.0);
-        params["pos_embed"] = normal({c.seq, c.embed}, 1.0);
-        std::vector<Tree<Tensor>> layers;
-        for (int64_t i = 0; i < c.layers; ++i) {
-          Tree<Tensor> layer;
-          layer["ln1"] = layerNormParams();
-          layer["att_qkv"] = normal({3, c.embed, c.heads, c.headDim()}, double(c.embed));
-          layer["att_out"] = normal({c.heads, c.headDim(), c.embed}, double(c.embed));
-          layer["ln2"] = layerNormParams();
-          layer["mlp_in"] = normal({c.embed, 4 * c.embed}, double(c.embed));
-          layer["mlp_out"] = normal({4 * c.embed, c.embed}, double(4 * c.embed));
-          layers.push_back(layer);
-        }
-        params["layers"] = Tree<Tensor>::list(layers);
-        params["ln_final"] = layerNormParams();
-        params["out_kernel"] = normal({c.embed, c.vocab}, double(c.embed));
-        params["out_bias"] = init::constant({c.vocab}, 0.0);
-        return params;
-      },
-      {.name = "gpt_init"});
+  // bit for bit, whatever runs it. With shardings, each parameter is made with its sharding,
+  // so a partitioned program draws only each device's own shard.
+  JitOptions options{.name = "gpt_init"};
+  if (!shardings.isLeaf() || shardings.leaf().specified())
+    options.outShardings = {shardings};
+  auto init = jit([&c](Tensor key) { return gptDrawParams(c, key); }, options);
   return init(random::key(seed));
 }
 

@@ -39,8 +39,14 @@ struct GptActivationShardings {
 Tree<Shape> gptParamShapes(const GptConfig &config);
 
 /// Parameters drawn on the device from `seed` (normal scaled by 1/sqrt(fan-in); LayerNorm
-/// scales 1, biases 0).
-Tree<Array> gptInit(const GptConfig &config, uint32_t seed);
+/// scales 1, biases 0). With `shardings` (the params tree of nn::gptShardings), each
+/// parameter is created directly with its sharding: random numbers come from global
+/// counters, so every device draws just its shard and the values do not depend on the mesh.
+Tree<Array> gptInit(const GptConfig &config, uint32_t seed,
+                    const Tree<NamedSharding> &shardings = Tree<NamedSharding>(NamedSharding()));
+
+/// The traced body of gptInit: the parameter tree drawn from `key`.
+Tree<Tensor> gptDrawParams(const GptConfig &config, const Tensor &key);
 
 /// Logits [B, T, V] for token ids [B, T] (i32), with `activations` constrained.
 Tensor gptForward(const GptConfig &config, const Tree<Tensor> &params, const Tensor &ids,

@@ -32,6 +32,8 @@ private:
   FailureOr<Value> reshardUncached(Value v, TensorSharding from, const TensorSharding &to,
                                    Operation *user, const std::string &why);
   LogicalResult rewriteOp(Operation *op, const ShardingRule &rule);
+  /// Adds this device's offset to an iota whose counted dim is split.
+  void offsetSplitIota(IotaOp iota, const TensorSharding &s);
   /// The factor shardings of `op`, with factors a tensor cannot show dropped everywhere.
   SmallVector<Axes> factorsOf(Operation *op, const ShardingRule &rule);
   RankedTensorType local(Value global, const TensorSharding &s) {
@@ -320,6 +322,8 @@ LogicalResult Partitioner::rewriteOp(Operation *op, const ShardingRule &rule) {
     result.setType(local(result, produced));
     sharding[result] = produced;
   }
+  if (auto iota = dyn_cast<IotaOp>(op))
+    offsetSplitIota(iota, sharding[iota.getResult()]);
   if (splat)
     constant.setValueAttr(
         SplatElementsAttr::get(cast<ShapedType>(constant.getResult().getType()),
@@ -336,6 +340,32 @@ LogicalResult Partitioner::rewriteOp(Operation *op, const ShardingRule &rule) {
   op->removeAttr("loom.shardings");
   op->removeAttr("loom.factors");
   return success();
+}
+
+void Partitioner::offsetSplitIota(IotaOp iota, const TensorSharding &s) {
+  int64_t d = iota.getDim();
+  Axes axes = s.dims[d];
+  if (axes.empty())
+    return;
+  // Each device counts its own part: local iota + index along the axes * local size.
+  auto type = cast<RankedTensorType>(iota.getType());
+  OpBuilder b(iota->getContext());
+  b.setInsertionPointAfter(iota);
+  Location loc = iota.getLoc();
+  Value index = AxisIndexOp::create(b, loc, RankedTensorType::get({}, b.getI32Type()), meshRef,
+                                    b.getStrArrayAttr(axes));
+  auto scalar = RankedTensorType::get({}, type.getElementType());
+  if (scalar.getElementType() != b.getI32Type())
+    index = ConvertOp::create(b, loc, scalar, index);
+  Attribute size = isa<FloatType>(type.getElementType())
+                       ? Attribute(b.getFloatAttr(type.getElementType(), type.getDimSize(d)))
+                       : Attribute(b.getIntegerAttr(type.getElementType(), type.getDimSize(d)));
+  Value localSize = ConstantOp::create(b, loc, DenseElementsAttr::get(scalar, size));
+  Value offset = MulOp::create(b, loc, index, localSize);
+  Value wide = BroadcastInDimOp::create(b, loc, type, offset, b.getDenseI64ArrayAttr({}));
+  auto counted = AddOp::create(b, loc, iota.getResult(), wide);
+  iota.getResult().replaceAllUsesExcept(counted.getResult(), counted);
+  sharding[counted.getResult()] = s;
 }
 
 LogicalResult Partitioner::run() {

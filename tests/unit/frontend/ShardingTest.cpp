@@ -504,4 +504,17 @@ TEST(GptSharding, ActivationConstraintsChangeNoNumbers) {
   EXPECT_EQ(count(plain.lower(params, ids), "loom.sharding_constraint"), 0u);
 }
 
+TEST(GptSharding, ShardedInitialisationGivesTheSameParameters) {
+  // On one device the shardings change nothing: the values come from global counters.
+  nn::GptConfig config{.vocab = 16, .embed = 8, .layers = 1, .heads = 2, .seq = 4, .batch = 4};
+  Mesh mesh = nn::gptMesh(GptStrategy::FSDP, {2});
+  nn::GptShardings s = nn::gptShardings(config, GptStrategy::FSDP, mesh);
+  std::vector<Array> sharded, plain;
+  nn::gptInit(config, 5, s.params).visit([&](const Array &a) { sharded.push_back(a); });
+  nn::gptInit(config, 5).visit([&](const Array &a) { plain.push_back(a); });
+  ASSERT_EQ(sharded.size(), plain.size());
+  for (size_t i = 0; i < plain.size(); ++i)
+    EXPECT_EQ(sharded[i].to_host<float>(), plain[i].to_host<float>()) << "leaf " << i;
+}
+
 } // namespace
