@@ -296,8 +296,11 @@ bool Propagation::visit(Operation *op, const ShardingRule &rule) {
       continue;
     s.sharding = next;
     s.closed = closed;
-    s.origin = (isResult ? "result of " : "operand of ") + op->getName().getStringRef().str() +
-               " at " + describeLocation(op->getLoc());
+    // Each step that refined the sharding is named, in order.
+    std::string step = (isResult ? "result of " : "operand of ") +
+                       op->getName().getStringRef().str() + " at " +
+                       describeLocation(op->getLoc());
+    s.origin = s.origin.empty() ? step : s.origin + ", then " + step;
     changed = true;
   }
   return changed;
