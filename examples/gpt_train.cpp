@@ -56,7 +56,7 @@ int main(int argc, char **argv) {
         return nn::gptTrainStep(config, adamw, params, state, ids, targets, step);
       },
       // Parameters and optimizer state are updated in place.
-      {.name = "gpt_train_step", .dumpIrDir = "/tmp/gptdump", .donateArgnums = {0, 1}});
+      {.name = "gpt_train_step", .donateArgnums = {0, 1}});
 
   try {
     BigramData data(config);
