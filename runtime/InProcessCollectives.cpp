@@ -1,0 +1,411 @@
+// Collectives between virtual devices of one process: a rendezvous per
+// collective, direct reads of the peers' inputs, and a completion barrier.
+#include "runtime/InProcessCollectives.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+namespace loom::rt {
+
+namespace {
+
+//===--- Kernels: strided copies and reductions on row-major tensors ---===//
+
+std::vector<int64_t> stridesOf(const std::vector<int64_t> &shape) {
+  std::vector<int64_t> strides(shape.size(), 1);
+  for (size_t i = shape.size(); i-- > 1;)
+    strides[i - 1] = strides[i] * shape[i];
+  return strides;
+}
+
+/// Calls fn(srcOffset, dstOffset, length), in elements, for every contiguous
+/// run of a box of shape `box` that starts at `src` in a tensor with strides
+/// `srcStrides` and lands at `dst` in one with strides `dstStrides`. Trailing
+/// dims that are whole in both tensors merge into one run, so a copy along a
+/// non-leading dim is one memcpy per block rather than per row.
+template <typename Fn>
+void forEachRun(const std::vector<int64_t> &box, int64_t src,
+                const std::vector<int64_t> &srcStrides, int64_t dst,
+                const std::vector<int64_t> &dstStrides, Fn fn) {
+  for (int64_t d : box)
+    if (d == 0)
+      return;
+  if (box.empty())
+    return fn(src, dst, 1);
+  size_t outer = box.size() - 1;
+  int64_t run = box.back();
+  while (outer > 0 && srcStrides[outer - 1] == run &&
+         dstStrides[outer - 1] == run)
+    run *= box[--outer];
+  std::vector<int64_t> index(outer, 0);
+  while (true) {
+    fn(src, dst, run);
+    size_t i = outer;
+    for (; i-- > 0;) {
+      src += srcStrides[i];
+      dst += dstStrides[i];
+      if (++index[i] < box[i])
+        break;
+      src -= box[i] * srcStrides[i];
+      dst -= box[i] * dstStrides[i];
+      index[i] = 0;
+    }
+    if (i == static_cast<size_t>(-1))
+      return;
+  }
+}
+
+template <typename T>
+void combineTyped(void *dstBytes, const void *srcBytes, int64_t n,
+                  ReduceKind kind) {
+  T *dst = static_cast<T *>(dstBytes);
+  const T *src = static_cast<const T *>(srcBytes);
+  if (kind == ReduceKind::Sum) {
+    for (int64_t i = 0; i < n; ++i)
+      dst[i] += src[i];
+    return;
+  }
+  for (int64_t i = 0; i < n; ++i) {
+    // NaN wins, as in a max over floats that XLA and NCCL compute.
+    if constexpr (std::is_floating_point_v<T>) {
+      if (std::isnan(src[i]) || src[i] > dst[i])
+        dst[i] = src[i];
+    } else {
+      dst[i] = std::max(dst[i], src[i]);
+    }
+  }
+}
+
+/// dst[0..n) = dst op src (validation allows only these dtypes).
+void combine(DType dtype, ReduceKind kind, void *dst, const void *src,
+             int64_t n) {
+  switch (dtype) {
+  case DType::F32:
+    return combineTyped<float>(dst, src, n, kind);
+  case DType::F64:
+    return combineTyped<double>(dst, src, n, kind);
+  case DType::I32:
+    return combineTyped<int32_t>(dst, src, n, kind);
+  case DType::I64:
+    return combineTyped<int64_t>(dst, src, n, kind);
+  default:
+    return;
+  }
+}
+
+/// Writes the output of rank `r.group.rank` from every member's input
+/// (`inputs`, by rank). Reductions combine in rank order on every member, so
+/// all members get bitwise-identical results. Returns the bytes read from
+/// peers.
+uint64_t runKernel(const CollectiveRequest &r,
+                   const std::vector<const void *> &inputs) {
+  const int64_t n = r.group.size(), me = r.group.rank;
+  const size_t elem = byteSize(r.dtype);
+  auto *out = static_cast<char *>(r.output);
+  auto in = [&](int64_t rank) { return static_cast<const char *>(inputs[rank]); };
+  const std::vector<int64_t> outShape = r.outputShape();
+  const std::vector<int64_t> inStrides = stridesOf(r.shape);
+  const std::vector<int64_t> outStrides = stridesOf(outShape);
+  auto copyBox = [&](const std::vector<int64_t> &box, const char *src,
+                     int64_t srcOffset, int64_t dstOffset) {
+    forEachRun(box, srcOffset, inStrides, dstOffset, outStrides,
+               [&](int64_t s, int64_t d, int64_t len) {
+                 std::memcpy(out + d * elem, src + s * elem, len * elem);
+               });
+  };
+  const uint64_t inBytes = r.inputElements() * elem;
+  const uint64_t outBytes = r.outputElements() * elem;
+
+  switch (r.kind) {
+  case CollectiveKind::AllGather:
+    for (int64_t rank = 0; rank < n; ++rank)
+      copyBox(r.shape, in(rank), 0, rank * r.shape[r.dim] * outStrides[r.dim]);
+    return (n - 1) * inBytes;
+
+  case CollectiveKind::ReduceScatter: {
+    // The output is this rank's slice of dim `dim` of every input.
+    int64_t offset = me * outShape[r.dim] * inStrides[r.dim];
+    copyBox(outShape, in(0), offset, 0);
+    for (int64_t rank = 1; rank < n; ++rank)
+      forEachRun(outShape, offset, inStrides, 0, outStrides,
+                 [&](int64_t s, int64_t d, int64_t len) {
+                   combine(r.dtype, r.reduce, out + d * elem,
+                           in(rank) + s * elem, len);
+                 });
+    return (n - 1) * outBytes;
+  }
+
+  case CollectiveKind::AllReduce: {
+    // In blocks, so the output block stays in cache across the members.
+    const int64_t count = r.shape[0], block = 16384;
+    for (int64_t start = 0; start < count; start += block) {
+      int64_t len = std::min(block, count - start);
+      std::memcpy(out + start * elem, in(0) + start * elem, len * elem);
+      for (int64_t rank = 1; rank < n; ++rank)
+        combine(r.dtype, r.reduce, out + start * elem, in(rank) + start * elem,
+                len);
+    }
+    return (n - 1) * inBytes;
+  }
+
+  case CollectiveKind::AllToAll: {
+    // Piece `me` of every sender's split dim, placed at the sender's rank
+    // along the concat dim.
+    std::vector<int64_t> piece = r.shape;
+    piece[r.dim] /= n;
+    for (int64_t rank = 0; rank < n; ++rank)
+      copyBox(piece, in(rank), me * piece[r.dim] * inStrides[r.dim],
+              rank * r.shape[r.concatDim] * outStrides[r.concatDim]);
+    return (n - 1) * (inBytes / n);
+  }
+  }
+  return 0;
+}
+
+std::string joinRanks(const std::vector<int> &ranks,
+                      const std::vector<int> &devices) {
+  std::string r = "[", d = "[";
+  for (size_t i = 0; i < ranks.size(); ++i) {
+    r.append(i ? ", " : "").append(std::to_string(ranks[i]));
+    d.append(i ? ", " : "").append(std::to_string(devices[ranks[i]]));
+  }
+  return "ranks " + r + "] (devices " + d + "])";
+}
+
+/// Whether two members issued the same collective.
+bool sameCollective(const CollectiveRequest &a, const CollectiveRequest &b) {
+  return a.kind == b.kind && a.dtype == b.dtype && a.shape == b.shape &&
+         a.dim == b.dim && a.concatDim == b.concatDim && a.reduce == b.reduce;
+}
+
+} // namespace
+
+//===--- Rendezvous state ---===//
+
+/// One collective of one group, shared by its members.
+struct InProcessCollectives::Slot {
+  /// "all_gather f32[2,3] dim 1 over devices [0, 1] (collective #4 of the
+  /// group)", from the first member to arrive.
+  std::string what;
+  /// Each member's request, by rank, once it has arrived.
+  std::vector<std::optional<CollectiveRequest>> members;
+  int arrived = 0;
+  /// Members currently reading peer inputs.
+  int reading = 0;
+  std::vector<bool> finished;
+  int finishedCount = 0;
+  int departed = 0;
+  /// Set once the collective failed for the whole group.
+  Status failure;
+};
+
+/// One member's started collective.
+struct InProcessCollectives::Pending {
+  enum class State { Started, Computing, Computed };
+  CollectiveRequest request;
+  std::pair<std::vector<int>, uint64_t> key;
+  std::shared_ptr<Slot> slot;
+  State state = State::Started;
+  /// Bytes read from peers, counted in the statistics once wait() succeeds.
+  uint64_t bytesRead = 0;
+  int device() const { return request.group.devices[request.group.rank]; }
+};
+
+StatusOr<std::unique_ptr<InProcessCollectives>>
+InProcessCollectives::create(Options options) {
+  std::chrono::milliseconds timeout{};
+  if (options.timeout) {
+    timeout = *options.timeout;
+  } else {
+    StatusOr<std::chrono::milliseconds> fromEnv = collectiveTimeoutFromEnv();
+    if (!fromEnv.ok())
+      return fromEnv.status();
+    timeout = *fromEnv;
+  }
+  return std::make_unique<InProcessCollectives>(timeout);
+}
+
+StatusOr<CollectiveHandle>
+InProcessCollectives::startValidated(const CollectiveRequest &request) {
+  const std::vector<int> &devices = request.group.devices;
+  const int rank = request.group.rank, device = devices[rank];
+  std::lock_guard<std::mutex> lock(mutex);
+  uint64_t sequence = sequences[{device, devices}]++;
+  auto key = std::make_pair(devices, sequence);
+  std::shared_ptr<Slot> &slot = slots[key];
+  if (!slot) {
+    slot = std::make_shared<Slot>();
+    slot->what = request.describe() + " (collective #" +
+                 std::to_string(sequence) + " of the group)";
+    slot->members.resize(devices.size());
+    slot->finished.assign(devices.size(), false);
+  }
+  // Only reachable if two threads start collectives for one device at once.
+  if (slot->members[rank])
+    return Status::error(StatusCode::Internal,
+                         slot->what + ": rank " + std::to_string(rank) +
+                             " started it twice");
+  slot->members[rank] = request;
+  ++slot->arrived;
+
+  auto op = std::make_shared<Pending>();
+  op->request = request;
+  op->key = key;
+  op->slot = slot;
+  uint64_t id = nextHandle++;
+  pending[id] = op;
+  issued[device].push_back(op);
+  changed.notify_all();
+  return CollectiveHandle{id};
+}
+
+template <typename Pred>
+bool InProcessCollectives::waitHelping(int device, Deadline deadline,
+                                       std::unique_lock<std::mutex> &lock,
+                                       Pred done) {
+  while (!done()) {
+    if (computeReady(device, lock))
+      continue;
+    if (changed.wait_until(lock, deadline) == std::cv_status::timeout)
+      return done();
+  }
+  return true;
+}
+
+bool InProcessCollectives::computeReady(int device,
+                                        std::unique_lock<std::mutex> &lock) {
+  for (const std::shared_ptr<Pending> &op : issued[device]) {
+    Slot &slot = *op->slot;
+    if (op->state == Pending::State::Started &&
+        (slot.arrived == static_cast<int>(slot.members.size()) ||
+         !slot.failure.isOk())) {
+      // compute() unlocks, and `issued` may change meanwhile: rescan.
+      std::shared_ptr<Pending> keep = op;
+      compute(*keep, lock);
+      return true;
+    }
+  }
+  return false;
+}
+
+void InProcessCollectives::compute(Pending &op,
+                                   std::unique_lock<std::mutex> &lock) {
+  Slot &slot = *op.slot;
+  const CollectiveRequest &request = op.request;
+  op.state = Pending::State::Computing;
+  auto finish = [&] {
+    op.state = Pending::State::Computed;
+    changed.notify_all();
+  };
+  if (!slot.failure.isOk())
+    return finish();
+  // Every member checks every peer, so all of them agree on a mismatch and
+  // none reads a peer's input.
+  const int n = static_cast<int>(slot.members.size());
+  for (int rank = 0; rank < n; ++rank) {
+    if (!sameCollective(*slot.members[rank], request)) {
+      slot.failure = Status::error(
+          StatusCode::InvalidArgument,
+          slot.what + ": members disagree: rank " + std::to_string(rank) +
+              " started " + slot.members[rank]->describe() + " but rank " +
+              std::to_string(request.group.rank) + " started " +
+              request.describe());
+      return finish();
+    }
+  }
+  std::vector<const void *> inputs(n);
+  for (int rank = 0; rank < n; ++rank)
+    inputs[rank] = slot.members[rank]->input;
+
+  ++slot.reading;
+  lock.unlock();
+  op.bytesRead = runKernel(request, inputs);
+  lock.lock();
+  --slot.reading;
+  slot.finished[request.group.rank] = true;
+  ++slot.finishedCount;
+  finish();
+}
+
+void InProcessCollectives::fail(Slot &slot, Status status,
+                                std::unique_lock<std::mutex> &lock) {
+  if (slot.failure.isOk())
+    slot.failure = std::move(status);
+  changed.notify_all();
+  // Readers in progress only copy, so this wait is short; afterwards nobody
+  // reads any member's input again.
+  changed.wait(lock, [&] { return slot.reading == 0; });
+}
+
+Status InProcessCollectives::wait(CollectiveHandle handle,
+                                  std::chrono::milliseconds timeout) {
+  const Deadline deadline = std::chrono::steady_clock::now() + timeout;
+  std::unique_lock<std::mutex> lock(mutex);
+  auto found = pending.find(handle.id);
+  if (found == pending.end())
+    return Status::error(StatusCode::InvalidArgument,
+                         "wait: unknown collective handle " +
+                             std::to_string(handle.id) +
+                             " (never started, or awaited already)");
+  std::shared_ptr<Pending> op = found->second;
+  pending.erase(found);
+  Slot &slot = *op->slot;
+  const int n = static_cast<int>(slot.members.size());
+  const int device = op->device();
+  const std::vector<int> &devices = op->request.group.devices;
+
+  auto timedOut = [&](const std::vector<bool> &present, const char *what) {
+    std::vector<int> missing;
+    for (int rank = 0; rank < n; ++rank)
+      if (!present[rank])
+        missing.push_back(rank);
+    return Status::error(
+        StatusCode::DeadlineExceeded,
+        slot.what + ": rank " + std::to_string(op->request.group.rank) +
+            " timed out after " + std::to_string(timeout.count()) +
+            " ms; missing " + joinRanks(missing, devices) + " " + what);
+  };
+
+  // The rendezvous, then this member's share of the work.
+  bool arrived = waitHelping(device, deadline, lock, [&] {
+    return slot.arrived == n || !slot.failure.isOk() ||
+           op->state != Pending::State::Started;
+  });
+  if (!arrived) {
+    std::vector<bool> present(n);
+    for (int rank = 0; rank < n; ++rank)
+      present[rank] = slot.members[rank].has_value();
+    fail(slot, timedOut(present, "never started it"), lock);
+  }
+  if (op->state == Pending::State::Started)
+    compute(*op, lock);
+
+  // The completion barrier: nobody reads this member's input any more.
+  bool complete = waitHelping(device, deadline, lock, [&] {
+    return slot.finishedCount == n || !slot.failure.isOk();
+  });
+  if (!complete)
+    fail(slot, timedOut(slot.finished, "did not finish reading the inputs"),
+         lock);
+  Status status = slot.failure;
+  if (status.isOk()) {
+    CollectiveStats &stats = statistics[device];
+    ++stats.collectives;
+    stats.bytesReceived += op->bytesRead;
+  }
+
+  auto &queue = issued[device];
+  queue.erase(std::find(queue.begin(), queue.end(), op));
+  if (++slot.departed == n)
+    slots.erase(op->key);
+  return status;
+}
+
+CollectiveStats InProcessCollectives::stats(int device) const {
+  std::lock_guard<std::mutex> lock(mutex);
+  auto found = statistics.find(device);
+  return found == statistics.end() ? CollectiveStats{} : found->second;
+}
+
+} // namespace loom::rt

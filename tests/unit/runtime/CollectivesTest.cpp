@@ -1,0 +1,523 @@
+// Tests of the collectives interface on the in-process backend: every
+// collective against a straightforward reference on 2x2 and 2x4 meshes, with
+// one thread per device; overlapping started collectives awaited in any
+// order; timeouts naming the missing ranks; byte statistics; validation.
+#include "runtime/InProcessCollectives.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+using namespace loom::rt;
+using namespace std::chrono_literals;
+
+namespace {
+
+/// Ends the process if a test runs for longer than `limit`: a collective bug
+/// shows up as a hang, and a hung test binary would stall the whole suite.
+class HangGuard {
+public:
+  explicit HangGuard(std::chrono::seconds limit)
+      : watchdog([this, limit] {
+          std::unique_lock<std::mutex> lock(mutex);
+          if (!done.wait_for(lock, limit, [this] { return finished; })) {
+            std::fprintf(stderr, "HangGuard: test still running after %llds\n",
+                         static_cast<long long>(limit.count()));
+            std::_Exit(1);
+          }
+        }) {}
+  ~HangGuard() {
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      finished = true;
+    }
+    done.notify_all();
+    watchdog.join();
+  }
+
+private:
+  std::mutex mutex;
+  std::condition_variable done;
+  bool finished = false;
+  std::thread watchdog;
+};
+
+class CollectivesTest : public ::testing::Test {
+protected:
+  HangGuard guard{20s};
+};
+
+/// Runs fn(device) on one thread per device and joins them.
+void onEveryDevice(int devices, const std::function<void(int)> &fn) {
+  std::vector<std::thread> threads;
+  for (int d = 0; d < devices; ++d)
+    threads.emplace_back(fn, d);
+  for (auto &t : threads)
+    t.join();
+}
+
+MeshTopology makeMesh(int64_t a, int64_t b) {
+  return *MeshTopology::create({{"data", a}, {"model", b}});
+}
+
+//===--- Reference implementations, by index arithmetic ---===//
+
+int64_t product(const std::vector<int64_t> &shape) {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  return n;
+}
+
+std::vector<int64_t> unravel(int64_t index, const std::vector<int64_t> &shape) {
+  std::vector<int64_t> idx(shape.size());
+  for (size_t i = shape.size(); i-- > 0;) {
+    idx[i] = index % shape[i];
+    index /= shape[i];
+  }
+  return idx;
+}
+
+int64_t ravel(const std::vector<int64_t> &idx,
+              const std::vector<int64_t> &shape) {
+  int64_t index = 0;
+  for (size_t i = 0; i < shape.size(); ++i)
+    index = index * shape[i] + idx[i];
+  return index;
+}
+
+/// Small integers, distinct per rank, so sums are exact in every dtype.
+template <typename T> std::vector<T> inputOf(int rank, int64_t count) {
+  std::vector<T> v(count);
+  for (int64_t i = 0; i < count; ++i)
+    v[i] = static_cast<T>((i * 7 + rank * 13) % 61 - 30);
+  return v;
+}
+
+template <typename T>
+std::vector<T> reference(const CollectiveRequest &r) {
+  const int n = r.group.size(), me = r.group.rank;
+  std::vector<std::vector<T>> in;
+  for (int rank = 0; rank < n; ++rank)
+    in.push_back(inputOf<T>(rank, r.inputElements()));
+  std::vector<int64_t> outShape = r.outputShape();
+  std::vector<T> out(product(outShape));
+  for (int64_t o = 0; o < static_cast<int64_t>(out.size()); ++o) {
+    std::vector<int64_t> idx = unravel(o, outShape);
+    switch (r.kind) {
+    case CollectiveKind::AllGather: {
+      int sender = idx[r.dim] / r.shape[r.dim];
+      idx[r.dim] %= r.shape[r.dim];
+      out[o] = in[sender][ravel(idx, r.shape)];
+      break;
+    }
+    case CollectiveKind::ReduceScatter:
+    case CollectiveKind::AllReduce: {
+      if (r.kind == CollectiveKind::ReduceScatter)
+        idx[r.dim] += me * outShape[r.dim];
+      int64_t at = ravel(idx, r.shape);
+      T acc = in[0][at];
+      for (int rank = 1; rank < n; ++rank)
+        acc = r.reduce == ReduceKind::Sum ? acc + in[rank][at]
+                                          : std::max(acc, in[rank][at]);
+      out[o] = acc;
+      break;
+    }
+    case CollectiveKind::AllToAll: {
+      int sender = idx[r.concatDim] / r.shape[r.concatDim];
+      idx[r.concatDim] %= r.shape[r.concatDim];
+      idx[r.dim] += me * outShape[r.dim];
+      out[o] = in[sender][ravel(idx, r.shape)];
+      break;
+    }
+    }
+  }
+  return out;
+}
+
+/// Runs `request` (pointers filled in here) for type T and checks this
+/// member's output against the reference.
+template <typename T>
+void runAndCheck(Collectives &backend, CollectiveRequest request) {
+  std::vector<T> input = inputOf<T>(request.group.rank, request.inputElements());
+  std::vector<T> output(request.outputElements(), T(-99));
+  request.input = input.data();
+  request.output = output.data();
+  Status status = backend.run(request);
+  ASSERT_TRUE(status.isOk()) << status.toString();
+  EXPECT_EQ(output, reference<T>(request)) << request.describe();
+}
+
+void runAndCheck(Collectives &backend, const CollectiveRequest &request) {
+  switch (request.dtype) {
+  case DType::F32:
+    return runAndCheck<float>(backend, request);
+  case DType::F64:
+    return runAndCheck<double>(backend, request);
+  case DType::I32:
+    return runAndCheck<int32_t>(backend, request);
+  case DType::I64:
+    return runAndCheck<int64_t>(backend, request);
+  default:
+    FAIL() << "unsupported dtype in test";
+  }
+}
+
+/// The collectives each group runs: every kind, on every dim (so non-leading
+/// ones too), with the split dim made divisible by the group size.
+std::vector<CollectiveRequest> casesFor(const DeviceGroup &group) {
+  const int64_t g = group.size();
+  std::vector<CollectiveRequest> cases;
+  for (int64_t dim = 0; dim < 3; ++dim) {
+    std::vector<int64_t> shape = {2, 3, 5};
+    cases.push_back({.kind = CollectiveKind::AllGather, .group = group,
+                     .shape = shape, .dim = dim});
+    shape[dim] *= g;
+    cases.push_back({.kind = CollectiveKind::ReduceScatter, .group = group,
+                     .shape = shape, .dim = dim});
+    cases.push_back({.kind = CollectiveKind::AllToAll, .group = group,
+                     .shape = shape, .dim = dim, .concatDim = (dim + 1) % 3});
+    cases.push_back({.kind = CollectiveKind::AllToAll, .group = group,
+                     .shape = shape, .dim = dim, .concatDim = (dim + 2) % 3});
+  }
+  for (ReduceKind reduce : {ReduceKind::Sum, ReduceKind::Max})
+    cases.push_back({.kind = CollectiveKind::AllReduce, .group = group,
+                     .shape = {37}, .reduce = reduce});
+  return cases;
+}
+
+/// Every non-empty subset of the two axes, and both orders of the pair.
+const std::vector<std::vector<std::string>> axisSubsets = {
+    {"data"}, {"model"}, {"data", "model"}, {"model", "data"}};
+
+} // namespace
+
+//===--- Correctness against the reference ---===//
+
+class CollectivesMeshTest
+    : public CollectivesTest,
+      public ::testing::WithParamInterface<std::pair<int64_t, int64_t>> {};
+
+TEST_P(CollectivesMeshTest, EveryCollectiveMatchesTheReference) {
+  MeshTopology mesh = makeMesh(GetParam().first, GetParam().second);
+  InProcessCollectives backend(5s);
+  // Every device runs the same sequence, so groups of different axes
+  // interleave and each group sees many sequence numbers.
+  onEveryDevice(mesh.numDevices(), [&](int device) {
+    for (const auto &axes : axisSubsets) {
+      DeviceGroup group = *mesh.group(device, axes);
+      for (CollectiveRequest request : casesFor(group))
+        for (DType dtype : {DType::F32, DType::F64, DType::I32, DType::I64}) {
+          request.dtype = dtype;
+          runAndCheck(backend, request);
+        }
+    }
+  });
+}
+
+INSTANTIATE_TEST_SUITE_P(Meshes, CollectivesMeshTest,
+                         ::testing::Values(std::make_pair(2, 2),
+                                           std::make_pair(2, 4)),
+                         [](const auto &info) {
+                           return std::to_string(info.param.first) + "x" +
+                                  std::to_string(info.param.second);
+                         });
+
+TEST_F(CollectivesTest, MaxPropagatesNaN) {
+  InProcessCollectives backend(5s);
+  onEveryDevice(2, [&](int device) {
+    float in[2] = {device == 0 ? NAN : 1.0f, device == 0 ? -3.0f : -2.0f};
+    float out[2] = {0, 0};
+    StatusOr<CollectiveHandle> h = backend.startAllReduce(
+        {{0, 1}, device}, in, out, DType::F32, 2, ReduceKind::Max);
+    ASSERT_TRUE(h.ok());
+    ASSERT_TRUE(backend.wait(*h).isOk());
+    EXPECT_TRUE(std::isnan(out[0]));
+    EXPECT_EQ(out[1], -2.0f);
+  });
+}
+
+//===--- Started, then awaited ---===//
+
+TEST_F(CollectivesTest, SeveralOutstandingCollectivesAwaitedInAnyOrder) {
+  MeshTopology mesh = makeMesh(2, 4);
+  InProcessCollectives backend(5s);
+  onEveryDevice(mesh.numDevices(), [&](int device) {
+    // Three collectives on three different groups, all outstanding at once.
+    std::vector<CollectiveRequest> requests = {
+        {.kind = CollectiveKind::AllGather,
+         .group = *mesh.group(device, {"data"}),
+         .dtype = DType::F32,
+         .shape = {3, 4},
+         .dim = 1},
+        {.kind = CollectiveKind::AllReduce,
+         .group = *mesh.group(device, {"model"}),
+         .dtype = DType::I64,
+         .shape = {100}},
+        {.kind = CollectiveKind::AllToAll,
+         .group = *mesh.group(device, {"data", "model"}),
+         .dtype = DType::F64,
+         .shape = {2, 16},
+         .dim = 1,
+         .concatDim = 0},
+        {.kind = CollectiveKind::ReduceScatter,
+         .group = *mesh.group(device, {"model"}),
+         .dtype = DType::I32,
+         .shape = {8, 2},
+         .dim = 0},
+    };
+    // Inputs and outputs as bytes of the right size; the reference decides
+    // the values by type below.
+    std::vector<std::vector<char>> inputs, outputs;
+    std::vector<CollectiveHandle> handles;
+    for (CollectiveRequest &r : requests) {
+      size_t elem = byteSize(r.dtype);
+      inputs.emplace_back(r.inputElements() * elem);
+      outputs.emplace_back(r.outputElements() * elem);
+      auto fill = [&](auto typed) {
+        using T = decltype(typed);
+        auto values = inputOf<T>(r.group.rank, r.inputElements());
+        std::memcpy(inputs.back().data(), values.data(), inputs.back().size());
+      };
+      if (r.dtype == DType::F32) fill(float());
+      if (r.dtype == DType::F64) fill(double());
+      if (r.dtype == DType::I32) fill(int32_t());
+      if (r.dtype == DType::I64) fill(int64_t());
+      r.input = inputs.back().data();
+      r.output = outputs.back().data();
+      StatusOr<CollectiveHandle> h = backend.start(r);
+      ASSERT_TRUE(h.ok()) << h.status().toString();
+      handles.push_back(*h);
+    }
+    // Even devices wait in start order, odd ones in reverse: a member must
+    // not wait on a peer that waits on it.
+    std::vector<int> order = {0, 1, 2, 3};
+    if (device % 2)
+      std::reverse(order.begin(), order.end());
+    for (int i : order) {
+      Status s = backend.wait(handles[i]);
+      ASSERT_TRUE(s.isOk()) << s.toString();
+    }
+    auto check = [&](size_t i, auto typed) {
+      using T = decltype(typed);
+      std::vector<T> got(requests[i].outputElements());
+      std::memcpy(got.data(), outputs[i].data(), outputs[i].size());
+      EXPECT_EQ(got, reference<T>(requests[i])) << requests[i].describe();
+    };
+    check(0, float());
+    check(1, int64_t());
+    check(2, double());
+    check(3, int32_t());
+  });
+}
+
+TEST_F(CollectivesTest, AHandleIsAwaitedOnce) {
+  InProcessCollectives backend(5s);
+  int32_t in = 5, out = 0;
+  auto h = backend.startAllReduce({{3}, 0}, &in, &out, DType::I32, 1,
+                                  ReduceKind::Sum);
+  ASSERT_TRUE(h.ok());
+  EXPECT_TRUE(backend.wait(*h).isOk());
+  EXPECT_EQ(out, 5);
+  Status again = backend.wait(*h);
+  EXPECT_EQ(again.code(), StatusCode::InvalidArgument);
+  EXPECT_NE(again.message().find("unknown collective handle"),
+            std::string::npos);
+}
+
+//===--- Timeouts ---===//
+
+TEST_F(CollectivesTest, AMissingPeerIsNamedWithinTheTimeout) {
+  MeshTopology mesh = makeMesh(2, 2);
+  InProcessCollectives backend(5s);
+  // Device 0's group over "data" is devices [0, 2]; device 2 never comes.
+  DeviceGroup group = *mesh.group(0, {"data"});
+  float in[6] = {}, out[12] = {};
+  auto h = backend.startAllGather(group, in, out, DType::F32, {2, 3}, 1);
+  ASSERT_TRUE(h.ok());
+  auto begin = std::chrono::steady_clock::now();
+  Status status = backend.wait(*h, 200ms);
+  auto elapsed = std::chrono::steady_clock::now() - begin;
+  EXPECT_EQ(status.code(), StatusCode::DeadlineExceeded);
+  EXPECT_EQ(status.message(),
+            "all_gather f32[2,3] dim 1 over devices [0, 2] (collective #0 of "
+            "the group): rank 0 timed out after 200 ms; missing ranks [1] "
+            "(devices [2]) never started it");
+  EXPECT_GE(elapsed, 200ms);
+  EXPECT_LT(elapsed, 1s);
+
+  // The late member learns of the failure at once instead of waiting.
+  float in2[6] = {}, out2[12] = {};
+  auto late = backend.startAllGather({group.devices, 1}, in2, out2, DType::F32,
+                                     {2, 3}, 1);
+  ASSERT_TRUE(late.ok());
+  begin = std::chrono::steady_clock::now();
+  EXPECT_EQ(backend.wait(*late, 5s), status);
+  EXPECT_LT(std::chrono::steady_clock::now() - begin, 1s);
+}
+
+TEST_F(CollectivesTest, APeerThatStartsButNeverWaitsIsNamed) {
+  InProcessCollectives backend(5s);
+  DeviceGroup group{{0, 1, 2}, 0};
+  int64_t in[4] = {}, out[3][4] = {};
+  int64_t peerIn[2][4] = {};
+  auto h = backend.startAllReduce(group, in, out[0], DType::I64, 4,
+                                  ReduceKind::Sum);
+  ASSERT_TRUE(h.ok());
+  // Rank 1 starts and finishes; rank 2 starts but never waits, so it never
+  // reads its peers' inputs.
+  auto h1 = backend.startAllReduce({group.devices, 1}, peerIn[0], out[1],
+                                   DType::I64, 4, ReduceKind::Sum);
+  auto h2 = backend.startAllReduce({group.devices, 2}, peerIn[1], out[2],
+                                   DType::I64, 4, ReduceKind::Sum);
+  ASSERT_TRUE(h1.ok() && h2.ok());
+  Status status;
+  std::thread rank1([&] { status = backend.wait(*h1, 200ms); });
+  Status mine = backend.wait(*h, 200ms);
+  rank1.join();
+  EXPECT_EQ(mine.code(), StatusCode::DeadlineExceeded);
+  EXPECT_NE(mine.message().find("all_reduce sum i64[4] over devices [0, 1, 2]"),
+            std::string::npos)
+      << mine.message();
+  EXPECT_NE(mine.message().find("missing ranks [2] (devices [2]) did not "
+                                "finish reading the inputs"),
+            std::string::npos)
+      << mine.message();
+  EXPECT_EQ(status.code(), StatusCode::DeadlineExceeded);
+  // Rank 2 gets the group's failure and does not read the others' inputs.
+  EXPECT_EQ(backend.wait(*h2, 200ms).code(), StatusCode::DeadlineExceeded);
+  EXPECT_EQ(backend.stats(2).collectives, 0u);
+}
+
+TEST_F(CollectivesTest, TimeoutComesFromTheEnvironment) {
+  // Restores the caller's value, so that the test leaves no trace.
+  struct Restore {
+    std::optional<std::string> saved;
+    Restore() {
+      if (const char *v = std::getenv(collectiveTimeoutEnv))
+        saved = v;
+    }
+    ~Restore() {
+      if (saved)
+        ::setenv(collectiveTimeoutEnv, saved->c_str(), 1);
+      else
+        ::unsetenv(collectiveTimeoutEnv);
+    }
+  } restore;
+  ::setenv(collectiveTimeoutEnv, "0.25", 1);
+  auto backend = InProcessCollectives::create();
+  ASSERT_TRUE(backend.ok());
+  EXPECT_EQ((*backend)->timeout(), 250ms);
+  ::setenv(collectiveTimeoutEnv, "soon", 1);
+  Status bad = InProcessCollectives::create().status();
+  EXPECT_EQ(bad.message(),
+            "LOOM_COLLECTIVE_TIMEOUT_S=\"soon\" is not a positive number of "
+            "seconds");
+  ::unsetenv(collectiveTimeoutEnv);
+  EXPECT_EQ((*InProcessCollectives::create())->timeout(), 60s);
+  EXPECT_EQ((*InProcessCollectives::create({.timeout = 3s}))->timeout(), 3s);
+}
+
+//===--- Statistics ---===//
+
+TEST_F(CollectivesTest, BytesReceivedFollowTheFormula) {
+  MeshTopology mesh = makeMesh(2, 4);
+  InProcessCollectives backend(5s);
+  onEveryDevice(mesh.numDevices(), [&](int device) {
+    DeviceGroup model = *mesh.group(device, {"model"}); // n = 4
+    DeviceGroup data = *mesh.group(device, {"data"});   // n = 2
+    std::vector<float> in(64), out(256);
+    auto run = [&](CollectiveRequest r) {
+      r.input = in.data();
+      r.output = out.data();
+      Status s = backend.run(r);
+      ASSERT_TRUE(s.isOk()) << s.toString();
+    };
+    run({.kind = CollectiveKind::AllGather, .group = model, .shape = {4, 8},
+         .dim = 1});
+    run({.kind = CollectiveKind::ReduceScatter, .group = model,
+         .shape = {4, 8}, .dim = 0});
+    run({.kind = CollectiveKind::AllReduce, .group = data, .shape = {64}});
+    run({.kind = CollectiveKind::AllToAll, .group = model, .shape = {4, 8},
+         .dim = 0, .concatDim = 1});
+  });
+  // f32, 32-element inputs to the model-axis collectives (n = 4) and a
+  // 64-element all_reduce over data (n = 2).
+  uint64_t expected = 3 * 32 * 4   // all_gather: (n-1) * input
+                      + 3 * 8 * 4  // reduce_scatter: (n-1) * output
+                      + 1 * 64 * 4 // all_reduce: (n-1) * input
+                      + 3 * 8 * 4; // all_to_all: (n-1)/n * input
+  for (int device = 0; device < mesh.numDevices(); ++device) {
+    EXPECT_EQ(backend.stats(device).collectives, 4u);
+    EXPECT_EQ(backend.stats(device).bytesReceived, expected);
+  }
+  EXPECT_EQ(backend.stats(99).bytesReceived, 0u);
+}
+
+//===--- Errors at start ---===//
+
+TEST_F(CollectivesTest, MalformedRequestsAreRejectedAtStart) {
+  InProcessCollectives backend(5s);
+  float in[8] = {}, out[16] = {};
+  auto message = [&](CollectiveRequest r) {
+    r.input = in;
+    r.output = out;
+    StatusOr<CollectiveHandle> h = backend.start(r);
+    EXPECT_FALSE(h.ok());
+    EXPECT_EQ(h.status().code(), StatusCode::InvalidArgument);
+    return h.status().message();
+  };
+  const DeviceGroup pair{{0, 1}, 0}, badRank{{0, 1}, 2}, repeated{{1, 1}, 0},
+      triple{{0, 1, 2}, 0};
+  EXPECT_EQ(message({.kind = CollectiveKind::AllGather, .group = badRank,
+                     .shape = {8}, .dim = 0}),
+            "all_gather: rank 2 is outside the group [0, 1]");
+  EXPECT_EQ(message({.kind = CollectiveKind::AllGather, .group = repeated,
+                     .shape = {8}, .dim = 0}),
+            "all_gather: the group [1, 1] has a repeated or negative device");
+  EXPECT_EQ(message({.kind = CollectiveKind::AllGather, .group = pair,
+                     .shape = {8}, .dim = 1}),
+            "all_gather: dim 1 is not a dim of all_gather f32[8] dim 1 over "
+            "devices [0, 1]");
+  EXPECT_EQ(message({.kind = CollectiveKind::ReduceScatter,
+                     .group = triple, .shape = {8}, .dim = 0}),
+            "reduce_scatter: dim 0 of reduce_scatter f32[8] dim 0 over devices "
+            "[0, 1, 2] does not divide by the group size 3");
+  EXPECT_EQ(message({.kind = CollectiveKind::AllReduce, .group = pair,
+                     .dtype = DType::BF16, .shape = {8}}),
+            "all_reduce: cannot reduce bf16 (supported: f32, f64, i32, i64)");
+  EXPECT_EQ(message({.kind = CollectiveKind::AllToAll, .group = pair,
+                     .shape = {2, 4}, .dim = 1, .concatDim = 1}),
+            "all_to_all: split_dim and concat_dim are both 1");
+  EXPECT_EQ(backend.stats(0).collectives, 0u);
+}
+
+TEST_F(CollectivesTest, MembersThatDisagreeAllFail) {
+  InProcessCollectives backend(5s);
+  std::vector<Status> results(2);
+  onEveryDevice(2, [&](int device) {
+    float in[8] = {}, out[16] = {};
+    // Rank 1 gathers along another dim than rank 0.
+    auto h = backend.startAllGather({{0, 1}, device}, in, out, DType::F32,
+                                    {2, 4}, device);
+    ASSERT_TRUE(h.ok());
+    results[device] = backend.wait(*h);
+  });
+  for (const Status &s : results) {
+    EXPECT_EQ(s.code(), StatusCode::InvalidArgument);
+    EXPECT_NE(s.message().find("members disagree"), std::string::npos)
+        << s.message();
+  }
+}
