@@ -207,7 +207,8 @@ allocateOutputs(const Executable &exe, Device &device,
 
 StatusOr<std::vector<std::shared_ptr<Buffer>>>
 Device::execute(std::shared_ptr<const Executable> exe,
-                std::vector<std::shared_ptr<Buffer>> inputs) {
+                std::vector<std::shared_ptr<Buffer>> inputs,
+                std::optional<SpmdContext> spmd) {
   if (!exe)
     return Status::error(StatusCode::InvalidArgument,
                          "execute: executable is null");
@@ -234,7 +235,7 @@ Device::execute(std::shared_ptr<const Executable> exe,
                                            std::to_string(i) +
                                            " failed: " + cause.message());
   };
-  auto work = [exe, inputs, outputs, copies, donors]() {
+  auto work = [exe, inputs, outputs, copies, donors, spmd]() {
     for (const auto &[from, to] : copies)
       std::memcpy(to->data(), from->data(), from->size());
     // Host reads of a donated buffer that began before the donation finish
@@ -248,7 +249,12 @@ Device::execute(std::shared_ptr<const Executable> exe,
       pointers.push_back(buffer->data());
     for (const auto &buffer : outputs)
       pointers.push_back(buffer->data());
+    detail::beginSpmdLaunch(spmd ? &*spmd : nullptr);
     exe->entry(pointers.data());
+    Status status = detail::endSpmdLaunch();
+    if (!status.isOk())
+      return Status::error(status.code(),
+                           "executable '" + exe->name + "': " + status.message());
     return Status::ok();
   };
   push({std::move(work), std::move(waitFor), std::move(signal),

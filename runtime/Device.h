@@ -6,6 +6,7 @@
 #include "runtime/Buffer.h"
 #include "runtime/Event.h"
 #include "runtime/Executable.h"
+#include "runtime/SpmdCalls.h"
 #include "runtime/Status.h"
 
 #include <atomic>
@@ -15,6 +16,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -84,9 +86,15 @@ public:
   /// do not match exe's layout, and Unavailable when outputs cannot be
   /// allocated. If an input's ready() event carries an error, exe does not run
   /// and every output fails with an error naming exe, the input and the cause.
+  ///
+  /// For an SPMD program (one compiled for a device of a mesh, with collectives),
+  /// `spmd` says which device of which mesh runs it and which collectives
+  /// backend it uses (the mesh and backend must outlive the launch). A failed
+  /// collective fails the launch with an error naming the device.
   StatusOr<std::vector<std::shared_ptr<Buffer>>>
   execute(std::shared_ptr<const Executable> exe,
-          std::vector<std::shared_ptr<Buffer>> inputs);
+          std::vector<std::shared_ptr<Buffer>> inputs,
+          std::optional<SpmdContext> spmd = std::nullopt);
 
   /// Queues `work`: once it reaches the front of the stream and every event in
   /// `waitFor` is signalled, it runs on the worker thread and its status

@@ -2,6 +2,7 @@
 #include "compiler/Jit/RuntimeSymbols.h"
 
 #include "runtime/Blas.h"
+#include "runtime/SpmdCalls.h"
 #include "runtime/TempMemory.h"
 
 #include "mlir/ExecutionEngine/CRunnerUtils.h"
@@ -26,6 +27,9 @@ Error mlir::loom::defineRuntimeSymbols(LLJIT &jit) {
   };
   add("loom_rt_gemm_f32", &loom_rt_gemm_f32);
   add("loom_rt_gemm_f64", &loom_rt_gemm_f64);
+  // Collectives of SPMD programs.
+  add("loom_rt_collective", &loom_rt_collective);
+  add("loom_rt_axis_index", &loom_rt_axis_index);
   // Temporaries (finalize-memref-to-llvm{use-generic-functions}) use the caching allocator.
   add("_mlir_memref_to_llvm_alloc", &loom_rt_temp_alloc);
   add("_mlir_memref_to_llvm_aligned_alloc", &loom_rt_temp_aligned_alloc);

@@ -5,6 +5,8 @@
 #include "compiler/Lowering/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -82,11 +84,13 @@ struct LowerToLinalgPass : mlir::loom::impl::LowerToLinalgBase<LowerToLinalgPass
     populateDotGeneralLowering(patterns);
     populateReduceLowering(patterns);
     populateGatherScatterLowering(patterns);
+    populateCollectiveLowering(patterns);
 
     ConversionTarget target(*context);
     target.addIllegalDialect<LoomDialect>();
     target.addLegalDialect<linalg::LinalgDialect, tensor::TensorDialect, arith::ArithDialect,
-                           math::MathDialect, scf::SCFDialect, func::FuncDialect>();
+                           math::MathDialect, scf::SCFDialect, func::FuncDialect,
+                           memref::MemRefDialect, bufferization::BufferizationDialect>();
     if (failed(applyPartialConversion(getOperation(), target, std::move(patterns))))
       signalPassFailure();
   }

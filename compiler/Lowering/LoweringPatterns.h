@@ -14,6 +14,8 @@ void populateShapeLowering(RewritePatternSet &patterns);
 void populateDotGeneralLowering(RewritePatternSet &patterns);
 void populateReduceLowering(RewritePatternSet &patterns);
 void populateGatherScatterLowering(RewritePatternSet &patterns);
+/// Collectives of partitioned programs become calls of the runtime (LowerCollectives.cpp).
+void populateCollectiveLowering(RewritePatternSet &patterns);
 
 /// An uninitialized tensor of `type` (the init operand of a linalg op).
 Value emptyTensor(OpBuilder &b, Location loc, RankedTensorType type);
