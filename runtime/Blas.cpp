@@ -5,6 +5,7 @@
 #include <cblas.h>
 
 extern "C" void openblas_set_num_threads(int);
+extern "C" int openblas_get_num_threads();
 
 namespace {
 template <typename T, typename Gemm>
@@ -52,3 +53,5 @@ extern "C" void loom_rt_gemm_f64(int64_t batch, int64_t m, int64_t n, int64_t k,
 }
 
 void loom::rt::setBlasThreads(int threads) { openblas_set_num_threads(std::max(threads, 1)); }
+
+int loom::rt::blasThreads() { return openblas_get_num_threads(); }

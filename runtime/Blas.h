@@ -25,6 +25,8 @@ void loom_rt_gemm_f64(int64_t batch, int64_t m, int64_t n, int64_t k, int64_t a,
 namespace loom::rt {
 /// Sets the number of threads OpenBLAS uses (so N devices don't oversubscribe the cores).
 void setBlasThreads(int threads);
+/// The number of threads OpenBLAS uses.
+int blasThreads();
 } // namespace loom::rt
 
 #endif // LOOM_RUNTIME_BLAS_H

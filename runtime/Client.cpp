@@ -1,6 +1,10 @@
 // Client creation: the device count from the caller or the environment, and
 // the lazily created process-wide client.
 #include "runtime/Client.h"
+#include "runtime/Blas.h"
+
+#include <algorithm>
+#include <thread>
 
 #include <charconv>
 #include <cstdio>
@@ -30,6 +34,9 @@ static StatusOr<int> cpuDeviceCountFromEnv() {
 }
 
 Client::Client(int numDevices) {
+  // N devices run GEMMs at once: each gets its share of the cores, not all of them.
+  if (numDevices > 1)
+    setBlasThreads(std::max(1, static_cast<int>(std::thread::hardware_concurrency()) / numDevices));
   devices.reserve(numDevices);
   for (int i = 0; i < numDevices; ++i)
     devices.push_back(std::make_unique<Device>(i));

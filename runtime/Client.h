@@ -24,6 +24,8 @@ public:
   /// `numDevices` <= 0 the count comes from LOOM_CPU_DEVICES (1 if unset or
   /// empty); an invalid value is an InvalidArgument error naming the variable
   /// and the value.
+  /// With more than one device, OpenBLAS (process-wide) gets the cores divided by the
+  /// device count, so devices running GEMMs at once do not oversubscribe the machine.
   static StatusOr<std::unique_ptr<Client>> createCpu(int numDevices = 0);
 
   /// The process-wide client, created on first use from LOOM_CPU_DEVICES. If

@@ -1,6 +1,10 @@
 // Tests of Client creation: explicit device counts, LOOM_CPU_DEVICES and the
 // process-wide default client.
 #include "runtime/Client.h"
+#include "runtime/Blas.h"
+
+#include <algorithm>
+#include <thread>
 
 #include <gtest/gtest.h>
 
@@ -78,4 +82,13 @@ TEST_F(ClientTest, DefaultClientIsCreatedOnce) {
   Client &second = Client::defaultClient();
   EXPECT_EQ(&first, &second);
   EXPECT_GE(first.deviceCount(), 1);
+}
+
+TEST(ClientBlas, DevicesShareTheCoresForGemm) {
+  int cores = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  int before = blasThreads();
+  auto client = Client::createCpu(2 * cores);
+  ASSERT_TRUE(client.ok());
+  EXPECT_EQ(blasThreads(), 1) << "2 devices per core leave one BLAS thread each";
+  setBlasThreads(before);
 }
