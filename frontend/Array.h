@@ -5,6 +5,7 @@
 #define LOOM_FRONTEND_ARRAY_H
 
 #include "frontend/Error.h"
+#include "frontend/Sharding.h"
 #include "frontend/Tensor.h"
 #include "runtime/Buffer.h"
 
@@ -26,6 +27,21 @@ class Array {
 public:
   Array() = default;
   Array(std::shared_ptr<rt::Buffer> buffer, Shape shape, DType dtype);
+  /// A global array split as `sharding` says: device i of the default client (device i of
+  /// the mesh, row-major) holds `shards[i]`, its local part.
+  Array(std::vector<std::shared_ptr<rt::Buffer>> shards, Shape shape, DType dtype,
+        NamedSharding sharding);
+
+  /// Places `bytes` of host data (the global value) on the devices of `sharding`'s mesh, each
+  /// device receiving its part. The default client needs as many devices as the mesh
+  /// (LOOM_CPU_DEVICES).
+  static Array device_put(const void *data, size_t bytes, const Shape &shape, DType dtype,
+                          const NamedSharding &sharding);
+  template <typename T>
+  static Array device_put(const std::vector<T> &data, const Shape &shape,
+                          const NamedSharding &sharding) {
+    return device_put(data.data(), data.size() * sizeof(T), shape, dtypeFor<T>(), sharding);
+  }
 
   /// Copies `bytes` of host data into a new array on device `device` of the default client.
   static Array fromBytes(const void *data, size_t bytes, const Shape &shape, DType dtype,
@@ -49,8 +65,15 @@ public:
   int64_t numElements() const;
   /// "f32[2,3]".
   std::string describe() const { return loom::describe(type, dims); }
+  /// The buffer of an array on one device (null for a sharded array).
   const std::shared_ptr<rt::Buffer> &buffer() const { return data; }
-  bool valid() const { return data != nullptr; }
+  bool valid() const { return data != nullptr || !shards.empty(); }
+  /// Whether the array is split over the devices of a mesh (see shardBuffers).
+  bool isSharded() const { return !shards.empty(); }
+  /// Per mesh device, its part (empty for an array on one device).
+  const std::vector<std::shared_ptr<rt::Buffer>> &shardBuffers() const { return shards; }
+  /// The sharding of a sharded array (unspecified otherwise).
+  const NamedSharding &sharding() const { return layout; }
 
   /// Whether the value has been computed (or failed); never blocks.
   bool is_ready() const;
@@ -70,6 +93,8 @@ public:
       return values;
     }
   }
+  /// Copies the values (row-major, `bytes` of them) to `dst`; waits for them.
+  void copyTo(void *dst, size_t bytes) const { copyOut(dst, bytes); }
   /// The single value of a one-element array.
   template <typename T> T item() const {
     if (numElements() != 1)
@@ -83,6 +108,8 @@ private:
   void copyOut(void *dst, size_t bytes) const;
 
   std::shared_ptr<rt::Buffer> data;
+  std::vector<std::shared_ptr<rt::Buffer>> shards;
+  NamedSharding layout;
   Shape dims;
   DType type = DType::F32;
 };

@@ -3,15 +3,23 @@
 #include "frontend/Jit.h"
 #include "frontend/Trace.h"
 
-#include "compiler/IR/LoomDialect.h"
+#include "compiler/IR/LoomOps.h"
 #include "compiler/Jit/CpuCompiler.h"
 #include "compiler/Pipeline/CpuPipeline.h"
 #include "runtime/Client.h"
 #include "runtime/Device.h"
+#include "runtime/InProcessCollectives.h"
+#include "frontend/MeshPlacement.h"
+
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "llvm/ADT/StringExtras.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
+#include <algorithm>
 #include <chrono>
+#include <optional>
 #include <fmt/format.h>
 #include <map>
 #include <mutex>
@@ -27,7 +35,36 @@ struct Compiled {
   /// Output i of the function is compiled result positions[i] (equal results are computed
   /// once and share a buffer: arrays are immutable).
   std::vector<size_t> positions;
+  /// For a program partitioned over a mesh of several devices: the mesh, and per argument
+  /// and result its sharding and global shape (the executable's layouts are local).
+  std::optional<rt::MeshTopology> mesh;
+  std::vector<NamedSharding> argumentShardings, resultShardings;
+  std::vector<Shape> resultShapes;
 };
+
+/// The process-wide collectives of the virtual devices.
+rt::Collectives &collectives() {
+  static std::unique_ptr<rt::InProcessCollectives> backend = [] {
+    auto created = rt::InProcessCollectives::create();
+    if (!created.ok())
+      throw Error(created.status().message());
+    return std::move(*created);
+  }();
+  return *backend;
+}
+
+/// The DSL sharding an attribute of the partitioned program names.
+NamedSharding namedShardingOf(mlir::Attribute attr, const Mesh &mesh) {
+  auto sharding = mlir::cast<mlir::loom::ShardingAttr>(attr);
+  std::vector<MeshAxes> dims;
+  for (mlir::Attribute axes : sharding.getDims()) {
+    MeshAxes entry;
+    for (mlir::Attribute axis : mlir::cast<mlir::ArrayAttr>(axes))
+      entry.axes.push_back(mlir::cast<mlir::StringAttr>(axis).getValue().str());
+    dims.push_back(entry);
+  }
+  return NamedSharding(mesh, PartitionSpec::of(dims));
+}
 
 std::string signatureOf(const JitFunction::FlatArgs &args, const std::string &name) {
   std::string sig = args.structure + "|";
@@ -35,11 +72,14 @@ std::string signatureOf(const JitFunction::FlatArgs &args, const std::string &na
     const Array &a = args.leaves[i];
     if (!a.valid())
       throw Error(fmt::format("{}: argument leaf {} is an empty Array", name, i));
-    if (a.buffer()->isDonated())
+    bool donated = a.isSharded() ? std::any_of(a.shardBuffers().begin(), a.shardBuffers().end(),
+                                               [](const auto &b) { return b->isDonated(); })
+                                 : a.buffer()->isDonated();
+    if (donated)
       throw Error(fmt::format("{}: argument leaf {} ({}) was donated to an earlier call and "
                               "holds no data any more; pass the array that call returned",
                               name, i, a.describe()));
-    sig += a.describe() + ";";
+    sig += a.describe() + (a.isSharded() ? "@" + a.sharding().describe() : "") + ";";
   }
   return sig;
 }
@@ -185,6 +225,12 @@ struct JitFunction::Impl {
     for (const Array &a : args.leaves)
       inputs.push_back(trace.addArgument(a.shape(), a.dtype()));
     std::vector<mlir::Attribute> inShardings = argumentShardings(trace, args, options);
+    // A sharded array brings its sharding when the options give none.
+    for (size_t i = 0; i < inShardings.size(); ++i)
+      if (!inShardings[i] && args.leaves[i].isSharded())
+        inShardings[i] = trace.shardingAttr(args.leaves[i].sharding(), args.leaves[i].shape(),
+                                            fmt::format("{}: argument leaf {} {}", options.name,
+                                                        i, args.leaves[i].describe()));
     TracedOutputs outputs = fn(inputs);
     if (outputs.flat.empty())
       throw Error(fmt::format("{}: the traced function returns no tensors", options.name));
@@ -213,6 +259,8 @@ struct JitFunction::Impl {
     std::vector<size_t> positions;
     std::string ir = trace(args, fn, module, outputs, positions);
     auto start = std::chrono::steady_clock::now();
+    Compiled entry;
+    partitionForMesh(*module, entry);
     mlir::loom::CpuCompileOptions compileOptions;
     compileOptions.useCache = options.useCache;
     compileOptions.dumpDir = options.dumpIrDir;
@@ -227,8 +275,48 @@ struct JitFunction::Impl {
     stats.lastLoadSeconds = compiled->loadSeconds;
     auto executable = std::const_pointer_cast<rt::Executable>(compiled->executable);
     executable->name = options.name;
-    return cache.emplace(sig, Compiled{executable, std::move(ir), std::move(outputs), std::move(positions)})
-        .first->second;
+    entry.executable = executable;
+    entry.ir = std::move(ir);
+    entry.outputs = std::move(outputs);
+    entry.positions = std::move(positions);
+    return cache.emplace(sig, std::move(entry)).first->second;
+  }
+
+  /// A program whose mesh has several devices becomes the program of one device of it
+  /// (loom-spmd); `entry` records the mesh and the global layouts of arguments and results.
+  /// With fewer devices in the client than in the mesh, the program runs whole on one device
+  /// (the shardings change no numbers), so sharded code also runs on a single-device machine.
+  void partitionForMesh(mlir::ModuleOp module, Compiled &entry) {
+    auto meshes = llvm::to_vector(module.getOps<mlir::loom::MeshOp>());
+    if (meshes.empty() || meshes[0].numDevices() <= 1 ||
+        meshes[0].numDevices() > rt::Client::defaultClient().deviceCount())
+      return;
+    mlir::loom::MeshOp meshOp = meshes[0];
+    std::vector<std::pair<std::string, int64_t>> axes;
+    for (auto [axis, size] : llvm::zip(meshOp.getAxes(), meshOp.getShape()))
+      axes.emplace_back(mlir::cast<mlir::StringAttr>(axis).getValue().str(), size);
+    Mesh mesh(axes, meshOp.getSymName().str());
+    auto main = *module.getOps<mlir::func::FuncOp>().begin();
+    for (mlir::Type type : main.getResultTypes())
+      entry.resultShapes.push_back(Shape(mlir::cast<mlir::RankedTensorType>(type).getShape()));
+    mlir::loom::registerLoomPasses();
+    mlir::PassManager pm(module->getContext());
+    std::string diagnostics;
+    llvm::raw_string_ostream os(diagnostics);
+    mlir::ScopedDiagnosticHandler handler(module->getContext(), [&](mlir::Diagnostic &d) {
+      os << d << "\n";
+      return mlir::success();
+    });
+    if (mlir::failed(mlir::parsePassPipeline(llvm::join(mlir::loom::spmdPasses(), ","), pm)) ||
+        mlir::failed(pm.run(module)))
+      throw Error(fmt::format("{}: partitioning over {} failed: {}", options.name,
+                              mesh.describe(), diagnostics));
+    main = *module.getOps<mlir::func::FuncOp>().begin();
+    for (unsigned i = 0; i < main.getNumArguments(); ++i)
+      entry.argumentShardings.push_back(namedShardingOf(main.getArgAttr(i, "loom.sharding"), mesh));
+    for (unsigned i = 0; i < main.getNumResults(); ++i)
+      entry.resultShardings.push_back(namedShardingOf(main.getResultAttr(i, "loom.sharding"), mesh));
+    entry.mesh = detail::topologyOf(mesh);
   }
 };
 
@@ -260,10 +348,17 @@ std::pair<std::vector<Array>, const TreeDef *> JitFunction::call(const FlatArgs 
     outputStructure = &compiled.outputs; // entries of the std::map are never erased
   }
   rt::Client &client = rt::Client::defaultClient();
+  if (compiledMesh(args, fn))
+    return callOnMesh(args, fn);
   rt::Device &device = client.device(impl->options.device);
   std::vector<std::shared_ptr<rt::Buffer>> buffers;
-  for (const Array &a : args.leaves)
+  for (const Array &a : args.leaves) {
+    if (a.isSharded())
+      throw Error(fmt::format("{}: argument {} is sharded over {} but the function runs on one "
+                              "device",
+                              impl->options.name, a.describe(), a.sharding().describe()));
     buffers.push_back(a.buffer());
+  }
   auto outputs = device.execute(executable, std::move(buffers));
   if (!outputs.ok())
     throw Error(outputs.status().message());
@@ -272,4 +367,58 @@ std::pair<std::vector<Array>, const TreeDef *> JitFunction::call(const FlatArgs 
     results.emplace_back((*outputs)[i], executable->outputs[i].shape,
                          executable->outputs[i].dtype);
   return {results, outputStructure};
+}
+
+bool JitFunction::compiledMesh(const FlatArgs &args, const Traced &fn) {
+  std::lock_guard lock(impl->mutex);
+  return impl->lookup(args, fn).mesh.has_value();
+}
+
+std::pair<std::vector<Array>, const TreeDef *> JitFunction::callOnMesh(const FlatArgs &args,
+                                                                       const Traced &fn) {
+  const Compiled *compiled;
+  {
+    std::lock_guard lock(impl->mutex);
+    compiled = &impl->lookup(args, fn); // entries of the std::map are never erased
+  }
+  rt::Client &client = rt::Client::defaultClient();
+  int devices = compiled->mesh->numDevices();
+  if (devices > client.deviceCount())
+    throw Error(fmt::format("{}: the program runs on {} devices but the client has {}; set "
+                            "LOOM_CPU_DEVICES={}",
+                            impl->options.name, devices, client.deviceCount(), devices));
+  // Each argument in the layout the program expects: sharded arrays already in it are used
+  // as they are; others are placed (through the host).
+  std::vector<Array> placed;
+  for (size_t i = 0; i < args.leaves.size(); ++i) {
+    const Array &a = args.leaves[i];
+    const NamedSharding &wanted = compiled->argumentShardings[i];
+    if (a.isSharded() && a.sharding() == wanted) {
+      placed.push_back(a);
+      continue;
+    }
+    std::vector<char> host(a.numElements() * rt::byteSize(a.dtype()));
+    a.copyTo(host.data(), host.size());
+    placed.push_back(Array::device_put(host.data(), host.size(), a.shape(), a.dtype(), wanted));
+  }
+  std::vector<std::vector<std::shared_ptr<rt::Buffer>>> outputs(devices);
+  for (int d = 0; d < devices; ++d) {
+    std::vector<std::shared_ptr<rt::Buffer>> buffers;
+    for (const Array &a : placed)
+      buffers.push_back(a.shardBuffers()[d]);
+    auto out = client.device(d).execute(compiled->executable, std::move(buffers),
+                                        rt::SpmdContext{d, &*compiled->mesh, &collectives()});
+    if (!out.ok())
+      throw Error(fmt::format("device {}: {}", d, out.status().message()));
+    outputs[d] = std::move(*out);
+  }
+  std::vector<Array> results;
+  for (size_t r : compiled->positions) {
+    std::vector<std::shared_ptr<rt::Buffer>> parts;
+    for (int d = 0; d < devices; ++d)
+      parts.push_back(outputs[d][r]);
+    results.emplace_back(std::move(parts), compiled->resultShapes[r],
+                         compiled->executable->outputs[r].dtype, compiled->resultShardings[r]);
+  }
+  return {results, &compiled->outputs};
 }

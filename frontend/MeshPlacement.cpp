@@ -1,0 +1,67 @@
+// Placement of sharded arrays (see MeshPlacement.h).
+#include "frontend/MeshPlacement.h"
+
+#include "frontend/Error.h"
+
+#include <cstring>
+
+using namespace loom;
+
+rt::MeshTopology detail::topologyOf(const Mesh &mesh) {
+  std::vector<std::pair<std::string, int64_t>> axes;
+  for (size_t i = 0; i < mesh.axisNames().size(); ++i)
+    axes.emplace_back(mesh.axisNames()[i], mesh.shape()[i]);
+  auto topology = rt::MeshTopology::create(axes);
+  if (!topology.ok())
+    throw Error(topology.status().message());
+  return *topology;
+}
+
+Shape detail::localShape(const Shape &shape, const NamedSharding &sharding) {
+  Shape local = shape;
+  for (size_t d = 0; d < shape.size() && d < sharding.spec().size(); ++d)
+    for (const std::string &axis : sharding.spec().axes(d))
+      local[d] /= sharding.mesh().axisSize(axis);
+  return local;
+}
+
+void detail::copyPart(const Shape &shape, const NamedSharding &sharding,
+                      const rt::MeshTopology &mesh, int device, size_t elementBytes,
+                      char *global, char *local, bool toLocal) {
+  size_t rank = shape.size();
+  if (rank == 0) { // a scalar is whole everywhere
+    toLocal ? std::memcpy(local, global, elementBytes) : std::memcpy(global, local, elementBytes);
+    return;
+  }
+  Shape part = localShape(shape, sharding);
+  std::vector<int64_t> start(rank, 0);
+  for (size_t d = 0; d < rank; ++d) {
+    std::vector<std::string> axes =
+        d < sharding.spec().size() ? sharding.spec().axes(d) : std::vector<std::string>{};
+    auto group = mesh.group(device, axes);
+    if (!group.ok())
+      throw Error(group.status().message());
+    start[d] = group->rank * part[d];
+  }
+  // Row by row of the innermost dim.
+  int64_t inner = rank ? part[rank - 1] : 1, rows = 1;
+  for (size_t d = 0; d + 1 < rank; ++d)
+    rows *= part[d];
+  size_t rowBytes = static_cast<size_t>(inner) * elementBytes;
+  std::vector<int64_t> index(rank, 0);
+  for (int64_t r = 0; r < rows; ++r) {
+    int64_t rest = r, offset = 0, stride = 1;
+    for (size_t d = rank - 1; d-- > 0;)
+      index[d] = rest % part[d], rest /= part[d];
+    for (size_t d = rank; d-- > 0;) {
+      int64_t i = d + 1 == rank ? 0 : index[d];
+      offset += (start[d] + i) * stride;
+      stride *= shape[d];
+    }
+    char *g = global + offset * elementBytes, *l = local + r * rowBytes;
+    if (toLocal)
+      std::memcpy(l, g, rowBytes);
+    else
+      std::memcpy(g, l, rowBytes);
+  }
+}

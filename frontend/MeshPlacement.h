@@ -1,0 +1,26 @@
+// Where the parts of a sharded array live: the runtime's topology of a DSL Mesh, and copies
+// between a global row-major value and one device's part of it. Shared by Array (device_put,
+// to_host) and jit (inputs given on one device to a program that runs on a mesh).
+#ifndef LOOM_FRONTEND_MESHPLACEMENT_H
+#define LOOM_FRONTEND_MESHPLACEMENT_H
+
+#include "frontend/Sharding.h"
+#include "runtime/MeshTopology.h"
+
+#include <cstddef>
+
+namespace loom::detail {
+
+/// The runtime topology of `mesh` (device i is the i-th in row-major order).
+rt::MeshTopology topologyOf(const Mesh &mesh);
+
+/// The shape of `device`'s part of a `shape` array split as `sharding`.
+Shape localShape(const Shape &shape, const NamedSharding &sharding);
+
+/// Copies `device`'s part of the global row-major `global` into `local` (`toLocal`), or back.
+void copyPart(const Shape &shape, const NamedSharding &sharding, const rt::MeshTopology &mesh,
+              int device, size_t elementBytes, char *global, char *local, bool toLocal);
+
+} // namespace loom::detail
+
+#endif // LOOM_FRONTEND_MESHPLACEMENT_H
