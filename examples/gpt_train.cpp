@@ -1,8 +1,14 @@
-// Trains the GPT decoder (frontend/nn/Gpt.h) on one CPU device with a jitted train step
-// (forward, loom-autodiff backward, AdamW) on synthetic token sequences drawn from a fixed
-// random bigram table, so the loss has a known floor. Enqueues step N+1 before reading
-// step N's loss.
+// Trains the GPT decoder (frontend/nn/Gpt.h) with a jitted train step (forward,
+// loom-autodiff backward, AdamW) on synthetic token sequences drawn from a fixed random bigram
+// table, so the loss has a known floor. Enqueues step N+1 before reading step N's loss.
+//
+//   gpt_train [steps] [--strategy dp|fsdp|tp|fsdp_tp] [--mesh N | AxB]
+//
+// With a strategy, the cookbook's shardings of that strategy are used and the step runs on a
+// mesh of virtual CPU devices (default: 4 devices, 2x2 for fsdp_tp).
 #include "frontend/Loom.h"
+#include "runtime/Client.h"
+#include "runtime/Device.h"
 
 #include <chrono>
 #include <cmath>
@@ -49,22 +55,82 @@ struct BigramData {
 
 int main(int argc, char **argv) {
   nn::GptConfig config; // tiny: V 256, C 128, 2 layers, 4 heads, T 64, batch 8
-  int64_t steps = argc > 1 ? std::atoll(argv[1]) : 100;
+  int64_t steps = 100;
+  std::optional<nn::GptStrategy> strategy;
+  std::vector<int64_t> meshShape;
+  try {
+    for (int i = 1; i < argc; ++i) {
+      std::string arg = argv[i];
+      if (arg == "--strategy" && i + 1 < argc) {
+        strategy = nn::parseGptStrategy(argv[++i]);
+      } else if (arg == "--mesh" && i + 1 < argc) {
+        std::string text = argv[++i];
+        for (size_t start = 0; start <= text.size();) {
+          size_t x = text.find('x', start);
+          meshShape.push_back(std::atoll(text.substr(start, x - start).c_str()));
+          if (x == std::string::npos)
+            break;
+          start = x + 1;
+        }
+      } else if (!arg.empty() && arg[0] != '-') {
+        steps = std::atoll(arg.c_str());
+      } else {
+        std::fprintf(stderr, "usage: gpt_train [steps] [--strategy dp|fsdp|tp|fsdp_tp] "
+                             "[--mesh N | AxB]\n");
+        return 2;
+      }
+    }
+  } catch (const Error &e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return 2;
+  }
+  if (strategy && meshShape.empty())
+    meshShape = *strategy == nn::GptStrategy::FSDP_TP ? std::vector<int64_t>{2, 2}
+                                                      : std::vector<int64_t>{4};
+  int64_t devices = 1;
+  for (int64_t n : meshShape)
+    devices *= n;
+  // The virtual devices must exist before the first array is made.
+  if (strategy)
+    setenv("LOOM_CPU_DEVICES", std::to_string(devices).c_str(), /*overwrite=*/1);
+
   optim::AdamWOptions adamw{.lr = optim::warmupCosine(3e-3, 10, steps, 3e-4)};
+  JitOptions options{.name = "gpt_train_step", .donateArgnums = {0, 1}};
+  nn::GptActivationShardings act;
+  std::optional<nn::GptShardings> shardings;
+  try {
+    if (strategy) {
+      shardings = nn::gptShardings(config, *strategy, nn::gptMesh(*strategy, meshShape));
+      NamedSharding replicated(shardings->mesh, P());
+      act = shardings->activations;
+      options.inShardings = {shardings->params, shardings->adamwState, act.ids, act.ids,
+                             replicated};
+      options.outShardings = {shardings->params, shardings->adamwState, replicated};
+    }
+  } catch (const Error &e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return 1;
+  }
   auto trainStep = jit(
       [&](Tree<Tensor> params, Tree<Tensor> state, Tensor ids, Tensor targets, Tensor step) {
-        return nn::gptTrainStep(config, adamw, params, state, ids, targets, step);
+        return nn::gptTrainStep(config, adamw, params, state, ids, targets, step, act);
       },
       // Parameters and optimizer state are updated in place.
-      {.name = "gpt_train_step", .donateArgnums = {0, 1}});
+      options);
 
   try {
     BigramData data(config);
-    Tree<Array> params = nn::gptInit(config, 0);
+    Tree<Array> params = shardings ? nn::gptInit(config, 0, shardings->params)
+                                   : nn::gptInit(config, 0);
     Tree<Array> state = optim::adamwInit(params);
-    std::printf("GPT V=%ld C=%ld layers=%ld heads=%ld T=%ld batch=%ld; loss floor ln(4) = %.3f\n",
+    std::printf("GPT V=%ld C=%ld layers=%ld heads=%ld T=%ld batch=%ld; loss floor ln(4) = %.3f; "
+                "%s\n",
                 config.vocab, config.embed, config.layers, config.heads, config.seq,
-                config.batch, std::log(4.0));
+                config.batch, std::log(4.0),
+                shardings ? (std::string(nn::gptStrategyName(*strategy)) + " on " +
+                             shardings->mesh.describe())
+                                .c_str()
+                          : "1 device");
     Array previousLoss;
     auto start = std::chrono::steady_clock::now();
     for (int64_t step = 0; step < steps; ++step) {
@@ -75,8 +141,11 @@ int main(int argc, char **argv) {
       if (previousLoss.valid() && (step % 10 == 1 || step == steps - 1)) {
         double seconds =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        std::printf("step %4ld  loss %.4f  %.0f tokens/s\n", step - 1, previousLoss.item<float>(),
-                    step * config.batch * config.seq / seconds);
+        rt::Device &device0 = rt::Client::defaultClient().device(0);
+        std::printf("step %4ld  loss %.4f  %.0f tokens/s  device 0 memory %.1f MB (peak %.1f)\n",
+                    step - 1, previousLoss.item<float>(),
+                    step * config.batch * config.seq / seconds, device0.bytesInUse() / 1e6,
+                    device0.peakBytesInUse() / 1e6);
       }
       previousLoss = lossValue;
     }

@@ -37,7 +37,7 @@ struct Compiled {
   std::vector<size_t> positions;
   /// For a program partitioned over a mesh of several devices: the mesh, and per argument
   /// and result its sharding and global shape (the executable's layouts are local).
-  std::optional<rt::MeshTopology> mesh;
+  std::shared_ptr<const rt::MeshTopology> mesh; ///< null: one device
   std::vector<NamedSharding> argumentShardings, resultShardings;
   std::vector<Shape> resultShapes;
 };
@@ -316,7 +316,7 @@ struct JitFunction::Impl {
       entry.argumentShardings.push_back(namedShardingOf(main.getArgAttr(i, "loom.sharding"), mesh));
     for (unsigned i = 0; i < main.getNumResults(); ++i)
       entry.resultShardings.push_back(namedShardingOf(main.getResultAttr(i, "loom.sharding"), mesh));
-    entry.mesh = detail::topologyOf(mesh);
+    entry.mesh = std::make_shared<const rt::MeshTopology>(detail::topologyOf(mesh));
   }
 };
 
@@ -371,7 +371,7 @@ std::pair<std::vector<Array>, const TreeDef *> JitFunction::call(const FlatArgs 
 
 bool JitFunction::compiledMesh(const FlatArgs &args, const Traced &fn) {
   std::lock_guard lock(impl->mutex);
-  return impl->lookup(args, fn).mesh.has_value();
+  return impl->lookup(args, fn).mesh != nullptr;
 }
 
 std::pair<std::vector<Array>, const TreeDef *> JitFunction::callOnMesh(const FlatArgs &args,
@@ -406,8 +406,10 @@ std::pair<std::vector<Array>, const TreeDef *> JitFunction::callOnMesh(const Fla
     std::vector<std::shared_ptr<rt::Buffer>> buffers;
     for (const Array &a : placed)
       buffers.push_back(a.shardBuffers()[d]);
-    auto out = client.device(d).execute(compiled->executable, std::move(buffers),
-                                        rt::SpmdContext{d, &*compiled->mesh, &collectives()});
+    // The launch holds the mesh: the jitted function may be gone before it runs.
+    auto out = client.device(d).execute(
+        compiled->executable, std::move(buffers),
+        rt::SpmdContext{d, compiled->mesh.get(), &collectives(), compiled->mesh});
     if (!out.ok())
       throw Error(fmt::format("device {}: {}", d, out.status().message()));
     outputs[d] = std::move(*out);

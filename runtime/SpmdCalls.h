@@ -11,6 +11,7 @@
 #include "runtime/Status.h"
 
 #include <cstdint>
+#include <memory>
 
 namespace loom::rt {
 
@@ -19,6 +20,9 @@ struct SpmdContext {
   int device = 0;
   const MeshTopology *mesh = nullptr;
   Collectives *collectives = nullptr;
+  /// Held by the launch until it ends: whatever owns `mesh` (and the backend), when the
+  /// caller may let go of them before the asynchronous launch has run.
+  std::shared_ptr<const void> keepAlive;
 };
 
 namespace detail {

@@ -37,7 +37,11 @@ Schedule optim::warmupCosine(double peak, int64_t warmupSteps, int64_t totalStep
 Tree<Array> optim::zerosLike(const Tree<Array> &params) {
   return tree_map(
       [](const Array &p) {
+        // Laid out like the parameter: on its device, or split as it is.
         std::vector<uint8_t> zeros(p.numElements() * rt::byteSize(p.dtype()), 0);
+        if (p.isSharded())
+          return Array::device_put(zeros.data(), zeros.size(), p.shape(), p.dtype(),
+                                   p.sharding());
         return Array::fromBytes(zeros.data(), zeros.size(), p.shape(), p.dtype(),
                                 p.buffer()->device().id());
       },
