@@ -84,6 +84,15 @@ TEST(MeshJit, DataParallelTrainingMatchesOneDevice) {
   EXPECT_LT(oneLosses.back(), oneLosses.front());
 }
 
+TEST(MeshJit, DataParallelOverTwoDevicesMatchesOneDevice) {
+  Mesh mesh({{"data", 2}}); // two of the four devices
+  auto [oneLosses, oneW1] = train({.name = "one"}, NamedSharding(), NamedSharding());
+  auto [dpLosses, dpW1] = train({.name = "dp2"}, NamedSharding(mesh, P("data")),
+                                NamedSharding(mesh, P()));
+  expectClose(dpLosses, oneLosses, "loss");
+  expectClose(dpW1, oneW1, "w1");
+}
+
 TEST(MeshJit, FsdpTrainingMatchesOneDevice) {
   Mesh mesh({{"fsdp", 4}});
   NamedSharding rows(mesh, P("fsdp"));
@@ -94,7 +103,8 @@ TEST(MeshJit, FsdpTrainingMatchesOneDevice) {
 }
 
 /// Losses of 3 steps of the GPT train step (AdamW) with `strategy`'s shardings on `meshShape`,
-/// or on one device without shardings when `meshShape` is empty.
+/// or on one device without shardings when `meshShape` is empty, then every final parameter
+/// value (flattened in tree order).
 std::vector<float> trainGpt(nn::GptStrategy strategy, const std::vector<int64_t> &meshShape) {
   nn::GptConfig config{.vocab = 16, .embed = 16, .layers = 1, .heads = 4, .seq = 4, .batch = 8};
   optim::AdamWOptions adamw;
@@ -126,16 +136,21 @@ std::vector<float> trainGpt(nn::GptStrategy strategy, const std::vector<int64_t>
     params = p, state = st;
     losses.push_back(loss.item<float>());
   }
+  params.visit([&](const Array &p) {
+    std::vector<float> values = p.to_host<float>();
+    losses.insert(losses.end(), values.begin(), values.end());
+  });
   return losses;
 }
 
 TEST(MeshJit, GptTrainStepUnderEveryStrategyMatchesOneDevice) {
   // The cookbook's tables: DP over 4, FSDP over 4, TP over 2, FSDP x TP on 2x2.
   std::vector<float> one = trainGpt(nn::GptStrategy::DP, {});
-  expectClose(trainGpt(nn::GptStrategy::DP, {4}), one, "DP loss");
-  expectClose(trainGpt(nn::GptStrategy::FSDP, {4}), one, "FSDP loss");
-  expectClose(trainGpt(nn::GptStrategy::TP, {2}), one, "TP loss");
-  expectClose(trainGpt(nn::GptStrategy::FSDP_TP, {2, 2}), one, "FSDP x TP loss");
+  // The first 3 values are the losses, the rest the final parameters.
+  expectClose(trainGpt(nn::GptStrategy::DP, {4}), one, "DP loss or parameter");
+  expectClose(trainGpt(nn::GptStrategy::FSDP, {4}), one, "FSDP loss or parameter");
+  expectClose(trainGpt(nn::GptStrategy::TP, {2}), one, "TP loss or parameter");
+  expectClose(trainGpt(nn::GptStrategy::FSDP_TP, {2, 2}), one, "FSDP x TP loss or parameter");
 }
 
 } // namespace
