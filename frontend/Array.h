@@ -42,6 +42,15 @@ public:
                           const NamedSharding &sharding) {
     return device_put(data.data(), data.size() * sizeof(T), shape, dtypeFor<T>(), sharding);
   }
+  /// The cookbook's data loading: each process passes the rows of the batch it loaded and
+  /// gets the global array, split as `sharding` says. With one process (all virtual devices
+  /// in it) the local batch is the whole batch; several processes come with the MPI backend.
+  template <typename T>
+  static Array make_array_from_process_local_data(const NamedSharding &sharding,
+                                                  const std::vector<T> &localData,
+                                                  const Shape &globalShape) {
+    return device_put(localData, globalShape, sharding);
+  }
 
   /// Copies `bytes` of host data into a new array on device `device` of the default client.
   static Array fromBytes(const void *data, size_t bytes, const Shape &shape, DType dtype,

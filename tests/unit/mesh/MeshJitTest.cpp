@@ -34,6 +34,18 @@ TEST(MeshArray, DevicePutAndToHostRoundTrip) {
   }
 }
 
+TEST(MeshArray, ProcessLocalDataMakesTheGlobalBatch) {
+  Mesh mesh({{"data", 4}});
+  std::vector<int32_t> batch(8 * 3);
+  for (size_t i = 0; i < batch.size(); ++i)
+    batch[i] = static_cast<int32_t>(i);
+  Array a = Array::make_array_from_process_local_data(NamedSharding(mesh, P("data")), batch,
+                                                      {8, 3});
+  ASSERT_TRUE(a.isSharded());
+  EXPECT_EQ(a.shardBuffers()[1]->size(), 2 * 3 * sizeof(int32_t)) << "device 1 holds 2 rows";
+  EXPECT_EQ(a.to_host<int32_t>(), batch);
+}
+
 /// Runs `steps` SGD steps of a two-layer MLP (a jitted train step with the given options) and
 /// returns the losses and the final first-layer weights.
 std::pair<std::vector<float>, std::vector<float>> train(const JitOptions &options,
