@@ -43,10 +43,8 @@ Row run(const nn::GptConfig &config, std::optional<nn::GptStrategy> strategy) {
   if (strategy) {
     Mesh mesh = nn::gptMesh(*strategy, {4});
     nn::GptShardings s = nn::gptShardings(config, *strategy, mesh);
-    NamedSharding replicated(mesh, P());
     act = s.activations;
-    options.inShardings = {s.params, s.adamwState, act.ids, act.ids, replicated};
-    options.outShardings = {s.params, s.adamwState, replicated};
+    nn::setTrainStepShardings(s, options);
   }
   auto step = jit(
       [&](Tree<Tensor> p, Tree<Tensor> st, Tensor ids, Tensor targets, Tensor t) {

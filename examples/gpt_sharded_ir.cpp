@@ -112,15 +112,14 @@ int main(int argc, char **argv) {
 
     optim::AdamWOptions adamw;
     const nn::GptActivationShardings &act = shardings.activations;
-    NamedSharding replicated(mesh, P());
+    JitOptions options{.name = "gpt_train_step",
+                       .donateArgnums = donate ? std::vector<int>{0, 1} : std::vector<int>{}};
+    nn::setTrainStepShardings(shardings, options);
     auto trainStep = jit(
         [&](Tree<Tensor> params, Tree<Tensor> state, Tensor ids, Tensor targets, Tensor step) {
           return nn::gptTrainStep(config, adamw, params, state, ids, targets, step, act);
         },
-        {.name = "gpt_train_step",
-         .donateArgnums = donate ? std::vector<int>{0, 1} : std::vector<int>{},
-         .inShardings = {shardings.params, shardings.adamwState, act.ids, act.ids, replicated},
-         .outShardings = {shardings.params, shardings.adamwState, replicated}});
+        options);
 
     Tree<Array> params = tree_map([](const Shape &s) { return zerosArray(s, DType::F32); },
                                   nn::gptParamShapes(config));

@@ -101,11 +101,8 @@ int main(int argc, char **argv) {
   try {
     if (strategy) {
       shardings = nn::gptShardings(config, *strategy, nn::gptMesh(*strategy, meshShape));
-      NamedSharding replicated(shardings->mesh, P());
       act = shardings->activations;
-      options.inShardings = {shardings->params, shardings->adamwState, act.ids, act.ids,
-                             replicated};
-      options.outShardings = {shardings->params, shardings->adamwState, replicated};
+      nn::setTrainStepShardings(*shardings, options);
     }
   } catch (const Error &e) {
     std::fprintf(stderr, "error: %s\n", e.what());

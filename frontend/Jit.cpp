@@ -198,6 +198,53 @@ void setResultShardings(Trace &trace, const TracedOutputs &outputs,
 double since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
+
+/// Runs `compiled` on every device of its mesh; the outputs are sharded arrays.
+std::pair<std::vector<Array>, const TreeDef *>
+callOnMesh(const JitFunction::FlatArgs &args, const Compiled &compiled, const std::string &name) {
+  rt::Client &client = rt::Client::defaultClient();
+  int devices = compiled.mesh->numDevices();
+  if (devices > client.deviceCount())
+    throw Error(fmt::format("{}: the program runs on {} devices but the client has {}; set "
+                            "LOOM_CPU_DEVICES={}",
+                            name, devices, client.deviceCount(), devices));
+  // Each argument in the layout the program expects: sharded arrays already in it are used
+  // as they are; others are placed (through the host).
+  std::vector<Array> placed;
+  for (size_t i = 0; i < args.leaves.size(); ++i) {
+    const Array &a = args.leaves[i];
+    const NamedSharding &wanted = compiled.argumentShardings[i];
+    if (a.isSharded() && a.sharding() == wanted) {
+      placed.push_back(a);
+      continue;
+    }
+    std::vector<char> host(a.numElements() * rt::byteSize(a.dtype()));
+    a.copyTo(host.data(), host.size());
+    placed.push_back(Array::device_put(host.data(), host.size(), a.shape(), a.dtype(), wanted));
+  }
+  std::vector<std::vector<std::shared_ptr<rt::Buffer>>> outputs(devices);
+  for (int d = 0; d < devices; ++d) {
+    std::vector<std::shared_ptr<rt::Buffer>> buffers;
+    for (const Array &a : placed)
+      buffers.push_back(a.shardBuffers()[d]);
+    // The launch holds the mesh: the jitted function may be gone before it runs.
+    auto out = client.device(d).execute(
+        compiled.executable, std::move(buffers),
+        rt::SpmdContext{d, compiled.mesh.get(), &collectives(), compiled.mesh});
+    if (!out.ok())
+      throw Error(fmt::format("device {}: {}", d, out.status().message()));
+    outputs[d] = std::move(*out);
+  }
+  std::vector<Array> results;
+  for (size_t r : compiled.positions) {
+    std::vector<std::shared_ptr<rt::Buffer>> parts;
+    for (int d = 0; d < devices; ++d)
+      parts.push_back(outputs[d][r]);
+    results.emplace_back(std::move(parts), compiled.resultShapes[r],
+                         compiled.executable->outputs[r].dtype, compiled.resultShardings[r]);
+  }
+  return {results, &compiled.outputs};
+}
 } // namespace
 
 struct JitFunction::Impl {
@@ -337,19 +384,17 @@ std::string JitFunction::ir(const FlatArgs &args, const Traced &fn) {
 
 std::pair<std::vector<Array>, const TreeDef *> JitFunction::call(const FlatArgs &args,
                                                                  const Traced &fn) {
-  std::shared_ptr<const rt::Executable> executable;
-  const TreeDef *outputStructure;
-  const std::vector<size_t> *positions;
+  const Compiled *compiled;
   {
     std::lock_guard lock(impl->mutex);
-    const Compiled &compiled = impl->lookup(args, fn);
-    executable = compiled.executable;
-    positions = &compiled.positions;
-    outputStructure = &compiled.outputs; // entries of the std::map are never erased
+    compiled = &impl->lookup(args, fn); // entries of the std::map are never erased
   }
+  if (compiled->mesh)
+    return callOnMesh(args, *compiled, impl->options.name);
+  const std::shared_ptr<const rt::Executable> &executable = compiled->executable;
+  const std::vector<size_t> *positions = &compiled->positions;
+  const TreeDef *outputStructure = &compiled->outputs;
   rt::Client &client = rt::Client::defaultClient();
-  if (compiledMesh(args, fn))
-    return callOnMesh(args, fn);
   rt::Device &device = client.device(impl->options.device);
   std::vector<std::shared_ptr<rt::Buffer>> buffers;
   for (const Array &a : args.leaves) {
@@ -369,58 +414,3 @@ std::pair<std::vector<Array>, const TreeDef *> JitFunction::call(const FlatArgs 
   return {results, outputStructure};
 }
 
-bool JitFunction::compiledMesh(const FlatArgs &args, const Traced &fn) {
-  std::lock_guard lock(impl->mutex);
-  return impl->lookup(args, fn).mesh != nullptr;
-}
-
-std::pair<std::vector<Array>, const TreeDef *> JitFunction::callOnMesh(const FlatArgs &args,
-                                                                       const Traced &fn) {
-  const Compiled *compiled;
-  {
-    std::lock_guard lock(impl->mutex);
-    compiled = &impl->lookup(args, fn); // entries of the std::map are never erased
-  }
-  rt::Client &client = rt::Client::defaultClient();
-  int devices = compiled->mesh->numDevices();
-  if (devices > client.deviceCount())
-    throw Error(fmt::format("{}: the program runs on {} devices but the client has {}; set "
-                            "LOOM_CPU_DEVICES={}",
-                            impl->options.name, devices, client.deviceCount(), devices));
-  // Each argument in the layout the program expects: sharded arrays already in it are used
-  // as they are; others are placed (through the host).
-  std::vector<Array> placed;
-  for (size_t i = 0; i < args.leaves.size(); ++i) {
-    const Array &a = args.leaves[i];
-    const NamedSharding &wanted = compiled->argumentShardings[i];
-    if (a.isSharded() && a.sharding() == wanted) {
-      placed.push_back(a);
-      continue;
-    }
-    std::vector<char> host(a.numElements() * rt::byteSize(a.dtype()));
-    a.copyTo(host.data(), host.size());
-    placed.push_back(Array::device_put(host.data(), host.size(), a.shape(), a.dtype(), wanted));
-  }
-  std::vector<std::vector<std::shared_ptr<rt::Buffer>>> outputs(devices);
-  for (int d = 0; d < devices; ++d) {
-    std::vector<std::shared_ptr<rt::Buffer>> buffers;
-    for (const Array &a : placed)
-      buffers.push_back(a.shardBuffers()[d]);
-    // The launch holds the mesh: the jitted function may be gone before it runs.
-    auto out = client.device(d).execute(
-        compiled->executable, std::move(buffers),
-        rt::SpmdContext{d, compiled->mesh.get(), &collectives(), compiled->mesh});
-    if (!out.ok())
-      throw Error(fmt::format("device {}: {}", d, out.status().message()));
-    outputs[d] = std::move(*out);
-  }
-  std::vector<Array> results;
-  for (size_t r : compiled->positions) {
-    std::vector<std::shared_ptr<rt::Buffer>> parts;
-    for (int d = 0; d < devices; ++d)
-      parts.push_back(outputs[d][r]);
-    results.emplace_back(std::move(parts), compiled->resultShapes[r],
-                         compiled->executable->outputs[r].dtype, compiled->resultShardings[r]);
-  }
-  return {results, &compiled->outputs};
-}

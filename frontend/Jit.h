@@ -91,12 +91,6 @@ public:
   const JitStats &stats() const;
 
 private:
-  /// Whether the compiled program for `args` runs on a mesh of several devices.
-  bool compiledMesh(const FlatArgs &args, const Traced &fn);
-  /// Runs the program on every device of its mesh; the outputs are sharded arrays.
-  std::pair<std::vector<Array>, const TreeDef *> callOnMesh(const FlatArgs &args,
-                                                            const Traced &fn);
-
   struct Impl;
   std::unique_ptr<Impl> impl;
 };

@@ -176,3 +176,10 @@ GptShardings nn::gptShardings(const GptConfig &c, GptStrategy strategy, const Me
   checkActivation(act.hidden, "act_hidden (MLP hidden layer)", {c.batch, c.seq, 4 * c.embed});
   return result;
 }
+
+void loom::nn::setTrainStepShardings(const GptShardings &s, JitOptions &options) {
+  NamedSharding replicated(s.mesh, P());
+  const NamedSharding &batch = s.activations.ids;
+  options.inShardings = {s.params, s.adamwState, batch, batch, replicated};
+  options.outShardings = {s.params, s.adamwState, replicated};
+}

@@ -5,6 +5,7 @@
 #ifndef LOOM_FRONTEND_NN_GPTSHARDING_H
 #define LOOM_FRONTEND_NN_GPTSHARDING_H
 
+#include "frontend/Jit.h"
 #include "frontend/Sharding.h"
 #include "frontend/nn/Gpt.h"
 
@@ -55,6 +56,10 @@ struct GptShardings {
 /// The shardings of `strategy` on `mesh`, checked against the shapes of `config` (an Error
 /// names the parameter or activation, the dim and the axes that do not fit).
 GptShardings gptShardings(const GptConfig &config, GptStrategy strategy, const Mesh &mesh);
+
+/// Sets the in/out shardings of a jitted train step called as
+/// step(params, state, ids, targets, step) -> (params, state, loss), as gptTrainStep is.
+void setTrainStepShardings(const GptShardings &shardings, JitOptions &options);
 
 } // namespace loom::nn
 

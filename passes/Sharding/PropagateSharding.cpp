@@ -50,11 +50,10 @@ private:
   LogicalResult seed();
   /// One visit of `op`; returns whether anything changed.
   bool visit(Operation *op, const ShardingRule &rule);
-  /// Bytes moved per device if tensor `t` (sharded `current`) had to take `axes` for
+  /// Bytes moved per device if tensor `t` (an operand when `isOperand`) had to take `axes` for
   /// factor `f` instead of what it has.
-  int64_t costOfAdopting(Value t, const TensorSharding &current, ArrayRef<SmallVector<int>> dims,
-                         int f, const Axes &axes, const ShardingRule &rule, bool fixed,
-                         bool isOperand);
+  int64_t costOfAdopting(Value t, ArrayRef<SmallVector<int>> dims, int f, const Axes &axes,
+                         const ShardingRule &rule, bool isOperand);
   /// Whether the dim of `t` that holds factor `f` is decided.
   bool isClosed(Value t, ArrayRef<SmallVector<int>> dims, int f);
 
@@ -113,9 +112,11 @@ LogicalResult Propagation::seed() {
   return success();
 }
 
-int64_t Propagation::costOfAdopting(Value t, const TensorSharding &current,
-                                    ArrayRef<SmallVector<int>> dims, int f, const Axes &axes,
-                                    const ShardingRule &rule, bool fixed, bool isOperand) {
+int64_t Propagation::costOfAdopting(Value t, ArrayRef<SmallVector<int>> dims, int f,
+                                    const Axes &axes, const ShardingRule &rule,
+                                    bool isOperand) {
+  const TensorSharding &current = state(t).sharding;
+  bool fixed = state(t).fixed;
   Axes have = factorAxes(rule, dims, current, mesh)[f];
   if (have == axes)
     return 0;
@@ -190,8 +191,7 @@ bool Propagation::visit(Operation *op, const ShardingRule &rule) {
         if (llvm::any_of(dims[t], [&](const SmallVector<int> &fs) {
               return llvm::is_contained(fs, static_cast<int>(f));
             }))
-          total += costOfAdopting(value, state(value).sharding, dims[t], f, c, rule,
-                                  state(value).fixed, t < op->getNumOperands());
+          total += costOfAdopting(value, dims[t], f, c, rule, t < op->getNumOperands());
       return total;
     };
     llvm::sort(candidates, [&](const Axes &a, const Axes &b) {

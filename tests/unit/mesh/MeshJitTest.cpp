@@ -125,10 +125,8 @@ std::vector<float> trainGpt(nn::GptStrategy strategy, const std::vector<int64_t>
   if (!meshShape.empty()) {
     Mesh mesh = nn::gptMesh(strategy, meshShape);
     nn::GptShardings s = nn::gptShardings(config, strategy, mesh);
-    NamedSharding replicated(mesh, P());
     act = s.activations;
-    options.inShardings = {s.params, s.adamwState, act.ids, act.ids, replicated};
-    options.outShardings = {s.params, s.adamwState, replicated};
+    nn::setTrainStepShardings(s, options);
   }
   auto step = jit(
       [&](Tree<Tensor> p, Tree<Tensor> st, Tensor ids, Tensor targets, Tensor t) {
