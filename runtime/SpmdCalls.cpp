@@ -1,16 +1,38 @@
 // The collective calls of compiled SPMD programs (see SpmdCalls.h).
 #include "runtime/SpmdCalls.h"
 
+#include <algorithm>
+#include <chrono>
 #include <cstring>
+#include <map>
+#include <mutex>
 #include <string>
+#include <vector>
 
 namespace loom::rt {
 namespace {
+using Clock = std::chrono::steady_clock;
+
+/// A collective started by this launch and not awaited yet.
+struct InFlight {
+  int64_t handle;
+  CollectiveHandle backendHandle;
+  Clock::time_point started;
+};
+
 struct Launch {
   const SpmdContext *context = nullptr;
   Status error;
+  std::vector<InFlight> inFlight;
+  int64_t nextHandle = 1;
 };
 thread_local Launch launch;
+
+std::mutex statsMutex;
+std::map<int, SpmdCallStats> &allStats() {
+  static auto *stats = new std::map<int, SpmdCallStats>();
+  return *stats;
+}
 
 /// Records the first error of the launch.
 void fail(Status status) {
@@ -52,27 +74,42 @@ void copyPiece(const char *in, char *out, const std::vector<int64_t> &shape, int
 void detail::beginSpmdLaunch(const SpmdContext *context) { launch = {context, Status::ok()}; }
 
 Status detail::endSpmdLaunch() {
+  while (!launch.inFlight.empty())
+    loom_rt_collective_wait(launch.inFlight.front().handle);
   Status error = std::move(launch.error);
   launch = {};
   return error;
+}
+
+SpmdCallStats spmdCallStats(int device) {
+  std::lock_guard<std::mutex> lock(statsMutex);
+  auto found = allStats().find(device);
+  return found == allStats().end() ? SpmdCallStats{} : found->second;
+}
+
+void resetSpmdCallStats() {
+  std::lock_guard<std::mutex> lock(statsMutex);
+  allStats().clear();
 }
 
 } // namespace loom::rt
 
 using namespace loom::rt;
 
-extern "C" void loom_rt_collective(int64_t kind, int64_t dtype, int64_t reduce, int64_t input,
-                                   int64_t output, int64_t rank, int64_t d0, int64_t d1,
-                                   int64_t d2, int64_t d3, int64_t d4, int64_t d5, int64_t d6,
-                                   int64_t d7, int64_t dim, int64_t concatDim, int64_t numAxes,
-                                   int64_t axes0, int64_t axes1, int64_t axes2, int64_t axes3) {
+extern "C" int64_t loom_rt_collective_start(int64_t kind, int64_t dtype, int64_t reduce,
+                                            int64_t input, int64_t output, int64_t rank,
+                                            int64_t d0, int64_t d1, int64_t d2, int64_t d3,
+                                            int64_t d4, int64_t d5, int64_t d6, int64_t d7,
+                                            int64_t dim, int64_t concatDim, int64_t numAxes,
+                                            int64_t axes0, int64_t axes1, int64_t axes2,
+                                            int64_t axes3) {
   if (!launch.error.isOk()) // after a failure the launch only runs to its end
-    return;
+    return 0;
   const int64_t dims[maxCallRank] = {d0, d1, d2, d3, d4, d5, d6, d7};
   const int64_t axes[maxCallAxes] = {axes0, axes1, axes2, axes3};
   auto group = groupOf(numAxes, axes);
   if (!group.ok())
-    return fail(group.status());
+    return fail(group.status()), 0;
   std::vector<int64_t> shape(dims, dims + rank);
   auto *in = reinterpret_cast<const char *>(input);
   auto *out = reinterpret_cast<char *>(output);
@@ -80,10 +117,11 @@ extern "C" void loom_rt_collective(int64_t kind, int64_t dtype, int64_t reduce, 
     if (shape[dim] % group->size() != 0)
       return fail(Status::error(StatusCode::InvalidArgument,
                                 "shard_slice: dim " + std::to_string(dim) +
-                                    " does not divide by the group"));
+                                    " does not divide by the group")),
+             0;
     copyPiece(in, out, shape, dim, group->size(), group->rank,
               byteSize(static_cast<DType>(dtype)));
-    return;
+    return 0;
   }
   CollectiveRequest request{.kind = static_cast<CollectiveKind>(kind),
                             .group = *group,
@@ -96,10 +134,39 @@ extern "C" void loom_rt_collective(int64_t kind, int64_t dtype, int64_t reduce, 
                             .reduce = static_cast<ReduceKind>(reduce)};
   if (request.kind == CollectiveKind::AllReduce)
     request.shape = {request.inputElements()};
-  Status status = launch.context->collectives
-                      ? launch.context->collectives->run(request)
-                      : Status::error(StatusCode::FailedPrecondition,
-                                      "no collectives backend for this device");
+  if (!launch.context->collectives)
+    return fail(Status::error(StatusCode::FailedPrecondition,
+                              "no collectives backend for this device")),
+           0;
+  StatusOr<CollectiveHandle> started = launch.context->collectives->start(request);
+  if (!started.ok())
+    return fail(Status::error(started.status().code(),
+                              "device " + std::to_string(launch.context->device) + ": " +
+                                  started.status().message())),
+           0;
+  int64_t handle = launch.nextHandle++;
+  launch.inFlight.push_back({handle, *started, Clock::now()});
+  return handle;
+}
+
+extern "C" void loom_rt_collective_wait(int64_t handle) {
+  auto found = std::find_if(launch.inFlight.begin(), launch.inFlight.end(),
+                            [&](const InFlight &f) { return f.handle == handle; });
+  if (found == launch.inFlight.end()) // 0: the start failed or had nothing to wait for
+    return;
+  InFlight op = *found;
+  launch.inFlight.erase(found);
+  Clock::time_point waiting = Clock::now();
+  // Waited for even after an earlier failure: the peers may still read our buffers.
+  Status status = launch.context->collectives->wait(op.backendHandle);
+  Clock::time_point done = Clock::now();
+  {
+    std::lock_guard<std::mutex> lock(statsMutex);
+    SpmdCallStats &stats = allStats()[launch.context->device];
+    ++stats.collectives;
+    stats.inFlightSeconds += std::chrono::duration<double>(waiting - op.started).count();
+    stats.waitSeconds += std::chrono::duration<double>(done - waiting).count();
+  }
   if (!status.isOk())
     fail(Status::error(status.code(), "device " + std::to_string(launch.context->device) +
                                           ": " + status.message()));

@@ -28,7 +28,8 @@ Error mlir::loom::defineRuntimeSymbols(LLJIT &jit) {
   add("loom_rt_gemm_f32", &loom_rt_gemm_f32);
   add("loom_rt_gemm_f64", &loom_rt_gemm_f64);
   // Collectives of SPMD programs.
-  add("loom_rt_collective", &loom_rt_collective);
+  add("loom_rt_collective_start", &loom_rt_collective_start);
+  add("loom_rt_collective_wait", &loom_rt_collective_wait);
   add("loom_rt_axis_index", &loom_rt_axis_index);
   // Temporaries (finalize-memref-to-llvm{use-generic-functions}) use the caching allocator.
   add("_mlir_memref_to_llvm_alloc", &loom_rt_temp_alloc);

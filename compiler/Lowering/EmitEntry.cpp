@@ -1,5 +1,6 @@
 // The loom-emit-entry pass: gives every compiled program the one C ABI the runtime calls,
 // `void loom_entry(void **buffers)`, so the runtime needs no knowledge of memref descriptors.
+#include "compiler/IR/LoomOps.h"
 #include "compiler/Lowering/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -62,6 +63,9 @@ struct EmitEntryPass : mlir::loom::impl::EmitEntryBase<EmitEntryPass> {
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    // The collectives that named mesh axes are runtime calls with axis indices by now.
+    for (auto mesh : llvm::make_early_inc_range(module.getOps<mlir::loom::MeshOp>()))
+      mesh.erase();
     auto target = module.lookupSymbol<func::FuncOp>(entry);
     if (!target) {
       module.emitError("loom-emit-entry: no function named '") << entry.getValue() << "'";

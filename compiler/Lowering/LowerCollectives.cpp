@@ -1,15 +1,17 @@
-// Lowering of the collectives of a partitioned program (loom.all_gather, loom.reduce_scatter,
-// loom.all_reduce, loom.all_to_all, loom.shard_slice, loom.axis_index) to calls of the
-// runtime's C ABI (runtime/SpmdCalls.h). A collective reads its operand's buffer and writes a
-// fresh one: at the tensor level it becomes to_buffer, alloc, call, to_tensor, which one-shot
-// bufferization keeps as they are.
+// Lowering of the collectives of a partitioned program to calls of the runtime's C ABI
+// (runtime/SpmdCalls.h). loom.axis_index is lowered with the other Loom ops; loom.all_gather,
+// loom.reduce_scatter, loom.all_reduce, loom.all_to_all and loom.shard_slice stay until one-shot
+// bufferization, which bufferizes them through the model below into an allocation, a start
+// call and a wait call.
 #include "compiler/Lowering/LoweringPatterns.h"
 
+#include "compiler/IR/LoomDialect.h"
 #include "compiler/IR/LoomOps.h"
 #include "runtime/DType.h"
 #include "runtime/SpmdCalls.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/BufferizableOpInterface.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -65,14 +67,15 @@ FailureOr<SmallVector<int64_t>> axisIndices(Operation *op, FlatSymbolRefAttr mes
   return indices;
 }
 
-/// Replaces a collective by its runtime call on buffers.
-LogicalResult lowerCollective(Operation *op, Value operand, ::loom::rt::CollectiveCall kind,
-                              int64_t reduce, int64_t dim, int64_t concatDim,
-                              FlatSymbolRefAttr mesh, ArrayAttr axes,
-                              ConversionPatternRewriter &rewriter) {
+/// The runtime calls of one collective on dense row-major buffers `in` and `out`: a start
+/// returning a handle, and the wait for it right after (loom-overlap-collectives moves them
+/// apart).
+LogicalResult emitCollectiveCalls(Operation *op, Value in, Value out,
+                                  ::loom::rt::CollectiveCall kind, int64_t reduce, int64_t dim,
+                                  int64_t concatDim, FlatSymbolRefAttr mesh, ArrayAttr axes,
+                                  RewriterBase &rewriter) {
   Location loc = op->getLoc();
-  auto inType = cast<RankedTensorType>(operand.getType());
-  auto outType = cast<RankedTensorType>(op->getResult(0).getType());
+  auto inType = cast<MemRefType>(in.getType());
   auto dtype = dtypeCode(inType.getElementType());
   if (failed(dtype))
     return op->emitOpError("has an element type the runtime cannot communicate");
@@ -90,11 +93,6 @@ LogicalResult lowerCollective(Operation *op, Value operand, ::loom::rt::Collecti
     Value index = memref::ExtractAlignedPointerAsIndexOp::create(rewriter, loc, memref);
     return arith::IndexCastOp::create(rewriter, loc, rewriter.getI64Type(), index);
   };
-  Value in = bufferization::ToBufferOp::create(
-      rewriter, loc, MemRefType::get(inType.getShape(), inType.getElementType()), operand,
-      /*read_only=*/true);
-  auto outMemRef = MemRefType::get(outType.getShape(), outType.getElementType());
-  Value out = memref::AllocOp::create(rewriter, loc, outMemRef, rewriter.getI64IntegerAttr(64));
   SmallVector<Value> args = {i64(int64_t(kind)), i64(*dtype), i64(reduce), pointer(in),
                              pointer(out), i64(inType.getRank())};
   for (int64_t d = 0; d < ::loom::rt::maxCallRank; ++d)
@@ -103,43 +101,85 @@ LogicalResult lowerCollective(Operation *op, Value operand, ::loom::rt::Collecti
   for (int64_t index : *indices)
     args.push_back(i64(index));
   assert(static_cast<int64_t>(args.size()) == kCollectiveArgs);
-  func::CallOp::create(rewriter, loc, declare(op, "loom_rt_collective", kCollectiveArgs, {}),
-                       args);
-  Value result = bufferization::ToTensorOp::create(rewriter, loc, outType, out,
-                                                   rewriter.getUnitAttr(),
-                                                   rewriter.getUnitAttr());
-  rewriter.replaceOp(op, result);
+  auto start = func::CallOp::create(
+      rewriter, loc,
+      declare(op, "loom_rt_collective_start", kCollectiveArgs, rewriter.getI64Type()), args);
+  func::CallOp::create(rewriter, loc, declare(op, "loom_rt_collective_wait", 1, {}),
+                       start.getResult(0));
   return success();
 }
 
-template <typename Op> struct LowerDimCollective : OpConversionPattern<Op> {
-  LowerDimCollective(MLIRContext *ctx, ::loom::rt::CollectiveCall kind)
-      : OpConversionPattern<Op>(ctx), kind(kind) {}
-  LogicalResult matchAndRewrite(Op op, typename Op::Adaptor adaptor,
-                                ConversionPatternRewriter &rewriter) const override {
-    return lowerCollective(op, adaptor.getOperand(), kind, /*reduce=*/0, op.getDim(),
-                           /*concatDim=*/0, op.getMeshAttr(), op.getAxes(), rewriter);
-  }
+/// What a collective op passes to the runtime besides its buffers.
+struct CallInfo {
   ::loom::rt::CollectiveCall kind;
+  int64_t reduce = 0, dim = 0, concatDim = 0;
 };
 
-struct LowerAllReduce : OpConversionPattern<AllReduceOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult matchAndRewrite(AllReduceOp op, OpAdaptor adaptor,
-                                ConversionPatternRewriter &rewriter) const override {
-    return lowerCollective(op, adaptor.getOperand(), ::loom::rt::CollectiveCall::AllReduce,
-                           static_cast<int64_t>(op.getKind()), 0, 0, op.getMeshAttr(),
-                           op.getAxes(), rewriter);
+CallInfo callInfo(Operation *op) {
+  using ::loom::rt::CollectiveCall;
+  if (auto o = dyn_cast<AllGatherOp>(op))
+    return {CollectiveCall::AllGather, 0, o.getDim(), 0};
+  if (auto o = dyn_cast<ReduceScatterOp>(op))
+    return {CollectiveCall::ReduceScatter, 0, o.getDim(), 0};
+  if (auto o = dyn_cast<AllReduceOp>(op))
+    return {CollectiveCall::AllReduce, static_cast<int64_t>(o.getKind()), 0, 0};
+  if (auto o = dyn_cast<AllToAllOp>(op))
+    return {CollectiveCall::AllToAll, 0, o.getSplitDim(), o.getConcatDim()};
+  auto o = cast<ShardSliceOp>(op);
+  return {CollectiveCall::ShardSlice, 0, o.getDim(), 0};
+}
+
+/// One-shot bufferization of a collective: it reads its operand's buffer at the op's place in
+/// the program and writes a fresh buffer. Bufferizing the op itself (rather than lowering it to
+/// calls on tensors earlier) lets the analysis see that read: a later op may not reuse the
+/// operand's buffer in place while a collective still has to read it.
+template <typename Op>
+struct CollectiveBufferization
+    : bufferization::BufferizableOpInterface::ExternalModel<CollectiveBufferization<Op>, Op> {
+  bool bufferizesToMemoryRead(Operation *, OpOperand &, const bufferization::AnalysisState &) const {
+    return true;
   }
-};
+  bool bufferizesToMemoryWrite(Operation *, OpOperand &,
+                               const bufferization::AnalysisState &) const {
+    return false;
+  }
+  bufferization::AliasingValueList getAliasingValues(Operation *, OpOperand &,
+                                                     const bufferization::AnalysisState &) const {
+    return {};
+  }
+  bool bufferizesToAllocation(Operation *, Value) const { return true; }
 
-struct LowerAllToAll : OpConversionPattern<AllToAllOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult matchAndRewrite(AllToAllOp op, OpAdaptor adaptor,
-                                ConversionPatternRewriter &rewriter) const override {
-    return lowerCollective(op, adaptor.getOperand(), ::loom::rt::CollectiveCall::AllToAll, 0,
-                           op.getSplitDim(), op.getConcatDim(), op.getMeshAttr(), op.getAxes(),
-                           rewriter);
+  LogicalResult bufferize(Operation *op, RewriterBase &rewriter,
+                          const bufferization::BufferizationOptions &options,
+                          bufferization::BufferizationState &state) const {
+    rewriter.setInsertionPoint(op);
+    Location loc = op->getLoc();
+    FailureOr<Value> in = bufferization::getBuffer(rewriter, op->getOperand(0), options, state);
+    if (failed(in))
+      return failure();
+    // The runtime reads dense row-major memory from the aligned pointer: a strided view (a
+    // slice, say) is copied into a dense buffer first.
+    auto inType = cast<MemRefType>(in->getType());
+    if (!inType.getLayout().isIdentity()) {
+      auto dense = MemRefType::get(inType.getShape(), inType.getElementType());
+      FailureOr<Value> copy = options.createAlloc(rewriter, loc, dense, {});
+      if (failed(copy) || failed(options.createMemCpy(rewriter, loc, *in, *copy)))
+        return failure();
+      in = copy;
+    }
+    auto outType = cast<RankedTensorType>(op->getResult(0).getType());
+    FailureOr<Value> out = options.createAlloc(
+        rewriter, loc, MemRefType::get(outType.getShape(), outType.getElementType()), {});
+    if (failed(out))
+      return failure();
+    CallInfo info = callInfo(op);
+    auto collective = cast<Op>(op);
+    if (failed(emitCollectiveCalls(op, *in, *out, info.kind, info.reduce, info.dim,
+                                   info.concatDim, collective.getMeshAttr(),
+                                   collective.getAxes(), rewriter)))
+      return failure();
+    bufferization::replaceOpWithBufferizedValues(rewriter, op, *out);
+    return success();
   }
 };
 
@@ -166,9 +206,15 @@ struct LowerAxisIndex : OpConversionPattern<AxisIndexOp> {
 } // namespace
 
 void mlir::loom::populateCollectiveLowering(RewritePatternSet &patterns) {
-  MLIRContext *ctx = patterns.getContext();
-  patterns.add<LowerDimCollective<AllGatherOp>>(ctx, ::loom::rt::CollectiveCall::AllGather);
-  patterns.add<LowerDimCollective<ReduceScatterOp>>(ctx, ::loom::rt::CollectiveCall::ReduceScatter);
-  patterns.add<LowerDimCollective<ShardSliceOp>>(ctx, ::loom::rt::CollectiveCall::ShardSlice);
-  patterns.add<LowerAllReduce, LowerAllToAll, LowerAxisIndex>(ctx);
+  patterns.add<LowerAxisIndex>(patterns.getContext());
+}
+
+void mlir::loom::registerCollectiveBufferization(DialectRegistry &registry) {
+  registry.addExtension(+[](MLIRContext *ctx, LoomDialect *) {
+    AllGatherOp::attachInterface<CollectiveBufferization<AllGatherOp>>(*ctx);
+    ReduceScatterOp::attachInterface<CollectiveBufferization<ReduceScatterOp>>(*ctx);
+    AllReduceOp::attachInterface<CollectiveBufferization<AllReduceOp>>(*ctx);
+    AllToAllOp::attachInterface<CollectiveBufferization<AllToAllOp>>(*ctx);
+    ShardSliceOp::attachInterface<CollectiveBufferization<ShardSliceOp>>(*ctx);
+  });
 }

@@ -129,21 +129,10 @@ template <typename Op> struct LowerIdentity : OpConversionPattern<Op> {
   }
 };
 
-/// The mesh only names devices; a program compiled for one device has no use for it.
-struct LowerMesh : OpConversionPattern<MeshOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult matchAndRewrite(MeshOp op, OpAdaptor,
-                                ConversionPatternRewriter &rewriter) const override {
-    rewriter.eraseOp(op);
-    return success();
-  }
-};
-
 } // namespace
 
 void mlir::loom::populateShapeLowering(RewritePatternSet &patterns) {
   patterns.add<LowerBroadcastInDim, LowerReshape, LowerTranspose, LowerSlice, LowerConcatenate,
-               LowerPad, LowerIdentity<StopGradientOp>, LowerIdentity<ShardingConstraintOp>,
-               LowerMesh>(
+               LowerPad, LowerIdentity<StopGradientOp>, LowerIdentity<ShardingConstraintOp>>(
       patterns.getContext());
 }

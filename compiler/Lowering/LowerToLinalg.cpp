@@ -1,6 +1,7 @@
 // The loom-lower-to-linalg pass: runs every op family's patterns as a full conversion, so an
 // op without a lowering is a located error rather than a silent leftover.
 #include "compiler/IR/LoomDialect.h"
+#include "compiler/IR/LoomOps.h"
 #include "compiler/Lowering/LoweringPatterns.h"
 #include "compiler/Lowering/Passes.h"
 
@@ -88,6 +89,9 @@ struct LowerToLinalgPass : mlir::loom::impl::LowerToLinalgBase<LowerToLinalgPass
 
     ConversionTarget target(*context);
     target.addIllegalDialect<LoomDialect>();
+    // Collectives bufferize to runtime calls (see LowerCollectives.cpp).
+    target.addLegalOp<loom::AllGatherOp, loom::ReduceScatterOp, loom::AllReduceOp,
+                      loom::AllToAllOp, loom::ShardSliceOp, loom::MeshOp>();
     target.addLegalDialect<linalg::LinalgDialect, tensor::TensorDialect, arith::ArithDialect,
                            math::MathDialect, scf::SCFDialect, func::FuncDialect,
                            memref::MemRefDialect, bufferization::BufferizationDialect>();

@@ -14,8 +14,11 @@ void populateShapeLowering(RewritePatternSet &patterns);
 void populateDotGeneralLowering(RewritePatternSet &patterns);
 void populateReduceLowering(RewritePatternSet &patterns);
 void populateGatherScatterLowering(RewritePatternSet &patterns);
-/// Collectives of partitioned programs become calls of the runtime (LowerCollectives.cpp).
+/// loom.axis_index becomes a call of the runtime (LowerCollectives.cpp).
 void populateCollectiveLowering(RewritePatternSet &patterns);
+/// The collectives (loom.all_gather, ...) bufferize to runtime calls in one-shot
+/// bufferization; this attaches their BufferizableOpInterface (LowerCollectives.cpp).
+void registerCollectiveBufferization(DialectRegistry &registry);
 
 /// An uninitialized tensor of `type` (the init operand of a linalg op).
 Value emptyTensor(OpBuilder &b, Location loc, RankedTensorType type);

@@ -236,6 +236,47 @@ def SinkDeallocs : Pass<"loom-sink-deallocs"> {
   }];
 }
 
+def OverlapCollectives : Pass<"loom-overlap-collectives", "mlir::func::FuncOp"> {
+  let summary = "Moves collectives' waits down and starts up so they overlap with compute.";
+  let description = [{
+    A bufferized collective is a start call (`loom_rt_collective_start`, returning a handle)
+    followed by a wait call (`loom_rt_collective_wait`). This pass schedules them in the
+    function's top-level block, so the device computes while the collective is in flight: the
+    start of a parameter's all_gather before the previous layer's matmuls, the reduce_scatter
+    of a gradient while the backward goes on.
+
+    * A wait moves down to just before the first op that reads or writes the collective's
+      output buffer, or writes (or frees) its input buffer: peers read the input until then.
+    * A start moves up to just after the last op that writes its input buffer, or that is
+      another collective's start or wait (starts keep their order on every device, and a
+      parameter's all_gather is prefetched one collective ahead, not all at the top). The
+      output's allocation and the pointer arithmetic move with it.
+
+    Buffers are tracked through views, extracted pointers and casts; an op whose effects are
+    unknown (a BLAS call) counts as writing every buffer it reaches. A function that passes
+    memrefs through loop results or block arguments is left alone.
+
+    Input:
+    ```mlir
+    %w = memref.alloc() : memref<8x4xf32>
+    (pointers of %arg0 and %w)
+    %h = call @loom_rt_collective_start(...) : (...) -> i64
+    call @loom_rt_collective_wait(%h) : (i64) -> ()
+    (work on other buffers)
+    (the matmul reading %w)
+    ```
+    Output:
+    ```mlir
+    %w = memref.alloc() : memref<8x4xf32>
+    (pointers of %arg0 and %w)
+    %h = call @loom_rt_collective_start(...) : (...) -> i64
+    (work on other buffers)
+    call @loom_rt_collective_wait(%h) : (i64) -> ()
+    (the matmul reading %w)
+    ```
+  }];
+}
+
 def ApproximateMath : Pass<"loom-approximate-math"> {
   let summary = "Rewrites math.exp/log/tanh/... as polynomials that vectorize.";
   let description = [{

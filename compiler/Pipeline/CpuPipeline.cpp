@@ -2,6 +2,7 @@
 // build it from these lists.
 #include "compiler/Pipeline/CpuPipeline.h"
 
+#include "compiler/Lowering/LoweringPatterns.h"
 #include "compiler/Lowering/Passes.h"
 #include "passes/Passes.h"
 #include "compiler/IR/LoomDialect.h"
@@ -53,6 +54,9 @@ const std::vector<std::string> &mlir::loom::cpuBufferizePasses() {
       "buffer-deallocation-pipeline",
       "convert-bufferization-to-memref",
       "canonicalize",
+      // Collectives in flight while the device computes (before deallocs move to last uses:
+      // a wait is a use of both its buffers).
+      "func.func(loom-overlap-collectives)",
       // Free temporaries after their last use, not all at the end of the step.
       "loom-sink-deallocs",
   };
@@ -130,6 +134,7 @@ void mlir::loom::registerLoomPasses() {
 
 void mlir::loom::appendCpuPipelineDialects(DialectRegistry &registry) {
   registry.insert<LoomDialect>();
+  registerCollectiveBufferization(registry);
   registerAllDialects(registry);
   registerAllExtensions(registry);
   registerBuiltinDialectTranslation(registry);

@@ -1,7 +1,8 @@
 // The training cookbook's sharding strategies for the GPT decoder (Gpt.h): data parallel,
-// FSDP and tensor parallel, with the parameter and activation PartitionSpecs exactly as the
-// cookbook's tables in "Achieving High Performance" write them. A strategy is annotations
-// only: the model code is the same for all of them.
+// FSDP and tensor parallel, with the parameter and activation PartitionSpecs as the cookbook's
+// tables in "Achieving High Performance" write them, with one change: FSDP also splits the
+// embedding table (in_kernel) along the vocabulary (see GptSharding.cpp). A strategy is
+// annotations only: the model code is the same for all of them.
 #ifndef LOOM_FRONTEND_NN_GPTSHARDING_H
 #define LOOM_FRONTEND_NN_GPTSHARDING_H
 

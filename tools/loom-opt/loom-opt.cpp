@@ -11,9 +11,7 @@
 int main(int argc, char **argv) {
   mlir::loom::registerLoomPasses();
   mlir::DialectRegistry registry;
-  mlir::registerAllDialects(registry);
-  mlir::registerAllExtensions(registry);
-  registry.insert<mlir::loom::LoomDialect>();
+  mlir::loom::appendCpuPipelineDialects(registry);
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "Loom optimizer driver\n", registry));
 }

@@ -6,13 +6,14 @@
 // counters offset by the device's index (one loom.axis_index per split parameter), and
 // neither computes a whole parameter nor moves any data.
 // CHECK-LABEL: func.func @main
+// CHECK-SAME: tensor<16x32xf32> {loom.sharding = #loom.sharding<@mesh, {{\[\[}}"fsdp"], []]>}
 // CHECK-SAME: tensor<1x8x32xf32> {loom.sharding = #loom.sharding<@mesh, {{\[\[}}"fsdp"], [], []]>}
 // CHECK-SAME: tensor<3x8x4x8xf32> {loom.sharding = #loom.sharding<@mesh, {{\[\[}}], ["fsdp"], [], []]>}
 // CHECK-SAME: tensor<8x128xf32> {loom.sharding = #loom.sharding<@mesh, {{\[\[}}"fsdp"], []]>}
 // CHECK-SAME: tensor<128x8xf32> {loom.sharding = #loom.sharding<@mesh, {{\[\[}}], ["fsdp"]]>}
 // CHECK-NOT: loom.shard_slice
 // CHECK-NOT: loom.all_
-// CHECK-COUNT-5: loom.axis_index @mesh, axes = ["fsdp"] : tensor<i32>
+// CHECK-COUNT-6: loom.axis_index @mesh, axes = ["fsdp"] : tensor<i32>
 // CHECK-NOT: loom.axis_index
 // CHECK-NOT: loom.shard_slice
 // CHECK-NOT: loom.all_

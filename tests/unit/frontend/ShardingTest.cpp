@@ -344,7 +344,8 @@ TEST(GptSharding, TablesAreTheCookbooks) {
   EXPECT_EQ(fsdp.att_out, P("fsdp", None, None));
   EXPECT_EQ(fsdp.mlp_in, P("fsdp", None));
   EXPECT_EQ(fsdp.mlp_out, P(None, "fsdp"));
-  EXPECT_EQ(fsdp.in_kernel, P(None, None));
+  // The one change to the cookbook's table: the embedding table is split too.
+  EXPECT_EQ(fsdp.in_kernel, P("fsdp", None));
   EXPECT_EQ(fsdp.in_bias, P(None));
   EXPECT_EQ(fsdp.out_kernel, P("fsdp", None));
   EXPECT_EQ(fsdp.out_bias, P(None));
@@ -425,9 +426,9 @@ TEST(GptSharding, ErrorsNameTheParameterOrActivation) {
   EXPECT_EQ(errorOf([&] {
               nn::gptShardings(config, GptStrategy::FSDP, nn::gptMesh(GptStrategy::FSDP, {3}));
             }),
-            "gptShardings(fsdp): parameter layers[0].att_out f32[4,8,32]: sharding P(\"fsdp\", "
-            "None, None) on @mesh {\"fsdp\": 3}: dim 0 (size 4) does not divide by the 3 "
-            "devices of mesh axes [\"fsdp\"]");
+            "gptShardings(fsdp): parameter in_kernel f32[64,32]: sharding P(\"fsdp\", None) on "
+            "@mesh {\"fsdp\": 3}: dim 0 (size 64) does not divide by the 3 devices of mesh "
+            "axes [\"fsdp\"]");
   config.batch = 6;
   EXPECT_EQ(errorOf([&] {
               nn::gptShardings(config, GptStrategy::DP, nn::gptMesh(GptStrategy::DP, {4}));

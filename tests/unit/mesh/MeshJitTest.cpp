@@ -86,6 +86,22 @@ void expectClose(const std::vector<float> &a, const std::vector<float> &b, const
     ASSERT_NEAR(a[i], b[i], 1e-5 * (1 + std::fabs(b[i]))) << what << " " << i;
 }
 
+/// The GPT check: the 3 losses within 1e-5 relative; the parameters within 2e-4 absolute and
+/// all but 0.1% of them within 1e-5 relative. Sharded sums add in another order, and where a
+/// gradient is near zero AdamW turns that rounding into a visible step (up to the learning
+/// rate, 1e-3); a wrong gradient moves whole rows by about the learning rate per step.
+void expectGptClose(const std::vector<float> &a, const std::vector<float> &b, const char *what) {
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t i = 0; i < 3; ++i)
+    EXPECT_NEAR(a[i], b[i], 1e-5 * (1 + std::fabs(b[i]))) << what << ": loss of step " << i;
+  size_t loose = 0;
+  for (size_t i = 3; i < a.size(); ++i) {
+    ASSERT_NEAR(a[i], b[i], 2e-4) << what << ": parameter value " << i - 3;
+    loose += std::fabs(a[i] - b[i]) > 1e-5 * (1 + std::fabs(b[i]));
+  }
+  EXPECT_LE(loose, (a.size() - 3) / 1000) << what << ": parameters off by more than 1e-5";
+}
+
 TEST(MeshJit, DataParallelTrainingMatchesOneDevice) {
   Mesh mesh({{"data", 4}});
   auto [oneLosses, oneW1] = train({.name = "one"}, NamedSharding(), NamedSharding());
@@ -117,8 +133,15 @@ TEST(MeshJit, FsdpTrainingMatchesOneDevice) {
 /// Losses of 3 steps of the GPT train step (AdamW) with `strategy`'s shardings on `meshShape`,
 /// or on one device without shardings when `meshShape` is empty, then every final parameter
 /// value (flattened in tree order).
+///
+/// The small config's sizes (V1024 C256 H4 T128 B8) with one layer instead of four: the layers
+/// are alike, and four would take a minute to compile per strategy. The vocabulary being four
+/// times the width matters: the embedding table then has the MLP weights' shape, so their
+/// updates share constants, which once made bufferization reuse a buffer a collective still had
+/// to read.
 std::vector<float> trainGpt(nn::GptStrategy strategy, const std::vector<int64_t> &meshShape) {
-  nn::GptConfig config{.vocab = 16, .embed = 16, .layers = 1, .heads = 4, .seq = 4, .batch = 8};
+  nn::GptConfig config{.vocab = 1024, .embed = 256, .layers = 1, .heads = 4, .seq = 128,
+                       .batch = 8};
   optim::AdamWOptions adamw;
   JitOptions options{.name = "gpt_step"};
   nn::GptActivationShardings act;
@@ -157,10 +180,10 @@ TEST(MeshJit, GptTrainStepUnderEveryStrategyMatchesOneDevice) {
   // The cookbook's tables: DP over 4, FSDP over 4, TP over 2, FSDP x TP on 2x2.
   std::vector<float> one = trainGpt(nn::GptStrategy::DP, {});
   // The first 3 values are the losses, the rest the final parameters.
-  expectClose(trainGpt(nn::GptStrategy::DP, {4}), one, "DP loss or parameter");
-  expectClose(trainGpt(nn::GptStrategy::FSDP, {4}), one, "FSDP loss or parameter");
-  expectClose(trainGpt(nn::GptStrategy::TP, {2}), one, "TP loss or parameter");
-  expectClose(trainGpt(nn::GptStrategy::FSDP_TP, {2, 2}), one, "FSDP x TP loss or parameter");
+  expectGptClose(trainGpt(nn::GptStrategy::DP, {4}), one, "DP over 4");
+  expectGptClose(trainGpt(nn::GptStrategy::FSDP, {4}), one, "FSDP over 4");
+  expectGptClose(trainGpt(nn::GptStrategy::TP, {2}), one, "TP over 2");
+  expectGptClose(trainGpt(nn::GptStrategy::FSDP_TP, {2, 2}), one, "FSDP x TP on 2x2");
 }
 
 } // namespace
