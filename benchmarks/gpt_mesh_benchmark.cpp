@@ -1,7 +1,9 @@
-// The GPT train step (small config) on 4 virtual CPU devices under DP and FSDP, next to the
+// The GPT train step (small config) on 4 virtual CPU devices under DP, FSDP and TP, next to the
 // same step on 1 device in the same run (same global batch, same 2 cores): median step time
-// relative to 1 device (which gets all cores for BLAS; the four devices share them), and
-// per-device parameter + optimizer-state bytes relative to DP.
+// relative to 1 device (which gets all cores for BLAS; the four devices share them),
+// per-device parameter + optimizer-state bytes relative to DP, bytes each device receives
+// through collectives per step next to the ideal for the strategy, and how much of the
+// collectives' time the schedule hides (FSDP with and without loom-overlap-collectives).
 #include "frontend/Loom.h"
 #include "runtime/Blas.h"
 
@@ -19,7 +21,13 @@ namespace {
 struct Row {
   double stepSeconds = 0;
   double stateBytesPerDevice = 0;
+  /// Per device and step, averaged over the devices.
+  double bytesReceived = 0, inFlightSeconds = 0, waitSeconds = 0;
+  /// Global bytes of the parameters split over the mesh and of those replicated.
+  double splitParamBytes = 0, replicatedParamBytes = 0;
 };
+
+constexpr int kDevices = 4, kWarmup = 3, kSteps = 13;
 
 /// Bytes one device holds of `tree` (each leaf's local part).
 double bytesPerDevice(const Tree<Array> &tree) {
@@ -33,15 +41,16 @@ double bytesPerDevice(const Tree<Array> &tree) {
   return bytes;
 }
 
-Row run(const nn::GptConfig &config, std::optional<nn::GptStrategy> strategy) {
+Row run(const nn::GptConfig &config, std::optional<nn::GptStrategy> strategy,
+        std::vector<int64_t> meshShape = {kDevices}, bool overlap = true) {
   // One device gets every core for BLAS; four devices share them (as the client sets).
   int cores = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
   rt::setBlasThreads(strategy ? std::max(1, cores / 4) : cores);
   optim::AdamWOptions adamw;
-  JitOptions options{.name = "gpt_mesh", .donateArgnums = {0, 1}};
+  JitOptions options{.name = "gpt_mesh", .overlapCollectives = overlap, .donateArgnums = {0, 1}};
   nn::GptActivationShardings act;
   if (strategy) {
-    Mesh mesh = nn::gptMesh(*strategy, {4});
+    Mesh mesh = nn::gptMesh(*strategy, meshShape);
     nn::GptShardings s = nn::gptShardings(config, *strategy, mesh);
     act = s.activations;
     nn::setTrainStepShardings(s, options);
@@ -57,7 +66,11 @@ Row run(const nn::GptConfig &config, std::optional<nn::GptStrategy> strategy) {
     tokens[i] = static_cast<int32_t>((i * 7919) % config.vocab);
   std::vector<double> times;
   Row row;
-  for (int i = 0; i < 13; ++i) {
+  std::vector<CollectiveStats> before(kDevices);
+  for (int i = 0; i < kSteps; ++i) {
+    if (i == kWarmup)
+      for (int d = 0; d < kDevices; ++d)
+        before[d] = collectiveStats(d);
     Array ids = Array::from(tokens, {config.batch, config.seq});
     auto start = Clock::now();
     auto [p, st, loss] = step(params, state, ids, ids, Array::scalar(float(i)));
@@ -68,6 +81,19 @@ Row run(const nn::GptConfig &config, std::optional<nn::GptStrategy> strategy) {
   }
   std::sort(times.begin(), times.end());
   row.stepSeconds = times[times.size() / 2];
+  const double perStep = 1.0 / ((kSteps - kWarmup) * kDevices);
+  for (int d = 0; d < kDevices; ++d) {
+    CollectiveStats after = collectiveStats(d);
+    row.bytesReceived += (after.bytesReceived - before[d].bytesReceived) * perStep;
+    row.inFlightSeconds += (after.inFlightSeconds - before[d].inFlightSeconds) * perStep;
+    row.waitSeconds += (after.waitSeconds - before[d].waitSeconds) * perStep;
+  }
+  params.visit([&](const Array &a) {
+    double bytes = static_cast<double>(a.numElements()) * rt::byteSize(a.dtype());
+    (a.isSharded() && a.shardBuffers()[0]->size() < bytes
+         ? row.splitParamBytes
+         : row.replicatedParamBytes) += bytes;
+  });
   row.stateBytesPerDevice = bytesPerDevice(params) + bytesPerDevice(state);
   return row;
 }
@@ -81,16 +107,49 @@ int main() {
   Row one = run(small, std::nullopt);
   Row dp = run(small, nn::GptStrategy::DP);
   Row fsdp = run(small, nn::GptStrategy::FSDP);
-  std::printf("GPT small (V1024 C256 L4 H4 T128 B8), median of 10 steps, 4 virtual devices\n\n");
-  std::printf("| strategy | step time | step time / 1 device | params + AdamW state per device "
-              "| / DP |\n|---|---|---|---|---|\n");
-  auto line = [&](const char *name, const Row &r) {
-    std::printf("| %s | %.1f ms | %.2f | %.1f MB | %.2f |\n", name, r.stepSeconds * 1e3,
+  Row fsdpSerial = run(small, nn::GptStrategy::FSDP, {kDevices}, /*overlap=*/false);
+  Row tp = run(small, nn::GptStrategy::TP);
+  Row fsdpTp = run(small, nn::GptStrategy::FSDP_TP, {2, 2});
+
+  // The ideal bytes a device receives per step, with the in-process accounting (all_gather and
+  // all_reduce: (n-1) x the input; reduce_scatter: (n-1) x the output):
+  //  * DP: one all_reduce of every gradient: (n-1) P.
+  //  * FSDP: each split parameter gathered once and its gradient reduce-scattered once,
+  //    2 (n-1)/n P_split, and the replicated ones' gradients all-reduced, (n-1) P_repl.
+  //  * TP (Megatron): per layer two all_reduces of the activations [B,T,C] forward and two
+  //    backward, 4 L (n-1) BTC x 4 bytes, plus the replicated parameters' gradients.
+  const double n = kDevices;
+  const double activation = double(small.batch) * small.seq * small.embed * 4;
+  auto idealDp = (n - 1) * (dp.splitParamBytes + dp.replicatedParamBytes);
+  auto idealFsdp = [&](const Row &r) {
+    return 2 * (n - 1) / n * r.splitParamBytes + (n - 1) * r.replicatedParamBytes;
+  };
+  double idealTp = 4 * small.layers * (n - 1) * activation + (n - 1) * tp.replicatedParamBytes;
+
+  std::printf("GPT small (V1024 C256 L4 H4 T128 B8), median of %d steps, %d virtual devices\n\n",
+              kSteps - kWarmup, kDevices);
+  std::printf("| strategy | step time | / 1 device | params + AdamW state per device | / DP | "
+              "received per device per step | ideal | / ideal | in flight per step | "
+              "waiting per step |\n|---|---|---|---|---|---|---|---|---|---|\n");
+  auto line = [&](const char *name, const Row &r, double ideal) {
+    std::printf("| %s | %.1f ms | %.2f | %.2f MB | %.2f |", name, r.stepSeconds * 1e3,
                 r.stepSeconds / one.stepSeconds, r.stateBytesPerDevice / 1e6,
                 r.stateBytesPerDevice / dp.stateBytesPerDevice);
+    if (ideal > 0)
+      std::printf(" %.2f MB | %.2f MB | %.2f | %.1f ms | %.1f ms |\n", r.bytesReceived / 1e6,
+                  ideal / 1e6, r.bytesReceived / ideal, r.inFlightSeconds * 1e3,
+                  r.waitSeconds * 1e3);
+    else if (r.bytesReceived > 0)
+      std::printf(" %.2f MB | - | - | %.1f ms | %.1f ms |\n", r.bytesReceived / 1e6,
+                  r.inFlightSeconds * 1e3, r.waitSeconds * 1e3);
+    else
+      std::printf(" - | - | - | - | - |\n");
   };
-  line("1 device", one);
-  line("DP over 4", dp);
-  line("FSDP over 4", fsdp);
+  line("1 device", one, 0);
+  line("DP over 4", dp, idealDp);
+  line("FSDP over 4", fsdp, idealFsdp(fsdp));
+  line("FSDP over 4, no overlap", fsdpSerial, idealFsdp(fsdpSerial));
+  line("TP over 4", tp, idealTp);
+  line("FSDP x TP 2x2", fsdpTp, 0);
   return 0;
 }

@@ -9,6 +9,7 @@
 #include "runtime/Client.h"
 #include "runtime/Device.h"
 #include "runtime/InProcessCollectives.h"
+#include "runtime/SpmdCalls.h"
 #include "frontend/MeshPlacement.h"
 
 #include "mlir/Pass/PassManager.h"
@@ -247,6 +248,12 @@ callOnMesh(const JitFunction::FlatArgs &args, const Compiled &compiled, const st
 }
 } // namespace
 
+CollectiveStats loom::collectiveStats(int device) {
+  rt::CollectiveStats backend = collectives().stats(device);
+  rt::SpmdCallStats calls = rt::spmdCallStats(device);
+  return {backend.collectives, backend.bytesReceived, calls.inFlightSeconds, calls.waitSeconds};
+}
+
 struct JitFunction::Impl {
   JitOptions options;
   mlir::MLIRContext context;
@@ -310,6 +317,7 @@ struct JitFunction::Impl {
     partitionForMesh(*module, entry);
     mlir::loom::CpuCompileOptions compileOptions;
     compileOptions.useCache = options.useCache;
+    compileOptions.overlapCollectives = options.overlapCollectives;
     compileOptions.dumpDir = options.dumpIrDir;
     auto compiled = mlir::loom::compileForCpu(*module, compileOptions);
     if (!compiled.ok())

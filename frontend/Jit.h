@@ -26,6 +26,9 @@ struct JitOptions {
   int device = 0;
   /// Use the on-disk compilation cache.
   bool useCache = true;
+  /// Let collectives run while the device computes (the loom-overlap-collectives pass); off,
+  /// each collective is awaited right after it starts (for measuring what overlap buys).
+  bool overlapCollectives = true;
   /// If not empty, the module after each compiler stage is written under this directory.
   std::string dumpIrDir;
   /// Positions of the arguments (each an Array or a whole Tree) the caller donates: their
@@ -265,6 +268,20 @@ private:
   F fn;
   std::shared_ptr<detail::JitFunction> core;
 };
+
+/// What the collectives of partitioned programs did on one virtual device since the process
+/// started: for benchmarks (subtract two readings to get one step's share).
+struct CollectiveStats {
+  /// Collectives completed (shard_slice, a local copy, not counted).
+  uint64_t collectives = 0;
+  /// Bytes the device received from its peers (see rt::CollectiveStats for the accounting).
+  uint64_t bytesReceived = 0;
+  /// Seconds the device computed while its collectives were in flight (start to wait).
+  double inFlightSeconds = 0;
+  /// Seconds the device spent waiting for collectives (exposed communication).
+  double waitSeconds = 0;
+};
+CollectiveStats collectiveStats(int device);
 
 /// Compiles `fn` lazily per signature; see Jitted.
 template <typename F> Jitted<F> jit(F fn, JitOptions options = {}) {

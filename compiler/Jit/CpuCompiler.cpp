@@ -89,7 +89,7 @@ rt::StatusOr<std::string> generateObject(ModuleOp module, llvm::TargetMachine &t
   OwningOpRef<ModuleOp> clone = module.clone();
   DiagnosticCollector diagnostics(ctx);
   PassManager pm(ctx);
-  if (failed(buildCpuPipeline(pm)))
+  if (failed(buildCpuPipeline(pm, options.overlapCollectives)))
     return internal("cannot build the CPU pipeline: " + diagnostics.text);
   if (!options.dumpDir.empty()) {
     ctx->disableMultithreading(); // IR printing requires it
@@ -204,7 +204,8 @@ rt::StatusOr<CpuCompileResult> mlir::loom::compileForCpu(ModuleOp module,
   }
   std::string pipeline = llvm::join(cpuToLinalgPasses(), ",") + ";" +
                          llvm::join(cpuBufferizePasses(), ",") + ";" +
-                         llvm::join(cpuToLLVMPasses(), ",");
+                         llvm::join(cpuToLLVMPasses(), ",") +
+                         (options.overlapCollectives ? "" : ";no-overlap");
   std::string key = CompilationCache::hashKey(
       {"loom-cpu-1", LOOM_COMPILER_FINGERPRINT, LLVM_VERSION_STRING, (*tm)->getTargetTriple().str(),
        (*tm)->getTargetCPU().str(), (*tm)->getTargetFeatureString().str(), pipeline,

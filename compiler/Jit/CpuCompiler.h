@@ -20,6 +20,8 @@ struct CpuCompileOptions {
   /// Cache directory; empty picks the default (see CompilationCache).
   std::string cacheDir;
   bool useCache = true;
+  /// Schedule collectives to overlap with compute (loom-overlap-collectives).
+  bool overlapCollectives = true;
   /// If not empty, the module after each pipeline stage is written here (for debugging).
   std::string dumpDir;
 };

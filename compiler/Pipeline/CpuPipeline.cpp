@@ -90,10 +90,13 @@ static LogicalResult addPasses(OpPassManager &pm, const std::vector<std::string>
   return parsePassPipeline(llvm::join(passes, ","), pm);
 }
 
-LogicalResult mlir::loom::buildCpuPipeline(OpPassManager &pm) {
+LogicalResult mlir::loom::buildCpuPipeline(OpPassManager &pm, bool overlapCollectives) {
   registerLoomPasses(); // the pass lists are parsed by name
+  std::vector<std::string> bufferize = cpuBufferizePasses();
+  if (!overlapCollectives)
+    llvm::erase(bufferize, "func.func(loom-overlap-collectives)");
   return success(succeeded(addPasses(pm, cpuToLinalgPasses())) &&
-                 succeeded(addPasses(pm, cpuBufferizePasses())) &&
+                 succeeded(addPasses(pm, bufferize)) &&
                  succeeded(addPasses(pm, cpuToLLVMPasses())));
 }
 

@@ -22,7 +22,9 @@ const std::vector<std::string> &cpuToLLVMPasses();
 const std::vector<std::string> &spmdPasses();
 
 /// Appends the whole pipeline (all three stages) to `pm`.
-LogicalResult buildCpuPipeline(OpPassManager &pm);
+/// `overlapCollectives` false leaves out loom-overlap-collectives (each collective's wait
+/// then follows its start), to measure what the scheduling buys.
+LogicalResult buildCpuPipeline(OpPassManager &pm, bool overlapCollectives = true);
 
 /// Registers loom-cpu-to-linalg, loom-cpu-bufferize, loom-cpu-to-llvm and loom-cpu-pipeline.
 void registerCpuPipelines();
