@@ -380,6 +380,34 @@ JitFunction::~JitFunction() = default;
 
 const JitStats &JitFunction::stats() const { return impl->stats; }
 
+CompiledMemoryStats JitFunction::memoryAnalysis(const FlatArgs &args, const Traced &fn) {
+  std::lock_guard lock(impl->mutex);
+  const Compiled &compiled = impl->lookup(args, fn);
+  const rt::Executable &exe = *compiled.executable;
+  CompiledMemoryStats stats;
+  size_t leaf = 0;
+  for (size_t end : args.argumentEnds) {
+    uint64_t bytes = 0;
+    for (; leaf < end && leaf < exe.inputs.size(); ++leaf)
+      bytes += exe.inputs[leaf].bytes();
+    stats.argumentBytes.push_back(bytes);
+  }
+  for (size_t i = 0; i < exe.outputs.size(); ++i)
+    (i < exe.outputAliases.size() && exe.outputAliases[i] >= 0 ? stats.aliasBytes
+                                                                : stats.outputBytes) +=
+        exe.outputs[i].bytes();
+  stats.temporaryBytes = static_cast<uint64_t>(std::max<int64_t>(0, exe.plannedTemporaryBytes));
+  stats.temporaryBuffers = static_cast<uint64_t>(exe.plannedTemporaryBuffers);
+  return stats;
+}
+
+std::string CompiledMemoryStats::toString() const {
+  return fmt::format("arguments [{}] bytes, outputs {} bytes, aliased {} bytes, temporaries {} "
+                     "bytes ({} buffers)",
+                     fmt::join(argumentBytes, ", "), outputBytes, aliasBytes, temporaryBytes,
+                     temporaryBuffers);
+}
+
 std::string JitFunction::ir(const FlatArgs &args, const Traced &fn) {
   std::lock_guard lock(impl->mutex);
   if (auto it = impl->cache.find(signatureOf(args, impl->options.name)); it != impl->cache.end())

@@ -55,6 +55,21 @@ struct JitStats {
   double lastLowerSeconds = 0, lastCodegenSeconds = 0, lastLoadSeconds = 0;
 };
 
+/// What a compiled function holds in memory on each device it runs on (like JAX's
+/// CompiledMemoryStats): the arguments, the outputs, and the peak of compiled code's
+/// temporaries from the compiler's buffer plan. For a program partitioned over a mesh these
+/// are one device's local shards.
+struct CompiledMemoryStats {
+  /// Per top-level argument (for a train step: parameters, optimizer state, batch...).
+  std::vector<uint64_t> argumentBytes;
+  /// Outputs with buffers of their own, and outputs written into donated arguments.
+  uint64_t outputBytes = 0, aliasBytes = 0;
+  /// The most bytes of temporaries the program holds at once, and how many buffers.
+  uint64_t temporaryBytes = 0, temporaryBuffers = 0;
+  /// "arguments [a, b, ...] bytes, outputs ..., aliased ..., temporaries ... (n buffers)".
+  std::string toString() const;
+};
+
 namespace detail {
 
 /// The structure of a jitted function's result (a tree whose leaves are placeholders).
@@ -91,6 +106,8 @@ public:
   /// The Loom IR traced for the signature of `args`: that of the compiled function if there
   /// is one, else a fresh trace (nothing is compiled).
   std::string ir(const FlatArgs &args, const Traced &fn);
+  /// Compiles for the signature of `args` (if not done yet) and describes its memory.
+  CompiledMemoryStats memoryAnalysis(const FlatArgs &args, const Traced &fn);
   const JitStats &stats() const;
 
 private:
@@ -234,6 +251,13 @@ public:
   template <typename... Args> std::string lower(const Args &...args) {
     using R = std::decay_t<std::invoke_result_t<F &, typename detail::Argument<Args>::Traced...>>;
     return core->ir(flatten(args...), traced<R>(args...));
+  }
+
+  /// Per device memory of the program compiled for these arguments (compiled now if needed;
+  /// nothing runs).
+  template <typename... Args> CompiledMemoryStats memory_analysis(const Args &...args) {
+    using R = std::decay_t<std::invoke_result_t<F &, typename detail::Argument<Args>::Traced...>>;
+    return core->memoryAnalysis(flatten(args...), traced<R>(args...));
   }
 
   const JitStats &stats() const { return core->stats(); }

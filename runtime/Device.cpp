@@ -17,6 +17,14 @@ void detail::MemoryStats::add(size_t bytes) {
   }
 }
 
+void detail::MemoryStats::addTemporary(size_t bytes) {
+  add(bytes);
+  size_t now = temporaryInUse.fetch_add(bytes) + bytes;
+  size_t seen = temporaryPeak.load();
+  while (now > seen && !temporaryPeak.compare_exchange_weak(seen, now)) {
+  }
+}
+
 Device::Device(int id) : index(id) {
   // Started last, once every member the worker touches exists.
   worker = std::thread([this] { serve(); });

@@ -28,9 +28,17 @@ namespace detail {
 struct MemoryStats {
   std::atomic<size_t> inUse{0};
   std::atomic<size_t> peak{0};
+  /// The part of inUse held by compiled code's temporaries, and its peak.
+  std::atomic<size_t> temporaryInUse{0};
+  std::atomic<size_t> temporaryPeak{0};
 
   void add(size_t bytes);
   void remove(size_t bytes) { inUse.fetch_sub(bytes); }
+  void addTemporary(size_t bytes);
+  void removeTemporary(size_t bytes) {
+    remove(bytes);
+    temporaryInUse.fetch_sub(bytes);
+  }
 };
 } // namespace detail
 
@@ -114,6 +122,10 @@ public:
   size_t bytesInUse() const { return memoryStats->inUse.load(); }
   /// The largest bytesInUse() seen since the device was created.
   size_t peakBytesInUse() const { return memoryStats->peak.load(); }
+  /// The largest amount of memory compiled code held in temporaries at once (allocation
+  /// headers and alignment included) since the device was created or resetTemporaryPeak().
+  size_t peakTemporaryBytes() const { return memoryStats->temporaryPeak.load(); }
+  void resetTemporaryPeak() { memoryStats->temporaryPeak.store(memoryStats->temporaryInUse.load()); }
 
 private:
   friend class Buffer;

@@ -40,6 +40,9 @@ struct Executable {
   /// updated in place), or -1 for an output buffer of its own. Empty: no
   /// output aliases an input.
   std::vector<int> outputAliases;
+  /// The compiler's buffer plan (loom-emit-entry): the most bytes of temporaries the program
+  /// holds at once, and how many buffers that is; -1 if the program does not say.
+  int64_t plannedTemporaryBytes = -1, plannedTemporaryBuffers = 0;
   /// Owns the JITed code that `entry` points into; the runtime only holds it
   /// while launches are in flight.
   std::shared_ptr<void> keepAlive;

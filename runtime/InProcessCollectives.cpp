@@ -191,10 +191,15 @@ struct InProcessCollectives::Slot {
   /// Each member's request, by rank, once it has arrived.
   std::vector<std::optional<CollectiveRequest>> members;
   int arrived = 0;
-  /// Members currently reading peer inputs.
-  int reading = 0;
-  std::vector<bool> finished;
+  /// Whether the members' requests were compared (once, when all arrived).
+  bool checked = false;
+  /// Per rank: whether some member took on writing that rank's output, whether
+  /// it is written, and the bytes it read from the other members.
+  std::vector<bool> claimed, finished;
+  std::vector<uint64_t> bytesRead;
   int finishedCount = 0;
+  /// Members currently reading inputs.
+  int reading = 0;
   int departed = 0;
   /// Set once the collective failed for the whole group.
   Status failure;
@@ -202,13 +207,9 @@ struct InProcessCollectives::Slot {
 
 /// One member's started collective.
 struct InProcessCollectives::Pending {
-  enum class State { Started, Computing, Computed };
   CollectiveRequest request;
   std::pair<std::vector<int>, uint64_t> key;
   std::shared_ptr<Slot> slot;
-  State state = State::Started;
-  /// Bytes read from peers, counted in the statistics once wait() succeeds.
-  uint64_t bytesRead = 0;
   int device() const { return request.group.devices[request.group.rank]; }
 };
 
@@ -239,7 +240,9 @@ InProcessCollectives::startValidated(const CollectiveRequest &request) {
     slot->what = request.describe() + " (collective #" +
                  std::to_string(sequence) + " of the group)";
     slot->members.resize(devices.size());
+    slot->claimed.assign(devices.size(), false);
     slot->finished.assign(devices.size(), false);
+    slot->bytesRead.assign(devices.size(), 0);
   }
   // Only reachable if two threads start collectives for one device at once.
   if (slot->members[rank])
@@ -277,55 +280,59 @@ bool InProcessCollectives::computeReady(int device,
                                         std::unique_lock<std::mutex> &lock) {
   for (const std::shared_ptr<Pending> &op : issued[device]) {
     Slot &slot = *op->slot;
-    if (op->state == Pending::State::Started &&
-        (slot.arrived == static_cast<int>(slot.members.size()) ||
-         !slot.failure.isOk())) {
-      // compute() unlocks, and `issued` may change meanwhile: rescan.
-      std::shared_ptr<Pending> keep = op;
-      compute(*keep, lock);
+    if (slot.arrived == static_cast<int>(slot.members.size()) &&
+        slot.failure.isOk() &&
+        std::find(slot.claimed.begin(), slot.claimed.end(), false) !=
+            slot.claimed.end()) {
+      // computeSlot() unlocks, and `issued` may change meanwhile: rescan.
+      std::shared_ptr<Slot> keep = op->slot;
+      computeSlot(*keep, lock);
       return true;
     }
   }
   return false;
 }
 
-void InProcessCollectives::compute(Pending &op,
-                                   std::unique_lock<std::mutex> &lock) {
-  Slot &slot = *op.slot;
-  const CollectiveRequest &request = op.request;
-  op.state = Pending::State::Computing;
-  auto finish = [&] {
-    op.state = Pending::State::Computed;
-    changed.notify_all();
-  };
-  if (!slot.failure.isOk())
-    return finish();
-  // Every member checks every peer, so all of them agree on a mismatch and
-  // none reads a peer's input.
+void InProcessCollectives::computeSlot(Slot &slot,
+                                       std::unique_lock<std::mutex> &lock) {
   const int n = static_cast<int>(slot.members.size());
-  for (int rank = 0; rank < n; ++rank) {
-    if (!sameCollective(*slot.members[rank], request)) {
-      slot.failure = Status::error(
-          StatusCode::InvalidArgument,
-          slot.what + ": members disagree: rank " + std::to_string(rank) +
-              " started " + slot.members[rank]->describe() + " but rank " +
-              std::to_string(request.group.rank) + " started " +
-              request.describe());
-      return finish();
+  if (!slot.checked) {
+    slot.checked = true;
+    // Checked before anyone reads an input, so no member reads a peer's
+    // buffer of another shape.
+    for (int rank = 1; rank < n; ++rank) {
+      if (!sameCollective(*slot.members[rank], *slot.members[0])) {
+        slot.failure = Status::error(
+            StatusCode::InvalidArgument,
+            slot.what + ": members disagree: rank " + std::to_string(rank) +
+                " started " + slot.members[rank]->describe() + " but rank 0 started " +
+                slot.members[0]->describe());
+        changed.notify_all();
+        return;
+      }
     }
   }
   std::vector<const void *> inputs(n);
   for (int rank = 0; rank < n; ++rank)
     inputs[rank] = slot.members[rank]->input;
-
-  ++slot.reading;
-  lock.unlock();
-  op.bytesRead = runKernel(request, inputs);
-  lock.lock();
-  --slot.reading;
-  slot.finished[request.group.rank] = true;
-  ++slot.finishedCount;
-  finish();
+  // Any member writes every member's output that nobody took on yet: a peer
+  // busy computing need not come to its wait for the others to complete.
+  while (slot.failure.isOk()) {
+    auto next = std::find(slot.claimed.begin(), slot.claimed.end(), false);
+    if (next == slot.claimed.end())
+      return;
+    const int rank = static_cast<int>(next - slot.claimed.begin());
+    slot.claimed[rank] = true;
+    ++slot.reading;
+    lock.unlock();
+    uint64_t bytes = runKernel(*slot.members[rank], inputs);
+    lock.lock();
+    --slot.reading;
+    slot.bytesRead[rank] = bytes;
+    slot.finished[rank] = true;
+    ++slot.finishedCount;
+    changed.notify_all();
+  }
 }
 
 void InProcessCollectives::fail(Slot &slot, Status status,
@@ -367,10 +374,9 @@ Status InProcessCollectives::wait(CollectiveHandle handle,
             " ms; missing " + joinRanks(missing, devices) + " " + what);
   };
 
-  // The rendezvous, then this member's share of the work.
+  // The rendezvous, then whatever outputs nobody has written yet.
   bool arrived = waitHelping(device, deadline, lock, [&] {
-    return slot.arrived == n || !slot.failure.isOk() ||
-           op->state != Pending::State::Started;
+    return slot.arrived == n || !slot.failure.isOk();
   });
   if (!arrived) {
     std::vector<bool> present(n);
@@ -378,8 +384,8 @@ Status InProcessCollectives::wait(CollectiveHandle handle,
       present[rank] = slot.members[rank].has_value();
     fail(slot, timedOut(present, "never started it"), lock);
   }
-  if (op->state == Pending::State::Started)
-    compute(*op, lock);
+  if (slot.arrived == n && slot.failure.isOk())
+    computeSlot(slot, lock);
 
   // The completion barrier: nobody reads this member's input any more.
   bool complete = waitHelping(device, deadline, lock, [&] {
@@ -392,7 +398,7 @@ Status InProcessCollectives::wait(CollectiveHandle handle,
   if (status.isOk()) {
     CollectiveStats &stats = statistics[device];
     ++stats.collectives;
-    stats.bytesReceived += op->bytesRead;
+    stats.bytesReceived += slot.bytesRead[op->request.group.rank];
   }
 
   auto &queue = issued[device];

@@ -23,9 +23,12 @@ namespace loom::rt {
 /// group's slot for that collective (keyed by the group's device list and
 /// the number of collectives this member issued in the group before) and
 /// returns. wait() waits until every member has started (the rendezvous),
-/// computes this member's output from the peers' input pointers, then waits
-/// until every member has done so (the completion barrier), so that no
-/// member returns, and reuses its input, while a peer still reads it.
+/// then writes every member's output that no member has taken on yet (from
+/// the input and output pointers the members registered), then waits until
+/// all outputs are written (the completion barrier), so that no member
+/// returns, and reuses its input, while another still reads it. A member
+/// busy computing between its start and its wait thus has its output written
+/// by a peer that waits: the collective overlaps with its compute.
 ///
 /// A waiting member also computes its other started collectives whose peers
 /// have all arrived: a peer's barrier may be waiting on one of them, so
@@ -72,9 +75,9 @@ private:
   /// Computes every started collective of `device` whose members have all
   /// arrived; true if there was one.
   bool computeReady(int device, std::unique_lock<std::mutex> &lock);
-  /// Reads the peers' inputs and writes `op`'s output; every member has
-  /// arrived. Releases the lock while copying.
-  void compute(Pending &op, std::unique_lock<std::mutex> &lock);
+  /// Checks that the members agree, then writes every output nobody has taken
+  /// on; every member has arrived. Releases the lock while copying.
+  void computeSlot(Slot &slot, std::unique_lock<std::mutex> &lock);
   /// Marks `slot` failed with `status` (unless it already failed) and waits
   /// for the members reading inputs to finish.
   void fail(Slot &slot, Status status, std::unique_lock<std::mutex> &lock);

@@ -38,7 +38,7 @@ extern "C" void *loom_rt_temp_aligned_alloc(size_t alignment, size_t bytes) {
   auto *header = reinterpret_cast<Header *>(data) - 1;
   *header = {block, total, tempStats};
   if (tempStats)
-    tempStats->add(total);
+    tempStats->addTemporary(total);
   return data;
 }
 
@@ -51,6 +51,6 @@ extern "C" void loom_rt_temp_free(void *pointer) {
     return;
   Header header = *(static_cast<Header *>(pointer) - 1);
   if (header.stats)
-    header.stats->remove(header.total);
+    header.stats->removeTemporary(header.total);
   HostAllocator::instance().release(header.block, header.total);
 }

@@ -247,6 +247,14 @@ rt::StatusOr<CpuCompileResult> mlir::loom::compileForCpu(ModuleOp module,
   } else {
     llvm::consumeError(table.takeError());
   }
+  // The temporaries' buffer plan, as exported by loom-emit-entry.
+  if (auto plan = (*jit)->lookup("loom_temporary_plan")) {
+    const int64_t *values = plan->toPtr<const int64_t *>();
+    executable->plannedTemporaryBytes = values[0];
+    executable->plannedTemporaryBuffers = values[1];
+  } else {
+    llvm::consumeError(plan.takeError());
+  }
   executable->keepAlive = *jit;
   result.executable = std::move(executable);
   result.loadSeconds = secondsSince(start);

@@ -5,6 +5,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 
 #include <numeric>
 
@@ -58,6 +59,63 @@ void emitAliasTable(OpBuilder &b, Location loc, ArrayRef<int64_t> aliases) {
                          "loom_output_aliases", value);
 }
 
+/// The buffer plan of temporaries: walking the function in program order, the most bytes of
+/// memref.alloc'd buffers live at once (an op with regions adds the peak of what it allocates
+/// inside), and the number of buffers live at that point.
+struct TemporaryPlan {
+  int64_t peakBytes = 0, peakBuffers = 0;
+};
+
+int64_t allocBytes(memref::AllocOp alloc) {
+  MemRefType type = alloc.getType();
+  if (!type.hasStaticShape())
+    return 0;
+  int64_t bits = type.getElementTypeBitWidth();
+  return type.getNumElements() * std::max<int64_t>(1, (bits + 7) / 8);
+}
+
+TemporaryPlan planBlock(Block &block) {
+  TemporaryPlan plan;
+  int64_t liveBytes = 0, liveBuffers = 0;
+  DenseMap<Value, int64_t> live;
+  auto peak = [&](int64_t bytes, int64_t buffers) {
+    if (bytes > plan.peakBytes)
+      plan = {bytes, buffers};
+  };
+  for (Operation &op : block) {
+    if (auto alloc = dyn_cast<memref::AllocOp>(op)) {
+      int64_t bytes = allocBytes(alloc);
+      live[alloc.getResult()] = bytes;
+      liveBytes += bytes, ++liveBuffers;
+      peak(liveBytes, liveBuffers);
+    } else if (auto dealloc = dyn_cast<memref::DeallocOp>(op)) {
+      auto found = live.find(dealloc.getMemref());
+      if (found != live.end()) {
+        liveBytes -= found->second, --liveBuffers;
+        live.erase(found);
+      }
+    } else {
+      for (Region &region : op.getRegions())
+        for (Block &nested : region) {
+          TemporaryPlan inner = planBlock(nested);
+          peak(liveBytes + inner.peakBytes, liveBuffers + inner.peakBuffers);
+        }
+    }
+  }
+  return plan;
+}
+
+/// The exported `loom_temporary_plan = {peak bytes, buffers at the peak}`.
+void emitTemporaryPlan(OpBuilder &b, Location loc, func::FuncOp fn) {
+  TemporaryPlan plan = planBlock(fn.getBody().front());
+  SmallVector<int64_t> table{plan.peakBytes, plan.peakBuffers};
+  auto type = LLVM::LLVMArrayType::get(b.getI64Type(), table.size());
+  auto value = DenseElementsAttr::get(RankedTensorType::get({2}, b.getI64Type()),
+                                      ArrayRef<int64_t>(table));
+  LLVM::GlobalOp::create(b, loc, type, /*isConstant=*/true, LLVM::Linkage::External,
+                         "loom_temporary_plan", value);
+}
+
 struct EmitEntryPass : mlir::loom::impl::EmitEntryBase<EmitEntryPass> {
   using EmitEntryBase::EmitEntryBase;
 
@@ -105,6 +163,7 @@ struct EmitEntryPass : mlir::loom::impl::EmitEntryBase<EmitEntryPass> {
           slots[arg++] = numInputs + output;
       emitAliasTable(b, loc, aliases.asArrayRef());
     }
+    emitTemporaryPlan(b, loc, target);
 
     auto ptr = LLVM::LLVMPointerType::get(&getContext());
     auto wrapper = func::FuncOp::create(b, loc, "loom_entry", b.getFunctionType({ptr}, {}));

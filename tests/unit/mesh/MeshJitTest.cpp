@@ -3,6 +3,8 @@
 // tables) under DP, FSDP, TP and FSDP x TP that give the same losses as one device (within
 // 1e-5 relative: only the order of floating-point sums differs).
 #include "frontend/Loom.h"
+#include "runtime/Client.h"
+#include "runtime/HostAllocator.h"
 
 #include <gtest/gtest.h>
 
@@ -184,6 +186,93 @@ TEST(MeshJit, GptTrainStepUnderEveryStrategyMatchesOneDevice) {
   expectGptClose(trainGpt(nn::GptStrategy::FSDP, {4}), one, "FSDP over 4");
   expectGptClose(trainGpt(nn::GptStrategy::TP, {2}), one, "TP over 2");
   expectGptClose(trainGpt(nn::GptStrategy::FSDP_TP, {2, 2}), one, "FSDP x TP on 2x2");
+}
+
+/// A sharded argument donated to a partitioned program: every device's output shard is written
+/// into that device's input shard, the values are right, and the donated array is refused.
+TEST(MeshJit, DonatedShardedArrayIsUpdatedInPlaceOnEveryDevice) {
+  Mesh mesh({{"x", 4}});
+  NamedSharding rows(mesh, P("x", None));
+  auto scale = jit([](Tensor w, Tensor g) { return w - g * 0.5f; },
+                   {.name = "scale_sharded", .donateArgnums = {0}, .inShardings = {rows, rows},
+                    .outShardings = {rows}});
+  std::vector<float> w0 = ramp(8 * 3, 0.25f), g0 = ramp(8 * 3, -0.5f);
+  Array w = Array::device_put(w0, {8, 3}, rows), g = Array::device_put(g0, {8, 3}, rows);
+  std::vector<const void *> memory;
+  for (const auto &shard : w.shardBuffers())
+    memory.push_back(shard->data());
+  Array updated = scale(w, g);
+  ASSERT_TRUE(updated.isSharded());
+  ASSERT_EQ(updated.shardBuffers().size(), 4u);
+  for (size_t d = 0; d < 4; ++d)
+    EXPECT_EQ(updated.shardBuffers()[d]->data(), memory[d]) << "device " << d;
+  std::vector<float> got = updated.to_host<float>();
+  for (size_t i = 0; i < got.size(); ++i)
+    EXPECT_FLOAT_EQ(got[i], w0[i] - g0[i] * 0.5f) << i;
+  std::string error;
+  try {
+    scale(w, g);
+  } catch (const Error &e) {
+    error = e.what();
+  }
+  EXPECT_NE(error.find("was donated to an earlier call"), std::string::npos) << error;
+}
+
+/// The memory report of the GPT train step (tiny sizes) on one device and under FSDP over 4:
+/// argument bytes per top-level argument are each device's shards, the donated parameters and
+/// state are aliased outputs, and the compiler's temporary plan matches what one step really
+/// allocates on every device (the runtime adds a header and alignment padding per buffer).
+TEST(MeshJit, MemoryReportMatchesMeasuredAllocation) {
+  nn::GptConfig config{.vocab = 64, .embed = 32, .layers = 2, .heads = 4, .seq = 16, .batch = 8};
+  optim::AdamWOptions adamw;
+  for (bool sharded : {false, true}) {
+    SCOPED_TRACE(sharded ? "FSDP over 4" : "one device");
+    JitOptions options{.name = "gpt_memory", .donateArgnums = {0, 1}};
+    nn::GptActivationShardings act;
+    int devices = 1;
+    if (sharded) {
+      Mesh mesh = nn::gptMesh(nn::GptStrategy::FSDP, {4});
+      nn::GptShardings s = nn::gptShardings(config, nn::GptStrategy::FSDP, mesh);
+      act = s.activations;
+      nn::setTrainStepShardings(s, options);
+      devices = 4;
+    }
+    auto step = jit(
+        [&](Tree<Tensor> p, Tree<Tensor> st, Tensor ids, Tensor targets, Tensor t) {
+          return nn::gptTrainStep(config, adamw, p, st, ids, targets, t, act);
+        },
+        options);
+    Tree<Array> params = nn::gptInit(config, 1), state = optim::adamwInit(params);
+    std::vector<int32_t> tokens(config.batch * config.seq, 3);
+    Array ids = Array::from(tokens, {config.batch, config.seq});
+    CompiledMemoryStats memory = step.memory_analysis(params, state, ids, ids, Array::scalar(0.f));
+
+    uint64_t paramBytes = 0;
+    params.visit([&](const Array &a) { paramBytes += a.numElements() * 4; });
+    ASSERT_EQ(memory.argumentBytes.size(), 5u);
+    if (sharded) // in_kernel and the matmul weights split four ways, the rest replicated
+      EXPECT_LT(memory.argumentBytes[0], paramBytes * 3 / 10);
+    else
+      EXPECT_EQ(memory.argumentBytes[0], paramBytes);
+    EXPECT_EQ(memory.argumentBytes[1], 2 * memory.argumentBytes[0]); // AdamW's m and v
+    EXPECT_EQ(memory.argumentBytes[2], uint64_t(config.batch * config.seq * 4 / devices));
+    EXPECT_EQ(memory.aliasBytes, memory.argumentBytes[0] + memory.argumentBytes[1]);
+    EXPECT_EQ(memory.outputBytes, 4u); // the loss
+    ASSERT_GT(memory.temporaryBytes, 0u);
+
+    rt::Client &client = rt::Client::defaultClient();
+    for (int d = 0; d < devices; ++d)
+      client.device(d).resetTemporaryPeak();
+    auto [p, st, loss] = step(params, state, ids, ids, Array::scalar(0.f));
+    loss.block_until_ready();
+    p.visit([](const Array &a) { a.block_until_ready(); });
+    const uint64_t slack = memory.temporaryBuffers * 3 * rt::HostAllocator::alignment;
+    for (int d = 0; d < devices; ++d) {
+      size_t measured = client.device(d).peakTemporaryBytes();
+      EXPECT_GE(measured, memory.temporaryBytes) << "device " << d;
+      EXPECT_LE(measured, memory.temporaryBytes + slack) << "device " << d;
+    }
+  }
 }
 
 } // namespace
