@@ -128,6 +128,18 @@ int main(int argc, char **argv) {
                              shardings->mesh.describe())
                                 .c_str()
                           : "1 device");
+    {
+      // The compiler's per-device memory report (compiles the step now).
+      auto [ids, targets] = data.batch();
+      CompiledMemoryStats memory =
+          trainStep.memory_analysis(params, state, ids, targets, Array::scalar(0.f));
+      std::printf("per device: parameters %.2f MB, AdamW state %.2f MB, batch %.2f MB, peak "
+                  "temporaries %.2f MB (%lu buffers, compiler's plan)\n",
+                  memory.argumentBytes[0] / 1e6, memory.argumentBytes[1] / 1e6,
+                  (memory.argumentBytes[2] + memory.argumentBytes[3]) / 1e6,
+                  memory.temporaryBytes / 1e6,
+                  static_cast<unsigned long>(memory.temporaryBuffers));
+    }
     Array previousLoss;
     auto start = std::chrono::steady_clock::now();
     for (int64_t step = 0; step < steps; ++step) {

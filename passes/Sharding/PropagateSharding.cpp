@@ -376,6 +376,27 @@ struct PropagateShardingPass
     : mlir::loom::impl::PropagateShardingBase<PropagateShardingPass> {
   using PropagateShardingBase::PropagateShardingBase;
 
+  /// One splat constant per use. A splat is made on each device at whatever sharding its
+  /// user wants, for free; shared, it would tie unrelated ops of the same shape together (the
+  /// AdamW updates of two parameters with one shape but different shardings, say), and one of
+  /// them would pay reshards for the other's choice.
+  static void privatizeSplatConstants(func::FuncOp fn) {
+    SmallVector<ConstantOp> shared;
+    fn.walk([&](ConstantOp op) {
+      auto dense = dyn_cast<DenseElementsAttr>(op.getValue());
+      if (dense && dense.isSplat() && !op->hasOneUse() && !op->use_empty())
+        shared.push_back(op);
+    });
+    for (ConstantOp op : shared) {
+      OpBuilder b(op);
+      SmallVector<OpOperand *> uses;
+      for (OpOperand &use : op->getUses())
+        uses.push_back(&use);
+      for (OpOperand *use : llvm::drop_begin(uses))
+        use->set(b.clone(*op)->getResult(0));
+    }
+  }
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     auto meshes = llvm::to_vector(module.getOps<MeshOp>());
@@ -393,6 +414,7 @@ struct PropagateShardingPass
         fn.emitError("loom-propagate-sharding needs a function with one block");
         return signalPassFailure();
       }
+      privatizeSplatConstants(fn);
       Propagation propagation(fn, meshes[0]);
       if (failed(propagation.run()))
         return signalPassFailure();
