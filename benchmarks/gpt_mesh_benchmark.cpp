@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <thread>
@@ -23,6 +24,8 @@ struct Row {
   double stateBytesPerDevice = 0;
   /// Per device and step, averaged over the devices.
   double bytesReceived = 0, inFlightSeconds = 0, waitSeconds = 0;
+  /// Every step's loss (the same data and initial parameters in every run).
+  std::vector<float> losses;
   /// Global bytes of the parameters split over the mesh and of those replicated.
   double splitParamBytes = 0, replicatedParamBytes = 0;
 };
@@ -74,7 +77,7 @@ Row run(const nn::GptConfig &config, std::optional<nn::GptStrategy> strategy,
     Array ids = Array::from(tokens, {config.batch, config.seq});
     auto start = Clock::now();
     auto [p, st, loss] = step(params, state, ids, ids, Array::scalar(float(i)));
-    loss.block_until_ready();
+    row.losses.push_back(loss.item<float>());
     if (i >= 3)
       times.push_back(std::chrono::duration<double>(Clock::now() - start).count());
     params = p, state = st;
@@ -128,13 +131,19 @@ int main() {
 
   std::printf("GPT small (V1024 C256 L4 H4 T128 B8), median of %d steps, %d virtual devices\n\n",
               kSteps - kWarmup, kDevices);
-  std::printf("| strategy | step time | / 1 device | params + AdamW state per device | / DP | "
-              "received per device per step | ideal | / ideal | in flight per step | "
-              "waiting per step |\n|---|---|---|---|---|---|---|---|---|---|\n");
+  std::printf("| strategy | losses vs 1 device (max rel. diff, %d steps) | step time | / 1 device "
+              "| params + AdamW state per device | / DP | received per device per step | ideal "
+              "| / ideal | in flight per step | waiting per step |\n"
+              "|---|---|---|---|---|---|---|---|---|---|---|\n",
+              kSteps);
   auto line = [&](const char *name, const Row &r, double ideal) {
-    std::printf("| %s | %.1f ms | %.2f | %.2f MB | %.2f |", name, r.stepSeconds * 1e3,
-                r.stepSeconds / one.stepSeconds, r.stateBytesPerDevice / 1e6,
-                r.stateBytesPerDevice / dp.stateBytesPerDevice);
+    double lossDiff = 0; // the largest relative difference of a step's loss from 1 device
+    for (size_t i = 0; i < r.losses.size(); ++i)
+      lossDiff = std::max(lossDiff, std::fabs(double(r.losses[i]) - one.losses[i]) /
+                                        std::fabs(double(one.losses[i])));
+    std::printf("| %s | %.1e | %.1f ms | %.2f | %.2f MB | %.2f |", name, lossDiff,
+                r.stepSeconds * 1e3, r.stepSeconds / one.stepSeconds,
+                r.stateBytesPerDevice / 1e6, r.stateBytesPerDevice / dp.stateBytesPerDevice);
     if (ideal > 0)
       std::printf(" %.2f MB | %.2f MB | %.2f | %.1f ms | %.1f ms |\n", r.bytesReceived / 1e6,
                   ideal / 1e6, r.bytesReceived / ideal, r.inFlightSeconds * 1e3,
