@@ -117,16 +117,17 @@ struct CallInfo {
 
 CallInfo callInfo(Operation *op) {
   using ::loom::rt::CollectiveCall;
+  auto i64 = [](uint64_t v) { return static_cast<int64_t>(v); };
   if (auto o = dyn_cast<AllGatherOp>(op))
-    return {CollectiveCall::AllGather, 0, o.getDim(), 0};
+    return {CollectiveCall::AllGather, 0, i64(o.getDim()), 0};
   if (auto o = dyn_cast<ReduceScatterOp>(op))
-    return {CollectiveCall::ReduceScatter, 0, o.getDim(), 0};
+    return {CollectiveCall::ReduceScatter, 0, i64(o.getDim()), 0};
   if (auto o = dyn_cast<AllReduceOp>(op))
     return {CollectiveCall::AllReduce, static_cast<int64_t>(o.getKind()), 0, 0};
   if (auto o = dyn_cast<AllToAllOp>(op))
-    return {CollectiveCall::AllToAll, 0, o.getSplitDim(), o.getConcatDim()};
+    return {CollectiveCall::AllToAll, 0, i64(o.getSplitDim()), i64(o.getConcatDim())};
   auto o = cast<ShardSliceOp>(op);
-  return {CollectiveCall::ShardSlice, 0, o.getDim(), 0};
+  return {CollectiveCall::ShardSlice, 0, i64(o.getDim()), 0};
 }
 
 /// One-shot bufferization of a collective: it reads its operand's buffer at the op's place in
