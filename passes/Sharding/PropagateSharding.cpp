@@ -86,6 +86,17 @@ LogicalResult Propagation::seed() {
     s.fixed = true;
     s.closed.assign(op.getType().getRank(), true);
     s.origin = "sharding_constraint at " + describeLocation(op.getLoc());
+    // The constrained value itself is wanted so (as JAX's with_sharding_constraint means): the
+    // op making it then weighs that against its operands' shardings instead of choosing first
+    // and resharding afterwards.
+    ValueState &operand = state(op.getOperand());
+    if (!operand.fixed && operand.sharding == TensorSharding::replicated(op.getType().getRank()) &&
+        llvm::none_of(operand.closed, [](bool c) { return c; })) {
+      operand.sharding = s.sharding;
+      operand.sharding.partial.clear();
+      operand.closed.assign(op.getType().getRank(), true);
+      operand.origin = "wanted by sharding_constraint at " + describeLocation(op.getLoc());
+    }
     return WalkResult::advance();
   });
   if (walk.wasInterrupted())

@@ -1,11 +1,12 @@
 // RUN: loom-opt %s -loom-propagate-sharding=explain -mlir-print-op-on-diagnostic=false 2>&1 | FileCheck %s
 
 // Tests that --explain says, for every value, its sharding and where it came from: the user's
-// annotation, or each op that refined it, in order.
+// annotation (a constrained value is wanted as its constraint says), or each op that refined
+// it, in order.
 // CHECK: remark: argument 0 sharded {{\[\[}}data], []]: given for argument 0
 // CHECK: remark: argument 1 sharded {{\[\[}}], [model]]: given for argument 1
 // CHECK: explain.mlir:{{[0-9]+}}:{{[0-9]+}}: remark: result 0 sharded {{\[\[}}data], [model]]: result of loom.dot_general at explain.mlir:{{[0-9]+}}
-// CHECK: explain.mlir:{{[0-9]+}}:{{[0-9]+}}: remark: result 0 sharded {{\[\[}}data], []] partial [model]: result of loom.dot_general at explain.mlir:{{[0-9]+}}, then operand of loom.sharding_constraint at explain.mlir:{{[0-9]+}}
+// CHECK: explain.mlir:{{[0-9]+}}:{{[0-9]+}}: remark: result 0 sharded {{\[\[}}data], []] partial [model]: wanted by sharding_constraint at explain.mlir:{{[0-9]+}}, then result of loom.dot_general at explain.mlir:{{[0-9]+}}
 // CHECK: explain.mlir:{{[0-9]+}}:{{[0-9]+}}: remark: result 0 sharded {{\[\[}}data], []]: sharding_constraint at explain.mlir:{{[0-9]+}}
 loom.mesh @mesh axes = ["data", "model"] shape = [2, 2]
 func.func @main(%x: tensor<8x16xf32> {loom.sharding = #loom.sharding<@mesh, [["data"], []]>},
