@@ -133,10 +133,10 @@ int main(int argc, char **argv) {
       auto [ids, targets] = data.batch();
       CompiledMemoryStats memory =
           trainStep.memory_analysis(params, state, ids, targets, Array::scalar(0.f));
-      std::printf("per device: parameters %.2f MB, AdamW state %.2f MB, batch %.2f MB, peak "
+      std::printf("per device: parameters %.2f MB, AdamW state %.2f MB, batch %.1f KB, peak "
                   "temporaries %.2f MB (%lu buffers, compiler's plan)\n",
                   memory.argumentBytes[0] / 1e6, memory.argumentBytes[1] / 1e6,
-                  (memory.argumentBytes[2] + memory.argumentBytes[3]) / 1e6,
+                  (memory.argumentBytes[2] + memory.argumentBytes[3]) / 1e3,
                   memory.temporaryBytes / 1e6,
                   static_cast<unsigned long>(memory.temporaryBuffers));
     }
