@@ -50,19 +50,12 @@ Row run(const nn::GptConfig &config, std::optional<nn::GptStrategy> strategy,
   int cores = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
   rt::setBlasThreads(strategy ? std::max(1, cores / 4) : cores);
   optim::AdamWOptions adamw;
-  JitOptions options{.name = "gpt_mesh", .overlapCollectives = overlap, .donateArgnums = {0, 1}};
-  nn::GptActivationShardings act;
-  if (strategy) {
-    Mesh mesh = nn::gptMesh(*strategy, meshShape);
-    nn::GptShardings s = nn::gptShardings(config, *strategy, mesh);
-    act = s.activations;
-    nn::setTrainStepShardings(s, options);
-  }
-  auto step = jit(
-      [&](Tree<Tensor> p, Tree<Tensor> st, Tensor ids, Tensor targets, Tensor t) {
-        return nn::gptTrainStep(config, adamw, p, st, ids, targets, t, act);
-      },
-      options);
+  std::optional<nn::GptShardings> shardings;
+  if (strategy)
+    shardings = nn::gptShardings(config, *strategy, nn::gptMesh(*strategy, meshShape));
+  auto step = nn::jitGptTrainStep(
+      config, adamw, shardings ? &*shardings : nullptr,
+      {.name = "gpt_mesh", .overlapCollectives = overlap, .donateArgnums = {0, 1}});
   Tree<Array> params = nn::gptInit(config, 0), state = optim::adamwInit(params);
   std::vector<int32_t> tokens(config.batch * config.seq);
   for (size_t i = 0; i < tokens.size(); ++i)

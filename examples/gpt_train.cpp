@@ -95,25 +95,17 @@ int main(int argc, char **argv) {
     setenv("LOOM_CPU_DEVICES", std::to_string(devices).c_str(), /*overwrite=*/1);
 
   optim::AdamWOptions adamw{.lr = optim::warmupCosine(3e-3, 10, steps, 3e-4)};
-  JitOptions options{.name = "gpt_train_step", .donateArgnums = {0, 1}};
-  nn::GptActivationShardings act;
   std::optional<nn::GptShardings> shardings;
   try {
-    if (strategy) {
+    if (strategy)
       shardings = nn::gptShardings(config, *strategy, nn::gptMesh(*strategy, meshShape));
-      act = shardings->activations;
-      nn::setTrainStepShardings(*shardings, options);
-    }
   } catch (const Error &e) {
     std::fprintf(stderr, "error: %s\n", e.what());
     return 1;
   }
-  auto trainStep = jit(
-      [&](Tree<Tensor> params, Tree<Tensor> state, Tensor ids, Tensor targets, Tensor step) {
-        return nn::gptTrainStep(config, adamw, params, state, ids, targets, step, act);
-      },
-      // Parameters and optimizer state are updated in place.
-      options);
+  // Parameters and optimizer state are updated in place.
+  auto trainStep = nn::jitGptTrainStep(config, adamw, shardings ? &*shardings : nullptr,
+                                       {.name = "gpt_train_step", .donateArgnums = {0, 1}});
 
   try {
     BigramData data(config);

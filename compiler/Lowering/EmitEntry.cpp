@@ -46,17 +46,21 @@ Value describe(OpBuilder &b, Location loc, Value data, MemRefType type) {
   return UnrealizedConversionCastOp::create(b, loc, TypeRange{type}, desc).getResult(0);
 }
 
+/// An exported constant i64 array `name` that the runtime reads after loading.
+void emitTable(OpBuilder &b, Location loc, StringRef name, ArrayRef<int64_t> table) {
+  auto type = LLVM::LLVMArrayType::get(b.getI64Type(), table.size());
+  auto value = DenseElementsAttr::get(
+      RankedTensorType::get({static_cast<int64_t>(table.size())}, b.getI64Type()), table);
+  LLVM::GlobalOp::create(b, loc, type, /*isConstant=*/true, LLVM::Linkage::External, name,
+                         value);
+}
+
 /// The exported table `loom_output_aliases = {numOutputs, alias_0, ...}` that tells the
 /// runtime which outputs live in which donated input (-1: an output buffer of its own).
 void emitAliasTable(OpBuilder &b, Location loc, ArrayRef<int64_t> aliases) {
   SmallVector<int64_t> table{static_cast<int64_t>(aliases.size())};
   table.append(aliases.begin(), aliases.end());
-  auto type = LLVM::LLVMArrayType::get(b.getI64Type(), table.size());
-  auto value = DenseElementsAttr::get(
-      RankedTensorType::get({static_cast<int64_t>(table.size())}, b.getI64Type()),
-      ArrayRef<int64_t>(table));
-  LLVM::GlobalOp::create(b, loc, type, /*isConstant=*/true, LLVM::Linkage::External,
-                         "loom_output_aliases", value);
+  emitTable(b, loc, "loom_output_aliases", table);
 }
 
 /// The buffer plan of temporaries: walking the function in program order, the most bytes of
@@ -108,12 +112,7 @@ TemporaryPlan planBlock(Block &block) {
 /// The exported `loom_temporary_plan = {peak bytes, buffers at the peak}`.
 void emitTemporaryPlan(OpBuilder &b, Location loc, func::FuncOp fn) {
   TemporaryPlan plan = planBlock(fn.getBody().front());
-  SmallVector<int64_t> table{plan.peakBytes, plan.peakBuffers};
-  auto type = LLVM::LLVMArrayType::get(b.getI64Type(), table.size());
-  auto value = DenseElementsAttr::get(RankedTensorType::get({2}, b.getI64Type()),
-                                      ArrayRef<int64_t>(table));
-  LLVM::GlobalOp::create(b, loc, type, /*isConstant=*/true, LLVM::Linkage::External,
-                         "loom_temporary_plan", value);
+  emitTable(b, loc, "loom_temporary_plan", {plan.peakBytes, plan.peakBuffers});
 }
 
 struct EmitEntryPass : mlir::loom::impl::EmitEntryBase<EmitEntryPass> {

@@ -86,10 +86,12 @@ public:
     outputOf[start.getResult(0)] = roots.of(start.getOperand(kOutputArg));
   }
 
-  Access of(Operation *op) const {
-    Access access;
-    op->walk([&](Operation *nested) { addOwn(nested, access); });
-    return access;
+  /// Ops only move, so an op's accesses are computed once.
+  const Access &of(Operation *op) {
+    auto [found, inserted] = cache.try_emplace(op);
+    if (inserted)
+      op->walk([&](Operation *nested) { addOwn(nested, found->second); });
+    return found->second;
   }
 
 private:
@@ -139,6 +141,7 @@ private:
 
   const BufferRoots &roots;
   DenseMap<Value, Value> outputOf;
+  DenseMap<Operation *, Access> cache;
 };
 
 /// Ops a start may carry along when it moves up: the definitions of its arguments.
@@ -183,10 +186,10 @@ struct OverlapCollectivesPass
   }
 
   /// Down to the first op that reads or writes the output, or writes the input.
-  void sinkWait(func::CallOp wait, Value in, Value out, const Accesses &accesses) {
+  void sinkWait(func::CallOp wait, Value in, Value out, Accesses &accesses) {
     Operation *stop = wait->getNextNode();
     while (stop && !stop->hasTrait<OpTrait::IsTerminator>()) {
-      Access access = accesses.of(stop);
+      const Access &access = accesses.of(stop);
       if (access.touches(out) || access.writes.contains(in))
         break;
       stop = stop->getNextNode();
@@ -197,7 +200,7 @@ struct OverlapCollectivesPass
 
   /// Up to just after the last op that writes the input, defines what the start needs and
   /// cannot move with it, or is another collective's start or wait.
-  void hoistStart(func::CallOp start, Value in, Value out, const Accesses &accesses) {
+  void hoistStart(func::CallOp start, Value in, Value out, Accesses &accesses) {
     // The start's arguments, computed from constants, pointers and the output's allocation.
     llvm::SetVector<Operation *> needed;
     SmallVector<Value> worklist(start->getOperands());
@@ -217,7 +220,7 @@ struct OverlapCollectivesPass
         carried.push_back(op);
         continue;
       }
-      Access access = accesses.of(op);
+      const Access &access = accesses.of(op);
       if (access.writes.contains(in) || access.touches(out) || isCallTo(op, kStart) ||
           isCallTo(op, kWait)) {
         after = op;

@@ -62,6 +62,24 @@ GptShardings gptShardings(const GptConfig &config, GptStrategy strategy, const M
 /// step(params, state, ids, targets, step) -> (params, state, loss), as gptTrainStep is.
 void setTrainStepShardings(const GptShardings &shardings, JitOptions &options);
 
+/// The jitted train step, step(params, state, ids, targets, step) -> (params, state, loss):
+/// gptTrainStep with the activation constraints and in/out shardings of `shardings` (null: one
+/// device, nothing sharded).
+inline auto jitGptTrainStep(const GptConfig &config, const optim::AdamWOptions &adamw,
+                            const GptShardings *shardings, JitOptions options) {
+  GptActivationShardings act;
+  if (shardings) {
+    act = shardings->activations;
+    setTrainStepShardings(*shardings, options);
+  }
+  return jit(
+      [config, adamw, act](Tree<Tensor> params, Tree<Tensor> state, Tensor ids, Tensor targets,
+                           Tensor step) {
+        return gptTrainStep(config, adamw, params, state, ids, targets, step, act);
+      },
+      std::move(options));
+}
+
 } // namespace loom::nn
 
 #endif // LOOM_FRONTEND_NN_GPTSHARDING_H

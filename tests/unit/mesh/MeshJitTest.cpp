@@ -144,20 +144,11 @@ TEST(MeshJit, FsdpTrainingMatchesOneDevice) {
 std::vector<float> trainGpt(nn::GptStrategy strategy, const std::vector<int64_t> &meshShape) {
   nn::GptConfig config{.vocab = 1024, .embed = 256, .layers = 1, .heads = 4, .seq = 128,
                        .batch = 8};
-  optim::AdamWOptions adamw;
-  JitOptions options{.name = "gpt_step"};
-  nn::GptActivationShardings act;
-  if (!meshShape.empty()) {
-    Mesh mesh = nn::gptMesh(strategy, meshShape);
-    nn::GptShardings s = nn::gptShardings(config, strategy, mesh);
-    act = s.activations;
-    nn::setTrainStepShardings(s, options);
-  }
-  auto step = jit(
-      [&](Tree<Tensor> p, Tree<Tensor> st, Tensor ids, Tensor targets, Tensor t) {
-        return nn::gptTrainStep(config, adamw, p, st, ids, targets, t, act);
-      },
-      options);
+  std::optional<nn::GptShardings> shardings;
+  if (!meshShape.empty())
+    shardings = nn::gptShardings(config, strategy, nn::gptMesh(strategy, meshShape));
+  auto step = nn::jitGptTrainStep(config, {}, shardings ? &*shardings : nullptr,
+                                  {.name = "gpt_step"});
   Tree<Array> params = nn::gptInit(config, 1), state = optim::adamwInit(params);
   std::vector<float> losses;
   for (int i = 0; i < 3; ++i) {
@@ -224,24 +215,15 @@ TEST(MeshJit, DonatedShardedArrayIsUpdatedInPlaceOnEveryDevice) {
 /// allocates on every device (the runtime adds a header and alignment padding per buffer).
 TEST(MeshJit, MemoryReportMatchesMeasuredAllocation) {
   nn::GptConfig config{.vocab = 64, .embed = 32, .layers = 2, .heads = 4, .seq = 16, .batch = 8};
-  optim::AdamWOptions adamw;
   for (bool sharded : {false, true}) {
     SCOPED_TRACE(sharded ? "FSDP over 4" : "one device");
-    JitOptions options{.name = "gpt_memory", .donateArgnums = {0, 1}};
-    nn::GptActivationShardings act;
-    int devices = 1;
-    if (sharded) {
-      Mesh mesh = nn::gptMesh(nn::GptStrategy::FSDP, {4});
-      nn::GptShardings s = nn::gptShardings(config, nn::GptStrategy::FSDP, mesh);
-      act = s.activations;
-      nn::setTrainStepShardings(s, options);
-      devices = 4;
-    }
-    auto step = jit(
-        [&](Tree<Tensor> p, Tree<Tensor> st, Tensor ids, Tensor targets, Tensor t) {
-          return nn::gptTrainStep(config, adamw, p, st, ids, targets, t, act);
-        },
-        options);
+    const int devices = sharded ? 4 : 1;
+    std::optional<nn::GptShardings> fsdp;
+    if (sharded)
+      fsdp = nn::gptShardings(config, nn::GptStrategy::FSDP,
+                              nn::gptMesh(nn::GptStrategy::FSDP, {4}));
+    auto step = nn::jitGptTrainStep(config, {}, fsdp ? &*fsdp : nullptr,
+                                    {.name = "gpt_memory", .donateArgnums = {0, 1}});
     Tree<Array> params = nn::gptInit(config, 1), state = optim::adamwInit(params);
     std::vector<int32_t> tokens(config.batch * config.seq, 3);
     Array ids = Array::from(tokens, {config.batch, config.seq});
