@@ -12,12 +12,16 @@ def Loom_ShardingAttr : AttrDef<Loom_Dialect, "Sharding"> {
   let summary = "The layout of a tensor over the axes of a device mesh.";
   let description = [{
     Per tensor dim, the ordered list of mesh axes it is split over (major axis first; an empty
-    list: not split), and the set of axes over which the value is a **partial sum**: every
-    device along those axes holds a summand, and the value is their sum. Dims not listed
-    (trailing) are not split. A value sharded on no dim and partial on none is replicated.
+    list: not split), and the set of axes over which the value is **partial**: every device
+    along those axes holds a part, and the value is the parts combined by the *combiner*
+    (`sum` unless named: the summands of a matmul that contracts a split dim; `max` for a max
+    over a split dim). Dims not listed (trailing) are not split. A value sharded on no dim and
+    partial on none is replicated.
     ```mlir
     // dim 0 over "data", dim 1 not split; a pending sum over "model".
     #loom.sharding<@mesh, [["data"], []], partial = ["model"]>
+    // replicated but for a pending max over "g".
+    #loom.sharding<@mesh, [], partial max = ["g"]>
     ```
     **Constraints** (checked against the mesh and the tensor type by the ops that carry it):
     - every axis is an axis of the mesh, used at most once (over dims and partial together);
@@ -25,12 +29,14 @@ def Loom_ShardingAttr : AttrDef<Loom_Dialect, "Sharding"> {
     - each dim's size divides by the product of its axes' sizes.
   }];
   let parameters = (ins "FlatSymbolRefAttr":$mesh, "ArrayAttr":$dims,
-                        OptionalParameter<"ArrayAttr">:$partial);
-  let assemblyFormat = "`<` $mesh `,` $dims (`,` `partial` `=` $partial^)? `>`";
+                        OptionalParameter<"ArrayAttr">:$partial,
+                        DefaultValuedParameter<"ReduceKind", "ReduceKind::sum">:$combiner);
+  let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;
   let builders = [
     AttrBuilderWithInferredContext<(ins "FlatSymbolRefAttr":$mesh,
-        "ArrayRef<SmallVector<StringRef>>":$dims, CArg<"ArrayRef<StringRef>", "{}">:$partial)>
+        "ArrayRef<SmallVector<StringRef>>":$dims, CArg<"ArrayRef<StringRef>", "{}">:$partial,
+        CArg<"ReduceKind", "ReduceKind::sum">:$combiner)>
   ];
   let extraClassDeclaration = [{
     /// The axes of dim `d` (empty for a dim that is not split or not listed).

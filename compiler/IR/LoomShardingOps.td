@@ -83,21 +83,24 @@ def Loom_AllGatherOp : Loom_CollectiveOp<"all_gather"> {
 }
 
 def Loom_ReduceScatterOp : Loom_CollectiveOp<"reduce_scatter"> {
-  let summary = "Sums over `axes` and leaves each device its slice of dim `dim`.";
+  let summary = "Sums (or takes the max) over `axes` and leaves each device its slice of dim `dim`.";
   let description = [{
+    The combiner is a sum unless `combiner = max` is given.
     ```mlir
     %1 = loom.reduce_scatter %0, @mesh, dim = 0, axes = ["data"] : tensor<8x8xf32> -> tensor<2x8xf32>
+    %2 = loom.reduce_scatter %0, @mesh, dim = 0, axes = ["data"], combiner = max : tensor<8x8xf32> -> tensor<2x8xf32>
     ```
     **Constraints:**
     - `dim` is a dim of the operand; the axes are distinct axes of the mesh;
     - dim `dim` divides by the group size, and the result is the operand with that dim divided.
   }];
   let arguments = (ins Loom_NumericTensor:$operand, FlatSymbolRefAttr:$mesh, I64Attr:$dim,
-                       StrArrayAttr:$axes, OptionalAttr<StrAttr>:$reason,
-                       OptionalAttr<I64Attr>:$bytes);
+                       StrArrayAttr:$axes,
+                       DefaultValuedAttr<Loom_ReduceKind, "::mlir::loom::ReduceKind::sum">:$kind,
+                       OptionalAttr<StrAttr>:$reason, OptionalAttr<I64Attr>:$bytes);
   let assemblyFormat = [{
-    $operand `,` $mesh `,` `dim` `=` $dim `,` `axes` `=` $axes attr-dict `:` type($operand)
-    `->` type($result)
+    $operand `,` $mesh `,` `dim` `=` $dim `,` `axes` `=` $axes (`,` `combiner` `=` $kind^)?
+    attr-dict `:` type($operand) `->` type($result)
   }];
 }
 

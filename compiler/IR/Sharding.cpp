@@ -30,18 +30,63 @@ static std::string listOf(ArrayRef<StringRef> axes) {
 //===----------------------------------------------------------------------===//
 
 ShardingAttr ShardingAttr::get(FlatSymbolRefAttr mesh, ArrayRef<SmallVector<StringRef>> dims,
-                               ArrayRef<StringRef> partial) {
+                               ArrayRef<StringRef> partial, ReduceKind combiner) {
   MLIRContext *ctx = mesh.getContext();
   Builder b(ctx);
   SmallVector<Attribute> dimAttrs;
   for (const SmallVector<StringRef> &axes : dims)
     dimAttrs.push_back(b.getStrArrayAttr(axes));
   return get(ctx, mesh, b.getArrayAttr(dimAttrs),
-             partial.empty() ? ArrayAttr() : b.getStrArrayAttr(partial));
+             partial.empty() ? ArrayAttr() : b.getStrArrayAttr(partial),
+             partial.empty() ? ReduceKind::sum : combiner);
+}
+
+// <@mesh, [[axes], ...] (, partial (max)? = [axes])?>: the combiner is printed unless it is sum.
+Attribute ShardingAttr::parse(AsmParser &parser, Type) {
+  FlatSymbolRefAttr mesh;
+  ArrayAttr dims, partial;
+  ReduceKind combiner = ReduceKind::sum;
+  if (parser.parseLess() || parser.parseAttribute(mesh) || parser.parseComma() ||
+      parser.parseAttribute(dims))
+    return {};
+  if (succeeded(parser.parseOptionalComma())) {
+    if (parser.parseKeyword("partial"))
+      return {};
+    StringRef kind;
+    if (succeeded(parser.parseOptionalKeyword(&kind))) {
+      std::optional<ReduceKind> parsed = symbolizeReduceKind(kind);
+      if (!parsed) {
+        parser.emitError(parser.getCurrentLocation(), "unknown combiner '")
+            << kind << "' of a partial value (expected sum or max)";
+        return {};
+      }
+      combiner = *parsed;
+    }
+    if (parser.parseEqual() || parser.parseAttribute(partial))
+      return {};
+  }
+  if (parser.parseGreater())
+    return {};
+  return parser.getChecked<ShardingAttr>(parser.getContext(), mesh, dims, partial, combiner);
+}
+
+void ShardingAttr::print(AsmPrinter &printer) const {
+  printer << "<" << getMesh() << ", " << getDims();
+  if (getPartial()) {
+    printer << ", partial ";
+    if (getCombiner() != ReduceKind::sum)
+      printer << stringifyReduceKind(getCombiner()) << " ";
+    printer << "= " << getPartial();
+  }
+  printer << ">";
 }
 
 LogicalResult ShardingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                                   FlatSymbolRefAttr mesh, ArrayAttr dims, ArrayAttr partial) {
+                                   FlatSymbolRefAttr mesh, ArrayAttr dims, ArrayAttr partial,
+                                   ReduceKind combiner) {
+  if (combiner != ReduceKind::sum && (!partial || partial.empty()))
+    return emitError() << "a combiner (" << stringifyReduceKind(combiner)
+                       << ") needs partial axes";
   llvm::StringSet<> seen;
   auto checkAxes = [&](Attribute list, const std::string &what) -> LogicalResult {
     auto array = dyn_cast<ArrayAttr>(list);

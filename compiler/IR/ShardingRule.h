@@ -5,23 +5,26 @@
 // einsum). Each tensor dim is a product of factors, listed major first: for a matmul
 // [M,K] x [K,N] -> [M,N] the factors are m, k, n; a reshape [B*S, C] -> [B, S, C] has factors
 // b, s, c, and operand dim 0 is (b, s). A factor that appears in operands but in no result is
-// *reduced*; when it is sharded, every device holds a summand of the result (a partial sum).
+// *reduced*; when it is sharded, every device holds a part of the result (a partial value),
+// combined by the op's reduction (a sum for a matmul, a max for a max).
 #ifndef LOOM_COMPILER_IR_SHARDINGRULE_H
 #define LOOM_COMPILER_IR_SHARDINGRULE_H
 
+#include "compiler/IR/LoomDialect.h"
 #include "llvm/ADT/SmallVector.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 namespace mlir::loom {
 
 struct ShardingRule {
-  /// How a partial-sum operand may pass through the op unreduced.
+  /// How a partial operand may pass through the op uncombined.
   enum class Linearity {
-    None, ///< every operand must be reduced first (exp, max, ...)
-    All,  ///< linear in all operands jointly: each may be partial over the same axes (add)
-    One,  ///< linear in each operand separately: at most one may be partial (mul, dot)
+    None, ///< every operand must be combined first (exp, compare, ...)
+    All,  ///< each operand may be partial over the same axes (add; max of partial maxes)
+    One,  ///< at most one operand may be partial (mul, dot)
   };
 
   /// The size of each factor.
@@ -30,12 +33,17 @@ struct ShardingRule {
   llvm::SmallVector<llvm::SmallVector<llvm::SmallVector<int>>> operands;
   /// Per result, per dim, its factors (major first).
   llvm::SmallVector<llvm::SmallVector<llvm::SmallVector<int>>> results;
-  /// Whether a reduced factor sums (dot_general, reduce sum) or not (reduce max): only sums
-  /// may be left pending as partial values.
-  bool reductionIsSum = true;
+  /// How a reduced factor combines (dot_general, reduce sum: sum; reduce max: max): a split
+  /// reduced factor leaves the result partial with this combiner.
+  ReduceKind reduction = ReduceKind::sum;
   Linearity linearity = Linearity::None;
   /// With Linearity::One: the operands that may be the partial one (mul: both; div: lhs).
   llvm::SmallVector<int> linearOperands;
+  /// The combiner a partial operand must have to pass (sum through add or mul, max through
+  /// max); none: any combiner, for ops that only move elements (transpose, reshape, gather).
+  std::optional<ReduceKind> passes = ReduceKind::sum;
+  /// Whether a partial operand with combiner `kind` passes through operand `i`'s position.
+  bool passesPartial(int i, ReduceKind kind) const;
   /// Factors that must not be sharded: the op reads across them (a sliced or padded dim, a
   /// concatenated dim, a gathered table's rows, a reshape that regroups elements).
   llvm::SmallVector<bool> blocked;

@@ -17,6 +17,14 @@ bool ShardingRule::isReduced(int f) const {
   return true;
 }
 
+bool ShardingRule::passesPartial(int i, ReduceKind kind) const {
+  if (passes && *passes != kind)
+    return false;
+  if (linearity == Linearity::All)
+    return true;
+  return linearity == Linearity::One && llvm::is_contained(linearOperands, i);
+}
+
 std::string ShardingRule::toString() const {
   auto name = [](int f) {
     return f < 26 ? std::string(1, static_cast<char>('a' + f)) : "f" + std::to_string(f);
@@ -94,6 +102,7 @@ ShardingRule sameDimsExcept(Value operand, Value result, ArrayRef<bool> changed)
   rule.results.push_back(out);
   rule.linearity = ShardingRule::Linearity::One;
   rule.linearOperands = {0};
+  rule.passes = std::nullopt; // only moves elements
   return rule;
 }
 
@@ -166,6 +175,7 @@ ShardingRule reshape(Value operand, Value result) {
   rule.results.push_back(out);
   rule.linearity = ShardingRule::Linearity::One;
   rule.linearOperands = {0};
+  rule.passes = std::nullopt;
   return rule;
 }
 
@@ -204,11 +214,10 @@ ShardingRule reduce(ReduceOp op) {
       out.push_back(in[d]);
   rule.operands = {in};
   rule.results = {out};
-  rule.reductionIsSum = op.getKind() == ReduceKind::sum;
-  if (rule.reductionIsSum) {
-    rule.linearity = ShardingRule::Linearity::One;
-    rule.linearOperands = {0};
-  }
+  // A sum of partial sums, or a max of partial maxes, stays partial.
+  rule.reduction = rule.passes.emplace(op.getKind());
+  rule.linearity = ShardingRule::Linearity::One;
+  rule.linearOperands = {0};
   return rule;
 }
 
@@ -233,6 +242,7 @@ ShardingRule transpose(TransposeOp op) {
   rule.results = {out};
   rule.linearity = ShardingRule::Linearity::One;
   rule.linearOperands = {0};
+  rule.passes = std::nullopt;
   return rule;
 }
 
@@ -251,6 +261,7 @@ ShardingRule concatenate(ConcatenateOp op) {
     rule.operands.push_back(withOwnDim(input));
   rule.results.push_back(withOwnDim(op.getResult()));
   rule.linearity = ShardingRule::Linearity::All;
+  rule.passes = std::nullopt;
   return rule;
 }
 
@@ -270,6 +281,7 @@ ShardingRule gather(GatherOp op) {
   rule.results = {out};
   rule.linearity = ShardingRule::Linearity::One;
   rule.linearOperands = {0};
+  rule.passes = std::nullopt;
   return rule;
 }
 
@@ -327,14 +339,22 @@ FailureOr<ShardingRule> mlir::loom::shardingRuleOf(Operation *op) {
       })
       .Case<NegOp, AddOp, SubOp>([](Operation *op) { return elementwise(op, L::All); })
       .Case<MulOp>([](Operation *op) { return elementwise(op, L::One, {0, 1}); })
+      .Case<MaxOp>([](Operation *op) {
+        ShardingRule rule = elementwise(op, L::All); // max(max_i a_i, max_i b_i)
+        rule.passes = ReduceKind::max;
+        return rule;
+      })
       .Case<DivOp>([](Operation *op) { return elementwise(op, L::One, {0}); })
       .Case<ConvertOp>([](ConvertOp op) {
         bool floats = isa<FloatType>(getElementTypeOrSelf(op.getOperand().getType())) &&
                       isa<FloatType>(getElementTypeOrSelf(op.getResult().getType()));
         return floats ? elementwise(op, L::One, {0}) : elementwise(op, L::None);
       })
-      .Case<StopGradientOp, ShardingConstraintOp>(
-          [](Operation *op) { return elementwise(op, L::One, {0}); })
+      .Case<StopGradientOp, ShardingConstraintOp>([](Operation *op) {
+        ShardingRule rule = elementwise(op, L::One, {0});
+        rule.passes = std::nullopt;
+        return rule;
+      })
       .Case<DotGeneralOp>(dotGeneral)
       .Case<ReduceOp>(reduce)
       .Case<BroadcastInDimOp>(broadcastInDim)

@@ -121,7 +121,7 @@ CallInfo callInfo(Operation *op) {
   if (auto o = dyn_cast<AllGatherOp>(op))
     return {CollectiveCall::AllGather, 0, i64(o.getDim()), 0};
   if (auto o = dyn_cast<ReduceScatterOp>(op))
-    return {CollectiveCall::ReduceScatter, 0, i64(o.getDim()), 0};
+    return {CollectiveCall::ReduceScatter, static_cast<int64_t>(o.getKind()), i64(o.getDim()), 0};
   if (auto o = dyn_cast<AllReduceOp>(op))
     return {CollectiveCall::AllReduce, static_cast<int64_t>(o.getKind()), 0, 0};
   if (auto o = dyn_cast<AllToAllOp>(op))

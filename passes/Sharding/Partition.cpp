@@ -1,7 +1,7 @@
 // The loom-partition pass (see Passes.td): turns a program whose values carry shardings into
 // the program one device runs, with the collectives that move data between devices.
 #include "passes/Passes.h"
-#include "passes/Sharding/TensorSharding.h"
+#include "passes/Sharding/ReshardPlan.h"
 
 #include "mlir/IR/Builders.h"
 
@@ -37,7 +37,9 @@ private:
   /// The factor shardings of `op`, with factors a tensor cannot show dropped everywhere.
   SmallVector<Axes> factorsOf(Operation *op, const ShardingRule &rule);
   RankedTensorType local(Value global, const TensorSharding &s) {
-    auto type = cast<RankedTensorType>(global.getType());
+    return local(cast<RankedTensorType>(global.getType()), s);
+  }
+  RankedTensorType local(RankedTensorType type, const TensorSharding &s) {
     SmallVector<int64_t> shape(type.getShape());
     for (auto [d, axes] : llvm::enumerate(s.dims))
       shape[d] /= groupSize(mesh, axes);
@@ -63,56 +65,28 @@ SmallVector<Axes> Partitioner::factorsOf(Operation *op, const ShardingRule &rule
   SmallVector<Axes> factors(rule.factorSizes.size());
   if (auto attr = op->getAttrOfType<ArrayAttr>("loom.factors"))
     for (auto [f, axes] : llvm::enumerate(attr))
-      if (f < factors.size() && !rule.blocked[f])
+      if (f < factors.size())
         factors[f] = stringsOf(cast<ArrayAttr>(axes));
-  // A merged dim shows a minor factor's split only when the major factors are split fully;
-  // a factor some tensor cannot show is not split at all, so every tensor agrees.
-  bool changed = true;
-  while (changed) {
-    changed = false;
-    auto check = [&](ArrayRef<SmallVector<int>> dims) {
-      for (const SmallVector<int> &dimFactors : dims) {
-        bool complete = true;
-        for (int f : dimFactors) {
-          if (!complete && !factors[f].empty())
-            factors[f].clear(), changed = true;
-          complete &= groupSize(mesh, factors[f]) == rule.factorSizes[f];
-        }
-      }
-    };
-    for (const auto &dims : rule.operands)
-      check(dims);
-    for (const auto &dims : rule.results)
-      check(dims);
-  }
-  return factors;
+  return consistentFactors(rule, factors, mesh);
 }
 
 FailureOr<Value> Partitioner::reshard(Value v, TensorSharding from, const TensorSharding &target,
                                       Operation *user, const std::string &why) {
-  // Axes of size 1 split nothing: leave them out of the plan.
-  auto drop = [&](TensorSharding s) {
-    auto trivial = [&](StringRef a) { return *mesh.axisSize(a) == 1; };
-    for (Axes &axes : s.dims)
-      llvm::erase_if(axes, trivial);
-    llvm::erase_if(s.partial, trivial);
-    return s;
-  };
-  from = drop(from);
-  TensorSharding to = drop(target);
+  from = withoutTrivialAxes(from, mesh);
+  TensorSharding to = withoutTrivialAxes(target, mesh);
   if (from == to)
     return v;
-  // A pending sum is reduced once for all its users. (A gathered parameter is not reused:
+  // A partial value is combined once for all its users. (A gathered parameter is not reused:
   // each use gathers it again, so the whole copy never stays alive between uses.)
   std::pair<void *, std::string> key{v.getAsOpaquePointer(), to.toString()};
-  bool reduces = llvm::any_of(from.partial, [&](StringRef a) {
+  bool combines = llvm::any_of(from.partial, [&](StringRef a) {
     return !llvm::is_contained(to.partial, a);
   });
-  if (reduces)
+  if (combines)
     if (auto it = reduced.find(key); it != reduced.end())
       return it->second;
   FailureOr<Value> result = reshardUncached(v, from, to, user, why);
-  if (reduces && succeeded(result))
+  if (combines && succeeded(result))
     reduced[key] = *result;
   return result;
 }
@@ -120,127 +94,62 @@ FailureOr<Value> Partitioner::reshard(Value v, TensorSharding from, const Tensor
 FailureOr<Value> Partitioner::reshardUncached(Value v, TensorSharding from,
                                               const TensorSharding &to, Operation *user,
                                               const std::string &why) {
+  // The global type, from the local one and its sharding.
+  auto localType = cast<RankedTensorType>(v.getType());
+  SmallVector<int64_t> shape(localType.getShape());
+  for (auto [d, axes] : llvm::enumerate(from.dims))
+    shape[d] *= groupSize(mesh, axes);
+  RankedTensorType global = localType.clone(shape);
+  std::string whyNot;
+  FailureOr<ReshardPlan> plan = planReshard(global, from, to, mesh, whyNot);
+  if (failed(plan))
+    return user->emitOpError("cannot reshard ") << origin(v) << " for " << why << ": " << whyNot;
+
   OpBuilder b(user);
   Location loc = user->getLoc();
   std::string change = from.toString() + " to " + to.toString();
   std::string source = origin(v);
-  auto bytesOf = [&](Value x) {
-    auto type = cast<RankedTensorType>(x.getType());
-    return type.getNumElements() * static_cast<int64_t>((type.getElementTypeBitWidth() + 7) / 8);
-  };
-  auto annotate = [&](Operation *op, StringRef kind, int64_t bytes) {
+  MLIRContext *ctx = b.getContext();
+  for (const ReshardStep &step : plan->steps) {
+    using K = ReshardStep::Kind;
+    RankedTensorType type = local(global, step.after);
+    ArrayAttr axes = b.getStrArrayAttr(step.axes);
+    Operation *op = nullptr;
+    std::string kind;
+    switch (step.kind) {
+    case K::Slice:
+      op = ShardSliceOp::create(b, loc, type, v, meshRef, b.getI64IntegerAttr(step.dim), axes,
+                                StringAttr(), IntegerAttr());
+      kind = "replicated value";
+      break;
+    case K::ReduceScatter:
+      op = ReduceScatterOp::create(b, loc, type, v, meshRef, b.getI64IntegerAttr(step.dim), axes,
+                                   ReduceKindAttr::get(ctx, step.combiner), StringAttr(),
+                                   IntegerAttr());
+      kind = "partial " + stringifyReduceKind(step.combiner).str();
+      break;
+    case K::AllReduce:
+      op = AllReduceOp::create(b, loc, type, ReduceKindAttr::get(ctx, step.combiner), v, meshRef,
+                               axes, StringAttr(), IntegerAttr());
+      kind = "partial " + stringifyReduceKind(step.combiner).str();
+      break;
+    case K::AllToAll:
+      op = AllToAllOp::create(b, loc, type, v, meshRef, b.getI64IntegerAttr(step.dim),
+                              b.getI64IntegerAttr(step.fromDim), axes, StringAttr(),
+                              IntegerAttr());
+      kind = "moving a split between dims";
+      break;
+    case K::AllGather:
+      op = AllGatherOp::create(b, loc, type, v, meshRef, b.getI64IntegerAttr(step.dim), axes,
+                               StringAttr(), IntegerAttr());
+      kind = "split dim";
+      break;
+    }
     op->setAttr("reason", b.getStringAttr(kind + " of " + source + " for " + why + " (" +
                                           change + ")"));
-    op->setAttr("bytes", b.getI64IntegerAttr(bytes));
-  };
-  auto typeWithDim = [&](Value x, int64_t d, int64_t size) {
-    auto type = cast<RankedTensorType>(x.getType());
-    SmallVector<int64_t> shape(type.getShape());
-    shape[d] = size;
-    return type.clone(shape);
-  };
-  auto prefixOf = [](ArrayRef<StringRef> a, ArrayRef<StringRef> b) {
-    return a.size() <= b.size() && llvm::equal(a, b.take_front(a.size()));
-  };
-
-  // 1. Pending sums: reduce-scatter onto a dim that wants the axis next, else all-reduce.
-  for (StringRef a : to.partial)
-    if (!llvm::is_contained(from.partial, a))
-      return user->emitOpError("cannot make ") << origin(v) << " a partial sum over \"" << a
-                                               << "\" for " << why;
-  Axes reduceAll;
-  for (StringRef a : llvm::to_vector(from.partial)) {
-    if (llvm::is_contained(to.partial, a))
-      continue;
-    from.partial.erase(llvm::find(from.partial, a));
-    int64_t n = *mesh.axisSize(a);
-    std::optional<int64_t> target;
-    for (auto [d, axes] : llvm::enumerate(to.dims)) {
-      Axes extended = from.dims[d];
-      extended.push_back(a);
-      if (prefixOf(extended, axes) && cast<RankedTensorType>(v.getType()).getDimSize(d) % n == 0)
-        target = d;
-    }
-    if (!target) {
-      reduceAll.push_back(a);
-      continue;
-    }
-    int64_t d = *target;
-    auto type = typeWithDim(v, d, cast<RankedTensorType>(v.getType()).getDimSize(d) / n);
-    auto op = ReduceScatterOp::create(b, loc, type, v, meshRef, b.getI64IntegerAttr(d),
-                                      b.getStrArrayAttr({a}), StringAttr(), IntegerAttr());
-    annotate(op, "partial sum", bytesOf(v) * (n - 1) / n);
-    v = op.getResult();
-    from.dims[d].push_back(a);
+    op->setAttr("bytes", b.getI64IntegerAttr(step.bytes));
+    v = op->getResult(0);
   }
-  if (!reduceAll.empty()) {
-    int64_t n = groupSize(mesh, reduceAll);
-    auto op = AllReduceOp::create(b, loc, v.getType(),
-                                  ReduceKindAttr::get(b.getContext(), ReduceKind::sum), v,
-                                  meshRef, b.getStrArrayAttr(reduceAll), StringAttr(),
-                                  IntegerAttr());
-    annotate(op, "partial sum", 2 * bytesOf(v) * (n - 1) / n);
-    v = op.getResult();
-  }
-
-  // 2. Axes a dim must lose, minor first: moved to a dim that wants them next (all_to_all),
-  //    otherwise gathered.
-  for (size_t d = 0; d < from.dims.size(); ++d) {
-    while (!prefixOf(from.dims[d], to.dims[d])) {
-      StringRef a = from.dims[d].back();
-      int64_t n = *mesh.axisSize(a);
-      std::optional<size_t> target;
-      for (size_t d2 = 0; d2 < to.dims.size(); ++d2) {
-        Axes extended = from.dims[d2];
-        extended.push_back(a);
-        if (d2 != d && prefixOf(extended, to.dims[d2]) &&
-            cast<RankedTensorType>(v.getType()).getDimSize(d2) % n == 0)
-          target = d2;
-      }
-      auto type = cast<RankedTensorType>(v.getType());
-      if (target) {
-        SmallVector<int64_t> shape(type.getShape());
-        shape[*target] /= n, shape[d] *= n;
-        auto op = AllToAllOp::create(b, loc, type.clone(shape), v, meshRef,
-                                     b.getI64IntegerAttr(*target), b.getI64IntegerAttr(d),
-                                     b.getStrArrayAttr({a}), StringAttr(), IntegerAttr());
-        annotate(op, "moving a split between dims", bytesOf(v) * (n - 1) / n);
-        v = op.getResult();
-        from.dims[*target].push_back(a);
-      } else {
-        auto op = AllGatherOp::create(b, loc, typeWithDim(v, d, type.getDimSize(d) * n), v,
-                                      meshRef, b.getI64IntegerAttr(d), b.getStrArrayAttr({a}),
-                                      StringAttr(), IntegerAttr());
-        annotate(op, "split dim", bytesOf(v) * (n - 1));
-        v = op.getResult();
-      }
-      from.dims[d].pop_back();
-    }
-  }
-
-  // 3. Axes a dim must gain: each device keeps its slice.
-  for (size_t d = 0; d < from.dims.size(); ++d) {
-    if (from.dims[d] == to.dims[d])
-      continue;
-    Axes missing(to.dims[d].begin() + from.dims[d].size(), to.dims[d].end());
-    int64_t n = groupSize(mesh, missing);
-    auto type = cast<RankedTensorType>(v.getType());
-    if (type.getDimSize(d) % n != 0)
-      return user->emitOpError("cannot split dim ")
-             << d << " of " << type << " over the " << n << " devices of "
-             << llvm::join(missing.begin(), missing.end(), ",")
-             << " for " << why;
-    auto op = ShardSliceOp::create(b, loc, typeWithDim(v, d, type.getDimSize(d) / n), v,
-                                   meshRef, b.getI64IntegerAttr(d), b.getStrArrayAttr(missing),
-                                   StringAttr(), IntegerAttr());
-    annotate(op, "replicated value", 0);
-    v = op.getResult();
-    from.dims[d] = to.dims[d];
-  }
-  if (from != to)
-    return user->emitOpError("internal error: resharding ")
-           << origin(v) << " for " << why << " reached " << from.toString() << ", not "
-           << to.toString();
   return v;
 }
 
@@ -272,38 +181,17 @@ LogicalResult Partitioner::rewriteOp(Operation *op, const ShardingRule &rule) {
   }
 
   SmallVector<Axes> factors = factorsOf(op, rule);
-  // Partial sums a linear op passes through (as propagation decided them).
-  Axes pass;
-  if (rule.linearity != ShardingRule::Linearity::None) {
-    SmallVector<int> partialOperands;
-    bool onlyUser = true; // a pending sum used elsewhere too is reduced once, for all users
-    for (auto [i, operand] : llvm::enumerate(op->getOperands()))
-      if (!sharding[operand].partial.empty()) {
-        partialOperands.push_back(i);
-        onlyUser &= llvm::all_of(operand.getUsers(), [&](Operation *u) { return u == op; });
-      }
-    if (!partialOperands.empty()) {
-      const Axes &first = sharding[op->getOperand(partialOperands[0])].partial;
-      bool passes =
-          rule.linearity == ShardingRule::Linearity::All
-              ? partialOperands.size() == op->getNumOperands() &&
-                    llvm::all_of(op->getOperands(),
-                                 [&](Value v) { return sharding[v].partial == first; })
-              : partialOperands.size() == 1 &&
-                    llvm::is_contained(rule.linearOperands, partialOperands[0]);
-      bool axesFree = llvm::none_of(first, [&](StringRef a) {
-        return llvm::any_of(factors, [&](const Axes &f) { return llvm::is_contained(f, a); });
-      });
-      if (passes && axesFree && onlyUser)
-        pass = first;
-    }
-  }
-
+  // Partial values a linear op passes through (as propagation decided them).
+  PassedPartial passed = passedPartial(op, rule, factors, [&](Value v) -> const TensorSharding & {
+    return sharding[v];
+  });
   for (auto [i, operand] : llvm::enumerate(op->getOperands())) {
     TensorSharding wanted;
     wanted.dims = dimsFromFactors(rule, rule.operands[i], factors, mesh);
-    if (!pass.empty() && !sharding[operand].partial.empty())
-      wanted.partial = pass;
+    if (!passed.axes.empty() && !sharding[operand].partial.empty()) {
+      wanted.partial = passed.axes;
+      wanted.combiner = passed.combiner;
+    }
     auto v = reshard(operand, sharding[operand], wanted, op,
                      "operand " + std::to_string(i) + " of " + name);
     if (failed(v))
@@ -312,13 +200,7 @@ LogicalResult Partitioner::rewriteOp(Operation *op, const ShardingRule &rule) {
     sharding[*v] = wanted;
   }
   for (auto [j, result] : llvm::enumerate(op->getResults())) {
-    TensorSharding produced;
-    produced.dims = dimsFromFactors(rule, rule.results[j], factors, mesh);
-    if (rule.reductionIsSum)
-      for (size_t f = 0; f < factors.size(); ++f)
-        if (rule.isReduced(f))
-          produced.partial.append(factors[f].begin(), factors[f].end());
-    produced.partial.append(pass.begin(), pass.end());
+    TensorSharding produced = resultSharding(rule, j, factors, passed, mesh);
     result.setType(local(result, produced));
     sharding[result] = produced;
   }

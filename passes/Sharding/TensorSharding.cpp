@@ -12,12 +12,13 @@ TensorSharding TensorSharding::fromAttr(ShardingAttr attr, int64_t rank) {
   for (int64_t d = 0; d < rank; ++d)
     s.dims.push_back(attr.axesOf(d));
   s.partial = attr.partialAxes();
+  s.combiner = attr.getCombiner();
   return s;
 }
 
 ShardingAttr TensorSharding::toAttr(FlatSymbolRefAttr mesh) const {
   SmallVector<SmallVector<StringRef>> list(dims.begin(), dims.end());
-  return ShardingAttr::get(mesh, list, partial);
+  return ShardingAttr::get(mesh, list, partial, combiner);
 }
 
 bool TensorSharding::uses(StringRef axis) const {
@@ -45,7 +46,9 @@ std::string TensorSharding::toString() const {
     text += (d ? ", " : "") + list(axes);
   text += "]";
   if (!partial.empty())
-    text += " partial " + list(partial);
+    text += std::string(" partial ") +
+            (combiner == ReduceKind::sum ? "" : stringifyReduceKind(combiner).str() + " ") +
+            list(partial);
   return text;
 }
 
@@ -86,6 +89,87 @@ SmallVector<Axes> mlir::loom::dimsFromFactors(const ShardingRule &rule,
     result.push_back(axes);
   }
   return result;
+}
+
+SmallVector<Axes> mlir::loom::consistentFactors(const ShardingRule &rule,
+                                                SmallVector<Axes> factors, MeshOp mesh) {
+  for (size_t f = 0; f < factors.size(); ++f)
+    if (rule.blocked[f])
+      factors[f].clear();
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    auto check = [&](ArrayRef<SmallVector<int>> dims) {
+      for (const SmallVector<int> &dimFactors : dims) {
+        bool complete = true;
+        for (int f : dimFactors) {
+          if (!complete && !factors[f].empty())
+            factors[f].clear(), changed = true;
+          complete &= groupSize(mesh, factors[f]) == rule.factorSizes[f];
+        }
+      }
+    };
+    for (const auto &dims : rule.operands)
+      check(dims);
+    for (const auto &dims : rule.results)
+      check(dims);
+  }
+  return factors;
+}
+
+PassedPartial mlir::loom::passedPartial(Operation *op, const ShardingRule &rule,
+                                        ArrayRef<Axes> factors,
+                                        function_ref<const TensorSharding &(Value)> shardingOf) {
+  if (rule.linearity == ShardingRule::Linearity::None || op->getNumOperands() == 0)
+    return {};
+  SmallVector<int> partialOperands;
+  for (auto [i, operand] : llvm::enumerate(op->getOperands()))
+    if (!shardingOf(operand).partial.empty()) {
+      partialOperands.push_back(i);
+      if (llvm::any_of(operand.getUsers(), [&](Operation *u) { return u != op; }))
+        return {};
+    }
+  if (partialOperands.empty())
+    return {};
+  const TensorSharding &first = shardingOf(op->getOperand(partialOperands[0]));
+  bool passes =
+      rule.linearity == ShardingRule::Linearity::All
+          ? partialOperands.size() == op->getNumOperands() &&
+                llvm::all_of(op->getOperands(), [&](Value v) {
+                  const TensorSharding &s = shardingOf(v);
+                  return s.partial == first.partial && s.combiner == first.combiner;
+                })
+          : partialOperands.size() == 1;
+  passes &= rule.passesPartial(partialOperands[0], first.combiner);
+  // A result partial over the op's own reduction too needs both to combine alike.
+  bool reducesSplit = false;
+  for (size_t f = 0; f < factors.size(); ++f)
+    reducesSplit |= rule.isReduced(f) && !factors[f].empty();
+  passes &= !reducesSplit || rule.reduction == first.combiner;
+  passes &= llvm::none_of(first.partial, [&](StringRef a) {
+    return llvm::any_of(factors, [&](const Axes &f) { return llvm::is_contained(f, a); });
+  });
+  if (!passes)
+    return {};
+  return {first.partial, first.combiner};
+}
+
+TensorSharding mlir::loom::resultSharding(const ShardingRule &rule, int j,
+                                          ArrayRef<Axes> factors, const PassedPartial &passed,
+                                          MeshOp mesh) {
+  TensorSharding s;
+  s.dims = dimsFromFactors(rule, rule.results[j], factors, mesh);
+  for (size_t f = 0; f < factors.size(); ++f)
+    if (rule.isReduced(f) && !factors[f].empty()) {
+      s.partial.append(factors[f].begin(), factors[f].end());
+      s.combiner = rule.reduction;
+    }
+  for (StringRef a : passed.axes)
+    if (!llvm::is_contained(s.partial, a))
+      s.partial.push_back(a);
+  if (!passed.axes.empty())
+    s.combiner = passed.combiner;
+  return s;
 }
 
 int64_t mlir::loom::localBytes(RankedTensorType type, const TensorSharding &sharding,

@@ -18,21 +18,28 @@ using Axes = SmallVector<StringRef>;
 
 struct TensorSharding {
   SmallVector<Axes> dims;
+  /// Axes over which the value is partial, and how the parts combine.
   Axes partial;
+  ReduceKind combiner = ReduceKind::sum;
 
-  static TensorSharding replicated(int64_t rank) { return {SmallVector<Axes>(rank), {}}; }
+  static TensorSharding replicated(int64_t rank) {
+    TensorSharding s;
+    s.dims.resize(rank);
+    return s;
+  }
   static TensorSharding fromAttr(ShardingAttr attr, int64_t rank);
   ShardingAttr toAttr(FlatSymbolRefAttr mesh) const;
 
   bool operator==(const TensorSharding &other) const {
-    return dims == other.dims && partial == other.partial;
+    return dims == other.dims && partial == other.partial &&
+           (partial.empty() || combiner == other.combiner);
   }
   bool operator!=(const TensorSharding &other) const { return !(*this == other); }
   /// Whether `axis` splits a dim or is pending.
   bool uses(StringRef axis) const;
   /// The number of devices a dim is split over, for every dim together.
   int64_t shards(MeshOp mesh) const;
-  /// "[[data], []] partial [model]", for messages.
+  /// "[[data], []] partial [model]" ("partial max [model]"), for messages.
   std::string toString() const;
 };
 
@@ -47,6 +54,28 @@ SmallVector<Axes> factorAxes(const ShardingRule &rule, ArrayRef<SmallVector<int>
 /// factors are split completely (a merged dim is split contiguously).
 SmallVector<Axes> dimsFromFactors(const ShardingRule &rule, ArrayRef<SmallVector<int>> dims,
                                   ArrayRef<Axes> factors, MeshOp mesh);
+
+/// `factors` with every factor some tensor of `rule` cannot show dropped: a merged dim shows a
+/// minor factor's split only when its major factors are split completely, and a factor one
+/// tensor cannot show is split on none, so that every tensor agrees.
+SmallVector<Axes> consistentFactors(const ShardingRule &rule, SmallVector<Axes> factors,
+                                    MeshOp mesh);
+
+/// The partial axes a linear op passes from an operand to its results uncombined, and their
+/// combiner: every operand partial alike (Linearity::All) or exactly one (One), with a combiner
+/// the rule lets through, used by `op` alone (a partial value used elsewhere too is combined
+/// once, where it is made), on axes no factor of `factors` splits. Empty if none.
+struct PassedPartial {
+  Axes axes;
+  ReduceKind combiner = ReduceKind::sum;
+};
+PassedPartial passedPartial(Operation *op, const ShardingRule &rule, ArrayRef<Axes> factors,
+                            function_ref<const TensorSharding &(Value)> shardingOf);
+
+/// The sharding `rule`'s result `j` has when the op runs with factor shardings `factors` and
+/// passes `passed`: split reduced factors leave it partial with the rule's combiner.
+TensorSharding resultSharding(const ShardingRule &rule, int j, ArrayRef<Axes> factors,
+                              const PassedPartial &passed, MeshOp mesh);
 
 /// Bytes of a `type` tensor each device holds under `sharding`.
 int64_t localBytes(RankedTensorType type, const TensorSharding &sharding, MeshOp mesh);

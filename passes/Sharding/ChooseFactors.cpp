@@ -1,0 +1,295 @@
+// The per-op decision of loom-propagate-sharding: which mesh axes split each factor of an op's
+// rule. The choice is made for all factors together (an axis splits one factor at most), among
+// the axes the op's tensors propose, and costed with the partitioner's own reshard plans: the
+// operands' reshards, the combining of a partial result, and the reshard of each result to what
+// its users already want. So a contracted split pays for the all_reduce it makes necessary, and
+// an op runs at one end's sharding or the other, never at a compromise that gathers both.
+#include "passes/Sharding/Propagation.h"
+#include "passes/Sharding/ReshardPlan.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
+
+#include <functional>
+#include <limits>
+#include <numeric>
+
+using namespace mlir;
+using namespace mlir::loom;
+
+namespace {
+constexpr int64_t kUnreachable = std::numeric_limits<int64_t>::max() / 4;
+/// The cost model is alpha-beta plus compute, in bytes: a collective costs its start-up
+/// latency (about 10 us, the time to move this many bytes) plus the bytes it moves; a
+/// contraction costs its local flops at a conservative machine balance (CPUs do 10-50 flops
+/// per byte of interconnect, GPUs hundreds). So small programs use fewer collectives and no
+/// plan saves bytes by doing the same matmul on every device.
+constexpr int64_t kCollectiveLatencyBytes = 16384;
+constexpr int64_t kFlopsPerByte = 16;
+/// Joint choices an op may weigh; beyond it, the least proposed candidates are dropped.
+constexpr int64_t kMaxChoices = 4096;
+
+bool holdsFactor(ArrayRef<SmallVector<int>> dims, int f) {
+  return llvm::any_of(dims, [&](const SmallVector<int> &fs) { return llvm::is_contained(fs, f); });
+}
+
+int64_t planCost(Value v, const TensorSharding &from, const TensorSharding &to, MeshOp mesh) {
+  std::string whyNot;
+  FailureOr<ReshardPlan> plan =
+      planReshard(cast<RankedTensorType>(v.getType()), from, to, mesh, whyNot);
+  if (failed(plan))
+    return kUnreachable;
+  int64_t cost = plan->bytes();
+  for (const ReshardStep &step : plan->steps)
+    if (step.kind != ReshardStep::Kind::Slice)
+      cost += kCollectiveLatencyBytes;
+  return cost;
+}
+} // namespace
+
+ValueState &Propagation::state(Value v) {
+  auto [it, inserted] = states.try_emplace(v);
+  if (inserted) {
+    int64_t rank = cast<RankedTensorType>(v.getType()).getRank();
+    it->second.sharding = TensorSharding::replicated(rank);
+    it->second.closed.assign(rank, false);
+  }
+  return it->second;
+}
+
+bool Propagation::isClosed(Value t, ArrayRef<SmallVector<int>> dims, int f) {
+  for (auto [d, factors] : llvm::enumerate(dims))
+    if (llvm::is_contained(factors, f))
+      return state(t).closed[d];
+  return false;
+}
+
+TensorSharding Propagation::targetOf(Value v, const TensorSharding &produced) {
+  const ValueState &s = state(v);
+  if (s.fixed)
+    return s.sharding;
+  TensorSharding target = s.sharding;
+  target.partial.clear();
+  for (auto [d, axes] : llvm::enumerate(target.dims))
+    if (axes.empty() && !s.closed[d] &&
+        llvm::none_of(produced.dims[d], [&](StringRef a) { return target.uses(a); }))
+      axes = produced.dims[d];
+  // A partial value its one user lets through stays pending.
+  if (produced.partial.empty() || v.use_empty())
+    return target;
+  Operation *user = *v.getUsers().begin();
+  if (llvm::any_of(v.getUsers(), [&](Operation *u) { return u != user; }))
+    return target;
+  auto rule = rules.find(user);
+  if (rule == rules.end())
+    return target;
+  unsigned index = v.getUses().begin()->getOperandNumber();
+  if (!rule->second.passesPartial(index, produced.combiner))
+    return target;
+  for (StringRef a : produced.partial)
+    if (!target.uses(a))
+      target.partial.push_back(a);
+  target.combiner = produced.combiner;
+  return target;
+}
+
+int64_t Propagation::costOf(Operation *op, const ShardingRule &rule, ArrayRef<Axes> chosen) {
+  SmallVector<Axes> factors = consistentFactors(rule, SmallVector<Axes>(chosen), mesh);
+  PassedPartial passed = passedPartial(
+      op, rule, factors, [&](Value v) -> const TensorSharding & { return state(v).sharding; });
+  int64_t total = 0;
+  if (isa<DotGeneralOp>(op)) {
+    int64_t flops = 2;
+    for (auto [f, size] : llvm::enumerate(rule.factorSizes))
+      flops *= size / groupSize(mesh, factors[f]);
+    total += flops / kFlopsPerByte;
+  }
+  for (auto [i, operand] : llvm::enumerate(op->getOperands())) {
+    const TensorSharding &have = state(operand).sharding;
+    TensorSharding wanted;
+    wanted.dims = dimsFromFactors(rule, rule.operands[i], factors, mesh);
+    if (!passed.axes.empty() && !have.partial.empty()) {
+      wanted.partial = passed.axes;
+      wanted.combiner = passed.combiner;
+    }
+    total = std::min(total + planCost(operand, have, wanted, mesh), kUnreachable);
+  }
+  for (auto [j, result] : llvm::enumerate(op->getResults())) {
+    TensorSharding produced = resultSharding(rule, j, factors, passed, mesh);
+    total = std::min(total + planCost(result, produced, targetOf(result, produced), mesh),
+                     kUnreachable);
+  }
+  return total;
+}
+
+bool Propagation::visit(Operation *op, const ShardingRule &rule) {
+  size_t numOperands = op->getNumOperands();
+  SmallVector<Value> tensors(op->getOperands());
+  tensors.append(op->getResults().begin(), op->getResults().end());
+  SmallVector<ArrayRef<SmallVector<int>>> dims;
+  for (const auto &d : rule.operands)
+    dims.push_back(d);
+  for (const auto &d : rule.results)
+    dims.push_back(d);
+  size_t numFactors = rule.factorSizes.size();
+
+  // Per factor, not splitting it, then the axes the op's tensors propose, largest tensor first.
+  SmallVector<SmallVector<Axes>> candidates(numFactors, SmallVector<Axes>{Axes()});
+  SmallVector<bool> unsplitProposed(numFactors, false);
+  SmallVector<size_t> order(tensors.size());
+  std::iota(order.begin(), order.end(), 0);
+  llvm::stable_sort(order, [&](size_t a, size_t b) {
+    auto bytes = [&](size_t t) {
+      return localBytes(cast<RankedTensorType>(tensors[t].getType()), state(tensors[t]).sharding,
+                        mesh);
+    };
+    return bytes(a) > bytes(b);
+  });
+  for (size_t f = 0; f < numFactors; ++f) {
+    if (rule.blocked[f])
+      continue;
+    for (size_t t : order) {
+      if (!holdsFactor(dims[t], f))
+        continue;
+      Axes axes = factorAxes(rule, dims[t], state(tensors[t]).sharding, mesh)[f];
+      // A decided dim without axes that a result (a consumer's need) proposes: the operands
+      // are decided unsplit too when the factor stays unsplit.
+      if (axes.empty() && isClosed(tensors[t], dims[t], f) && t >= numOperands)
+        unsplitProposed[f] = true;
+      if (!axes.empty() && !llvm::is_contained(candidates[f], axes))
+        candidates[f].push_back(axes);
+    }
+  }
+  auto choices = [&] {
+    int64_t n = 1;
+    for (const auto &c : candidates)
+      n = std::min<int64_t>(n * static_cast<int64_t>(c.size()), kMaxChoices + 1);
+    return n;
+  };
+  while (choices() > kMaxChoices) {
+    auto longest = llvm::max_element(candidates, [](const auto &a, const auto &b) {
+      return a.size() < b.size();
+    });
+    longest->pop_back();
+  }
+
+  // Every joint choice that uses an axis once: fewest bytes, then the most devices sharing the
+  // work, then a key that names factors by size, never by the order of operands.
+  SmallVector<Axes> best(numFactors), choice(numFactors);
+  int64_t bestCost = kUnreachable + 1, bestWork = 0;
+  std::string bestKey;
+  llvm::StringSet<> used;
+  std::function<void(size_t)> search = [&](size_t f) {
+    if (f == numFactors) {
+      int64_t cost = costOf(op, rule, choice), work = 1;
+      for (const Axes &axes : choice)
+        work *= groupSize(mesh, axes);
+      if (cost > bestCost || (cost == bestCost && work < bestWork))
+        return;
+      // Results split on their major dims first, then factors by size and axes.
+      std::string key;
+      for (size_t j = 0; j < rule.results.size(); ++j)
+        for (const Axes &axes : dimsFromFactors(rule, rule.results[j], choice, mesh))
+          key += (axes.empty() ? "~" : llvm::join(axes, ",")) + "|";
+      SmallVector<std::string> parts;
+      for (size_t g = 0; g < numFactors; ++g)
+        parts.push_back(std::to_string(rule.factorSizes[g]) + ":" + llvm::join(choice[g], ","));
+      llvm::sort(parts);
+      key += llvm::join(parts, ";");
+      if (cost == bestCost && work == bestWork && key >= bestKey)
+        return;
+      best = choice, bestCost = cost, bestWork = work, bestKey = key;
+      return;
+    }
+    for (const Axes &axes : candidates[f]) {
+      if (llvm::any_of(axes, [&](StringRef a) { return used.contains(a); }))
+        continue;
+      for (StringRef a : axes)
+        used.insert(a);
+      choice[f] = axes;
+      search(f + 1);
+      for (StringRef a : axes)
+        used.erase(a);
+    }
+  };
+  search(0);
+  decisions[op] = best;
+
+  // Open values take the chosen factors on dims they do not split yet.
+  SmallVector<Axes> factors = consistentFactors(rule, best, mesh);
+  PassedPartial passed = passedPartial(
+      op, rule, factors, [&](Value v) -> const TensorSharding & { return state(v).sharding; });
+  bool changed = false;
+  for (auto [t, value] : llvm::enumerate(tensors)) {
+    ValueState &s = state(value);
+    if (s.fixed)
+      continue;
+    bool isResult = t >= numOperands;
+    SmallVector<Axes> wanted = dimsFromFactors(rule, dims[t], factors, mesh);
+    TensorSharding next = s.sharding;
+    if (isResult) {
+      TensorSharding produced = resultSharding(rule, t - numOperands, factors, passed, mesh);
+      for (StringRef a : produced.partial)
+        if (!llvm::is_contained(next.partial, a) && !next.uses(a)) {
+          next.partial.push_back(a);
+          next.combiner = produced.combiner;
+        }
+    }
+    SmallVector<bool> closed = s.closed;
+    for (auto [d, axes] : llvm::enumerate(wanted)) {
+      if (closed[d])
+        continue;
+      if (next.dims[d].empty() && !axes.empty() &&
+          llvm::none_of(axes, [&](StringRef a) { return next.uses(a); }))
+        next.dims[d] = axes;
+      // A dim left unsplit because a decided value wants it so is decided too.
+      if (!isResult && next.dims[d].empty() && dims[t][d].size() == 1 &&
+          best[dims[t][d][0]].empty() && unsplitProposed[dims[t][d][0]])
+        closed[d] = true;
+    }
+    if (next == s.sharding && closed == s.closed)
+      continue;
+    s.sharding = next;
+    s.closed = closed;
+    // Each step that refined the sharding is named, in order.
+    std::string step = (isResult ? "result of " : "operand of ") +
+                       op->getName().getStringRef().str() + " at " +
+                       describeLocation(op->getLoc());
+    s.origin = s.origin.empty() ? step : s.origin + ", then " + step;
+    changed = true;
+  }
+  return changed;
+}
+
+std::string Propagation::explainOp(Operation *op) {
+  const ShardingRule &rule = rules[op];
+  SmallVector<Axes> factors = consistentFactors(rule, decisions[op], mesh);
+  PassedPartial passed = passedPartial(
+      op, rule, factors, [&](Value v) -> const TensorSharding & { return state(v).sharding; });
+  std::string text;
+  for (auto [i, operand] : llvm::enumerate(op->getOperands())) {
+    const TensorSharding &have = state(operand).sharding;
+    TensorSharding wanted;
+    wanted.dims = dimsFromFactors(rule, rule.operands[i], factors, mesh);
+    if (!passed.axes.empty() && !have.partial.empty()) {
+      wanted.partial = passed.axes;
+      wanted.combiner = passed.combiner;
+    }
+    std::string whyNot;
+    FailureOr<ReshardPlan> plan =
+        planReshard(cast<RankedTensorType>(operand.getType()), have, wanted, mesh, whyNot);
+    if (failed(plan)) {
+      text += "; operand " + std::to_string(i) + " cannot be resharded: " + whyNot;
+      continue;
+    }
+    for (const ReshardStep &step : plan->steps)
+      text += "; operand " + std::to_string(i) + ": " + step.toString();
+  }
+  for (auto [j, result] : llvm::enumerate(op->getResults())) {
+    TensorSharding produced = resultSharding(rule, j, factors, passed, mesh);
+    if (!produced.partial.empty())
+      text += "; result " + std::to_string(j) + " is computed " + produced.toString() +
+              " and combined where it is used";
+  }
+  return text;
+}

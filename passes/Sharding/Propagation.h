@@ -1,0 +1,63 @@
+// The state of loom-propagate-sharding over one function: what is known of every value, and
+// the factor shardings chosen for every op. PropagateSharding.cpp seeds it, sweeps and writes it
+// back; ChooseFactors.cpp is the per-op decision, costed with the partitioner's own plans.
+#ifndef LOOM_PASSES_SHARDING_PROPAGATION_H
+#define LOOM_PASSES_SHARDING_PROPAGATION_H
+
+#include "passes/Sharding/TensorSharding.h"
+
+#include "llvm/ADT/DenseMap.h"
+
+#include <string>
+
+namespace mlir::loom {
+
+/// What propagation knows of one value.
+struct ValueState {
+  TensorSharding sharding;
+  bool fixed = false; ///< given by the user: never changed
+  /// Per dim, whether it is decided (a fixed value's dims, or unsplit because a decided
+  /// value it flows to or from is): a decided unsplit dim proposes "no split".
+  SmallVector<bool> closed;
+  std::string origin; ///< where the sharding came from, for --explain
+};
+
+class Propagation {
+public:
+  Propagation(func::FuncOp fn, MeshOp mesh) : fn(fn), mesh(mesh) {}
+
+  LogicalResult run();
+  void writeBack(bool explain);
+
+private:
+  ValueState &state(Value v);
+  LogicalResult seed();
+  /// One visit of `op`: chooses the axes of each factor of its rule (the choice that moves the
+  /// fewest bytes, counting the reshards of its operands, the combining of partial results and
+  /// the reshards of results to what their users want), then lets open values take them.
+  /// Returns whether anything changed.
+  bool visit(Operation *op, const ShardingRule &rule);
+  /// Bytes per device that running `op` with factor shardings `factors` moves.
+  int64_t costOf(Operation *op, const ShardingRule &rule, ArrayRef<Axes> factors);
+  /// The sharding result `v` (produced as `produced`) must reach for its users: what they
+  /// already want, `produced` where nothing is decided; partial only if its one user passes
+  /// the partial value on.
+  TensorSharding targetOf(Value v, const TensorSharding &produced);
+  /// Whether the dim of `t` that holds factor `f` is decided.
+  bool isClosed(Value t, ArrayRef<SmallVector<int>> dims, int f);
+  /// What the partitioner will do for `op`, for --explain.
+  std::string explainOp(Operation *op);
+
+  func::FuncOp fn;
+  MeshOp mesh;
+  /// Every value is inserted before the sweeps, so references into it stay valid.
+  DenseMap<Value, ValueState> states;
+  /// The sharding rule of every op.
+  DenseMap<Operation *, ShardingRule> rules;
+  /// The factor shardings chosen for each op, written as `loom.factors`.
+  DenseMap<Operation *, SmallVector<Axes>> decisions;
+};
+
+} // namespace mlir::loom
+
+#endif // LOOM_PASSES_SHARDING_PROPAGATION_H

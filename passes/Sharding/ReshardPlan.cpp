@@ -1,0 +1,195 @@
+// Reshard plans (see ReshardPlan.h).
+#include "passes/Sharding/ReshardPlan.h"
+
+#include "llvm/ADT/StringExtras.h"
+
+using namespace mlir;
+using namespace mlir::loom;
+
+namespace {
+bool isPrefix(ArrayRef<StringRef> prefix, ArrayRef<StringRef> of) {
+  return prefix.size() <= of.size() && llvm::equal(prefix, of.take_front(prefix.size()));
+}
+
+/// Builds a plan step by step, tracking the sharding and its local bytes.
+class Planner {
+public:
+  Planner(RankedTensorType global, TensorSharding from, MeshOp mesh)
+      : global(global), cur(std::move(from)), mesh(mesh) {}
+
+  int64_t bytes() { return localBytes(global, cur, mesh); }
+  int64_t localDim(int64_t d) {
+    return global.getDimSize(d) / groupSize(mesh, cur.dims[d]);
+  }
+  int64_t size(StringRef axis) { return *mesh.axisSize(axis); }
+
+  /// Appends a step; a slice or reduce_scatter right after one of the same kind on the same
+  /// dim joins it (one collective over both axes, major first, moves the same bytes).
+  void push(ReshardStep::Kind kind, int64_t dim, Axes axes, int64_t sent, int64_t fromDim = 0) {
+    using K = ReshardStep::Kind;
+    if (!plan.steps.empty() && (kind == K::Slice || kind == K::ReduceScatter)) {
+      ReshardStep &last = plan.steps.back();
+      if (last.kind == kind && last.dim == dim) {
+        last.axes.append(axes.begin(), axes.end());
+        last.bytes += sent;
+        last.after = cur;
+        return;
+      }
+    }
+    ReshardStep step{kind, dim, fromDim, std::move(axes), cur.combiner, sent, cur};
+    plan.steps.push_back(std::move(step));
+  }
+
+  RankedTensorType global;
+  TensorSharding cur;
+  MeshOp mesh;
+  ReshardPlan plan;
+};
+} // namespace
+
+std::string ReshardStep::toString() const {
+  using K = ReshardStep::Kind;
+  std::string list = "[" + llvm::join(axes, ", ") + "]";
+  std::string combine = combiner == ReduceKind::sum ? "" : stringifyReduceKind(combiner).str() + " ";
+  std::string text;
+  switch (kind) {
+  case K::Slice:
+    text = "slice dim " + std::to_string(dim) + " over " + list;
+    break;
+  case K::ReduceScatter:
+    text = combine + "reduce_scatter over " + list + " onto dim " + std::to_string(dim);
+    break;
+  case K::AllReduce:
+    text = (combine.empty() ? "sum " : combine) + "all_reduce over " + list;
+    break;
+  case K::AllToAll:
+    text = "all_to_all over " + list + " from dim " + std::to_string(fromDim) + " to dim " +
+           std::to_string(dim);
+    break;
+  case K::AllGather:
+    text = "all_gather over " + list + " on dim " + std::to_string(dim);
+    break;
+  }
+  return text + " (" + std::to_string(bytes) + " bytes)";
+}
+
+int64_t ReshardPlan::bytes() const {
+  int64_t total = 0;
+  for (const ReshardStep &step : steps)
+    total += step.bytes;
+  return total;
+}
+
+TensorSharding mlir::loom::withoutTrivialAxes(TensorSharding s, MeshOp mesh) {
+  auto trivial = [&](StringRef a) { return *mesh.axisSize(a) == 1; };
+  for (Axes &axes : s.dims)
+    llvm::erase_if(axes, trivial);
+  llvm::erase_if(s.partial, trivial);
+  return s;
+}
+
+FailureOr<ReshardPlan> mlir::loom::planReshard(RankedTensorType global, TensorSharding from,
+                                               TensorSharding to, MeshOp mesh,
+                                               std::string &whyNot) {
+  using K = ReshardStep::Kind;
+  from = withoutTrivialAxes(std::move(from), mesh);
+  to = withoutTrivialAxes(std::move(to), mesh);
+  for (StringRef a : to.partial)
+    if (!llvm::is_contained(from.partial, a) || from.combiner != to.combiner) {
+      whyNot = "cannot make a value sharded " + from.toString() + " partial over \"" + a.str() +
+               "\"";
+      return failure();
+    }
+  Planner p(global, from, mesh);
+  TensorSharding &cur = p.cur;
+  auto resolving = [&](StringRef a) {
+    return llvm::is_contained(cur.partial, a) && !llvm::is_contained(to.partial, a);
+  };
+  auto divides = [&](int64_t d, int64_t n) {
+    if (p.localDim(d) % n == 0)
+      return true;
+    whyNot = "dim " + std::to_string(d) + " of a " + std::to_string(global.getDimSize(d)) +
+             "-element dim sharded " + cur.toString() + " does not divide by " +
+             std::to_string(n) + " devices";
+    return false;
+  };
+
+  // 1. Free slices first, then reduce_scatters onto dims that want a pending axis next.
+  while (true) {
+    std::optional<std::pair<int64_t, StringRef>> slice, scatter;
+    for (size_t d = 0; d < cur.dims.size(); ++d) {
+      if (!isPrefix(cur.dims[d], to.dims[d]) || cur.dims[d].size() == to.dims[d].size())
+        continue;
+      StringRef a = to.dims[d][cur.dims[d].size()];
+      if (!cur.uses(a) && !slice)
+        slice = {d, a};
+      else if (resolving(a) && !scatter)
+        scatter = {d, a};
+    }
+    if (!slice && !scatter)
+      break;
+    auto [d, a] = slice ? *slice : *scatter;
+    int64_t n = p.size(a);
+    if (!divides(d, n))
+      return failure();
+    int64_t before = p.bytes();
+    cur.dims[d].push_back(a);
+    if (slice) {
+      p.push(K::Slice, d, {a}, 0);
+    } else {
+      cur.partial.erase(llvm::find(cur.partial, a));
+      p.push(K::ReduceScatter, d, {a}, before * (n - 1) / n);
+    }
+  }
+
+  // 2. The remaining pending axes: one all_reduce.
+  Axes reduceAll;
+  for (StringRef a : cur.partial)
+    if (resolving(a))
+      reduceAll.push_back(a);
+  if (!reduceAll.empty()) {
+    int64_t n = groupSize(mesh, reduceAll), before = p.bytes();
+    llvm::erase_if(cur.partial, [&](StringRef a) { return llvm::is_contained(reduceAll, a); });
+    p.push(K::AllReduce, 0, reduceAll, 2 * before * (n - 1) / n);
+  }
+
+  // 3. Axes a dim must lose, minor first: moved to a dim that wants them next (all_to_all),
+  //    otherwise gathered.
+  for (size_t d = 0; d < cur.dims.size(); ++d) {
+    while (!isPrefix(cur.dims[d], to.dims[d])) {
+      StringRef a = cur.dims[d].back();
+      int64_t n = p.size(a), before = p.bytes();
+      std::optional<size_t> target;
+      for (size_t d2 = 0; d2 < to.dims.size(); ++d2) {
+        Axes extended = cur.dims[d2];
+        extended.push_back(a);
+        if (d2 != d && isPrefix(extended, to.dims[d2]) && p.localDim(d2) % n == 0)
+          target = d2;
+      }
+      cur.dims[d].pop_back();
+      if (target) {
+        cur.dims[*target].push_back(a);
+        p.push(K::AllToAll, *target, {a}, before * (n - 1) / n, d);
+      } else {
+        p.push(K::AllGather, d, {a}, before * (n - 1));
+      }
+    }
+  }
+
+  // 4. Axes a dim must gain: each device keeps its slice.
+  for (size_t d = 0; d < cur.dims.size(); ++d) {
+    if (cur.dims[d] == to.dims[d])
+      continue;
+    Axes missing(to.dims[d].begin() + cur.dims[d].size(), to.dims[d].end());
+    if (!divides(d, groupSize(mesh, missing)))
+      return failure();
+    cur.dims[d] = to.dims[d];
+    p.push(K::Slice, d, missing, 0);
+  }
+  if (cur != to) {
+    whyNot = "internal error: resharding " + from.toString() + " to " + to.toString() +
+             " reached " + cur.toString();
+    return failure();
+  }
+  return p.plan;
+}

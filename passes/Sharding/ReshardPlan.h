@@ -1,0 +1,52 @@
+// How a value moves from one sharding to another: the collectives, in order, with the bytes
+// each device sends. The partitioner emits exactly this plan and propagation costs its choices
+// with it, so what propagation weighs is what the program then does.
+#ifndef LOOM_PASSES_SHARDING_RESHARDPLAN_H
+#define LOOM_PASSES_SHARDING_RESHARDPLAN_H
+
+#include "passes/Sharding/TensorSharding.h"
+
+#include <string>
+
+namespace mlir::loom {
+
+struct ReshardStep {
+  enum class Kind { Slice, ReduceScatter, AllReduce, AllToAll, AllGather };
+  Kind kind;
+  /// The dim sliced, scattered onto or gathered; for all_to_all, the dim that takes the split.
+  int64_t dim = 0;
+  /// all_to_all only: the dim that gives the split up.
+  int64_t fromDim = 0;
+  Axes axes;
+  /// reduce_scatter and all_reduce: how the partial values combine.
+  ReduceKind combiner = ReduceKind::sum;
+  /// Bytes each device sends: all_gather (n-1) x its shard, all_reduce 2(n-1)/n x its value
+  /// (reduce_scatter + all_gather), reduce_scatter and all_to_all (n-1)/n x its value.
+  int64_t bytes = 0;
+  /// The sharding after this step.
+  TensorSharding after;
+
+  /// "all_gather over [fsdp] on dim 0 (192 bytes)", for explanations.
+  std::string toString() const;
+};
+
+struct ReshardPlan {
+  SmallVector<ReshardStep> steps;
+  int64_t bytes() const;
+};
+
+/// The plan taking a `global`-typed value from sharding `from` to `to` on `mesh`. Free slices
+/// come first (they shrink everything after them), then partial values are combined: onto a
+/// dim that wants the axis next with reduce_scatter, otherwise with one all_reduce; then dims
+/// that must lose axes move them to a dim that wants them (all_to_all) or gather them; then
+/// the remaining slices. Axes of size 1 are ignored. Fails, with the reason in `whyNot`, when
+/// `to` asks for a partial value `from` is not, or a dim does not divide.
+FailureOr<ReshardPlan> planReshard(RankedTensorType global, TensorSharding from,
+                                   TensorSharding to, MeshOp mesh, std::string &whyNot);
+
+/// `s` without the axes of size 1 of `mesh`.
+TensorSharding withoutTrivialAxes(TensorSharding s, MeshOp mesh);
+
+} // namespace mlir::loom
+
+#endif // LOOM_PASSES_SHARDING_RESHARDPLAN_H
