@@ -4,6 +4,7 @@
 #include "runtime/Device.h"
 
 #include <cmath>
+#include <map>
 
 using namespace loom;
 using namespace loom::optim;
@@ -74,13 +75,20 @@ std::pair<Tree<Tensor>, Tree<Tensor>> optim::sgdUpdate(const SgdOptions &options
                                                        const Tree<Tensor> &grads,
                                                        const Tree<Tensor> &state,
                                                        const Tensor &step) {
-  Tensor lr = options.lr.traced(step);
+  // The learning rate in the parameters' precision (see adamwUpdate).
+  std::map<DType, Tensor> lrs;
+  auto lrFor = [&](DType paramType) {
+    DType d = paramType == DType::F64 ? DType::F64 : DType::F32;
+    auto it = lrs.find(d);
+    return it != lrs.end() ? it->second
+                           : lrs.emplace(d, options.lr.traced(astype(step, d))).first->second;
+  };
   Tree<Tensor> velocity = tree_map(
       [&](const Tensor &v, const Tensor &g) { return v * options.momentum + g; },
       state.at("velocity"), grads);
   Tree<Tensor> updated = tree_map(
-      [&](const Tensor &p, const Tensor &v) { return p - astype(lr, p.dtype()) * v; }, params,
-      velocity);
+      [&](const Tensor &p, const Tensor &v) { return p - astype(lrFor(p.dtype()), p.dtype()) * v; },
+      params, velocity);
   Tree<Tensor> newState;
   newState["velocity"] = velocity;
   return {updated, newState};
@@ -98,10 +106,24 @@ std::pair<Tree<Tensor>, Tree<Tensor>> optim::adamwUpdate(const AdamWOptions &o,
                                                          const Tree<Tensor> &grads,
                                                          const Tree<Tensor> &state,
                                                          const Tensor &step) {
-  Tensor lr = o.lr.traced(step);
-  Tensor t = step + 1.0; // bias correction counts from 1
-  Tensor correction1 = 1.0 - pow(scalar_like(t, o.beta1), t);
-  Tensor correction2 = 1.0 - pow(scalar_like(t, o.beta2), t);
+  // The learning rate and bias corrections are computed in the parameters' precision (at
+  // least f32), whatever the step counter's dtype: an f32 counter must not round an f64
+  // update. One set per precision.
+  struct Scalars {
+    Tensor lr, correction1, correction2;
+  };
+  std::map<DType, Scalars> scalars;
+  auto scalarsFor = [&](DType paramType) -> const Scalars & {
+    DType d = paramType == DType::F64 ? DType::F64 : DType::F32;
+    auto it = scalars.find(d);
+    if (it != scalars.end())
+      return it->second;
+    Tensor s = astype(step, d);
+    Tensor t = s + 1.0; // bias correction counts from 1
+    Scalars computed{o.lr.traced(s), 1.0 - pow(scalar_like(t, o.beta1), t),
+                     1.0 - pow(scalar_like(t, o.beta2), t)};
+    return scalars.emplace(d, computed).first->second;
+  };
   Tree<Tensor> m = tree_map(
       [&](const Tensor &m, const Tensor &g) { return m * o.beta1 + g * (1 - o.beta1); },
       state.at("m"), grads);
@@ -111,9 +133,10 @@ std::pair<Tree<Tensor>, Tree<Tensor>> optim::adamwUpdate(const AdamWOptions &o,
   Tree<Tensor> updated = tree_map(
       [&](const Tensor &p, const Tensor &m, const Tensor &v) {
         DType d = p.dtype();
-        Tensor mHat = m / astype(correction1, d), vHat = v / astype(correction2, d);
+        const Scalars &c = scalarsFor(d);
+        Tensor mHat = m / astype(c.correction1, d), vHat = v / astype(c.correction2, d);
         Tensor direction = mHat / (sqrt(vHat) + o.eps) + p * o.weightDecay;
-        return p - astype(lr, d) * direction;
+        return p - astype(c.lr, d) * direction;
       },
       params, m, v);
   Tree<Tensor> newState;

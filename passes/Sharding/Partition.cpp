@@ -1,6 +1,7 @@
 // The loom-partition pass (see Passes.td): turns a program whose values carry shardings into
 // the program one device runs, with the collectives that move data between devices.
 #include "passes/Passes.h"
+#include "passes/Sharding/FuseCollectives.h"
 #include "passes/Sharding/ReshardPlan.h"
 
 #include "mlir/IR/Builders.h"
@@ -281,6 +282,7 @@ LogicalResult Partitioner::run() {
       return failure();
     ret.setOperand(i, *v);
   }
+  fuseCombineThenSlice(fn, mesh);
   fn.setFunctionType(FunctionType::get(fn.getContext(), fn.getBody().getArgumentTypes(),
                                        ret.getOperandTypes()));
   fn->setAttr("loom.mesh", meshRef);

@@ -117,7 +117,7 @@ void Propagation::writeBack(bool explain) {
                         << state(arg).sharding.toString() << ": " << state(arg).origin;
     }
   fn.walk([&](Operation *op) {
-    if (isa<func::FuncOp, func::ReturnOp>(op) || op->getNumResults() == 0)
+    if (isa<func::FuncOp, func::ReturnOp>(op) || !rules.count(op))
       return;
     SmallVector<Attribute> attrs;
     for (Value result : op->getResults())

@@ -183,22 +183,25 @@ int64_t mlir::loom::localBytes(RankedTensorType type, const TensorSharding &shar
 FailureOr<std::vector<std::pair<Operation *, ShardingRule>>>
 mlir::loom::opRules(func::FuncOp fn, StringRef pass) {
   std::vector<std::pair<Operation *, ShardingRule>> ops;
-  WalkResult walk = fn.walk([&](Operation *op) {
-    if (isa<func::FuncOp, func::ReturnOp>(op))
-      return WalkResult::advance();
-    auto ruled = dyn_cast<ShardingRuleOpInterface>(op);
-    FailureOr<ShardingRule> rule = ruled ? ruled.getShardingRule() : FailureOr<ShardingRule>();
-    if (failed(rule)) {
-      op->emitOpError("has no sharding rule, so ")
-          << pass << " cannot handle it (sharding runs after differentiation and inlining, "
-          << "before partitioning)";
-      return WalkResult::interrupt();
+  // The function's own ops, outermost first: an op with regions (scf.for) is named itself, not
+  // an op nested in it.
+  for (Block &block : fn.getBody())
+    for (Operation &op : block) {
+      auto isTensor = [](Type t) { return isa<TensorType>(t); };
+      bool touchesTensors = llvm::any_of(op.getOperandTypes(), isTensor) ||
+                            llvm::any_of(op.getResultTypes(), isTensor);
+      // Scalars (an index constant feeding a loop) are no one's to shard.
+      if (isa<func::ReturnOp>(op) || (!touchesTensors && op.getNumRegions() == 0))
+        continue;
+      auto ruled = dyn_cast<ShardingRuleOpInterface>(op);
+      FailureOr<ShardingRule> rule =
+          ruled && op.getNumRegions() == 0 ? ruled.getShardingRule() : FailureOr<ShardingRule>();
+      if (failed(rule))
+        return op.emitOpError("has no sharding rule, so ")
+               << pass << " cannot handle it (sharding runs after differentiation and inlining, "
+               << "before partitioning)";
+      ops.emplace_back(&op, *rule);
     }
-    ops.emplace_back(op, *rule);
-    return WalkResult::advance();
-  });
-  if (walk.wasInterrupted())
-    return failure();
   return ops;
 }
 

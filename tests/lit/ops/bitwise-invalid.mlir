@@ -33,3 +33,30 @@ func.func @bitcast_shape(%a: tensor<4xi32>) -> tensor<2xf32> {
   %0 = loom.bitcast_convert %a : tensor<4xi32> -> tensor<2xf32>
   return %0 : tensor<2xf32>
 }
+
+// -----
+
+// Tests that loom.and rejects float operands.
+func.func @and_float(%a: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{operand #0 must be statically shaped tensor of 1-bit signless integer or 32-bit signless integer or 64-bit signless integer values}}
+  %0 = loom.and %a, %a : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// Tests that loom.or rejects operands of two types.
+func.func @or_mixed(%a: tensor<4xi32>, %b: tensor<4xi64>) -> tensor<4xi32> {
+  // expected-error @+1 {{'loom.or' op requires the same type for all operands and results}}
+  %0 = "loom.or"(%a, %b) : (tensor<4xi32>, tensor<4xi64>) -> tensor<4xi32>
+  return %0 : tensor<4xi32>
+}
+
+// -----
+
+// Tests that loom.or rejects bf16.
+func.func @or_bf16(%a: tensor<4xbf16>) -> tensor<4xbf16> {
+  // expected-error @+1 {{operand #0 must be statically shaped tensor of 1-bit signless integer or 32-bit signless integer or 64-bit signless integer values}}
+  %0 = loom.or %a, %a : tensor<4xbf16>
+  return %0 : tensor<4xbf16>
+}

@@ -56,3 +56,19 @@ func.func @unknown_mesh(%x: tensor<8xf32>) -> tensor<8xf32> {
 loom.mesh @mesh axes = ["data"] shape = [2]
 // expected-error @+1 {{a program may use one mesh; @mesh is declared already}}
 loom.mesh @second axes = ["model"] shape = [2]
+
+// -----
+
+// Tests that an op without a sharding rule is named itself, not the scalars that feed it.
+loom.mesh @mesh axes = ["data"] shape = [2]
+func.func @loop(%x: tensor<8xf32> {loom.sharding = #loom.sharding<@mesh, [["data"]]>}) -> tensor<8xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  // expected-error @+1 {{'scf.for' op has no sharding rule, so loom-propagate-sharding cannot handle it}}
+  %r = scf.for %i = %c0 to %c4 step %c1 iter_args(%acc = %x) -> (tensor<8xf32>) {
+    %y = loom.exp %acc : tensor<8xf32>
+    scf.yield %y : tensor<8xf32>
+  }
+  return %r : tensor<8xf32>
+}

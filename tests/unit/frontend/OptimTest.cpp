@@ -1,0 +1,80 @@
+// Optimizer updates against a plain double-precision reference on the host: the step counter's
+// dtype must not limit the precision of an update (an f32 counter with f64 parameters).
+#include "frontend/Loom.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+using namespace loom;
+
+namespace {
+
+struct HostAdamW {
+  double lr = 1e-3, beta1 = 0.9, beta2 = 0.999, eps = 1e-8, weightDecay = 0.01;
+  /// One AdamW step at 0-based `step` on every element, in double.
+  void update(std::vector<double> &p, std::vector<double> &m, std::vector<double> &v,
+              const std::vector<double> &g, int64_t step) const {
+    double t = static_cast<double>(step + 1);
+    double c1 = 1 - std::pow(beta1, t), c2 = 1 - std::pow(beta2, t);
+    for (size_t i = 0; i < p.size(); ++i) {
+      m[i] = beta1 * m[i] + (1 - beta1) * g[i];
+      v[i] = beta2 * v[i] + (1 - beta2) * g[i] * g[i];
+      double direction = (m[i] / c1) / (std::sqrt(v[i] / c2) + eps) + weightDecay * p[i];
+      p[i] -= lr * direction;
+    }
+  }
+};
+
+TEST(Optim, AdamWWithF64ParametersAndAnF32StepIsExactInF64) {
+  HostAdamW host;
+  optim::AdamWOptions options{.lr = optim::constant(host.lr)};
+  auto step = jit([&](Tensor p, Tensor m, Tensor v, Tensor g, Tensor t) {
+    Tree<Tensor> params, grads, state, ms, vs;
+    params["w"] = p, grads["w"] = g, ms["w"] = m, vs["w"] = v;
+    state["m"] = ms, state["v"] = vs;
+    auto [updated, next] = optim::adamwUpdate(options, params, grads, state, t);
+    return std::make_tuple(updated.at("w").leaf(), next.at("m").at("w").leaf(),
+                           next.at("v").at("w").leaf());
+  });
+  std::vector<double> p = {0.5, -1.25, 3.0, 1e-3}, m(4, 0.0), v(4, 0.0);
+  std::vector<double> g = {0.1, -0.2, 1e-4, 7.0};
+  Array pa = Array::from(p, {4}), ma = Array::from(m, {4}), va = Array::from(v, {4});
+  Array ga = Array::from(g, {4});
+  // Late steps, where 0.999^t rounded in f32 is off by about 1e-7 relative.
+  for (int64_t s : {0, 1, 12345, 999999}) {
+    auto [np, nm, nv] = step(pa, ma, va, ga, Array::scalar(static_cast<float>(s)));
+    host.update(p, m, v, g, s);
+    pa = np, ma = nm, va = nv;
+    std::vector<double> got = pa.to_host<double>();
+    for (size_t i = 0; i < p.size(); ++i)
+      EXPECT_NEAR(got[i], p[i], 1e-15 * std::fabs(p[i]) + 1e-18) << "step " << s << " element " << i;
+  }
+}
+
+TEST(Optim, SgdWithF64ParametersAndAnF32StepIsExactInF64) {
+  const double lr = 0.1 / 3; // not exact in f32
+  optim::SgdOptions options{.lr = optim::constant(lr), .momentum = 0.9};
+  auto step = jit([&](Tensor p, Tensor vel, Tensor g, Tensor t) {
+    Tree<Tensor> params, grads, state, velocity;
+    params["w"] = p, grads["w"] = g, velocity["w"] = vel;
+    state["velocity"] = velocity;
+    auto [updated, next] = optim::sgdUpdate(options, params, grads, state, t);
+    return std::make_tuple(updated.at("w").leaf(), next.at("velocity").at("w").leaf());
+  });
+  std::vector<double> p = {1.0, -2.0}, vel = {0.0, 0.0}, g = {0.3, -0.7};
+  Array pa = Array::from(p, {2}), va = Array::from(vel, {2}), ga = Array::from(g, {2});
+  for (int s = 0; s < 3; ++s) {
+    auto [np, nv] = step(pa, va, ga, Array::scalar(static_cast<float>(s)));
+    for (size_t i = 0; i < p.size(); ++i) {
+      vel[i] = vel[i] * 0.9 + g[i];
+      p[i] -= lr * vel[i];
+    }
+    pa = np, va = nv;
+    std::vector<double> got = pa.to_host<double>();
+    for (size_t i = 0; i < p.size(); ++i)
+      EXPECT_NEAR(got[i], p[i], 1e-15 * std::fabs(p[i])) << "step " << s << " element " << i;
+  }
+}
+
+} // namespace
