@@ -262,34 +262,26 @@ bool Propagation::visit(Operation *op, const ShardingRule &rule) {
 }
 
 std::string Propagation::explainOp(Operation *op) {
+  if (isa<ShardingConstraintOp>(op))
+    return "";
   const ShardingRule &rule = rules[op];
   SmallVector<Axes> factors = consistentFactors(rule, decisions[op], mesh);
   PassedPartial passed = passedPartial(
       op, rule, factors, [&](Value v) -> const TensorSharding & { return state(v).sharding; });
-  std::string text;
-  for (auto [i, operand] : llvm::enumerate(op->getOperands())) {
-    const TensorSharding &have = state(operand).sharding;
-    TensorSharding wanted;
-    wanted.dims = dimsFromFactors(rule, rule.operands[i], factors, mesh);
-    if (!passed.axes.empty() && !have.partial.empty()) {
-      wanted.partial = passed.axes;
-      wanted.combiner = passed.combiner;
-    }
-    std::string whyNot;
-    FailureOr<ReshardPlan> plan =
-        planReshard(cast<RankedTensorType>(operand.getType()), have, wanted, mesh, whyNot);
-    if (failed(plan)) {
-      text += "; operand " + std::to_string(i) + " cannot be resharded: " + whyNot;
-      continue;
-    }
-    for (const ReshardStep &step : plan->steps)
-      text += "; operand " + std::to_string(i) + ": " + step.toString();
-  }
+  std::string split;
+  for (auto [f, axes] : llvm::enumerate(factors))
+    if (!axes.empty())
+      split += std::string(split.empty() ? "" : ", ") +
+               (f < 26 ? std::string(1, static_cast<char>('a' + f)) : "f" + std::to_string(f)) +
+               " over [" + llvm::join(axes, ", ") + "]";
+  if (split.empty())
+    return "";
+  std::string text = "runs as " + rule.toString() + " with " + split;
   for (auto [j, result] : llvm::enumerate(op->getResults())) {
     TensorSharding produced = resultSharding(rule, j, factors, passed, mesh);
     if (!produced.partial.empty())
       text += "; result " + std::to_string(j) + " is computed " + produced.toString() +
-              " and combined where it is used";
+              ", combined where it is used";
   }
   return text;
 }

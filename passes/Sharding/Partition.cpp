@@ -1,6 +1,7 @@
 // The loom-partition pass (see Passes.td): turns a program whose values carry shardings into
 // the program one device runs, with the collectives that move data between devices.
 #include "passes/Passes.h"
+#include "passes/Sharding/Partition.h"
 #include "passes/Sharding/FuseCollectives.h"
 #include "passes/Sharding/ReshardPlan.h"
 
@@ -298,10 +299,14 @@ struct PartitionPass : mlir::loom::impl::PartitionBase<PartitionPass> {
     for (func::FuncOp fn : module.getOps<func::FuncOp>()) {
       if (fn.isExternal() || fn.isPrivate())
         continue;
-      if (failed(Partitioner(fn, meshes[0]).run()))
+      if (failed(partitionFunction(fn, meshes[0])))
         return signalPassFailure();
     }
   }
 };
 
 } // namespace
+
+LogicalResult mlir::loom::partitionFunction(func::FuncOp fn, MeshOp mesh) {
+  return Partitioner(fn, mesh).run();
+}

@@ -2,6 +2,7 @@
 // sharding, starting from the user's (arguments, results, sharding constraints), through the
 // sharding rule of every op, to a fixed point.
 #include "passes/Passes.h"
+#include "passes/Sharding/Partition.h"
 #include "passes/Sharding/Propagation.h"
 
 #include "mlir/IR/Builders.h"
@@ -135,15 +136,8 @@ void Propagation::writeBack(bool explain) {
                        << (s.origin.empty() ? "nothing constrains it (replicated)" : s.origin);
     }
     // What loom-partition then does for the op.
-    std::string split;
-    for (auto [f, axes] : llvm::enumerate(decisions[op]))
-      if (!axes.empty())
-        split += std::string(split.empty() ? "" : ", ") + "factor " + std::to_string(f) +
-                 " over [" + llvm::join(axes, ", ") + "]";
-    std::string steps = explainOp(op);
-    if (!split.empty() || !steps.empty())
-      op->emitRemark() << "partitioned " << (split.empty() ? "unsplit" : "with " + split)
-                       << steps;
+    if (std::string text = explainOp(op); !text.empty())
+      op->emitRemark() << text;
   });
   // Results without a wish keep the sharding their value has.
   auto ret = cast<func::ReturnOp>(fn.getBody().front().getTerminator());
@@ -153,8 +147,40 @@ void Propagation::writeBack(bool explain) {
       s.partial.clear(); // a caller never receives a pending sum
       fn.setResultAttr(i, "loom.sharding", s.toAttr(meshRef));
     }
+  if (explain)
+    explainCollectives();
 }
 
+void Propagation::explainCollectives() {
+  OpBuilder b(fn);
+  b.setInsertionPointAfter(fn);
+  auto copy = cast<func::FuncOp>(b.clone(*fn));
+  copy.setName((fn.getName() + ".explained").str());
+  bool partitioned;
+  {
+    // The partition pass itself reports any error; here it would only repeat it.
+    ScopedDiagnosticHandler quiet(fn.getContext(), [](Diagnostic &) { return success(); });
+    partitioned = succeeded(partitionFunction(copy, mesh));
+  }
+  if (partitioned)
+    copy.walk([&](Operation *op) {
+      if (!isa<AllGatherOp, ReduceScatterOp, AllReduceOp, AllToAllOp, ShardSliceOp>(op))
+        return;
+      auto bytes = op->getAttrOfType<IntegerAttr>("bytes");
+      auto reason = op->getAttrOfType<StringAttr>("reason");
+      auto axes = op->getAttrOfType<ArrayAttr>("axes");
+      std::string kind;
+      if (auto combine = dyn_cast<AllReduceOp>(op))
+        kind = " " + stringifyReduceKind(combine.getKind()).str();
+      else if (auto combine = dyn_cast<ReduceScatterOp>(op))
+        kind = " " + stringifyReduceKind(combine.getKind()).str();
+      std::string list = "[" + llvm::join(stringsOf(axes), ", ") + "]";
+      op->emitRemark() << "the partitioner emits " << op->getName().getStringRef() << kind
+                       << " over " << list << " (" << (bytes ? bytes.getInt() : 0)
+                       << " bytes): " << (reason ? reason.getValue() : "");
+    });
+  copy.erase();
+}
 namespace {
 struct PropagateShardingPass
     : mlir::loom::impl::PropagateShardingBase<PropagateShardingPass> {

@@ -45,8 +45,12 @@ private:
   TensorSharding targetOf(Value v, const TensorSharding &produced);
   /// Whether the dim of `t` that holds factor `f` is decided.
   bool isClosed(Value t, ArrayRef<SmallVector<int>> dims, int f);
-  /// What the partitioner will do for `op`, for --explain.
+  /// How `op` runs once partitioned, for --explain: the factors it splits and a partial
+  /// result; empty when it runs unsplit.
   std::string explainOp(Operation *op);
+  /// Partitions a copy of the function and names every collective the partitioner emits, at
+  /// the op that needs it, with its bytes and reason, for --explain.
+  void explainCollectives();
 
   func::FuncOp fn;
   MeshOp mesh;

@@ -1,0 +1,224 @@
+// The differential tester of the partitioner: every op of the dialect under every way of
+// splitting its operands and results over a 1-d mesh of 2 and of 4 devices and a 2x2 mesh (with
+// a sharding constraint in the middle too), and random chains of ops, each partitioned and run
+// on virtual devices; every device's outputs must equal its block of the unpartitioned result.
+//
+// CI runs a fixed sample; `loom-differential-tests --full` runs every sharding (up to
+// --cap per op and mesh) and --chains random programs.
+#include "tests/differential/OpCases.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <iostream>
+#include <random>
+
+namespace loom::difftest {
+namespace {
+
+struct Options {
+  bool full = false;
+  int64_t cap = 400;    ///< shardings per op and mesh in a full sweep
+  int64_t samples = 3;  ///< shardings per op and mesh otherwise
+  int64_t chains = 24;  ///< random programs
+};
+Options options;
+
+const std::vector<MeshAxes> &meshes() {
+  static const std::vector<MeshAxes> all = {
+      {{"a", 2}}, {{"a", 4}}, {{"x", 2}, {"y", 2}}};
+  return all;
+}
+
+std::string meshName(const MeshAxes &mesh) {
+  std::string text;
+  for (const auto &[name, size] : mesh)
+    text += (text.empty() ? "" : "x") + std::to_string(size);
+  return text;
+}
+
+/// The unpartitioned outputs of `p`, or empty with a test failure.
+std::vector<HostTensor> reference(const Program &p) {
+  std::string error;
+  std::vector<std::string> elems;
+  for (const HostTensor &r : p.results)
+    elems.push_back(r.elem);
+  auto out = compileAndRun(p.module({}, {}, {}), {}, p.args, {}, elems, error);
+  if (out.empty()) {
+    ADD_FAILURE() << p.name << ": the unpartitioned program failed: " << error << "\n"
+                  << p.module({}, {}, {});
+    return {};
+  }
+  std::vector<HostTensor> results = p.results;
+  for (size_t o = 0; o < results.size(); ++o)
+    results[o].values = out[0][o];
+  return results;
+}
+
+/// Runs `p` partitioned; the first mismatch, or "" when every device holds its block.
+std::string check(const Program &p, const std::vector<HostTensor> &want, const MeshAxes &mesh,
+                  const std::vector<Spec> &argSpecs, const std::vector<Spec> &resultSpecs,
+                  const Spec *middle, int ulps) {
+  std::string error;
+  std::vector<std::string> elems;
+  for (const HostTensor &r : p.results)
+    elems.push_back(r.elem);
+  std::string source = p.module(mesh, argSpecs, resultSpecs, middle);
+  auto got = compileAndRun(source, mesh, p.args, argSpecs, elems, error);
+  if (got.empty())
+    return error + "\n" + source;
+  for (size_t d = 0; d < got.size(); ++d)
+    for (size_t o = 0; o < want.size(); ++o) {
+      std::vector<double> block = localBlock(want[o], resultSpecs[o], mesh, static_cast<int>(d));
+      if (block.size() != got[d][o].size())
+        return "device " + std::to_string(d) + " output " + std::to_string(o) + " has " +
+               std::to_string(got[d][o].size()) + " elements, not " +
+               std::to_string(block.size()) + "\n" + source;
+      for (size_t i = 0; i < block.size(); ++i)
+        if (!sameValue(got[d][o][i], block[i], want[o].elem, ulps))
+          return "device " + std::to_string(d) + " output " + std::to_string(o) + " element " +
+                 std::to_string(i) + ": got " + std::to_string(got[d][o][i]) + ", want " +
+                 std::to_string(block[i]) + "\n" + source;
+    }
+  return "";
+}
+
+TEST(Differential, EveryOpUnderEveryShardingMatchesOneDevice) {
+  int64_t programs = 0, failures = 0;
+  std::mt19937_64 rng(12);
+  for (const Program &p : opCases()) {
+    std::vector<HostTensor> want = reference(p);
+    if (want.empty())
+      continue;
+    for (const MeshAxes &mesh : meshes()) {
+      // The shardings of every argument and result, and of the constraint in the middle.
+      std::vector<std::vector<Spec>> choices;
+      for (const HostTensor &a : p.args)
+        choices.push_back(allSpecs(a.shape, mesh));
+      for (const HostTensor &r : p.results)
+        choices.push_back(allSpecs(r.shape, mesh));
+      choices.push_back(allSpecs(p.results[0].shape, mesh));
+      int64_t total = 1;
+      for (const auto &c : choices)
+        total = std::min<int64_t>(total * static_cast<int64_t>(c.size()), int64_t(1) << 40);
+      int64_t runs = options.full ? std::min(total, options.cap) : options.samples;
+      for (int64_t k = 0; k < runs; ++k) {
+        // Every combination in order when all fit, else a seeded sample.
+        int64_t index = runs == total ? k : static_cast<int64_t>(rng() % total);
+        std::vector<Spec> picked;
+        for (const auto &c : choices) {
+          picked.push_back(c[index % c.size()]);
+          index /= static_cast<int64_t>(c.size());
+        }
+        std::vector<Spec> argSpecs(picked.begin(), picked.begin() + p.args.size());
+        std::vector<Spec> resultSpecs(picked.begin() + p.args.size(), picked.end() - 1);
+        // Every other run has a constraint between the op and the return.
+        const Spec *middle = k % 2 ? &picked.back() : nullptr;
+        std::string mismatch = check(p, want, mesh, argSpecs, resultSpecs, middle, 8);
+        ++programs;
+        if (!mismatch.empty()) {
+          ++failures;
+          ADD_FAILURE() << p.name << " on mesh " << meshName(mesh) << ": " << mismatch;
+        }
+      }
+    }
+  }
+  std::cout << "differential: " << programs << " partitioned programs over "
+            << opCases().size() << " ops, " << failures << " wrong\n";
+}
+
+/// The program of `opCases()` named `name`.
+Program opCase(const std::string &name) {
+  for (Program &p : opCases())
+    if (p.name == name)
+      return p;
+  ADD_FAILURE() << "no op case " << name;
+  return {};
+}
+
+TEST(Differential, MaxOverASplitDimOnFourDevices) {
+  MeshAxes four = {{"a", 4}};
+  Spec rows = {{"a"}, {}}, cols = {{}, {"a"}}, none = {};
+  struct Case {
+    std::string name;
+    std::vector<Spec> args, results;
+  };
+  for (const Case &c : std::vector<Case>{
+           {"reduce_max_all", {rows}, {none}},
+           {"reduce_max_all", {cols}, {none}},
+           {"reduce_max_dim1", {cols}, {none}},
+           {"reduce_max_dim1", {cols}, {{{"a"}}}},  // reduce_scatter max
+           {"reduce_max_dim0", {rows}, {{{"a"}}}},
+           {"softmax_rows", {cols}, {cols}},        // vocabulary-parallel softmax
+           {"softmax_rows", {cols}, {none}},
+           {"lm_head_max", {none, cols}, {none}},   // the split comes from propagation
+           {"grad_of_max", {cols, cols}, {none, cols}},
+           {"grad_of_max", {rows, cols}, {none, rows}},
+       }) {
+    Program p = opCase(c.name);
+    std::vector<HostTensor> want = reference(p);
+    ASSERT_FALSE(want.empty());
+    EXPECT_EQ(check(p, want, four, c.args, c.results, nullptr, 8), "")
+        << c.name << " with arguments " << describe(c.args[0]);
+  }
+}
+
+/// Removes steps of a failing chain while it still fails: the smallest failing program.
+Chain shrink(Chain chain, const std::function<bool(const Chain &)> &fails) {
+  bool smaller = true;
+  while (smaller && chain.steps.size() > 1) {
+    smaller = false;
+    for (size_t i = 0; i < chain.steps.size(); ++i) {
+      Chain trial = withoutStep(chain, i);
+      if (fails(trial)) {
+        chain = trial;
+        smaller = true;
+        break;
+      }
+    }
+  }
+  return chain;
+}
+
+TEST(Differential, RandomChainsMatchOneDevice) {
+  int64_t wrong = 0;
+  for (int64_t seed = 1; seed <= options.chains; ++seed) {
+    const MeshAxes &mesh = meshes()[seed % meshes().size()];
+    auto mismatch = [&](const Chain &chain) {
+      Program p = chainProgram(chain, true);
+      std::vector<HostTensor> want = reference(chainProgram(chain, false));
+      if (want.empty())
+        return std::string("no reference");
+      // Sums of rounded transcendentals in another order: a looser bound than single ops.
+      return check(p, want, mesh, chain.argSpecs, {chain.resultSpec}, nullptr, 256);
+    };
+    Chain chain = randomChain(static_cast<uint64_t>(seed), mesh);
+    std::string first = mismatch(chain);
+    if (first.empty())
+      continue;
+    ++wrong;
+    Chain smallest = shrink(chain, [&](const Chain &c) { return !mismatch(c).empty(); });
+    ADD_FAILURE() << "random program, seed " << seed << " on mesh " << meshName(mesh)
+                  << " is wrong; the smallest failing program (" << smallest.steps.size()
+                  << " of " << chain.steps.size() << " ops): " << mismatch(smallest);
+  }
+  std::cout << "differential: " << options.chains << " random programs, " << wrong
+            << " wrong\n";
+}
+
+} // namespace
+} // namespace loom::difftest
+
+int main(int argc, char **argv) {
+  testing::InitGoogleTest(&argc, argv);
+  using loom::difftest::options;
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--full"))
+      options.full = true, options.chains = 400;
+    else if (!std::strncmp(argv[i], "--cap=", 6))
+      options.cap = std::atoll(argv[i] + 6);
+    else if (!std::strncmp(argv[i], "--chains=", 9))
+      options.chains = std::atoll(argv[i] + 9);
+  }
+  return RUN_ALL_TESTS();
+}

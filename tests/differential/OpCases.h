@@ -1,0 +1,58 @@
+// The programs the differential tester partitions: one per op of the dialect (and per kind of
+// a reduction, per dims of a contraction, ...), each a function body over typed arguments, and
+// random chains of ops generated from a seed.
+#ifndef LOOM_TESTS_DIFFERENTIAL_OPCASES_H
+#define LOOM_TESTS_DIFFERENTIAL_OPCASES_H
+
+#include "tests/differential/SpmdHarness.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace loom::difftest {
+
+/// A program: arguments %a0.. (with values), a body defining results %r0.., and private
+/// functions it calls (value_and_grad).
+struct Program {
+  std::string name;
+  std::vector<HostTensor> args;
+  /// Shapes and element types of the results (values unused).
+  std::vector<HostTensor> results;
+  std::string body;
+  std::string prelude;
+
+  /// The module: on `mesh` with the given shardings (and result 0 constrained to `middle`
+  /// before it is returned, when given), or without any sharding when `mesh` is empty.
+  std::string module(const MeshAxes &mesh, const std::vector<Spec> &argSpecs,
+                     const std::vector<Spec> &resultSpecs, const Spec *middle = nullptr) const;
+};
+
+/// One program per op of the dialect that may appear in a sharded program.
+std::vector<Program> opCases();
+
+/// Every valid sharding of a `shape` tensor on `mesh`: per dim, no axis or an ordered list of
+/// distinct axes, each axis used once, each dim divisible.
+std::vector<Spec> allSpecs(const std::vector<int64_t> &shape, const MeshAxes &mesh);
+
+/// A random chain of 3 to 8 ops on 8x8 values with random shardings (arguments, result, and
+/// sharding constraints between ops), from `seed`. `steps` lists the chain's ops; a program
+/// made of a subset of them (for shrinking) comes from chainProgram.
+struct Chain {
+  std::vector<int> steps;
+  std::vector<Spec> argSpecs;
+  Spec resultSpec;
+  /// Per step, the constraint after it (empty: none).
+  std::vector<std::optional<Spec>> constraints;
+  uint64_t seed = 0;
+};
+Chain randomChain(uint64_t seed, const MeshAxes &mesh);
+/// `chain` without its step `i` (and the arguments that step took).
+Chain withoutStep(const Chain &chain, size_t i);
+/// The program of `chain`; its sharding constraints only `withConstraints` (on a mesh).
+Program chainProgram(const Chain &chain, bool withConstraints);
+
+} // namespace loom::difftest
+
+#endif // LOOM_TESTS_DIFFERENTIAL_OPCASES_H

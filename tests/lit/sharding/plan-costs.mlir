@@ -1,0 +1,136 @@
+// RUN: loom-opt %s -loom-propagate-sharding -loom-partition -split-input-file | FileCheck %s
+
+// Tests that plans pay for what they make necessary, checked on the bytes each device sends.
+
+// An FSDP matmul with no sharding asked of its result: all-gathering the 8 MB weight sends
+// 6.3 MB per device; contracting the split dim instead would all-reduce a 1 GiB partial result
+// (1.6 GB per device) and leave it replicated on every device.
+// CHECK-LABEL: func.func @fsdp_unannotated
+// CHECK-SAME: -> (tensor<2048x32768xf32>
+// CHECK-NEXT: loom.all_gather %arg1, @mesh, dim = 0, axes = ["data"] {bytes = 6291456 : i64
+// CHECK-NEXT: loom.dot_general {{.*}} -> tensor<2048x32768xf32>
+// CHECK-NEXT: return
+loom.mesh @mesh axes = ["data"] shape = [4]
+func.func @fsdp_unannotated(%x: tensor<8192x64xf32> {loom.sharding = #loom.sharding<@mesh, [["data"], []]>},
+                            %w: tensor<64x32768xf32> {loom.sharding = #loom.sharding<@mesh, [["data"], []]>})
+    -> tensor<8192x32768xf32> {
+  %y = loom.dot_general %x, %w, batching_dims = [] x [], contracting_dims = [1] x [0] : (tensor<8192x64xf32>, tensor<64x32768xf32>) -> tensor<8192x32768xf32>
+  return %y : tensor<8192x32768xf32>
+}
+
+// -----
+
+// The same at small sizes.
+// CHECK-LABEL: func.func @fsdp_small
+// CHECK-NEXT: loom.all_gather %arg1, @mesh, dim = 0, axes = ["data"] {bytes = 1536 : i64
+// CHECK-NEXT: loom.dot_general {{.*}} -> tensor<2x32xf32>
+// CHECK-NEXT: return
+loom.mesh @mesh axes = ["data"] shape = [4]
+func.func @fsdp_small(%x: tensor<8x16xf32> {loom.sharding = #loom.sharding<@mesh, [["data"], []]>},
+                      %w: tensor<16x32xf32> {loom.sharding = #loom.sharding<@mesh, [["data"], []]>})
+    -> tensor<8x32xf32> {
+  %y = loom.dot_general %x, %w, batching_dims = [] x [], contracting_dims = [1] x [0] : (tensor<8x16xf32>, tensor<16x32xf32>) -> tensor<8x32xf32>
+  return %y : tensor<8x32xf32>
+}
+
+// -----
+
+// A weight gradient pinned replicated, then wanted FSDP-split: one reduce_scatter (1536 bytes),
+// not an all_reduce (3072) and a slice.
+// CHECK-LABEL: func.func @wgrad_pinned
+// CHECK: loom.dot_general
+// CHECK-NEXT: loom.reduce_scatter {{.*}} dim = 0, axes = ["data"] {bytes = 1536 : i64
+// CHECK-NOT: loom.all_reduce
+// CHECK-NOT: loom.shard_slice
+// CHECK: return
+loom.mesh @mesh axes = ["data"] shape = [4]
+func.func @wgrad_pinned(%x: tensor<64x16xf32> {loom.sharding = #loom.sharding<@mesh, [["data"], []]>},
+                        %dy: tensor<64x32xf32> {loom.sharding = #loom.sharding<@mesh, [["data"], []]>})
+    -> (tensor<16x32xf32> {loom.sharding = #loom.sharding<@mesh, [["data"], []]>}) {
+  %g = loom.dot_general %x, %dy, batching_dims = [] x [], contracting_dims = [0] x [0] : (tensor<64x16xf32>, tensor<64x32xf32>) -> tensor<16x32xf32>
+  %r = loom.sharding_constraint %g : tensor<16x32xf32> to #loom.sharding<@mesh, []>
+  return %r : tensor<16x32xf32>
+}
+
+// -----
+
+// A sequence-parallel MLP whose output is pinned replicated and then added to the
+// sequence-split residual: all_gather in, reduce_scatter out (Megatron-SP).
+// CHECK-LABEL: func.func @sequence_parallel_mlp
+// CHECK-NEXT: loom.all_gather %arg0, @mesh, dim = 0, axes = ["model"] {bytes = 384 : i64
+// CHECK: loom.reduce_scatter {{.*}} dim = 0, axes = ["model"] {bytes = 384 : i64
+// CHECK-NOT: loom.all_reduce
+// CHECK-NOT: loom.shard_slice
+// CHECK: return
+loom.mesh @mesh axes = ["model"] shape = [4]
+func.func @sequence_parallel_mlp(%x: tensor<16x8xf32> {loom.sharding = #loom.sharding<@mesh, [["model"], []]>},
+                                 %w1: tensor<8x32xf32> {loom.sharding = #loom.sharding<@mesh, [[], ["model"]]>},
+                                 %w2: tensor<32x8xf32> {loom.sharding = #loom.sharding<@mesh, [["model"], []]>})
+    -> (tensor<16x8xf32> {loom.sharding = #loom.sharding<@mesh, [["model"], []]>}) {
+  %h = loom.dot_general %x, %w1, batching_dims = [] x [], contracting_dims = [1] x [0] : (tensor<16x8xf32>, tensor<8x32xf32>) -> tensor<16x32xf32>
+  %a = loom.tanh %h : tensor<16x32xf32>
+  %y = loom.dot_general %a, %w2, batching_dims = [] x [], contracting_dims = [1] x [0] : (tensor<16x32xf32>, tensor<32x8xf32>) -> tensor<16x8xf32>
+  %p = loom.sharding_constraint %y : tensor<16x8xf32> to #loom.sharding<@mesh, []>
+  %z = loom.add %p, %x : tensor<16x8xf32>
+  return %z : tensor<16x8xf32>
+}
+
+// -----
+
+// On a 2-d mesh, a sum partial over x wanted split over [y, x]: slice over y (free), then
+// reduce_scatter over x on the quarter; in the other order, reduce_scatter over x, then slice.
+// CHECK-LABEL: func.func @partial_x_to_yx
+// CHECK: loom.dot_general {{.*}} -> tensor<16x32xf32>
+// CHECK-NEXT: loom.shard_slice {{.*}} dim = 0, axes = ["y"] {bytes = 0 : i64
+// CHECK-NEXT: loom.reduce_scatter {{.*}} dim = 0, axes = ["x"] {bytes = 512 : i64
+// CHECK-NEXT: return
+// CHECK-LABEL: func.func @partial_x_to_xy
+// CHECK: loom.dot_general {{.*}} -> tensor<16x32xf32>
+// CHECK-NEXT: loom.reduce_scatter {{.*}} dim = 0, axes = ["x"] {bytes = 1024 : i64
+// CHECK-NEXT: loom.shard_slice {{.*}} dim = 0, axes = ["y"] {bytes = 0 : i64
+// CHECK-NEXT: return
+// CHECK-LABEL: func.func @pinned_x_to_yx
+// CHECK: loom.shard_slice {{.*}} dim = 0, axes = ["y"]
+// CHECK-NEXT: loom.reduce_scatter {{.*}} dim = 0, axes = ["x"] {bytes = 512 : i64
+// CHECK-NOT: loom.all_reduce
+loom.mesh @mesh axes = ["x", "y"] shape = [2, 2]
+func.func @partial_x_to_yx(%a: tensor<16x64xf32> {loom.sharding = #loom.sharding<@mesh, [[], ["x"]]>},
+                           %b: tensor<64x32xf32> {loom.sharding = #loom.sharding<@mesh, [["x"], []]>})
+    -> (tensor<16x32xf32> {loom.sharding = #loom.sharding<@mesh, [["y", "x"], []]>}) {
+  %g = loom.dot_general %a, %b, batching_dims = [] x [], contracting_dims = [1] x [0] : (tensor<16x64xf32>, tensor<64x32xf32>) -> tensor<16x32xf32>
+  return %g : tensor<16x32xf32>
+}
+func.func @partial_x_to_xy(%a: tensor<16x64xf32> {loom.sharding = #loom.sharding<@mesh, [[], ["x"]]>},
+                           %b: tensor<64x32xf32> {loom.sharding = #loom.sharding<@mesh, [["x"], []]>})
+    -> (tensor<16x32xf32> {loom.sharding = #loom.sharding<@mesh, [["x", "y"], []]>}) {
+  %g = loom.dot_general %a, %b, batching_dims = [] x [], contracting_dims = [1] x [0] : (tensor<16x64xf32>, tensor<64x32xf32>) -> tensor<16x32xf32>
+  return %g : tensor<16x32xf32>
+}
+func.func @pinned_x_to_yx(%a: tensor<16x64xf32> {loom.sharding = #loom.sharding<@mesh, [[], ["x"]]>},
+                          %b: tensor<64x32xf32> {loom.sharding = #loom.sharding<@mesh, [["x"], []]>})
+    -> (tensor<16x32xf32> {loom.sharding = #loom.sharding<@mesh, [["y", "x"], []]>}) {
+  %g = loom.dot_general %a, %b, batching_dims = [] x [], contracting_dims = [1] x [0] : (tensor<16x64xf32>, tensor<64x32xf32>) -> tensor<16x32xf32>
+  %r = loom.sharding_constraint %g : tensor<16x32xf32> to #loom.sharding<@mesh, []>
+  return %r : tensor<16x32xf32>
+}
+
+// -----
+
+// [[x], [y]] -> [[y], [x]] with an op on each side of the constraint: each op runs at one
+// end's sharding (32x32 per device, never a 64x32 compromise), and the reshard is the one used
+// with nothing in between: all_gather + all_to_all + slice, 8192 bytes.
+// CHECK-LABEL: func.func @swap_between_ops
+// CHECK-NEXT: loom.exp %arg0 : tensor<32x32xf32>
+// CHECK-NEXT: loom.all_gather {{.*}} dim = 0, axes = ["x"] {bytes = 4096 : i64
+// CHECK-NEXT: loom.all_to_all {{.*}} split_dim = 0, concat_dim = 1, axes = ["y"] {bytes = 4096 : i64
+// CHECK-NEXT: loom.shard_slice {{.*}} dim = 1, axes = ["x"]
+// CHECK-NEXT: loom.tanh {{.*}} : tensor<32x32xf32>
+// CHECK-NEXT: return
+loom.mesh @mesh axes = ["x", "y"] shape = [2, 2]
+func.func @swap_between_ops(%a: tensor<64x64xf32> {loom.sharding = #loom.sharding<@mesh, [["x"], ["y"]]>})
+    -> (tensor<64x64xf32> {loom.sharding = #loom.sharding<@mesh, [["y"], ["x"]]>}) {
+  %b = loom.exp %a : tensor<64x64xf32>
+  %c = loom.sharding_constraint %b : tensor<64x64xf32> to #loom.sharding<@mesh, [["y"], ["x"]]>
+  %d = loom.tanh %c : tensor<64x64xf32>
+  return %d : tensor<64x64xf32>
+}
