@@ -46,17 +46,23 @@ def PropagateSharding : Pass<"loom-propagate-sharding", "mlir::ModuleOp"> {
     user gave are fixed points: `loom.sharding` on arguments and `loom.sharding_constraint`
     results; `loom.sharding` on results is a wish for the returned value. Every op's sharding
     rule (compiler/IR/ShardingRules.cpp) relates its operand and result dims through factors;
-    the pass sweeps forward and backward until nothing changes. For each factor of an op, its
-    tensors propose mesh axes; the proposal that moves the fewest bytes per device wins (then
-    the larger split, then the alphabetically first), so operand order never decides. A split
-    reduced factor (a matmul's contracted dim, a summed dim) makes the result a partial sum
-    over its axes, and a linear op (add, transpose, a matmul with one partial operand, ...)
-    keeps a partial operand pending in its result.
+    the pass sweeps forward and backward until nothing changes. At each op, its tensors propose
+    mesh axes for each factor, and the pass picks the axes of all factors together (an axis
+    splits one factor at most) by cost, in bytes: the reshards of the operands, the combining of
+    a partial result (an all_reduce, or a reduce_scatter where users want it split), and the
+    reshards of the results to what their users already want, each costed with the plan
+    `loom-partition` will emit (ReshardPlan.h), plus a start-up latency per collective and the
+    contraction's local flops. Ties go to the larger split, then to results split on their major
+    dims, never to operand order. A split reduced factor (a matmul's contracted dim, a summed or
+    maxed dim) makes the result partial over its axes with the reduction's combiner (sum or
+    max), and an op that commutes with it (add or a matmul for a sum, max for a max, any op
+    that only moves elements) keeps a partial operand pending in its result.
 
     Writes `loom.sharding` on every argument and result, and on each op `loom.shardings` (one
     per result) and `loom.factors` (the axes chosen for each factor of its rule, which
     `loom-partition` follows). With `explain`, a remark on every value says where its sharding
-    came from.
+    came from, one on every split op how it runs, and one on every collective the partitioner
+    will emit (it partitions a copy) its axes, bytes and reason.
 
     Input:
     ```mlir
@@ -76,13 +82,16 @@ def Partition : Pass<"loom-partition", "mlir::ModuleOp"> {
   let description = [{
     Runs after `loom-propagate-sharding`. Every tensor becomes its local (per-device) part;
     each op is rewritten to local shapes, and wherever an operand's sharding differs from the
-    one the op needs (from its `loom.factors`), the value is resharded: a partial sum to
-    replicated is `loom.all_reduce`, to split `loom.reduce_scatter`; a split dim to replicated
-    is `loom.all_gather`; an axis moving from one dim to another is `loom.all_to_all`;
-    replicated to split is `loom.shard_slice`. Each collective records the op that needed it
-    (`reason`, with its source location) and the bytes each device sends (`bytes`). A reshard
-    happens at its use, so a parameter's all_gather sits right before the op that reads it and
-    its result dies after that op. Returned values are resharded to the results' shardings.
+    one the op needs (from its `loom.factors`), the value is resharded by the plan of
+    ReshardPlan.h: free slices first (`loom.shard_slice`), then a partial value is combined
+    (`loom.reduce_scatter` onto a dim that wants the axis next, else `loom.all_reduce`, with its
+    combiner), then an axis moves between dims (`loom.all_to_all`) or is gathered
+    (`loom.all_gather`), then the remaining slices. An all_reduce whose one user slices it (a
+    value pinned replicated and then wanted split) becomes reduce_scatters and slices, in the
+    slice's axis order. Each collective records the op that needed it (`reason`, with its
+    source location) and the bytes each device sends (`bytes`). A reshard happens at its use, so
+    a parameter's all_gather sits right before the op that reads it and its result dies after
+    that op. Returned values are resharded to the results' shardings.
   }];
   let dependentDialects = ["mlir::loom::LoomDialect"];
 }

@@ -7,6 +7,7 @@
 #include "runtime/Client.h"
 #include "runtime/Device.h"
 #include "runtime/InProcessCollectives.h"
+#include "tests/differential/SpmdHarness.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
@@ -34,29 +35,12 @@ struct Sharded {
 
 /// The part of `t` that `device` holds.
 std::vector<float> localPart(const Sharded &t, const rt::MeshTopology &mesh, int device) {
-  size_t rank = t.shape.size();
-  std::vector<int64_t> local(rank), start(rank);
-  for (size_t d = 0; d < rank; ++d) {
-    Axes axes = d < t.dims.size() ? t.dims[d] : Axes{};
-    auto group = mesh.group(device, axes);
-    EXPECT_TRUE(group.ok()) << group.status().message();
-    local[d] = t.shape[d] / group->size();
-    start[d] = group->rank * local[d];
-  }
-  int64_t n = 1;
-  for (int64_t s : local)
-    n *= s;
-  std::vector<float> out(n);
-  for (int64_t i = 0; i < n; ++i) {
-    int64_t rest = i, global = 0, stride = 1;
-    std::vector<int64_t> index(rank);
-    for (size_t d = rank; d-- > 0;)
-      index[d] = rest % local[d], rest /= local[d];
-    for (size_t d = rank; d-- > 0;)
-      global += (start[d] + index[d]) * stride, stride *= t.shape[d];
-    out[i] = t.values[global];
-  }
-  return out;
+  difftest::MeshAxes axes;
+  for (size_t a = 0; a < mesh.axisNames().size(); ++a)
+    axes.emplace_back(mesh.axisNames()[a], mesh.shape()[a]);
+  difftest::HostTensor host{t.shape, "f32", std::vector<double>(t.values.begin(), t.values.end())};
+  std::vector<double> part = difftest::localBlock(host, t.dims, axes, device);
+  return std::vector<float>(part.begin(), part.end());
 }
 
 /// `source` through loom-spmd and the CPU pipeline: the program of one device (null, with a

@@ -3,6 +3,35 @@
 // Tests that equal math gets an equal plan however it is spelled: a transposed operand against
 // contracting dim 0, a reshape that only relabels, and swapped operands.
 
+// h split on its rows, dy replicated, the product wanted split on its rows: h's split moves
+// to its columns (one all_to_all of 96 bytes) in both spellings. (The plan used to depend on
+// the spelling here: 768 bytes of reduce_scatter for the direct one.)
+// CHECK-LABEL: func.func @direct_rows_wanted(
+// CHECK-NEXT: loom.all_to_all %arg0, {{.*}} {bytes = 96 : i64
+// CHECK-NEXT: = loom.dot_general
+// CHECK-NEXT: return
+// CHECK-LABEL: func.func @transposed_rows_wanted(
+// CHECK-NEXT: loom.transpose
+// CHECK-NEXT: loom.all_to_all {{.*}} {bytes = 96 : i64
+// CHECK-NEXT: = loom.dot_general
+// CHECK-NEXT: return
+loom.mesh @mesh axes = ["data"] shape = [4]
+func.func @direct_rows_wanted(%h: tensor<16x8xf32> {loom.sharding = #loom.sharding<@mesh, [["data"], []]>},
+                              %dy: tensor<16x32xf32> {loom.sharding = #loom.sharding<@mesh, []>})
+    -> (tensor<8x32xf32> {loom.sharding = #loom.sharding<@mesh, [["data"], []]>}) {
+  %g = loom.dot_general %h, %dy, batching_dims = [] x [], contracting_dims = [0] x [0] : (tensor<16x8xf32>, tensor<16x32xf32>) -> tensor<8x32xf32>
+  return %g : tensor<8x32xf32>
+}
+func.func @transposed_rows_wanted(%h: tensor<16x8xf32> {loom.sharding = #loom.sharding<@mesh, [["data"], []]>},
+                                  %dy: tensor<16x32xf32> {loom.sharding = #loom.sharding<@mesh, []>})
+    -> (tensor<8x32xf32> {loom.sharding = #loom.sharding<@mesh, [["data"], []]>}) {
+  %t = loom.transpose %h, permutation = [1, 0] : tensor<16x8xf32> -> tensor<8x16xf32>
+  %g = loom.dot_general %t, %dy, batching_dims = [] x [], contracting_dims = [1] x [0] : (tensor<8x16xf32>, tensor<16x32xf32>) -> tensor<8x32xf32>
+  return %g : tensor<8x32xf32>
+}
+
+// -----
+
 // A weight gradient from batch-split activations: one all_reduce of the same bytes.
 // CHECK-LABEL: func.func @contract_rows(
 // CHECK: loom.dot_general
