@@ -19,8 +19,8 @@ namespace {
 struct Options {
   bool full = false;
   int64_t cap = 400;    ///< shardings per op and mesh in a full sweep
-  int64_t samples = 3;  ///< shardings per op and mesh otherwise
-  int64_t chains = 24;  ///< random programs
+  int64_t samples = 6;  ///< shardings per op and mesh otherwise
+  int64_t chains = 48;  ///< random programs
 };
 Options options;
 

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,16 @@ struct Program {
   std::string module(const MeshAxes &mesh, const std::vector<Spec> &argSpecs,
                      const std::vector<Spec> &resultSpecs, const Spec *middle = nullptr) const;
 };
+
+/// How argument values are drawn: sums and products of Signed and Positive values (small
+/// multiples of 1/8) are exact in f32 in any order, so only rounding that differs per device
+/// could tell a correct partition from the unpartitioned program.
+enum class Gen { Signed, Positive, Int, Shift, Bool };
+/// A `shape` tensor of `elem` drawn by `gen` (indices in [0, indexLimit) when it is not 0).
+HostTensor randomTensor(std::vector<int64_t> shape, std::string elem, Gen gen, std::mt19937 &rng,
+                        int64_t indexLimit = 0);
+/// A tensor type without values (a result's).
+HostTensor shapeOnly(std::vector<int64_t> shape, std::string elem);
 
 /// One program per op of the dialect that may appear in a sharded program.
 std::vector<Program> opCases();
