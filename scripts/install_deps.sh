@@ -9,6 +9,7 @@ PACKAGES=(
   libopenblas-dev libfmt-dev nlohmann-json3-dev libtomlplusplus-dev
   libopenmpi-dev openmpi-bin
   libgtest-dev libgmock-dev libbenchmark-dev
+  fortunes-min
 )
 
 missing=()

@@ -190,7 +190,8 @@ compileAndRun(const std::string &source, const MeshAxes &mesh,
     error = "loom-spmd failed: " + diagnostics;
     return {};
   }
-  auto compiled = mlir::loom::compileForCpu(*module, {.useCache = false});
+  auto compiled = mlir::loom::compileForCpu(
+      *module, {.useCache = false, .overlapCollectives = !std::getenv("LOOM_TEST_NO_OVERLAP")});
   if (!compiled.ok()) {
     error = "compiling failed: " + std::string(compiled.status().message()) + diagnostics;
     return {};

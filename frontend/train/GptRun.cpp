@@ -1,0 +1,248 @@
+// A GPT training run from a Config (see GptRun.h).
+#include "frontend/train/GptRun.h"
+
+#include "frontend/Loom.h"
+#include "frontend/train/MetricsWriter.h"
+#include "frontend/train/TokenData.h"
+#include "runtime/Client.h"
+#include "runtime/Device.h"
+
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <optional>
+
+namespace loom::train {
+
+namespace {
+using Clock = std::chrono::steady_clock;
+
+double secondsSince(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+/// "mesh.shape = [2, 2] (configs/x.toml:9)".
+std::string where(const Config &c, const std::string &key) {
+  std::string value;
+  if (key == "mesh.shape") {
+    for (int64_t n : c.integers(key))
+      value += (value.empty() ? "" : ", ") + std::to_string(n);
+    value = "[" + value + "]";
+  } else if (key == "mesh.strategy") {
+    value = "\"" + c.text(key) + "\"";
+  } else {
+    value = std::to_string(c.integer(key));
+  }
+  return key + " = " + value + " (" + c.origin(key) + ")";
+}
+
+nn::GptConfig gptConfigOf(const Config &c) {
+  return {.vocab = c.integer("model.vocab"), .embed = c.integer("model.embed"),
+          .layers = c.integer("model.layers"), .heads = c.integer("model.heads"),
+          .seq = c.integer("model.seq"), .batch = c.integer("data.batch")};
+}
+
+std::optional<nn::GptStrategy> strategyOf(const Config &c) {
+  if (c.text("mesh.strategy") == "none")
+    return std::nullopt;
+  return nn::parseGptStrategy(c.text("mesh.strategy"));
+}
+
+int64_t devicesOf(const Config &c) {
+  if (!strategyOf(c))
+    return 1;
+  int64_t n = 1;
+  for (int64_t s : c.integers("mesh.shape"))
+    n *= s;
+  return n;
+}
+
+std::optional<nn::GptShardings> shardingsOf(const Config &c) {
+  std::optional<nn::GptStrategy> strategy = strategyOf(c);
+  if (!strategy)
+    return std::nullopt;
+  try {
+    return nn::gptShardings(gptConfigOf(c), *strategy,
+                            nn::gptMesh(*strategy, c.integers("mesh.shape")));
+  } catch (const Error &e) {
+    throw Error(where(c, "mesh.strategy") + " on " + where(c, "mesh.shape") + ": " + e.what());
+  }
+}
+} // namespace
+
+void validateGptConfig(const Config &c) {
+  if (c.integer("model.embed") % c.integer("model.heads") != 0)
+    throw Error(where(c, "model.heads") + " does not divide " + where(c, "model.embed"));
+  shardingsOf(c); // the mesh against the strategy, the batch and the model's dims
+}
+
+RunSummary runGpt(const Config &c, const RunOptions &options, std::FILE *log) {
+  Clock::time_point start = Clock::now();
+  validateGptConfig(c);
+  nn::GptConfig model = gptConfigOf(c);
+  // The virtual devices must exist before the first array is made.
+  setenv("LOOM_CPU_DEVICES", std::to_string(devicesOf(c)).c_str(), /*overwrite=*/1);
+  std::optional<nn::GptShardings> shardings = shardingsOf(c);
+
+  // Data: the token file, prepared from the text files the first time.
+  std::filesystem::path out(c.text("training.out_dir"));
+  std::string tokensPath = c.text("data.tokens").empty() ? (out / "tokens.bin").string()
+                                                         : c.text("data.tokens");
+  if (!std::filesystem::exists(tokensPath)) {
+    std::fprintf(log, "preparing %s from %zu text file(s)\n", tokensPath.c_str(),
+                 c.texts("data.text").size());
+    TokenFile::prepareBytes(c.texts("data.text"), tokensPath);
+  }
+  TokenFile tokens = TokenFile::open(tokensPath);
+  if (tokens.vocab() > model.vocab)
+    throw Error(tokensPath + " has a vocabulary of " + std::to_string(tokens.vocab()) +
+                ", more than " + where(c, "model.vocab"));
+  TokenSplit split(tokens, c.number("data.eval_fraction"), model.seq);
+
+  int64_t steps = c.integer("training.steps");
+  auto seed = static_cast<uint64_t>(c.integer("training.seed"));
+  optim::AdamWOptions adamw{
+      .lr = optim::warmupCosine(c.number("optimizer.lr"), c.integer("optimizer.warmup_steps"),
+                                steps, c.number("optimizer.end_lr")),
+      .beta1 = c.number("optimizer.beta1"), .beta2 = c.number("optimizer.beta2"),
+      .eps = c.number("optimizer.eps"), .weightDecay = c.number("optimizer.weight_decay")};
+  auto trainStep = nn::jitGptTrainStep(
+      model, adamw, shardings ? &*shardings : nullptr,
+      {.name = "gpt_train_step", .dumpIrDir = options.dumpIrDir, .donateArgnums = {0, 1}});
+  // Evaluation: the summed next-token loss of the unmasked rows, and their token count.
+  JitOptions evalOptions{.name = "gpt_eval_step"};
+  nn::GptActivationShardings act;
+  if (shardings) {
+    act = shardings->activations;
+    NamedSharding replicated(shardings->mesh, P());
+    evalOptions.inShardings = {shardings->params, act.ids, act.ids, act.ids};
+    evalOptions.outShardings = {replicated, replicated};
+  }
+  auto evalStep = jit(
+      [model, act](Tree<Tensor> params, Tensor ids, Tensor targets, Tensor mask) {
+        Tensor logits = nn::gptForward(model, params, ids, act);
+        Tensor logp = log_softmax(logits, -1);
+        Tensor picked = sum(logp * one_hot(targets, logits.dim(-1), logits.dtype()), {-1});
+        return std::make_tuple(-sum(picked * mask), sum(mask));
+      },
+      evalOptions);
+
+  auto place = [&](const std::vector<int32_t> &v) {
+    Shape shape{model.batch, model.seq};
+    return shardings ? Array::make_array_from_process_local_data(act.ids, v, shape)
+                     : Array::from(v, shape);
+  };
+  auto placeMask = [&](const std::vector<float> &rows) {
+    std::vector<float> v;
+    for (float m : rows)
+      v.insert(v.end(), model.seq, m);
+    Shape shape{model.batch, model.seq};
+    return shardings ? Array::make_array_from_process_local_data(act.ids, v, shape)
+                     : Array::from(v, shape);
+  };
+
+  std::fprintf(log, "GPT V=%ld C=%ld layers=%ld heads=%ld T=%ld batch=%ld on %s; %ld tokens "
+                    "(%ld train, %ld held-out windows)\n",
+               model.vocab, model.embed, model.layers, model.heads, model.seq, model.batch,
+               shardings ? (std::string(nn::gptStrategyName(*strategyOf(c))) + " over " +
+                            shardings->mesh.describe())
+                               .c_str()
+                         : "1 device",
+               tokens.size(), split.trainTokens, split.evalWindows());
+
+  Tree<Array> params = shardings ? nn::gptInit(model, static_cast<uint32_t>(seed),
+                                               shardings->params)
+                                 : nn::gptInit(model, static_cast<uint32_t>(seed));
+  Tree<Array> state = optim::adamwInit(params);
+  RunSummary summary;
+  summary.metricsPath = (out / "metrics.jsonl").string();
+  MetricsWriter metrics(summary.metricsPath);
+
+  auto evaluate = [&](int64_t step) {
+    double total = 0, count = 0;
+    int64_t batches = (split.evalWindows() + model.batch - 1) / model.batch;
+    std::vector<std::pair<Array, Array>> pending;
+    for (int64_t k = 0; k < batches; ++k) {
+      TokenBatch b = split.evalBatch(k, model.batch);
+      auto [sumLoss, n] = evalStep(params, place(b.ids), place(b.targets), placeMask(b.mask));
+      pending.emplace_back(sumLoss, n);
+    }
+    for (auto &[sumLoss, n] : pending)
+      total += sumLoss.item<float>(), count += n.item<float>();
+    double loss = total / count;
+    metrics.write(nlohmann::json{{"step", step}, {"eval_loss", loss},
+                                 {"eval_tokens", static_cast<int64_t>(count)}}
+                      .dump());
+    std::fprintf(log, "step %5ld  eval loss %.4f over %.0f held-out tokens\n", step, loss, count);
+    return loss;
+  };
+
+  // The loop: step N+1 is enqueued before step N's loss is read, and only logged steps read.
+  int64_t logInterval = c.integer("training.log_interval");
+  int64_t evalInterval = c.integer("training.eval_interval");
+  std::optional<std::pair<int64_t, Array>> unread;
+  Clock::time_point firstStepDone, windowStart = Clock::now();
+  int64_t windowSteps = 0;
+  double evalSeconds = 0;
+  auto report = [&](int64_t step, const Array &loss) {
+    double value = loss.item<float>();
+    if (step == 0) {
+      firstStepDone = Clock::now();
+      summary.secondsToFirstStep = secondsSince(start);
+      windowStart = Clock::now(), windowSteps = 0;
+    }
+    double seconds = secondsSince(windowStart);
+    double tokensPerSecond =
+        windowSteps && seconds > 0 ? windowSteps * model.batch * model.seq / seconds : 0;
+    rt::Device &device0 = rt::Client::defaultClient().device(0);
+    summary.trainLoss = value;
+    metrics.write(nlohmann::json{{"step", step}, {"loss", value},
+                                 {"lr", adamw.lr.at(step)},
+                                 {"tokens_per_second", tokensPerSecond},
+                                 {"device0_bytes", device0.bytesInUse()}}
+                      .dump());
+    std::fprintf(log, "step %5ld  loss %.4f  lr %.2e  %.0f tokens/s  device 0 %.1f MB\n", step,
+                 value, adamw.lr.at(step), tokensPerSecond, device0.bytesInUse() / 1e6);
+    std::fflush(log);
+  };
+  for (int64_t step = 0; step < steps; ++step) {
+    TokenBatch b = split.trainBatch(seed, step, 0, model.batch);
+    auto [p, s, loss] = trainStep(params, state, place(b.ids), place(b.targets),
+                                  Array::scalar(static_cast<float>(step)));
+    params = p, state = s;
+    ++windowSteps;
+    if (unread) {
+      report(unread->first, unread->second);
+      unread.reset();
+    }
+    if (step == 0 || (step + 1) % logInterval == 0 || step == steps - 1)
+      unread = {step, loss};
+    if (evalInterval > 0 && (step + 1) % evalInterval == 0 && step != steps - 1) {
+      if (unread)
+        report(unread->first, unread->second), unread.reset();
+      Clock::time_point evalStart = Clock::now();
+      summary.evalLoss = evaluate(step);
+      // Throughput counts training only.
+      evalSeconds += secondsSince(evalStart);
+      windowStart = Clock::now(), windowSteps = 0;
+    }
+  }
+  if (unread)
+    report(unread->first, unread->second);
+  double trainSeconds = secondsSince(firstStepDone) - evalSeconds;
+  summary.tokensPerSecond = steps > 1 ? (steps - 1) * model.batch * model.seq / trainSeconds : 0;
+  summary.evalLoss = evaluate(steps - 1);
+  const JitStats &stats = trainStep.stats();
+  summary.compileSeconds = stats.lastCompileSeconds;
+  summary.compiledFromCache = stats.cacheHits > 0;
+  for (int d = 0; d < rt::Client::defaultClient().deviceCount(); ++d)
+    summary.peakBytes.push_back(
+        static_cast<double>(rt::Client::defaultClient().device(d).peakBytesInUse()));
+  metrics.flush();
+  return summary;
+}
+
+} // namespace loom::train

@@ -1,0 +1,42 @@
+// metrics.jsonl: one JSON object per line, appended by a background thread so the training
+// loop never waits on the file system (the cookbook's record writer).
+#ifndef LOOM_FRONTEND_TRAIN_METRICSWRITER_H
+#define LOOM_FRONTEND_TRAIN_METRICSWRITER_H
+
+#include <condition_variable>
+#include <deque>
+#include <fstream>
+#include <mutex>
+#include <string>
+#include <thread>
+
+namespace loom::train {
+
+class MetricsWriter {
+public:
+  /// Writes `path` anew, or appends to it (a resumed run); creates its directory. Throws
+  /// loom::Error if it cannot.
+  explicit MetricsWriter(const std::string &path, bool append = false);
+  /// Writes what is queued, then stops.
+  ~MetricsWriter();
+  MetricsWriter(const MetricsWriter &) = delete;
+  MetricsWriter &operator=(const MetricsWriter &) = delete;
+
+  /// Queues one line (a serialized JSON object).
+  void write(std::string line);
+  /// Returns once every queued line is written and flushed.
+  void flush();
+
+private:
+  void run();
+  std::ofstream out;
+  std::mutex mutex;
+  std::condition_variable wake, drained;
+  std::deque<std::string> queue;
+  bool writing = false, stopping = false;
+  std::thread worker;
+};
+
+} // namespace loom::train
+
+#endif // LOOM_FRONTEND_TRAIN_METRICSWRITER_H

@@ -1,0 +1,123 @@
+// loom-train's configuration: every error names the file and line (or the override), the key
+// and what is accepted; overrides apply; the printed config reads back to the same values.
+#include "frontend/Error.h"
+#include "frontend/train/Config.h"
+#include "frontend/train/GptRun.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+using namespace loom;
+using namespace loom::train;
+
+namespace {
+
+std::string writeConfig(const std::string &name, const std::string &text) {
+  std::filesystem::path path = std::filesystem::temp_directory_path() / ("loom-config-" + name);
+  std::ofstream(path) << text;
+  return path.string();
+}
+
+/// The message of the Error `f` throws, or "" if it throws none.
+template <typename F> std::string errorOf(F f) {
+  try {
+    f();
+  } catch (const Error &e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(TrainConfig, UnknownKeyNamesFileLineAndTheSectionsKeys) {
+  std::string path = writeConfig("unknown.toml", "[model]\nlayers = 2\nlayerz = 3\n");
+  EXPECT_EQ(errorOf([&] { Config::load(path); }),
+            path + ":3: model.layerz: unknown key; [model] has kind, vocab, embed, layers, heads, seq");
+}
+
+TEST(TrainConfig, UnknownSectionListsTheSections) {
+  std::string path = writeConfig("section.toml", "[modle]\nlayers = 2\n");
+  EXPECT_EQ(errorOf([&] { Config::load(path); }),
+            path + ":2: unknown section [modle]; the sections are model, data, optimizer, mesh, "
+                   "training");
+}
+
+TEST(TrainConfig, WrongTypeSaysWhatWasExpected) {
+  std::string path = writeConfig("type.toml", "[training]\n\nsteps = \"ten\"\n");
+  EXPECT_EQ(errorOf([&] { Config::load(path); }),
+            path + ":3: training.steps: expected an integer, got the string \"ten\"");
+  path = writeConfig("list.toml", "[mesh]\nshape = [2, \"x\"]\n");
+  EXPECT_EQ(errorOf([&] { Config::load(path); }),
+            path + ":2: mesh.shape: expected a list of integers, got a list holding the string "
+                   "\"x\"");
+}
+
+TEST(TrainConfig, UnknownStrategyListsTheAcceptedOnes) {
+  std::string path = writeConfig("strategy.toml", "[mesh]\nstrategy = \"zero3\"\n");
+  EXPECT_EQ(errorOf([&] { Config::load(path); }),
+            path + ":2: mesh.strategy: \"zero3\" is not one of none, dp, fsdp, tp, fsdp_tp");
+}
+
+TEST(TrainConfig, BoundsAreChecked) {
+  std::string path = writeConfig("bounds.toml", "[model]\nlayers = 0\n");
+  EXPECT_EQ(errorOf([&] { Config::load(path); }), path + ":2: model.layers: must be at least 1");
+}
+
+TEST(TrainConfig, SyntaxErrorsNameTheLine) {
+  std::string path = writeConfig("syntax.toml", "[model]\nlayers = = 2\n");
+  EXPECT_EQ(errorOf([&] { Config::load(path); }).rfind(path + ":2: ", 0), 0u);
+}
+
+TEST(TrainConfig, OverridesApplyAndAreChecked) {
+  std::string path = writeConfig("over.toml", "[model]\nlayers = 2\n");
+  Config c = Config::load(path, {"model.layers=5", "mesh.strategy=dp", "mesh.shape=[2]",
+                                 "training.out_dir=run1"});
+  EXPECT_EQ(c.integer("model.layers"), 5);
+  EXPECT_EQ(c.text("mesh.strategy"), "dp");
+  EXPECT_EQ(c.integers("mesh.shape"), std::vector<int64_t>({2}));
+  EXPECT_EQ(c.text("training.out_dir"), "run1");
+  EXPECT_EQ(c.origin("model.layers"), "--set");
+  EXPECT_EQ(c.origin("model.embed"), "default");
+  EXPECT_EQ(errorOf([&] { Config::load(path, {"model.layers=two"}); }),
+            "--set model.layers=two: model.layers: expected an integer, got the string \"two\"");
+  EXPECT_EQ(errorOf([&] { Config::load(path, {"training.stepz=3"}); }),
+            "--set training.stepz=3: training.stepz: unknown key; [training] has steps, seed, "
+            "log_interval, eval_interval, out_dir");
+  EXPECT_EQ(errorOf([&] { Config::load(path, {"training.steps"}); }),
+            "--set training.steps: expected section.key=value");
+}
+
+TEST(TrainConfig, AMeshThatDoesNotFitNamesTheKeysAndTheTensor) {
+  std::string path = writeConfig("mesh.toml", "[mesh]\nstrategy = \"fsdp\"\nshape = [3]\n");
+  std::string message = errorOf([&] { validateGptConfig(Config::load(path)); });
+  EXPECT_EQ(message.rfind("mesh.strategy = \"fsdp\" (" + path + ":2) on mesh.shape = [3] (" +
+                              path + ":3): ",
+                          0),
+            0u)
+      << message;
+  EXPECT_NE(message.find("does not divide by the 3 devices"), std::string::npos) << message;
+  std::string heads = writeConfig("heads.toml", "[model]\nembed = 100\nheads = 3\n");
+  EXPECT_EQ(errorOf([&] { validateGptConfig(Config::load(heads)); }),
+            "model.heads = 3 (" + heads + ":3) does not divide model.embed = 100 (" + heads + ":2)");
+}
+
+TEST(TrainConfig, ThePrintedConfigReadsBackTheSame) {
+  std::string path = writeConfig("print.toml", "[model]\nlayers = 3\n[optimizer]\nlr = 0.01\n");
+  Config c = Config::load(path, {"mesh.shape=[2, 2]", "mesh.strategy=fsdp_tp"});
+  std::string again = writeConfig("printed.toml", c.toToml());
+  Config d = Config::load(again);
+  EXPECT_EQ(d.toToml(), c.toToml());
+  EXPECT_EQ(d.integer("model.layers"), 3);
+  EXPECT_DOUBLE_EQ(d.number("optimizer.lr"), 0.01);
+  EXPECT_EQ(d.integers("mesh.shape"), std::vector<int64_t>({2, 2}));
+}
+
+TEST(TrainConfig, ShippedConfigsAreValid) {
+  for (const char *name : {"gpt-tiny.toml", "gpt-small.toml", "gpt-medium.toml"}) {
+    std::string path = std::string(LOOM_SOURCE_DIR) + "/configs/" + name;
+    EXPECT_EQ(errorOf([&] { validateGptConfig(Config::load(path)); }), "") << name;
+  }
+}
+
+} // namespace

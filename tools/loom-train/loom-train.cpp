@@ -1,0 +1,66 @@
+// loom-train: trains a model from a TOML config (frontend/train): validate every key, compile
+// the step once, train asynchronously, log, evaluate, write metrics.
+//
+//   loom-train CONFIG.toml [--set section.key=value ...] [--dump-ir DIR] [--print-config]
+#include "frontend/Error.h"
+#include "frontend/train/Config.h"
+#include "frontend/train/GptRun.h"
+
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace {
+int usage() {
+  std::fprintf(stderr, "usage: loom-train CONFIG.toml [--set section.key=value ...] "
+                       "[--dump-ir DIR] [--print-config]\n");
+  return 2;
+}
+} // namespace
+
+int main(int argc, char **argv) {
+  std::string configPath, dumpIr;
+  std::vector<std::string> overrides;
+  bool printConfig = false;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg == "--set" && i + 1 < argc)
+      overrides.push_back(argv[++i]);
+    else if (arg.rfind("--set=", 0) == 0)
+      overrides.push_back(arg.substr(6));
+    else if (arg == "--dump-ir" && i + 1 < argc)
+      dumpIr = argv[++i];
+    else if (arg == "--print-config")
+      printConfig = true;
+    else if (arg == "--help" || arg == "-h")
+      return usage(), 0;
+    else if (!arg.empty() && arg[0] != '-' && configPath.empty())
+      configPath = arg;
+    else
+      return usage();
+  }
+  if (configPath.empty())
+    return usage();
+  try {
+    loom::train::Config config = loom::train::Config::load(configPath, overrides);
+    loom::train::validateGptConfig(config);
+    if (printConfig) {
+      std::fputs(config.toToml().c_str(), stdout);
+      return 0;
+    }
+    loom::train::RunSummary s = loom::train::runGpt(config, {.dumpIrDir = dumpIr}, stdout);
+    std::printf("done: train loss %.4f, eval loss %.4f, %.0f tokens/s, first step after %.1f s "
+                "(compile %.1f s%s)\n",
+                s.trainLoss, s.evalLoss, s.tokensPerSecond, s.secondsToFirstStep,
+                s.compileSeconds, s.compiledFromCache ? ", from the compile cache" : "");
+    std::printf("peak memory per device:");
+    for (double bytes : s.peakBytes)
+      std::printf(" %.1f MB", bytes / 1e6);
+    std::printf("\nmetrics: %s\n", s.metricsPath.c_str());
+  } catch (const loom::Error &e) {
+    std::fprintf(stderr, "loom-train: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}
