@@ -51,8 +51,10 @@ public:
           source = view.getViewSource();
         else if (isa<memref::ExtractAlignedPointerAsIndexOp, arith::IndexCastOp>(op))
           source = op->getOperand(0);
-        if (source && roots.count(source)) {
-          roots[result] = roots[source];
+        if (Value root = source ? roots.lookup(source) : Value()) {
+          // Not `roots[result] = roots[source]`: inserting `result` may grow the map and
+          // leave the reference to `source`'s entry dangling.
+          roots[result] = root;
         } else if (isa<BaseMemRefType>(result.getType())) {
           if (op->getNumRegions() != 0)
             return WalkResult::interrupt();

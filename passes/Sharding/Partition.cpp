@@ -184,8 +184,11 @@ LogicalResult Partitioner::rewriteOp(Operation *op, const ShardingRule &rule) {
 
   SmallVector<Axes> factors = factorsOf(op, rule);
   // Partial values a linear op passes through (as propagation decided them).
+  // A lookup, never an insertion: passedPartial holds on to the references it gets.
+  static const TensorSharding none;
   PassedPartial passed = passedPartial(op, rule, factors, [&](Value v) -> const TensorSharding & {
-    return sharding[v];
+    auto it = sharding.find(v);
+    return it == sharding.end() ? none : it->second;
   });
   for (auto [i, operand] : llvm::enumerate(op->getOperands())) {
     TensorSharding wanted;

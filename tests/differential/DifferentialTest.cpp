@@ -56,7 +56,17 @@ std::vector<HostTensor> reference(const Program &p) {
   return results;
 }
 
-/// Runs `p` partitioned; the first mismatch, or "" when every device holds its block.
+/// Up to 64 values, for messages.
+std::string listOf(const std::vector<double> &v) {
+  std::string text;
+  for (size_t k = 0; k < std::min<size_t>(v.size(), 64); ++k)
+    text += (k ? " " : "") + std::to_string(v[k]).substr(0, 8);
+  return text;
+}
+
+/// Runs `p` partitioned; "" when every device holds its block, else which devices' outputs are
+/// wrong, the first wrong element with the whole output beside the expected block, and the
+/// program.
 std::string check(const Program &p, const std::vector<HostTensor> &want, const MeshAxes &mesh,
                   const std::vector<Spec> &argSpecs, const std::vector<Spec> &resultSpecs,
                   const Spec *middle, int ulps) {
@@ -68,20 +78,29 @@ std::string check(const Program &p, const std::vector<HostTensor> &want, const M
   auto got = compileAndRun(source, mesh, p.args, argSpecs, elems, error);
   if (got.empty())
     return error + "\n" + source;
+  std::string wrong, first;
   for (size_t d = 0; d < got.size(); ++d)
     for (size_t o = 0; o < want.size(); ++o) {
       std::vector<double> block = localBlock(want[o], resultSpecs[o], mesh, static_cast<int>(d));
+      std::string where = "device " + std::to_string(d) + " output " + std::to_string(o);
+      std::string mismatch;
       if (block.size() != got[d][o].size())
-        return "device " + std::to_string(d) + " output " + std::to_string(o) + " has " +
-               std::to_string(got[d][o].size()) + " elements, not " +
-               std::to_string(block.size()) + "\n" + source;
-      for (size_t i = 0; i < block.size(); ++i)
+        mismatch = where + " has " + std::to_string(got[d][o].size()) + " elements, not " +
+                   std::to_string(block.size());
+      for (size_t i = 0; mismatch.empty() && i < block.size(); ++i)
         if (!sameValue(got[d][o][i], block[i], want[o].elem, ulps))
-          return "device " + std::to_string(d) + " output " + std::to_string(o) + " element " +
-                 std::to_string(i) + ": got " + std::to_string(got[d][o][i]) + ", want " +
-                 std::to_string(block[i]) + "\n" + source;
+          mismatch = where + " element " + std::to_string(i) + ": got " +
+                     std::to_string(got[d][o][i]) + ", want " + std::to_string(block[i]) +
+                     "\n  got:  " + listOf(got[d][o]) + "\n  want: " + listOf(block);
+      if (mismatch.empty())
+        continue;
+      wrong += " " + std::to_string(d) + "/" + std::to_string(o);
+      if (first.empty())
+        first = mismatch;
     }
-  return "";
+  if (wrong.empty())
+    return "";
+  return "wrong device/output:" + wrong + "; " + first + "\n" + source;
 }
 
 TEST(Differential, EveryOpUnderEveryShardingMatchesOneDevice) {

@@ -191,7 +191,8 @@ compileAndRun(const std::string &source, const MeshAxes &mesh,
     return {};
   }
   auto compiled = mlir::loom::compileForCpu(
-      *module, {.useCache = false, .overlapCollectives = !std::getenv("LOOM_TEST_NO_OVERLAP")});
+      *module, {.useCache = false, .overlapCollectives = !std::getenv("LOOM_TEST_NO_OVERLAP"),
+                .dumpDir = std::getenv("LOOM_TEST_DUMP") ? std::getenv("LOOM_TEST_DUMP") : ""});
   if (!compiled.ok()) {
     error = "compiling failed: " + std::string(compiled.status().message()) + diagnostics;
     return {};

@@ -323,6 +323,38 @@ TEST_F(CollectivesTest, SeveralOutstandingCollectivesAwaitedInAnyOrder) {
   });
 }
 
+TEST_F(CollectivesTest, RepeatedOutstandingGathersOfOneInputStayExact) {
+  // Two gathers of one buffer in flight, awaited in reverse order, the buffer rewritten for
+  // the next round: what a partitioned program does for a value two ops need gathered.
+  MeshTopology mesh = makeMesh(2, 1);
+  InProcessCollectives backend(10s);
+  const int rounds = 1000;
+  onEveryDevice(mesh.numDevices(), [&](int device) {
+    DeviceGroup group = *mesh.group(device, {"data"});
+    std::vector<float> input(32), first(64), second(64);
+    for (int round = 0; round < rounds; ++round) {
+      for (int i = 0; i < 32; ++i)
+        input[i] = static_cast<float>(round * 1000 + device * 100 + i);
+      CollectiveRequest r{.kind = CollectiveKind::AllGather, .group = group,
+                          .input = input.data(), .dtype = DType::F32, .shape = {4, 8},
+                          .dim = 0};
+      r.output = first.data();
+      auto a = backend.start(r);
+      r.output = second.data();
+      auto b = backend.start(r);
+      ASSERT_TRUE(a.ok() && b.ok());
+      ASSERT_TRUE(backend.wait(*b).isOk());
+      for (int i = 0; i < 64; ++i)
+        ASSERT_EQ(second[i], static_cast<float>(round * 1000 + (i / 32) * 100 + i % 32))
+            << "device " << device << " round " << round << " element " << i;
+      ASSERT_TRUE(backend.wait(*a).isOk());
+      for (int i = 0; i < 64; ++i)
+        ASSERT_EQ(first[i], static_cast<float>(round * 1000 + (i / 32) * 100 + i % 32))
+            << "device " << device << " round " << round << " element " << i;
+    }
+  });
+}
+
 TEST_F(CollectivesTest, AHandleIsAwaitedOnce) {
   InProcessCollectives backend(5s);
   int32_t in = 5, out = 0;
