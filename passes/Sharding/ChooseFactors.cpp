@@ -116,8 +116,17 @@ int64_t Propagation::costOf(Operation *op, const ShardingRule &rule, ArrayRef<Ax
   }
   for (auto [j, result] : llvm::enumerate(op->getResults())) {
     TensorSharding produced = resultSharding(rule, j, factors, passed, mesh);
-    total = std::min(total + planCost(result, produced, targetOf(result, produced), mesh),
-                     kUnreachable);
+    TensorSharding target = targetOf(result, produced);
+    int64_t cost = planCost(result, produced, target, mesh);
+    // The partitioner combines a partial value once for all its users but reshards anything
+    // else at each use (so a gathered copy never stays alive between uses): each use pays.
+    bool combines = llvm::any_of(produced.partial, [&](StringRef a) {
+      return !llvm::is_contained(target.partial, a);
+    });
+    int64_t uses = std::max<int64_t>(1, std::distance(result.use_begin(), result.use_end()));
+    if (!combines && cost < kUnreachable)
+      cost = std::min(cost * uses, kUnreachable);
+    total = std::min(total + cost, kUnreachable);
   }
   return total;
 }
