@@ -134,3 +134,23 @@ func.func @swap_between_ops(%a: tensor<64x64xf32> {loom.sharding = #loom.shardin
   %d = loom.tanh %c : tensor<64x64xf32>
   return %d : tensor<64x64xf32>
 }
+
+// -----
+
+// A result used twice is resharded at each use, and propagation pays for both: an update of a
+// replicated moment by a split gradient runs replicated (one gather of the gradient, 384 bytes)
+// rather than split with its result gathered for each of its two users.
+// CHECK-LABEL: func.func @update_used_twice
+// CHECK-NEXT: loom.all_gather %arg1, @mesh, dim = 0, axes = ["data"] {bytes = 384 : i64
+// CHECK-NEXT: loom.add {{.*}} : tensor<16x8xf32>
+// CHECK-NOT: loom.all_gather
+// CHECK: return
+loom.mesh @mesh axes = ["data"] shape = [4]
+func.func @update_used_twice(%m: tensor<16x8xf32> {loom.sharding = #loom.sharding<@mesh, []>},
+                             %g: tensor<16x8xf32> {loom.sharding = #loom.sharding<@mesh, [["data"], []]>})
+    -> (tensor<16x8xf32> {loom.sharding = #loom.sharding<@mesh, []>},
+        tensor<16x8xf32> {loom.sharding = #loom.sharding<@mesh, []>}) {
+  %a = loom.add %m, %g : tensor<16x8xf32>
+  %d = loom.div %a, %m : tensor<16x8xf32>
+  return %a, %d : tensor<16x8xf32>, tensor<16x8xf32>
+}
