@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# Sets everything up, builds, and runs the main job: training an MLP classifier on synthetic
-# MNIST-like data with a jitted train step (forward, autodiff, AdamW) on one CPU device.
-# Sharded training over a device mesh replaces it as the sharding issues land.
+# Sets everything up, builds, and runs the main job: loom-train on the default config, the tiny
+# GPT on English text (Debian's fortunes-min, byte-level tokens) under FSDP on 4 virtual CPU
+# devices, with evaluations on held-out text and metrics in runs/gpt-tiny/metrics.jsonl.
+# Extra arguments go to loom-train (e.g. --set mesh.strategy=dp --set training.steps=50).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-"$root/scripts/build.sh" mlp_train
+"$root/scripts/build.sh" loom-train
 build="${LOOM_BUILD_DIR:-$root/build}"
-exec "$build/bin/mlp_train" "$@"
+cd "$root"
+exec "$build/bin/loom-train" configs/gpt-tiny.toml "$@"

@@ -2,6 +2,7 @@
 #include "frontend/train/GptRun.h"
 
 #include "frontend/Loom.h"
+#include "frontend/train/LossPlot.h"
 #include "frontend/train/MetricsWriter.h"
 #include "frontend/train/TokenData.h"
 #include "runtime/Client.h"
@@ -160,6 +161,9 @@ RunSummary runGpt(const Config &c, const RunOptions &options, std::FILE *log) {
   RunSummary summary;
   summary.metricsPath = (out / "metrics.jsonl").string();
   MetricsWriter metrics(summary.metricsPath);
+  summary.plotPath = (out / "loss.svg").string();
+  LossPlot plot("GPT C" + std::to_string(model.embed) + " L" + std::to_string(model.layers) +
+                " T" + std::to_string(model.seq) + ", " + c.text("mesh.strategy") + ": loss");
 
   auto evaluate = [&](int64_t step) {
     double total = 0, count = 0;
@@ -177,6 +181,8 @@ RunSummary runGpt(const Config &c, const RunOptions &options, std::FILE *log) {
                                  {"eval_tokens", static_cast<int64_t>(count)}}
                       .dump());
     std::fprintf(log, "step %5ld  eval loss %.4f over %.0f held-out tokens\n", step, loss, count);
+    plot.addEval(step, loss);
+    plot.write(summary.plotPath);
     return loss;
   };
 
@@ -199,6 +205,7 @@ RunSummary runGpt(const Config &c, const RunOptions &options, std::FILE *log) {
         windowSteps && seconds > 0 ? windowSteps * model.batch * model.seq / seconds : 0;
     rt::Device &device0 = rt::Client::defaultClient().device(0);
     summary.trainLoss = value;
+    plot.addTrain(step, value);
     metrics.write(nlohmann::json{{"step", step}, {"loss", value},
                                  {"lr", adamw.lr.at(step)},
                                  {"tokens_per_second", tokensPerSecond},

@@ -27,6 +27,8 @@ struct RunSummary {
   /// Peak bytes in use on each device.
   std::vector<double> peakBytes;
   std::string metricsPath;
+  /// The loss curve, rewritten at each evaluation.
+  std::string plotPath;
 };
 
 /// Checks everything the config implies that does not need a compile: the model's shape, the

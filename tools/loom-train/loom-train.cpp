@@ -57,7 +57,7 @@ int main(int argc, char **argv) {
     std::printf("peak memory per device:");
     for (double bytes : s.peakBytes)
       std::printf(" %.1f MB", bytes / 1e6);
-    std::printf("\nmetrics: %s\n", s.metricsPath.c_str());
+    std::printf("\nmetrics: %s, loss curve: %s\n", s.metricsPath.c_str(), s.plotPath.c_str());
   } catch (const loom::Error &e) {
     std::fprintf(stderr, "loom-train: %s\n", e.what());
     return 1;

@@ -1,9 +1,10 @@
 // loom-train end to end, as a user runs it: a short FSDP run on 4 virtual devices writes its
-// metrics (the loss falls, evaluations are recorded), and a bad config fails before compiling
-// with a message naming the key.
+// metrics (the loss falls, evaluations are recorded) and its loss curve, and a bad config fails
+// before compiling with a message naming the key.
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -51,6 +52,22 @@ TEST(LoomTrain, AShortFsdpRunWritesMetricsAndTheLossFalls) {
   EXPECT_EQ(evalSteps, std::vector<int64_t>({11, 23}));
   ASSERT_FALSE(losses.empty());
   EXPECT_LT(losses.back(), losses.front() - 1.0) << output;
+  // The loss curve: a train line with a point per log step, an eval line with one per
+  // evaluation.
+  std::ifstream plot(out / "loss.svg");
+  std::string svg((std::istreambuf_iterator<char>(plot)), std::istreambuf_iterator<char>());
+  ASSERT_EQ(svg.rfind("<svg xmlns=\"http://www.w3.org/2000/svg\"", 0), 0u) << svg;
+  EXPECT_NE(svg.find("</svg>"), std::string::npos);
+  size_t trainLine = svg.find("stroke=\"#1f77b4\""), evalLine = svg.find("stroke=\"#d62728\"");
+  ASSERT_NE(trainLine, std::string::npos);
+  ASSERT_NE(evalLine, std::string::npos);
+  auto pointsOf = [&](size_t at) {
+    size_t begin = svg.find("points=\"", at) + 8, end = svg.find('"', begin);
+    std::string points = svg.substr(begin, end - begin);
+    return std::count(points.begin(), points.end(), ',');
+  };
+  EXPECT_EQ(pointsOf(trainLine), static_cast<long>(losses.size()));
+  EXPECT_EQ(pointsOf(evalLine), static_cast<long>(evalSteps.size()));
 }
 
 TEST(LoomTrain, ABadConfigFailsBeforeCompilingAndNamesTheKey) {
