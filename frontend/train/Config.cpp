@@ -43,7 +43,11 @@ const std::vector<ConfigKey> &configSchema() {
       {"training.log_interval", int64_t(10), "steps between log lines (reads the loss)", {}, 1},
       {"training.eval_interval", int64_t(50), "steps between evaluations (0: only at the end)",
        {}, 0},
-      {"training.out_dir", std::string("runs/gpt"), "where metrics and the token file go"},
+      {"training.out_dir", std::string("runs/gpt"),
+       "where metrics, the loss curve, checkpoints and the token file go"},
+      {"checkpoint.interval", int64_t(0),
+       "steps between checkpoints (0: only at the end of training)", {}, 0},
+      {"checkpoint.keep", int64_t(3), "how many of the newest checkpoints are kept", {}, 1},
   };
   return schema;
 }

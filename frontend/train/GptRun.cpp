@@ -2,6 +2,7 @@
 #include "frontend/train/GptRun.h"
 
 #include "frontend/Loom.h"
+#include "frontend/train/Checkpoint.h"
 #include "frontend/train/LossPlot.h"
 #include "frontend/train/MetricsWriter.h"
 #include "frontend/train/TokenData.h"
@@ -71,6 +72,54 @@ std::optional<nn::GptShardings> shardingsOf(const Config &c) {
   } catch (const Error &e) {
     throw Error(where(c, "mesh.strategy") + " on " + where(c, "mesh.shape") + ": " + e.what());
   }
+}
+/// What a checkpoint must match to be restored into this config's model.
+nlohmann::json modelMetadata(const Config &c) {
+  nlohmann::json m;
+  for (const char *key : {"model.vocab", "model.embed", "model.layers", "model.heads", "model.seq"})
+    m[key] = c.integer(key);
+  return m;
+}
+
+/// The parameters and optimizer state of `checkpoint`, placed with this run's shardings (any
+/// mesh: the checkpoint holds global tensors).
+std::pair<Tree<Array>, Tree<Array>> restore(const Config &c, const Checkpoint &checkpoint,
+                                            const nn::GptShardings *shardings) {
+  std::string metadataFile = checkpoint.dir + "/metadata.json";
+  nlohmann::json want = modelMetadata(c);
+  for (const auto &[key, value] : want.items())
+    if (checkpoint.metadata["model"].value(key, int64_t(-1)) != value.get<int64_t>())
+      throw Error(metadataFile + ": the checkpoint's " + key + " is " +
+                  checkpoint.metadata["model"].value(key, nlohmann::json()).dump() +
+                  ", the config's " + where(c, key) + "; it is another model");
+  Tree<Shape> shapes = nn::gptParamShapes(gptConfigOf(c));
+  Tree<Shape> stateShapes;
+  stateShapes["m"] = shapes, stateShapes["v"] = shapes;
+  auto place = [&](const Tree<Shape> &structure, const std::string &prefix,
+                   const Tree<NamedSharding> *layout) {
+    std::vector<std::pair<std::string, Shape>> named;
+    namedLeaves(structure, prefix, named);
+    std::vector<std::pair<std::string, NamedSharding>> placements;
+    if (layout)
+      namedLeaves(*layout, prefix, placements);
+    std::vector<Array> leaves;
+    for (size_t i = 0; i < named.size(); ++i) {
+      const auto &[name, shape] = named[i];
+      auto found = checkpoint.tensors.find(name);
+      if (found == checkpoint.tensors.end())
+        throw Error(checkpoint.dir + "/model.safetensors: no tensor " + name);
+      const HostArray &t = found->second;
+      if (t.shape != shape || t.dtype != DType::F32)
+        throw Error(checkpoint.dir + "/model.safetensors: tensor " + name + " has another shape "
+                    "or dtype than the model's");
+      leaves.push_back(layout ? Array::device_put(t.bytes.data(), t.bytes.size(), shape,
+                                                  t.dtype, placements[i].second)
+                              : Array::fromBytes(t.bytes.data(), t.bytes.size(), shape, t.dtype));
+    }
+    return structure.unflattenLike(leaves);
+  };
+  return {place(shapes, "params", shardings ? &shardings->params : nullptr),
+          place(stateShapes, "opt_state", shardings ? &shardings->adamwState : nullptr)};
 }
 } // namespace
 
@@ -154,13 +203,40 @@ RunSummary runGpt(const Config &c, const RunOptions &options, std::FILE *log) {
                          : "1 device",
                tokens.size(), split.trainTokens, split.evalWindows());
 
-  Tree<Array> params = shardings ? nn::gptInit(model, static_cast<uint32_t>(seed),
-                                               shardings->params)
-                                 : nn::gptInit(model, static_cast<uint32_t>(seed));
-  Tree<Array> state = optim::adamwInit(params);
   RunSummary summary;
+  Tree<Array> params, state;
+  if (options.resume) {
+    std::optional<std::string> latest = latestCheckpoint(out.string());
+    if (!latest)
+      throw Error("--resume: no checkpoint in " + (out / "checkpoints").string());
+    Checkpoint checkpoint = readCheckpoint(*latest);
+    std::tie(params, state) = restore(c, checkpoint, shardings ? &*shardings : nullptr);
+    summary.firstStep = checkpoint.step + 1;
+    std::fprintf(log, "resuming from %s (step %ld)\n", latest->c_str(),
+                 static_cast<long>(checkpoint.step));
+  } else {
+    params = shardings ? nn::gptInit(model, static_cast<uint32_t>(seed), shardings->params)
+                       : nn::gptInit(model, static_cast<uint32_t>(seed));
+    state = optim::adamwInit(params);
+  }
   summary.metricsPath = (out / "metrics.jsonl").string();
-  MetricsWriter metrics(summary.metricsPath);
+  MetricsWriter metrics(summary.metricsPath, /*append=*/options.resume);
+  CheckpointWriter checkpoints(out.string(), static_cast<int>(c.integer("checkpoint.keep")));
+  int64_t checkpointInterval = c.integer("checkpoint.interval");
+  auto save = [&](int64_t step) {
+    std::vector<std::pair<std::string, Array>> arrays;
+    namedLeaves(params, "params", arrays);
+    namedLeaves(state, "opt_state", arrays);
+    nlohmann::json metadata = {{"config", c.toToml()},
+                               {"model", modelMetadata(c)},
+                               {"mesh", {{"strategy", c.text("mesh.strategy")},
+                                         {"shape", c.integers("mesh.shape")}}},
+                               {"seed", seed},
+                               {"next_step", step + 1}};
+    summary.saveStallSeconds += checkpoints.save(step, arrays, metadata);
+    ++summary.saves;
+    summary.checkpointPath = (out / "checkpoints").string();
+  };
   summary.plotPath = (out / "loss.svg").string();
   LossPlot plot("GPT C" + std::to_string(model.embed) + " L" + std::to_string(model.layers) +
                 " T" + std::to_string(model.seq) + ", " + c.text("mesh.strategy") + ": loss");
@@ -195,7 +271,7 @@ RunSummary runGpt(const Config &c, const RunOptions &options, std::FILE *log) {
   double evalSeconds = 0;
   auto report = [&](int64_t step, const Array &loss) {
     double value = loss.item<float>();
-    if (step == 0) {
+    if (step == summary.firstStep) {
       firstStepDone = Clock::now();
       summary.secondsToFirstStep = secondsSince(start);
       windowStart = Clock::now(), windowSteps = 0;
@@ -215,7 +291,7 @@ RunSummary runGpt(const Config &c, const RunOptions &options, std::FILE *log) {
                  value, adamw.lr.at(step), tokensPerSecond, device0.bytesInUse() / 1e6);
     std::fflush(log);
   };
-  for (int64_t step = 0; step < steps; ++step) {
+  for (int64_t step = summary.firstStep; step < steps; ++step) {
     TokenBatch b = split.trainBatch(seed, step, 0, model.batch);
     auto [p, s, loss] = trainStep(params, state, place(b.ids), place(b.targets),
                                   Array::scalar(static_cast<float>(step)));
@@ -225,8 +301,19 @@ RunSummary runGpt(const Config &c, const RunOptions &options, std::FILE *log) {
       report(unread->first, unread->second);
       unread.reset();
     }
-    if (step == 0 || (step + 1) % logInterval == 0 || step == steps - 1)
+    if (step == summary.firstStep || (step + 1) % logInterval == 0 || step == steps - 1)
       unread = {step, loss};
+    if (checkpointInterval > 0 && (step + 1) % checkpointInterval == 0 && step != steps - 1)
+      save(step);
+    if (options.stopAfter && step == *options.stopAfter && step != steps - 1) {
+      if (unread)
+        report(unread->first, unread->second), unread.reset();
+      save(step);
+      summary.saveWriteSeconds = checkpoints.wait();
+      metrics.flush();
+      summary.stopped = true;
+      return summary;
+    }
     if (evalInterval > 0 && (step + 1) % evalInterval == 0 && step != steps - 1) {
       if (unread)
         report(unread->first, unread->second), unread.reset();
@@ -240,8 +327,12 @@ RunSummary runGpt(const Config &c, const RunOptions &options, std::FILE *log) {
   if (unread)
     report(unread->first, unread->second);
   double trainSeconds = secondsSince(firstStepDone) - evalSeconds;
-  summary.tokensPerSecond = steps > 1 ? (steps - 1) * model.batch * model.seq / trainSeconds : 0;
+  int64_t timed = steps - summary.firstStep - 1;
+  summary.tokensPerSecond = timed > 0 ? timed * model.batch * model.seq / trainSeconds : 0;
+  if (summary.firstStep < steps)
+    save(steps - 1);
   summary.evalLoss = evaluate(steps - 1);
+  summary.saveWriteSeconds = checkpoints.wait();
   const JitStats &stats = trainStep.stats();
   summary.compileSeconds = stats.lastCompileSeconds;
   summary.compiledFromCache = stats.cacheHits > 0;

@@ -7,6 +7,7 @@
 #include "frontend/train/Config.h"
 
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,11 @@ namespace loom::train {
 struct RunOptions {
   /// If not empty, the compiler writes the module after each stage under this directory.
   std::string dumpIrDir;
+  /// Continue from the newest checkpoint in the output directory.
+  bool resume = false;
+  /// If set, stop (with a checkpoint) once this step is done, as if interrupted; the schedule
+  /// still spans training.steps, so a resumed run continues it exactly.
+  std::optional<int64_t> stopAfter;
 };
 
 struct RunSummary {
@@ -29,6 +35,15 @@ struct RunSummary {
   std::string metricsPath;
   /// The loss curve, rewritten at each evaluation.
   std::string plotPath;
+  /// The newest checkpoint written, and what saving cost: the time the loop was held (the
+  /// copy to the host) and the time the background writes took, over all saves.
+  std::string checkpointPath;
+  double saveStallSeconds = 0, saveWriteSeconds = 0;
+  int saves = 0;
+  /// The step the run started from (0, or the step after a restored checkpoint).
+  int64_t firstStep = 0;
+  /// Whether it stopped early (--stop-after) after saving a checkpoint.
+  bool stopped = false;
 };
 
 /// Checks everything the config implies that does not need a compile: the model's shape, the

@@ -1,12 +1,15 @@
 // loom-train: trains a model from a TOML config (frontend/train): validate every key, compile
 // the step once, train asynchronously, log, evaluate, write metrics.
 //
-//   loom-train CONFIG.toml [--set section.key=value ...] [--dump-ir DIR] [--print-config]
+//   loom-train CONFIG.toml [--set section.key=value ...] [--resume] [--stop-after STEP]
+//              [--dump-ir DIR] [--print-config]
 #include "frontend/Error.h"
 #include "frontend/train/Config.h"
 #include "frontend/train/GptRun.h"
 
 #include <cstdio>
+#include <cstdlib>
+#include <optional>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -14,7 +17,7 @@
 namespace {
 int usage() {
   std::fprintf(stderr, "usage: loom-train CONFIG.toml [--set section.key=value ...] "
-                       "[--dump-ir DIR] [--print-config]\n");
+                       "[--resume] [--stop-after STEP] [--dump-ir DIR] [--print-config]\n");
   return 2;
 }
 } // namespace
@@ -22,7 +25,8 @@ int usage() {
 int main(int argc, char **argv) {
   std::string configPath, dumpIr;
   std::vector<std::string> overrides;
-  bool printConfig = false;
+  bool printConfig = false, resume = false;
+  std::optional<int64_t> stopAfter;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     if (arg == "--set" && i + 1 < argc)
@@ -33,6 +37,10 @@ int main(int argc, char **argv) {
       dumpIr = argv[++i];
     else if (arg == "--print-config")
       printConfig = true;
+    else if (arg == "--resume")
+      resume = true;
+    else if (arg == "--stop-after" && i + 1 < argc)
+      stopAfter = std::atoll(argv[++i]);
     else if (arg == "--help" || arg == "-h")
       return usage(), 0;
     else if (!arg.empty() && arg[0] != '-' && configPath.empty())
@@ -49,7 +57,14 @@ int main(int argc, char **argv) {
       std::fputs(config.toToml().c_str(), stdout);
       return 0;
     }
-    loom::train::RunSummary s = loom::train::runGpt(config, {.dumpIrDir = dumpIr}, stdout);
+    loom::train::RunSummary s = loom::train::runGpt(config, {.dumpIrDir = dumpIr, .resume = resume, .stopAfter = stopAfter}, stdout);
+    if (s.stopped) {
+      std::printf("stopped after step %ld with a checkpoint in %s (the loop was held %.3f s, "
+                  "the write took %.3f s); continue with --resume\n",
+                  static_cast<long>(*stopAfter), s.checkpointPath.c_str(), s.saveStallSeconds,
+                  s.saveWriteSeconds);
+      return 0;
+    }
     std::printf("done: train loss %.4f, eval loss %.4f, %.0f tokens/s, first step after %.1f s "
                 "(compile %.1f s%s)\n",
                 s.trainLoss, s.evalLoss, s.tokensPerSecond, s.secondsToFirstStep,
@@ -58,6 +73,10 @@ int main(int argc, char **argv) {
     for (double bytes : s.peakBytes)
       std::printf(" %.1f MB", bytes / 1e6);
     std::printf("\nmetrics: %s, loss curve: %s\n", s.metricsPath.c_str(), s.plotPath.c_str());
+    if (s.saves)
+      std::printf("checkpoints: %s (%d saved; the loop was held %.3f s, the background writes "
+                  "took %.3f s)\n",
+                  s.checkpointPath.c_str(), s.saves, s.saveStallSeconds, s.saveWriteSeconds);
   } catch (const loom::Error &e) {
     std::fprintf(stderr, "loom-train: %s\n", e.what());
     return 1;

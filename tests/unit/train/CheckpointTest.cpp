@@ -1,0 +1,151 @@
+// Checkpoints as a user meets them through loom-train: a run stopped after a checkpoint and
+// resumed gives bitwise the losses and parameters of a run that never stopped (tiny GPT, FSDP
+// on 4 virtual devices); the checkpoint restores under another strategy and mesh; an
+// independent reader (Python's struct and json) reads the safetensors file; a damaged
+// checkpoint or one of another model is refused by name, and nothing is overwritten.
+#include "frontend/train/Checkpoint.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::pair<int, std::string> run(const std::string &command) {
+  FILE *pipe = popen((command + " 2>&1").c_str(), "r");
+  std::string output;
+  char buffer[4096];
+  while (size_t n = fread(buffer, 1, sizeof buffer, pipe))
+    output.append(buffer, n);
+  int status = pclose(pipe);
+  return {WEXITSTATUS(status), output};
+}
+
+std::string loomTrain(const std::string &out, const std::string &extra) {
+  return std::string(LOOM_TRAIN_BINARY) + " " + LOOM_SOURCE_DIR +
+         "/configs/gpt-tiny.toml --set training.steps=12 --set training.log_interval=1 "
+         "--set training.eval_interval=0 --set optimizer.warmup_steps=3 --set training.out_dir=" +
+         out + " " + extra;
+}
+
+/// step -> loss, as metrics.jsonl records them.
+std::map<int64_t, double> losses(const fs::path &out) {
+  std::map<int64_t, double> result;
+  std::ifstream in(out / "metrics.jsonl");
+  for (std::string line; std::getline(in, line);) {
+    auto j = nlohmann::json::parse(line);
+    if (j.contains("loss"))
+      result[j["step"]] = j["loss"];
+  }
+  return result;
+}
+
+std::string bytesOf(const fs::path &path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+class CheckpointRun : public ::testing::Test {
+protected:
+  static void SetUpTestSuite() {
+    root = fs::temp_directory_path() / "loom-checkpoint-test";
+    fs::remove_all(root);
+    auto [s1, o1] = run(loomTrain((root / "straight").string(), ""));
+    ASSERT_EQ(s1, 0) << o1;
+    auto [s2, o2] = run(loomTrain((root / "resumed").string(), "--stop-after 5"));
+    ASSERT_EQ(s2, 0) << o2;
+    ASSERT_NE(o2.find("stopped after step 5"), std::string::npos) << o2;
+    auto [s3, o3] = run(loomTrain((root / "resumed").string(), "--resume"));
+    ASSERT_EQ(s3, 0) << o3;
+    ASSERT_NE(o3.find("resuming from"), std::string::npos) << o3;
+  }
+  static fs::path root;
+};
+fs::path CheckpointRun::root;
+
+TEST_F(CheckpointRun, ResumingGivesBitwiseTheLossesAndParametersOfAnUnbrokenRun) {
+  std::map<int64_t, double> straight = losses(root / "straight"), resumed = losses(root / "resumed");
+  ASSERT_EQ(straight.size(), 12u);
+  ASSERT_EQ(resumed.size(), 12u);
+  for (int64_t step = 0; step < 12; ++step)
+    EXPECT_EQ(resumed[step], straight[step]) << "step " << step; // bitwise: doubles of floats
+  std::string a = bytesOf(root / "straight/checkpoints/step_00000011/model.safetensors");
+  std::string b = bytesOf(root / "resumed/checkpoints/step_00000011/model.safetensors");
+  ASSERT_FALSE(a.empty());
+  EXPECT_TRUE(a == b) << "the final parameters and optimizer state differ";
+}
+
+TEST_F(CheckpointRun, AnIndependentReaderReadsTheTensors) {
+  std::string file = (root / "straight/checkpoints/step_00000011/model.safetensors").string();
+  auto [status, output] = run("python3 " + std::string(LOOM_SOURCE_DIR) +
+                              "/tests/unit/train/read_safetensors.py " + file);
+  ASSERT_EQ(status, 0) << output;
+  auto python = nlohmann::json::parse(output);
+  loom::train::Checkpoint c = loom::train::readCheckpoint((root / "straight/checkpoints/step_00000011").string());
+  EXPECT_EQ(c.step, 11);
+  ASSERT_EQ(python.size(), c.tensors.size());
+  for (const auto &[name, t] : c.tensors) {
+    ASSERT_TRUE(python.contains(name)) << name;
+    EXPECT_EQ(python[name]["shape"].get<loom::Shape>(), t.shape) << name;
+    std::vector<float> values(t.bytes.size() / 4);
+    std::memcpy(values.data(), t.bytes.data(), t.bytes.size());
+    EXPECT_EQ(python[name]["first"].get<double>(), values.front()) << name;
+    EXPECT_EQ(python[name]["last"].get<double>(), values.back()) << name;
+  }
+  EXPECT_TRUE(python.contains("params.in_kernel"));
+  EXPECT_TRUE(python.contains("opt_state.v.layers.1.mlp_out"));
+}
+
+TEST_F(CheckpointRun, RestoresUnderAnotherStrategyAndMesh) {
+  for (std::string target : {"dp --set mesh.shape=[2]", "tp --set mesh.shape=[2]", "none"}) {
+    fs::path out = root / ("restore-" + target.substr(0, target.find(' ')));
+    fs::remove_all(out);
+    fs::create_directories(out);
+    fs::copy(root / "straight/checkpoints", out / "checkpoints", fs::copy_options::recursive);
+    // Continue the finished 12 steps to 14 under the other layout.
+    auto [status, output] = run(loomTrain(out.string(), "--resume --set training.steps=14 "
+                                                        "--set mesh.strategy=" + target));
+    ASSERT_EQ(status, 0) << output;
+    std::map<int64_t, double> l = losses(out);
+    ASSERT_EQ(l.size(), 2u) << output;
+    // The continuation starts where the straight run ended: its loss stays in range.
+    EXPECT_LT(l[12], losses(root / "straight")[0]) << target;
+  }
+}
+
+TEST_F(CheckpointRun, ADamagedCheckpointOrAnotherModelIsRefusedByName) {
+  fs::path out = root / "damaged";
+  fs::remove_all(out);
+  fs::create_directories(out);
+  fs::copy(root / "straight/checkpoints", out / "checkpoints", fs::copy_options::recursive);
+  fs::path file = out / "checkpoints/step_00000011/model.safetensors";
+  std::string before = bytesOf(file);
+  auto [s1, o1] = run(loomTrain(out.string(), "--resume --set model.layers=3"));
+  EXPECT_EQ(s1, 1);
+  EXPECT_NE(o1.find("metadata.json: the checkpoint's model.layers is 2, the config's "
+                    "model.layers = 3 (--set); it is another model"),
+            std::string::npos)
+      << o1;
+  EXPECT_TRUE(bytesOf(file) == before) << "a refused resume changed the checkpoint";
+  fs::resize_file(file, before.size() - 1000);
+  auto [s2, o2] = run(loomTrain(out.string(), "--resume"));
+  EXPECT_EQ(s2, 1);
+  EXPECT_NE(o2.find(file.string() + ": " + std::to_string(before.size() - 1000) +
+                    " bytes, the metadata says " + std::to_string(before.size()) +
+                    " (truncated?)"),
+            std::string::npos)
+      << o2;
+  // A half-written save (a crash before the rename) is ignored and cleaned up.
+  fs::create_directories(out / "checkpoints/.tmp-step_00000099");
+  std::ofstream(out / "checkpoints/.tmp-step_00000099/model.safetensors") << "partial";
+  EXPECT_EQ(loom::train::latestCheckpoint(out.string()),
+            (out / "checkpoints/step_00000011").string());
+  EXPECT_FALSE(fs::exists(out / "checkpoints/.tmp-step_00000099"));
+}
+
+} // namespace

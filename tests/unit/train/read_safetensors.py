@@ -1,0 +1,25 @@
+#!/usr/bin/env python3
+"""An independent reader of a safetensors file (struct and json only): prints, per tensor,
+its dtype, shape and its first and last values, as JSON."""
+import json
+import struct
+import sys
+
+SIZES = {"F32": ("f", 4), "F64": ("d", 8), "I32": ("i", 4), "I64": ("q", 8)}
+
+with open(sys.argv[1], "rb") as f:
+    data = f.read()
+(header_size,) = struct.unpack("<Q", data[:8])
+header = json.loads(data[8:8 + header_size])
+base = 8 + header_size
+out = {}
+for name, entry in header.items():
+    if name == "__metadata__":
+        continue
+    code, size = SIZES[entry["dtype"]]
+    begin, end = entry["data_offsets"]
+    count = (end - begin) // size
+    values = struct.unpack("<%d%s" % (count, code), data[base + begin:base + end])
+    out[name] = {"dtype": entry["dtype"], "shape": entry["shape"],
+                 "first": values[0], "last": values[-1], "count": count}
+print(json.dumps(out))
