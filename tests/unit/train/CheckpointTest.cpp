@@ -4,6 +4,7 @@
 // independent reader (Python's struct and json) reads the safetensors file; a damaged
 // checkpoint or one of another model is refused by name, and nothing is overwritten.
 #include "frontend/train/Checkpoint.h"
+#include "tests/unit/train/RunCommand.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -15,16 +16,6 @@
 namespace fs = std::filesystem;
 
 namespace {
-
-std::pair<int, std::string> run(const std::string &command) {
-  FILE *pipe = popen((command + " 2>&1").c_str(), "r");
-  std::string output;
-  char buffer[4096];
-  while (size_t n = fread(buffer, 1, sizeof buffer, pipe))
-    output.append(buffer, n);
-  int status = pclose(pipe);
-  return {WEXITSTATUS(status), output};
-}
 
 std::string loomTrain(const std::string &out, const std::string &extra) {
   return std::string(LOOM_TRAIN_BINARY) + " " + LOOM_SOURCE_DIR +
@@ -55,12 +46,12 @@ protected:
   static void SetUpTestSuite() {
     root = fs::temp_directory_path() / "loom-checkpoint-test";
     fs::remove_all(root);
-    auto [s1, o1] = run(loomTrain((root / "straight").string(), ""));
+    auto [s1, o1] = runCommand(loomTrain((root / "straight").string(), ""));
     ASSERT_EQ(s1, 0) << o1;
-    auto [s2, o2] = run(loomTrain((root / "resumed").string(), "--stop-after 5"));
+    auto [s2, o2] = runCommand(loomTrain((root / "resumed").string(), "--stop-after 5"));
     ASSERT_EQ(s2, 0) << o2;
     ASSERT_NE(o2.find("stopped after step 5"), std::string::npos) << o2;
-    auto [s3, o3] = run(loomTrain((root / "resumed").string(), "--resume"));
+    auto [s3, o3] = runCommand(loomTrain((root / "resumed").string(), "--resume"));
     ASSERT_EQ(s3, 0) << o3;
     ASSERT_NE(o3.find("resuming from"), std::string::npos) << o3;
   }
@@ -82,7 +73,7 @@ TEST_F(CheckpointRun, ResumingGivesBitwiseTheLossesAndParametersOfAnUnbrokenRun)
 
 TEST_F(CheckpointRun, AnIndependentReaderReadsTheTensors) {
   std::string file = (root / "straight/checkpoints/step_00000011/model.safetensors").string();
-  auto [status, output] = run("python3 " + std::string(LOOM_SOURCE_DIR) +
+  auto [status, output] = runCommand("python3 " + std::string(LOOM_SOURCE_DIR) +
                               "/tests/unit/train/read_safetensors.py " + file);
   ASSERT_EQ(status, 0) << output;
   auto python = nlohmann::json::parse(output);
@@ -108,7 +99,7 @@ TEST_F(CheckpointRun, RestoresUnderAnotherStrategyAndMesh) {
     fs::create_directories(out);
     fs::copy(root / "straight/checkpoints", out / "checkpoints", fs::copy_options::recursive);
     // Continue the finished 12 steps to 14 under the other layout.
-    auto [status, output] = run(loomTrain(out.string(), "--resume --set training.steps=14 "
+    auto [status, output] = runCommand(loomTrain(out.string(), "--resume --set training.steps=14 "
                                                         "--set mesh.strategy=" + target));
     ASSERT_EQ(status, 0) << output;
     std::map<int64_t, double> l = losses(out);
@@ -125,7 +116,7 @@ TEST_F(CheckpointRun, ADamagedCheckpointOrAnotherModelIsRefusedByName) {
   fs::copy(root / "straight/checkpoints", out / "checkpoints", fs::copy_options::recursive);
   fs::path file = out / "checkpoints/step_00000011/model.safetensors";
   std::string before = bytesOf(file);
-  auto [s1, o1] = run(loomTrain(out.string(), "--resume --set model.layers=3"));
+  auto [s1, o1] = runCommand(loomTrain(out.string(), "--resume --set model.layers=3"));
   EXPECT_EQ(s1, 1);
   EXPECT_NE(o1.find("metadata.json: the checkpoint's model.layers is 2, the config's "
                     "model.layers = 3 (--set); it is another model"),
@@ -133,7 +124,7 @@ TEST_F(CheckpointRun, ADamagedCheckpointOrAnotherModelIsRefusedByName) {
       << o1;
   EXPECT_TRUE(bytesOf(file) == before) << "a refused resume changed the checkpoint";
   fs::resize_file(file, before.size() - 1000);
-  auto [s2, o2] = run(loomTrain(out.string(), "--resume"));
+  auto [s2, o2] = runCommand(loomTrain(out.string(), "--resume"));
   EXPECT_EQ(s2, 1);
   EXPECT_NE(o2.find(file.string() + ": " + std::to_string(before.size() - 1000) +
                     " bytes, the metadata says " + std::to_string(before.size()) +

@@ -1,6 +1,8 @@
 // loom-train end to end, as a user runs it: a short FSDP run on 4 virtual devices writes its
 // metrics (the loss falls, evaluations are recorded) and its loss curve, and a bad config fails
 // before compiling with a message naming the key.
+#include "tests/unit/train/RunCommand.h"
+
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -13,14 +15,7 @@ namespace {
 
 /// Runs loom-train with `args`; its exit status and everything it printed.
 std::pair<int, std::string> loomTrain(const std::string &args) {
-  std::string command = std::string(LOOM_TRAIN_BINARY) + " " + args + " 2>&1";
-  FILE *pipe = popen(command.c_str(), "r");
-  std::string output;
-  char buffer[4096];
-  while (size_t n = fread(buffer, 1, sizeof buffer, pipe))
-    output.append(buffer, n);
-  int status = pclose(pipe);
-  return {WEXITSTATUS(status), output};
+  return runCommand(std::string(LOOM_TRAIN_BINARY) + " " + args);
 }
 
 TEST(LoomTrain, AShortFsdpRunWritesMetricsAndTheLossFalls) {
