@@ -16,6 +16,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <optional>
+#include <unistd.h>
 
 namespace loom::train {
 
@@ -241,6 +242,8 @@ RunSummary runGpt(const Config &c, const RunOptions &options, std::FILE *log) {
   LossPlot plot("GPT C" + std::to_string(model.embed) + " L" + std::to_string(model.layers) +
                 " T" + std::to_string(model.seq) + ", " + c.text("mesh.strategy") + ": loss");
 
+  // A live progress bar on a terminal, plain lines otherwise (logs, pipes, CI).
+  const bool live = isatty(fileno(log));
   auto evaluate = [&](int64_t step) {
     double total = 0, count = 0;
     int64_t batches = (split.evalWindows() + model.batch - 1) / model.batch;
@@ -256,7 +259,8 @@ RunSummary runGpt(const Config &c, const RunOptions &options, std::FILE *log) {
     metrics.write(nlohmann::json{{"step", step}, {"eval_loss", loss},
                                  {"eval_tokens", static_cast<int64_t>(count)}}
                       .dump());
-    std::fprintf(log, "step %5ld  eval loss %.4f over %.0f held-out tokens\n", step, loss, count);
+    std::fprintf(log, "%sstep %5ld  eval loss %.4f over %.0f held-out tokens\n",
+                 live ? "\n" : "", step, loss, count);
     plot.addEval(step, loss);
     plot.write(summary.plotPath);
     return loss;
@@ -287,8 +291,27 @@ RunSummary runGpt(const Config &c, const RunOptions &options, std::FILE *log) {
                                  {"tokens_per_second", tokensPerSecond},
                                  {"device0_bytes", device0.bytesInUse()}}
                       .dump());
-    std::fprintf(log, "step %5ld  loss %.4f  lr %.2e  %.0f tokens/s  device 0 %.1f MB\n", step,
-                 value, adamw.lr.at(step), tokensPerSecond, device0.bytesInUse() / 1e6);
+    if (live) {
+      // On a terminal: one bar, redrawn in place.
+      double done = static_cast<double>(step + 1) / steps;
+      int filled = static_cast<int>(done * 30);
+      double eta = tokensPerSecond > 0
+                       ? (steps - step - 1) * model.batch * model.seq / tokensPerSecond
+                       : 0;
+      std::string memory;
+      for (int d = 0; d < rt::Client::defaultClient().deviceCount(); ++d) {
+        char mb[32];
+        std::snprintf(mb, sizeof mb, "%s%.1f", d ? "/" : "", rt::Client::defaultClient().device(d).bytesInUse() / 1e6);
+        memory += mb;
+      }
+      std::fprintf(log, "\r\033[K[%.*s%*s] step %ld/%ld  loss %.4f  %.0f tokens/s  ETA %.0f s  "
+                        "memory %s MB",
+                   filled, "##############################", 30 - filled, "", step + 1, steps,
+                   value, tokensPerSecond, eta, memory.c_str());
+    } else {
+      std::fprintf(log, "step %5ld  loss %.4f  lr %.2e  %.0f tokens/s  device 0 %.1f MB\n",
+                   step, value, adamw.lr.at(step), tokensPerSecond, device0.bytesInUse() / 1e6);
+    }
     std::fflush(log);
   };
   for (int64_t step = summary.firstStep; step < steps; ++step) {
