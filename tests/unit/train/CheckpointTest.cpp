@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <unistd.h>
 
 namespace fs = std::filesystem;
 
@@ -44,7 +45,9 @@ std::string bytesOf(const fs::path &path) {
 class CheckpointRun : public ::testing::Test {
 protected:
   static void SetUpTestSuite() {
-    root = fs::temp_directory_path() / "loom-checkpoint-test";
+    // One directory per process: ctest runs each test of this suite in its own process, in
+    // parallel.
+    root = fs::temp_directory_path() / ("loom-checkpoint-test-" + std::to_string(::getpid()));
     fs::remove_all(root);
     auto [s1, o1] = runCommand(loomTrain((root / "straight").string(), ""));
     ASSERT_EQ(s1, 0) << o1;
@@ -55,6 +58,7 @@ protected:
     ASSERT_EQ(s3, 0) << o3;
     ASSERT_NE(o3.find("resuming from"), std::string::npos) << o3;
   }
+  static void TearDownTestSuite() { fs::remove_all(root); }
   static fs::path root;
 };
 fs::path CheckpointRun::root;

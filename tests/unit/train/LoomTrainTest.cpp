@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <unistd.h>
 
 namespace {
 
@@ -19,7 +20,8 @@ std::pair<int, std::string> loomTrain(const std::string &args) {
 }
 
 TEST(LoomTrain, AShortFsdpRunWritesMetricsAndTheLossFalls) {
-  std::filesystem::path out = std::filesystem::temp_directory_path() / "loom-train-test-run";
+  std::filesystem::path out =
+      std::filesystem::temp_directory_path() / ("loom-train-test-run-" + std::to_string(::getpid()));
   std::filesystem::remove_all(out);
   auto [status, output] = loomTrain(std::string(LOOM_SOURCE_DIR) +
                                     "/configs/gpt-tiny.toml --set training.steps=24 "
@@ -63,6 +65,7 @@ TEST(LoomTrain, AShortFsdpRunWritesMetricsAndTheLossFalls) {
   };
   EXPECT_EQ(pointsOf(trainLine), static_cast<long>(losses.size()));
   EXPECT_EQ(pointsOf(evalLine), static_cast<long>(evalSteps.size()));
+  std::filesystem::remove_all(out);
 }
 
 TEST(LoomTrain, ABadConfigFailsBeforeCompilingAndNamesTheKey) {
