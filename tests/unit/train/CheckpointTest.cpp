@@ -2,7 +2,8 @@
 // resumed gives bitwise the losses and parameters of a run that never stopped (tiny GPT, FSDP
 // on 4 virtual devices); the checkpoint restores under another strategy and mesh; an
 // independent reader (Python's struct and json) reads the safetensors file; a damaged
-// checkpoint or one of another model is refused by name, and nothing is overwritten.
+// checkpoint or one of another model is refused by name, and nothing is overwritten; a run
+// killed (SIGKILL) while it saves leaves its newest checkpoint whole.
 #include "frontend/train/Checkpoint.h"
 #include "tests/unit/train/RunCommand.h"
 
@@ -12,6 +13,9 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <csignal>
+#include <sys/wait.h>
+#include <thread>
 #include <unistd.h>
 
 namespace fs = std::filesystem;
@@ -141,6 +145,51 @@ TEST_F(CheckpointRun, ADamagedCheckpointOrAnotherModelIsRefusedByName) {
   EXPECT_EQ(loom::train::latestCheckpoint(out.string()),
             (out / "checkpoints/step_00000011").string());
   EXPECT_FALSE(fs::exists(out / "checkpoints/.tmp-step_00000099"));
+}
+
+} // namespace
+
+namespace {
+
+/// Kills a run at a random moment while it saves a checkpoint at every step: whatever moment
+/// the kill lands, the newest checkpoint reads back whole and the run resumes from it.
+TEST(CheckpointKill, AKillDuringASaveLeavesTheLastCheckpointWhole) {
+  fs::path out = fs::temp_directory_path() / ("loom-kill-test-" + std::to_string(::getpid()));
+  fs::remove_all(out);
+  std::string command = loomTrain(out.string(), "--set training.steps=100000 "
+                                                "--set checkpoint.interval=1 "
+                                                "--set checkpoint.keep=2 "
+                                                "--set training.log_interval=1000");
+  // Warm the compile cache with the same program, so the kills land during training.
+  auto [status, output] = runCommand(command + " --stop-after 0");
+  ASSERT_EQ(status, 0) << output;
+  for (int delayMs : {1500, 2300, 3100}) {
+    fs::remove_all(out / "checkpoints");
+    pid_t child = fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+      execl("/bin/sh", "sh", "-c", ("exec " + command + " > /dev/null 2>&1").c_str(),
+            static_cast<char *>(nullptr));
+      _exit(127);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(delayMs));
+    kill(child, SIGKILL);
+    int childStatus = 0;
+    waitpid(child, &childStatus, 0);
+    ASSERT_TRUE(WIFSIGNALED(childStatus)) << "the run ended before the kill";
+    std::optional<std::string> latest = loom::train::latestCheckpoint(out.string());
+    ASSERT_TRUE(latest) << "no checkpoint after " << delayMs << " ms";
+    loom::train::Checkpoint c = loom::train::readCheckpoint(*latest);
+    EXPECT_GE(c.step, 0);
+    EXPECT_GT(c.tensors.size(), 0u);
+    // No half-written directory survives latestCheckpoint, and the run resumes.
+    for (const auto &entry : fs::directory_iterator(out / "checkpoints"))
+      EXPECT_NE(entry.path().filename().string().rfind(".tmp-", 0), 0u) << entry.path();
+    auto [resumed, log] =
+        runCommand(command + " --resume --stop-after " + std::to_string(c.step + 2));
+    EXPECT_EQ(resumed, 0) << log;
+  }
+  fs::remove_all(out);
 }
 
 } // namespace
