@@ -82,10 +82,11 @@ nlohmann::json modelMetadata(const Config &c) {
   return m;
 }
 
-/// The parameters and optimizer state of `checkpoint`, placed with this run's shardings (any
-/// mesh: the checkpoint holds global tensors).
-std::pair<Tree<Array>, Tree<Array>> restore(const Config &c, const Checkpoint &checkpoint,
-                                            const nn::GptShardings *shardings) {
+/// The parameters, optimizer state and EMA of `checkpoint`, placed with this run's shardings
+/// (any mesh: the checkpoint holds global tensors).
+/// With EMA on, the checkpoint must hold the EMA too.
+std::tuple<Tree<Array>, Tree<Array>, Tree<Array>>
+restore(const Config &c, const Checkpoint &checkpoint, const nn::GptShardings *shardings) {
   std::string metadataFile = checkpoint.dir + "/metadata.json";
   nlohmann::json want = modelMetadata(c);
   for (const auto &[key, value] : want.items())
@@ -119,8 +120,11 @@ std::pair<Tree<Array>, Tree<Array>> restore(const Config &c, const Checkpoint &c
     }
     return structure.unflattenLike(leaves);
   };
+  Tree<Array> ema;
+  if (c.number("ema.decay") > 0)
+    ema = place(shapes, "ema", shardings ? &shardings->params : nullptr);
   return {place(shapes, "params", shardings ? &shardings->params : nullptr),
-          place(stateShapes, "opt_state", shardings ? &shardings->adamwState : nullptr)};
+          place(stateShapes, "opt_state", shardings ? &shardings->adamwState : nullptr), ema};
 }
 } // namespace
 
@@ -154,6 +158,7 @@ RunSummary runGpt(const Config &c, const RunOptions &options, std::FILE *log) {
   TokenSplit split(tokens, c.number("data.eval_fraction"), model.seq);
 
   int64_t steps = c.integer("training.steps");
+  const double emaDecay = c.number("ema.decay");
   auto seed = static_cast<uint64_t>(c.integer("training.seed"));
   optim::AdamWOptions adamw{
       .lr = optim::warmupCosine(c.number("optimizer.lr"), c.integer("optimizer.warmup_steps"),
@@ -181,6 +186,23 @@ RunSummary runGpt(const Config &c, const RunOptions &options, std::FILE *log) {
       },
       evalOptions);
 
+  // The EMA of the parameters: updated in place after every step, evaluated instead of them.
+  JitOptions emaOptions{.name = "ema_update", .donateArgnums = {0}};
+  JitOptions copyOptions{.name = "ema_init"};
+  if (shardings) {
+    emaOptions.inShardings = {shardings->params, shardings->params};
+    emaOptions.outShardings = {shardings->params};
+    copyOptions.inShardings = {shardings->params};
+    copyOptions.outShardings = {shardings->params};
+  }
+  auto emaStep = jit(
+      [emaDecay](Tree<Tensor> e, Tree<Tensor> p) { return optim::emaUpdate(e, p, emaDecay); },
+      emaOptions);
+  auto copyTree = jit(
+      [](Tree<Tensor> p) {
+        return tree_map([](const Tensor &t) { return t * 1.0; }, p);
+      },
+      copyOptions);
   auto place = [&](const std::vector<int32_t> &v) {
     Shape shape{model.batch, model.seq};
     return shardings ? Array::make_array_from_process_local_data(act.ids, v, shape)
@@ -205,13 +227,13 @@ RunSummary runGpt(const Config &c, const RunOptions &options, std::FILE *log) {
                tokens.size(), split.trainTokens, split.evalWindows());
 
   RunSummary summary;
-  Tree<Array> params, state;
+  Tree<Array> params, state, ema;
   if (options.resume) {
     std::optional<std::string> latest = latestCheckpoint(out.string());
     if (!latest)
       throw Error("--resume: no checkpoint in " + (out / "checkpoints").string());
     Checkpoint checkpoint = readCheckpoint(*latest);
-    std::tie(params, state) = restore(c, checkpoint, shardings ? &*shardings : nullptr);
+    std::tie(params, state, ema) = restore(c, checkpoint, shardings ? &*shardings : nullptr);
     summary.firstStep = checkpoint.step + 1;
     std::fprintf(log, "resuming from %s (step %ld)\n", latest->c_str(),
                  static_cast<long>(checkpoint.step));
@@ -219,6 +241,8 @@ RunSummary runGpt(const Config &c, const RunOptions &options, std::FILE *log) {
     params = shardings ? nn::gptInit(model, static_cast<uint32_t>(seed), shardings->params)
                        : nn::gptInit(model, static_cast<uint32_t>(seed));
     state = optim::adamwInit(params);
+    if (emaDecay > 0)
+      ema = copyTree(params);
   }
   summary.metricsPath = (out / "metrics.jsonl").string();
   MetricsWriter metrics(summary.metricsPath, /*append=*/options.resume);
@@ -228,6 +252,8 @@ RunSummary runGpt(const Config &c, const RunOptions &options, std::FILE *log) {
     std::vector<std::pair<std::string, Array>> arrays;
     namedLeaves(params, "params", arrays);
     namedLeaves(state, "opt_state", arrays);
+    if (emaDecay > 0)
+      namedLeaves(ema, "ema", arrays);
     nlohmann::json metadata = {{"config", c.toToml()},
                                {"model", modelMetadata(c)},
                                {"mesh", {{"strategy", c.text("mesh.strategy")},
@@ -250,17 +276,19 @@ RunSummary runGpt(const Config &c, const RunOptions &options, std::FILE *log) {
     std::vector<std::pair<Array, Array>> pending;
     for (int64_t k = 0; k < batches; ++k) {
       TokenBatch b = split.evalBatch(k, model.batch);
-      auto [sumLoss, n] = evalStep(params, place(b.ids), place(b.targets), placeMask(b.mask));
+      auto [sumLoss, n] = evalStep(emaDecay > 0 ? ema : params, place(b.ids), place(b.targets),
+                                   placeMask(b.mask));
       pending.emplace_back(sumLoss, n);
     }
     for (auto &[sumLoss, n] : pending)
       total += sumLoss.item<float>(), count += n.item<float>();
     double loss = total / count;
     metrics.write(nlohmann::json{{"step", step}, {"eval_loss", loss},
-                                 {"eval_tokens", static_cast<int64_t>(count)}}
+                                 {"eval_tokens", static_cast<int64_t>(count)},
+                                 {"eval_of", std::string(emaDecay > 0 ? "ema" : "params")}}
                       .dump());
-    std::fprintf(log, "%sstep %5ld  eval loss %.4f over %.0f held-out tokens\n",
-                 live ? "\n" : "", step, loss, count);
+    std::fprintf(log, "%sstep %5ld  eval loss %.4f over %.0f held-out tokens%s\n",
+                 live ? "\n" : "", step, loss, count, emaDecay > 0 ? " (EMA parameters)" : "");
     plot.addEval(step, loss);
     plot.write(summary.plotPath);
     return loss;
@@ -319,6 +347,8 @@ RunSummary runGpt(const Config &c, const RunOptions &options, std::FILE *log) {
     auto [p, s, loss] = trainStep(params, state, place(b.ids), place(b.targets),
                                   Array::scalar(static_cast<float>(step)));
     params = p, state = s;
+    if (emaDecay > 0)
+      ema = emaStep(ema, params);
     ++windowSteps;
     if (unread) {
       report(unread->first, unread->second);

@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <cmath>
 #include <csignal>
 #include <sys/wait.h>
 #include <thread>
@@ -189,6 +190,45 @@ TEST(CheckpointKill, AKillDuringASaveLeavesTheLastCheckpointWhole) {
         runCommand(command + " --resume --stop-after " + std::to_string(c.step + 2));
     EXPECT_EQ(resumed, 0) << log;
   }
+  fs::remove_all(out);
+}
+
+} // namespace
+
+namespace {
+
+/// With ema.decay set, the checkpoint holds the EMA, a resumed run continues it
+/// (e1 = d * e0 + (1 - d) * p1, checked on the host), and evaluations use it.
+TEST(CheckpointEma, TheEmaIsUpdatedSavedRestoredAndEvaluated) {
+  fs::path out = fs::temp_directory_path() / ("loom-ema-test-" + std::to_string(::getpid()));
+  fs::remove_all(out);
+  const double decay = 0.75;
+  std::string command = loomTrain(out.string(), "--set ema.decay=0.75 --set checkpoint.keep=5 "
+                                                "--set training.steps=2");
+  auto [s1, o1] = runCommand(command + " --stop-after 0");
+  ASSERT_EQ(s1, 0) << o1;
+  auto [s2, o2] = runCommand(command + " --resume");
+  ASSERT_EQ(s2, 0) << o2;
+  EXPECT_NE(o2.find("(EMA parameters)"), std::string::npos) << o2;
+  loom::train::Checkpoint first = loom::train::readCheckpoint((out / "checkpoints/step_00000000").string());
+  loom::train::Checkpoint second = loom::train::readCheckpoint((out / "checkpoints/step_00000001").string());
+  int checked = 0;
+  for (const auto &[name, p1] : second.tensors) {
+    if (name.rfind("params.", 0) != 0)
+      continue;
+    std::string emaName = "ema." + name.substr(7);
+    ASSERT_TRUE(first.tensors.count(emaName) && second.tensors.count(emaName)) << emaName;
+    const auto &e0 = first.tensors.at(emaName), &e1 = second.tensors.at(emaName);
+    std::vector<float> p(p1.bytes.size() / 4), a(p.size()), b(p.size());
+    std::memcpy(p.data(), p1.bytes.data(), p1.bytes.size());
+    std::memcpy(a.data(), e0.bytes.data(), e0.bytes.size());
+    std::memcpy(b.data(), e1.bytes.data(), e1.bytes.size());
+    for (size_t i = 0; i < p.size(); ++i)
+      ASSERT_NEAR(b[i], decay * a[i] + (1 - decay) * p[i], 1e-6 * (1 + std::fabs(b[i])))
+          << emaName << " element " << i;
+    ++checked;
+  }
+  EXPECT_GT(checked, 10);
   fs::remove_all(out);
 }
 

@@ -40,7 +40,7 @@ TEST(TrainConfig, UnknownSectionListsTheSections) {
   std::string path = writeConfig("section.toml", "[modle]\nlayers = 2\n");
   EXPECT_EQ(errorOf([&] { Config::load(path); }),
             path + ":2: unknown section [modle]; the sections are model, data, optimizer, mesh, "
-                   "training, checkpoint");
+                   "training, checkpoint, ema");
 }
 
 TEST(TrainConfig, WrongTypeSaysWhatWasExpected) {
