@@ -287,7 +287,10 @@ std::string Config::toToml() const {
         values.at(k.path));
   }
   std::ostringstream out;
-  out << root << "\n";
+  // Shortest round-tripping floats: 0.1, not 0.10000000000000001.
+  out << toml::toml_formatter(root, toml::toml_formatter::default_flags |
+                                        toml::format_flags::relaxed_float_precision)
+      << "\n";
   return out.str();
 }
 
