@@ -263,6 +263,31 @@ const std::vector<std::string> &Config::texts(const std::string &key) const {
 }
 const std::string &Config::origin(const std::string &key) const { return origins.at(key); }
 
+std::string Config::describe(const std::string &key) const {
+  std::string value = std::visit(
+      [](const auto &v) -> std::string {
+        using T = std::decay_t<decltype(v)>;
+        if constexpr (std::is_same_v<T, std::string>) {
+          return "\"" + v + "\"";
+        } else if constexpr (std::is_same_v<T, bool>) {
+          return v ? "true" : "false";
+        } else if constexpr (std::is_same_v<T, std::vector<int64_t>> ||
+                             std::is_same_v<T, std::vector<std::string>>) {
+          std::ostringstream text;
+          text << "[";
+          for (size_t i = 0; i < v.size(); ++i)
+            text << (i ? ", " : "") << v[i];
+          return text.str() + "]";
+        } else {
+          std::ostringstream text;
+          text << v;
+          return text.str();
+        }
+      },
+      get(key));
+  return key + " = " + value + " (" + origin(key) + ")";
+}
+
 std::string Config::toToml() const {
   toml::table root;
   for (const ConfigKey &k : configSchema()) {

@@ -49,6 +49,8 @@ public:
   const std::vector<std::string> &texts(const std::string &key) const;
   /// Where `key` got its value: "configs/gpt-tiny.toml:12", "--set", or "default".
   const std::string &origin(const std::string &key) const;
+  /// `key`, its value and its origin, for messages: "mesh.shape = [2, 2] (x.toml:9)".
+  std::string describe(const std::string &key) const;
 
   /// The resolved config as TOML, every key with its value (for --print-config and
   /// checkpoints' metadata).

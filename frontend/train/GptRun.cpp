@@ -3,6 +3,7 @@
 
 #include "frontend/Loom.h"
 #include "frontend/train/Checkpoint.h"
+#include "frontend/train/GptCheckpoint.h"
 #include "frontend/train/LossPlot.h"
 #include "frontend/train/MetricsWriter.h"
 #include "frontend/train/TokenData.h"
@@ -27,27 +28,15 @@ double secondsSince(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
 }
 
-/// "mesh.shape = [2, 2] (configs/x.toml:9)".
-std::string where(const Config &c, const std::string &key) {
-  std::string value;
-  if (key == "mesh.shape") {
-    for (int64_t n : c.integers(key))
-      value += (value.empty() ? "" : ", ") + std::to_string(n);
-    value = "[" + value + "]";
-  } else if (key == "mesh.strategy") {
-    value = "\"" + c.text(key) + "\"";
-  } else {
-    value = std::to_string(c.integer(key));
-  }
-  return key + " = " + value + " (" + c.origin(key) + ")";
-}
+} // namespace
 
-nn::GptConfig gptConfigOf(const Config &c) {
+nn::GptConfig gptConfigFrom(const Config &c) {
   return {.vocab = c.integer("model.vocab"), .embed = c.integer("model.embed"),
           .layers = c.integer("model.layers"), .heads = c.integer("model.heads"),
           .seq = c.integer("model.seq"), .batch = c.integer("data.batch")};
 }
 
+namespace {
 std::optional<nn::GptStrategy> strategyOf(const Config &c) {
   if (c.text("mesh.strategy") == "none")
     return std::nullopt;
@@ -68,76 +57,24 @@ std::optional<nn::GptShardings> shardingsOf(const Config &c) {
   if (!strategy)
     return std::nullopt;
   try {
-    return nn::gptShardings(gptConfigOf(c), *strategy,
+    return nn::gptShardings(gptConfigFrom(c), *strategy,
                             nn::gptMesh(*strategy, c.integers("mesh.shape")));
   } catch (const Error &e) {
-    throw Error(where(c, "mesh.strategy") + " on " + where(c, "mesh.shape") + ": " + e.what());
+    throw Error(c.describe("mesh.strategy") + " on " + c.describe("mesh.shape") + ": " + e.what());
   }
-}
-/// What a checkpoint must match to be restored into this config's model.
-nlohmann::json modelMetadata(const Config &c) {
-  nlohmann::json m;
-  for (const char *key : {"model.vocab", "model.embed", "model.layers", "model.heads", "model.seq"})
-    m[key] = c.integer(key);
-  return m;
-}
-
-/// The parameters, optimizer state and EMA of `checkpoint`, placed with this run's shardings
-/// (any mesh: the checkpoint holds global tensors).
-/// With EMA on, the checkpoint must hold the EMA too.
-std::tuple<Tree<Array>, Tree<Array>, Tree<Array>>
-restore(const Config &c, const Checkpoint &checkpoint, const nn::GptShardings *shardings) {
-  std::string metadataFile = checkpoint.dir + "/metadata.json";
-  nlohmann::json want = modelMetadata(c);
-  for (const auto &[key, value] : want.items())
-    if (checkpoint.metadata["model"].value(key, int64_t(-1)) != value.get<int64_t>())
-      throw Error(metadataFile + ": the checkpoint's " + key + " is " +
-                  checkpoint.metadata["model"].value(key, nlohmann::json()).dump() +
-                  ", the config's " + where(c, key) + "; it is another model");
-  Tree<Shape> shapes = nn::gptParamShapes(gptConfigOf(c));
-  Tree<Shape> stateShapes;
-  stateShapes["m"] = shapes, stateShapes["v"] = shapes;
-  auto place = [&](const Tree<Shape> &structure, const std::string &prefix,
-                   const Tree<NamedSharding> *layout) {
-    std::vector<std::pair<std::string, Shape>> named;
-    namedLeaves(structure, prefix, named);
-    std::vector<std::pair<std::string, NamedSharding>> placements;
-    if (layout)
-      namedLeaves(*layout, prefix, placements);
-    std::vector<Array> leaves;
-    for (size_t i = 0; i < named.size(); ++i) {
-      const auto &[name, shape] = named[i];
-      auto found = checkpoint.tensors.find(name);
-      if (found == checkpoint.tensors.end())
-        throw Error(checkpoint.dir + "/model.safetensors: no tensor " + name);
-      const HostArray &t = found->second;
-      if (t.shape != shape || t.dtype != DType::F32)
-        throw Error(checkpoint.dir + "/model.safetensors: tensor " + name + " has another shape "
-                    "or dtype than the model's");
-      leaves.push_back(layout ? Array::device_put(t.bytes.data(), t.bytes.size(), shape,
-                                                  t.dtype, placements[i].second)
-                              : Array::fromBytes(t.bytes.data(), t.bytes.size(), shape, t.dtype));
-    }
-    return structure.unflattenLike(leaves);
-  };
-  Tree<Array> ema;
-  if (c.number("ema.decay") > 0)
-    ema = place(shapes, "ema", shardings ? &shardings->params : nullptr);
-  return {place(shapes, "params", shardings ? &shardings->params : nullptr),
-          place(stateShapes, "opt_state", shardings ? &shardings->adamwState : nullptr), ema};
 }
 } // namespace
 
 void validateGptConfig(const Config &c) {
   if (c.integer("model.embed") % c.integer("model.heads") != 0)
-    throw Error(where(c, "model.heads") + " does not divide " + where(c, "model.embed"));
+    throw Error(c.describe("model.heads") + " does not divide " + c.describe("model.embed"));
   shardingsOf(c); // the mesh against the strategy, the batch and the model's dims
 }
 
 RunSummary runGpt(const Config &c, const RunOptions &options, std::FILE *log) {
   Clock::time_point start = Clock::now();
   validateGptConfig(c);
-  nn::GptConfig model = gptConfigOf(c);
+  nn::GptConfig model = gptConfigFrom(c);
   // The virtual devices must exist before the first array is made.
   setenv("LOOM_CPU_DEVICES", std::to_string(devicesOf(c)).c_str(), /*overwrite=*/1);
   std::optional<nn::GptShardings> shardings = shardingsOf(c);
@@ -154,7 +91,7 @@ RunSummary runGpt(const Config &c, const RunOptions &options, std::FILE *log) {
   TokenFile tokens = TokenFile::open(tokensPath);
   if (tokens.vocab() > model.vocab)
     throw Error(tokensPath + " has a vocabulary of " + std::to_string(tokens.vocab()) +
-                ", more than " + where(c, "model.vocab"));
+                ", more than " + c.describe("model.vocab"));
   TokenSplit split(tokens, c.number("data.eval_fraction"), model.seq);
 
   int64_t steps = c.integer("training.steps");
@@ -233,7 +170,7 @@ RunSummary runGpt(const Config &c, const RunOptions &options, std::FILE *log) {
     if (!latest)
       throw Error("--resume: no checkpoint in " + (out / "checkpoints").string());
     Checkpoint checkpoint = readCheckpoint(*latest);
-    std::tie(params, state, ema) = restore(c, checkpoint, shardings ? &*shardings : nullptr);
+    std::tie(params, state, ema) = restoreGpt(c, checkpoint, shardings ? &*shardings : nullptr);
     summary.firstStep = checkpoint.step + 1;
     std::fprintf(log, "resuming from %s (step %ld)\n", latest->c_str(),
                  static_cast<long>(checkpoint.step));
