@@ -124,12 +124,13 @@ std::pair<Tree<Tensor>, Tree<Tensor>> optim::adamwUpdate(const AdamWOptions &o,
                      1.0 - pow(scalar_like(t, o.beta2), t)};
     return scalars.emplace(d, computed).first->second;
   };
+  Tree<Tensor> g = o.clipNorm > 0 ? clipByGlobalNorm(grads, o.clipNorm) : grads;
   Tree<Tensor> m = tree_map(
       [&](const Tensor &m, const Tensor &g) { return m * o.beta1 + g * (1 - o.beta1); },
-      state.at("m"), grads);
+      state.at("m"), g);
   Tree<Tensor> v = tree_map(
       [&](const Tensor &v, const Tensor &g) { return v * o.beta2 + g * g * (1 - o.beta2); },
-      state.at("v"), grads);
+      state.at("v"), g);
   Tree<Tensor> updated = tree_map(
       [&](const Tensor &p, const Tensor &m, const Tensor &v) {
         DType d = p.dtype();

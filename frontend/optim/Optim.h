@@ -51,6 +51,8 @@ struct AdamWOptions {
   double beta1 = 0.9, beta2 = 0.999, eps = 1e-8;
   /// Decoupled weight decay (multiplied by the learning rate), as in AdamW.
   double weightDecay = 0.01;
+  /// If positive, the gradients are first scaled so their global L2 norm is at most this.
+  double clipNorm = 0;
 };
 /// State: {"m": like params, "v": like params}.
 Tree<Array> adamwInit(const Tree<Array> &params);

@@ -34,6 +34,8 @@ const std::vector<ConfigKey> &configSchema() {
       {"optimizer.beta1", 0.9, "AdamW beta1", {}, 0},
       {"optimizer.beta2", 0.999, "AdamW beta2", {}, 0},
       {"optimizer.eps", 1e-8, "AdamW epsilon", {}, 0},
+      {"optimizer.clip_norm", 0.0,
+       "scale gradients to at most this global L2 norm before the update (0: off)", {}, 0},
       {"mesh.strategy", std::string("fsdp"), "how parameters and batch are split",
        S{"none", "dp", "fsdp", "tp", "fsdp_tp"}},
       {"mesh.shape", std::vector<int64_t>{4},

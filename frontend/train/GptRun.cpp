@@ -101,7 +101,8 @@ RunSummary runGpt(const Config &c, const RunOptions &options, std::FILE *log) {
       .lr = optim::warmupCosine(c.number("optimizer.lr"), c.integer("optimizer.warmup_steps"),
                                 steps, c.number("optimizer.end_lr")),
       .beta1 = c.number("optimizer.beta1"), .beta2 = c.number("optimizer.beta2"),
-      .eps = c.number("optimizer.eps"), .weightDecay = c.number("optimizer.weight_decay")};
+      .eps = c.number("optimizer.eps"), .weightDecay = c.number("optimizer.weight_decay"),
+      .clipNorm = c.number("optimizer.clip_norm")};
   auto trainStep = nn::jitGptTrainStep(
       model, adamw, shardings ? &*shardings : nullptr,
       {.name = "gpt_train_step", .dumpIrDir = options.dumpIrDir, .donateArgnums = {0, 1}});

@@ -78,3 +78,34 @@ TEST(Optim, SgdWithF64ParametersAndAnF32StepIsExactInF64) {
 }
 
 } // namespace
+
+namespace {
+
+TEST(Optim, AdamWClipsGradientsByTheirGlobalNorm) {
+  // AdamW is nearly scale-invariant; a large epsilon makes the update show the clipping.
+  HostAdamW host;
+  host.eps = 1.0;
+  optim::AdamWOptions options{.lr = optim::constant(host.lr), .eps = 1.0, .clipNorm = 0.5};
+  auto step = jit([&](Tensor p, Tensor q, Tensor gp, Tensor gq, Tensor t) {
+    Tree<Tensor> params, grads, state, ms, vs;
+    params["p"] = p, params["q"] = q, grads["p"] = gp, grads["q"] = gq;
+    ms["p"] = p * 0.0, ms["q"] = q * 0.0, vs["p"] = p * 0.0, vs["q"] = q * 0.0;
+    state["m"] = ms, state["v"] = vs;
+    auto [updated, next] = optim::adamwUpdate(options, params, grads, state, t);
+    return std::make_tuple(updated.at("p").leaf(), updated.at("q").leaf());
+  });
+  // Global norm 5 over both leaves: every gradient is scaled by 0.5 / 5.
+  std::vector<double> p = {1.0, -2.0}, q = {0.5}, gp = {3.0, 0.0}, gq = {4.0};
+  auto [np, nq] = step(Array::from(p, {2}), Array::from(q, {1}), Array::from(gp, {2}),
+                       Array::from(gq, {1}), Array::scalar(0.0f));
+  std::vector<double> m(2, 0.0), v(2, 0.0), m1(1, 0.0), v1(1, 0.0);
+  std::vector<double> sp = {gp[0] * 0.1, gp[1] * 0.1}, sq = {gq[0] * 0.1};
+  host.update(p, m, v, sp, 0);
+  host.update(q, m1, v1, sq, 0);
+  std::vector<double> gotP = np.to_host<double>(), gotQ = nq.to_host<double>();
+  for (size_t i = 0; i < p.size(); ++i)
+    EXPECT_NEAR(gotP[i], p[i], 1e-12 * std::fabs(p[i]) + 1e-15) << i;
+  EXPECT_NEAR(gotQ[0], q[0], 1e-12 * std::fabs(q[0]));
+}
+
+} // namespace
