@@ -53,11 +53,12 @@ public:
   CheckpointWriter &operator=(const CheckpointWriter &) = delete;
 
   /// Copies `arrays` to the host now (they may be donated by the next step), then writes the
-  /// checkpoint of `step` in the background. Waits for the previous save first. Returns the
-  /// seconds the caller was held (the copy, and any wait for the previous save).
+  /// checkpoint of `step` in the background. Waits for the previous save, and for the arrays
+  /// to be computed, first. Returns the seconds of the copy: the time the device idles.
   double save(int64_t step, const std::vector<std::pair<std::string, Array>> &arrays,
               nlohmann::json metadata);
-  /// Waits for the save in progress; throws its error. Returns the seconds it spent writing.
+  /// Waits for the save in progress; throws its error. Returns the seconds all saves so far
+  /// spent writing.
   double wait();
 
 private:
