@@ -16,6 +16,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <deque>
 #include <optional>
 #include <unistd.h>
 
@@ -280,11 +281,20 @@ RunSummary runGpt(const Config &c, const RunOptions &options, std::FILE *log) {
     }
     std::fflush(log);
   };
+  // The host prepares the next batches while the devices run, but runs at most kAhead steps
+  // ahead: an unbounded queue would hold every queued step's batch.
+  constexpr size_t kAhead = 2;
+  std::deque<Array> inFlight;
   for (int64_t step = summary.firstStep; step < steps; ++step) {
     TokenBatch b = split.trainBatch(seed, step, 0, model.batch);
+    if (inFlight.size() >= kAhead) {
+      inFlight.front().block_until_ready();
+      inFlight.pop_front();
+    }
     auto [p, s, loss] = trainStep(params, state, place(b.ids), place(b.targets),
                                   Array::scalar(static_cast<float>(step)));
     params = p, state = s;
+    inFlight.push_back(loss);
     if (emaDecay > 0)
       ema = emaStep(ema, params);
     ++windowSteps;
