@@ -74,7 +74,7 @@ def PropagateSharding : Pass<"loom-propagate-sharding", "mlir::ModuleOp"> {
     Output: `%0` gets `loom.shardings = [#loom.sharding<@mesh, [["data"], []]>]`.
   }];
   let options = [Option<"explain", "explain", "bool", "false",
-                        "emit a remark with the sharding of every value and its origin">];
+                        "emit remarks: every value's sharding and its origin, how each split op runs, and every collective the partitioner will emit">];
 }
 
 def Partition : Pass<"loom-partition", "mlir::ModuleOp"> {

@@ -142,7 +142,8 @@ RunSummary runGpt(const Config &c, const RunOptions &options, std::FILE *log) {
         return tree_map([](const Tensor &t) { return t * 1.0; }, p);
       },
       copyOptions);
-  auto place = [&](const std::vector<int32_t> &v) {
+  // A [batch, seq] host array laid out like the batch (ids, targets, the mask).
+  auto place = [&](const auto &v) {
     Shape shape{model.batch, model.seq};
     return shardings ? Array::make_array_from_process_local_data(act.ids, v, shape)
                      : Array::from(v, shape);
@@ -151,9 +152,7 @@ RunSummary runGpt(const Config &c, const RunOptions &options, std::FILE *log) {
     std::vector<float> v;
     for (float m : rows)
       v.insert(v.end(), model.seq, m);
-    Shape shape{model.batch, model.seq};
-    return shardings ? Array::make_array_from_process_local_data(act.ids, v, shape)
-                     : Array::from(v, shape);
+    return place(v);
   };
 
   std::fprintf(log, "GPT V=%ld C=%ld layers=%ld heads=%ld T=%ld batch=%ld on %s; %ld tokens "

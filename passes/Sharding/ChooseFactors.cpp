@@ -80,11 +80,11 @@ TensorSharding Propagation::targetOf(Value v, const TensorSharding &produced) {
   Operation *user = *v.getUsers().begin();
   if (llvm::any_of(v.getUsers(), [&](Operation *u) { return u != user; }))
     return target;
-  auto rule = rules.find(user);
-  if (rule == rules.end())
+  const ShardingRule *rule = ruleOf(user);
+  if (!rule)
     return target;
   unsigned index = v.getUses().begin()->getOperandNumber();
-  if (!rule->second.passesPartial(index, produced.combiner))
+  if (!rule->passesPartial(index, produced.combiner))
     return target;
   for (StringRef a : produced.partial)
     if (!target.uses(a))
@@ -106,12 +106,7 @@ int64_t Propagation::costOf(Operation *op, const ShardingRule &rule, ArrayRef<Ax
   }
   for (auto [i, operand] : llvm::enumerate(op->getOperands())) {
     const TensorSharding &have = state(operand).sharding;
-    TensorSharding wanted;
-    wanted.dims = dimsFromFactors(rule, rule.operands[i], factors, mesh);
-    if (!passed.axes.empty() && !have.partial.empty()) {
-      wanted.partial = passed.axes;
-      wanted.combiner = passed.combiner;
-    }
+    TensorSharding wanted = operandSharding(rule, i, factors, passed, have, mesh);
     total = std::min(total + planCost(operand, have, wanted, mesh), kUnreachable);
   }
   for (auto [j, result] : llvm::enumerate(op->getResults())) {
@@ -273,7 +268,7 @@ bool Propagation::visit(Operation *op, const ShardingRule &rule) {
 std::string Propagation::explainOp(Operation *op) {
   if (isa<ShardingConstraintOp>(op))
     return "";
-  const ShardingRule &rule = rules[op];
+  const ShardingRule &rule = *ruleOf(op);
   SmallVector<Axes> factors = consistentFactors(rule, decisions[op], mesh);
   PassedPartial passed = passedPartial(
       op, rule, factors, [&](Value v) -> const TensorSharding & { return state(v).sharding; });

@@ -184,19 +184,13 @@ LogicalResult Partitioner::rewriteOp(Operation *op, const ShardingRule &rule) {
 
   SmallVector<Axes> factors = factorsOf(op, rule);
   // Partial values a linear op passes through (as propagation decided them).
-  // A lookup, never an insertion: passedPartial holds on to the references it gets.
   static const TensorSharding none;
   PassedPartial passed = passedPartial(op, rule, factors, [&](Value v) -> const TensorSharding & {
     auto it = sharding.find(v);
     return it == sharding.end() ? none : it->second;
   });
   for (auto [i, operand] : llvm::enumerate(op->getOperands())) {
-    TensorSharding wanted;
-    wanted.dims = dimsFromFactors(rule, rule.operands[i], factors, mesh);
-    if (!passed.axes.empty() && !sharding[operand].partial.empty()) {
-      wanted.partial = passed.axes;
-      wanted.combiner = passed.combiner;
-    }
+    TensorSharding wanted = operandSharding(rule, i, factors, passed, sharding[operand], mesh);
     auto v = reshard(operand, sharding[operand], wanted, op,
                      "operand " + std::to_string(i) + " of " + name);
     if (failed(v))

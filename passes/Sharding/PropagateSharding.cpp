@@ -91,9 +91,9 @@ LogicalResult Propagation::run() {
   auto ruled = opRules(fn, "loom-propagate-sharding");
   if (failed(ruled))
     return failure();
-  std::vector<std::pair<Operation *, ShardingRule>> &ops = *ruled;
-  for (auto &[op, rule] : ops)
-    rules[op] = rule;
+  ops = std::move(*ruled);
+  for (auto [i, entry] : llvm::enumerate(ops))
+    ruleIndex[entry.first] = i;
   // Forward then backward sweeps until nothing changes; shardings only grow, so this ends.
   for (int sweep = 0; sweep < 32; ++sweep) {
     bool changed = false;
@@ -118,7 +118,7 @@ void Propagation::writeBack(bool explain) {
                         << state(arg).sharding.toString() << ": " << state(arg).origin;
     }
   fn.walk([&](Operation *op) {
-    if (isa<func::FuncOp, func::ReturnOp>(op) || !rules.count(op))
+    if (isa<func::FuncOp, func::ReturnOp>(op) || !ruleOf(op))
       return;
     SmallVector<Attribute> attrs;
     for (Value result : op->getResults())

@@ -9,6 +9,7 @@
 #include "llvm/ADT/DenseMap.h"
 
 #include <string>
+#include <vector>
 
 namespace mlir::loom {
 
@@ -56,8 +57,14 @@ private:
   MeshOp mesh;
   /// Every value is inserted before the sweeps, so references into it stay valid.
   DenseMap<Value, ValueState> states;
-  /// The sharding rule of every op.
-  DenseMap<Operation *, ShardingRule> rules;
+  /// The sharding rule of every op, in program order, and where each op's is.
+  std::vector<std::pair<Operation *, ShardingRule>> ops;
+  DenseMap<Operation *, size_t> ruleIndex;
+  /// The rule of `op`, or null for an op without one (the return).
+  const ShardingRule *ruleOf(Operation *op) const {
+    auto it = ruleIndex.find(op);
+    return it == ruleIndex.end() ? nullptr : &ops[it->second].second;
+  }
   /// The factor shardings chosen for each op, written as `loom.factors`.
   DenseMap<Operation *, SmallVector<Axes>> decisions;
 };

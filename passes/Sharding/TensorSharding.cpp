@@ -131,7 +131,8 @@ PassedPartial mlir::loom::passedPartial(Operation *op, const ShardingRule &rule,
     }
   if (partialOperands.empty())
     return {};
-  const TensorSharding &first = shardingOf(op->getOperand(partialOperands[0]));
+  // A copy: `shardingOf` may hand out references that its next call invalidates.
+  const TensorSharding first = shardingOf(op->getOperand(partialOperands[0]));
   bool passes =
       rule.linearity == ShardingRule::Linearity::All
           ? partialOperands.size() == op->getNumOperands() &&
@@ -152,6 +153,18 @@ PassedPartial mlir::loom::passedPartial(Operation *op, const ShardingRule &rule,
   if (!passes)
     return {};
   return {first.partial, first.combiner};
+}
+
+TensorSharding mlir::loom::operandSharding(const ShardingRule &rule, int i,
+                                           ArrayRef<Axes> factors, const PassedPartial &passed,
+                                           const TensorSharding &have, MeshOp mesh) {
+  TensorSharding s;
+  s.dims = dimsFromFactors(rule, rule.operands[i], factors, mesh);
+  if (!passed.axes.empty() && !have.partial.empty()) {
+    s.partial = passed.axes;
+    s.combiner = passed.combiner;
+  }
+  return s;
 }
 
 TensorSharding mlir::loom::resultSharding(const ShardingRule &rule, int j,

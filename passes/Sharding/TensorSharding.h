@@ -72,6 +72,13 @@ struct PassedPartial {
 PassedPartial passedPartial(Operation *op, const ShardingRule &rule, ArrayRef<Axes> factors,
                             function_ref<const TensorSharding &(Value)> shardingOf);
 
+/// The sharding `rule`'s operand `i` must have when the op runs with factor shardings
+/// `factors` and passes `passed`; `have` is the operand's sharding (only a partial operand
+/// stays partial).
+TensorSharding operandSharding(const ShardingRule &rule, int i, ArrayRef<Axes> factors,
+                               const PassedPartial &passed, const TensorSharding &have,
+                               MeshOp mesh);
+
 /// The sharding `rule`'s result `j` has when the op runs with factor shardings `factors` and
 /// passes `passed`: split reduced factors leave it partial with the rule's combiner.
 TensorSharding resultSharding(const ShardingRule &rule, int j, ArrayRef<Axes> factors,

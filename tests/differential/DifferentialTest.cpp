@@ -41,10 +41,7 @@ std::string meshName(const MeshAxes &mesh) {
 /// The unpartitioned outputs of `p`, or empty with a test failure.
 std::vector<HostTensor> reference(const Program &p) {
   std::string error;
-  std::vector<std::string> elems;
-  for (const HostTensor &r : p.results)
-    elems.push_back(r.elem);
-  auto out = compileAndRun(p.module({}, {}, {}), {}, p.args, {}, elems, error);
+  auto out = compileAndRun(p.module({}, {}, {}), {}, p.args, {}, p.resultElems(), error);
   if (out.empty()) {
     ADD_FAILURE() << p.name << ": the unpartitioned program failed: " << error << "\n"
                   << p.module({}, {}, {});
@@ -71,11 +68,8 @@ std::string check(const Program &p, const std::vector<HostTensor> &want, const M
                   const std::vector<Spec> &argSpecs, const std::vector<Spec> &resultSpecs,
                   const Spec *middle, int ulps) {
   std::string error;
-  std::vector<std::string> elems;
-  for (const HostTensor &r : p.results)
-    elems.push_back(r.elem);
   std::string source = p.module(mesh, argSpecs, resultSpecs, middle);
-  auto got = compileAndRun(source, mesh, p.args, argSpecs, elems, error);
+  auto got = compileAndRun(source, mesh, p.args, argSpecs, p.resultElems(), error);
   if (got.empty())
     return error + "\n" + source;
   std::string wrong, first;

@@ -26,6 +26,13 @@ struct Program {
 
   /// The module: on `mesh` with the given shardings (and result 0 constrained to `middle`
   /// before it is returned, when given), or without any sharding when `mesh` is empty.
+  /// The element type of each result.
+  std::vector<std::string> resultElems() const {
+    std::vector<std::string> elems;
+    for (const HostTensor &r : results)
+      elems.push_back(r.elem);
+    return elems;
+  }
   std::string module(const MeshAxes &mesh, const std::vector<Spec> &argSpecs,
                      const std::vector<Spec> &resultSpecs, const Spec *middle = nullptr) const;
 };
