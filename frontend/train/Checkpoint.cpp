@@ -10,14 +10,17 @@
 #include <fcntl.h>
 #include <filesystem>
 #include <fstream>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 
 namespace fs = std::filesystem;
 
 namespace loom::train {
 
 namespace {
-constexpr int kFormatVersion = 1;
+constexpr int kFormatVersion = 2;
 constexpr const char *kTensors = "model.safetensors", *kMetadata = "metadata.json";
 
 const char *safetensorsType(DType t) {
@@ -41,34 +44,56 @@ std::optional<DType> dtypeNamed(const std::string &name) {
   return std::nullopt;
 }
 
-/// FNV-1a, 64 bits: a checksum that catches a damaged or truncated file.
-std::string checksum(const std::string &bytes) {
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (unsigned char c : bytes)
-    h = (h ^ c) * 0x100000001b3ull;
-  char text[17];
-  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(h));
-  return text;
+uint32_t crc32Of(const void *data, size_t bytes) {
+  uLong crc = crc32(0L, Z_NULL, 0);
+  auto p = static_cast<const Bytef *>(data);
+  while (bytes > 0) { // zlib takes sizes as uInt
+    uInt n = static_cast<uInt>(std::min<size_t>(bytes, 1u << 30));
+    crc = crc32(crc, p, n);
+    p += n, bytes -= n;
+  }
+  return static_cast<uint32_t>(crc);
 }
+
+/// An open file written in pieces, then made durable.
+class DurableFile {
+public:
+  explicit DurableFile(fs::path p) : path(std::move(p)) {
+    fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0)
+      throw Error(path.string() + ": cannot create the file");
+  }
+  ~DurableFile() {
+    if (fd >= 0)
+      ::close(fd);
+  }
+  void write(const void *data, size_t bytes) {
+    size_t done = 0;
+    while (done < bytes) {
+      ssize_t n = ::write(fd, static_cast<const char *>(data) + done, bytes - done);
+      if (n <= 0)
+        throw Error(path.string() + ": cannot write the file (disk full?)");
+      done += static_cast<size_t>(n);
+    }
+  }
+  void sync() {
+    bool synced = ::fsync(fd) == 0;
+    ::close(fd);
+    fd = -1;
+    if (!synced)
+      throw Error(path.string() + ": cannot sync the file to disk");
+  }
+
+private:
+  fs::path path;
+  int fd = -1;
+};
 
 /// Writes `bytes` to `path` and makes them durable.
 void writeDurably(const fs::path &path, const std::string &bytes) {
-  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  if (fd < 0)
-    throw Error(path.string() + ": cannot create the file");
-  size_t done = 0;
-  while (done < bytes.size()) {
-    ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
-    if (n <= 0) {
-      ::close(fd);
-      throw Error(path.string() + ": cannot write the file (disk full?)");
-    }
-    done += static_cast<size_t>(n);
-  }
-  bool synced = ::fsync(fd) == 0;
-  ::close(fd);
-  if (!synced)
-    throw Error(path.string() + ": cannot sync the file to disk");
+  DurableFile file(path);
+  file.write(bytes.data(), bytes.size());
+  file.sync();
 }
 
 void syncDirectory(const fs::path &dir) {
@@ -92,24 +117,22 @@ std::string stepName(int64_t step) {
   return text;
 }
 
-/// safetensors: an 8-byte little-endian header size, the JSON header, the tensors' bytes.
-std::string safetensors(const std::vector<std::pair<std::string, HostArray>> &tensors) {
+/// The safetensors header of `arrays`: an 8-byte little-endian size, then JSON naming each
+/// tensor's dtype, shape and byte range; the tensors' bytes follow in order.
+std::string safetensorsHeader(const std::vector<std::pair<std::string, Array>> &arrays) {
   nlohmann::json header = nlohmann::json::object();
   size_t offset = 0;
-  for (const auto &[name, t] : tensors) {
-    header[name] = {{"dtype", safetensorsType(t.dtype)}, {"shape", t.shape},
-                    {"data_offsets", {offset, offset + t.bytes.size()}}};
-    offset += t.bytes.size();
+  for (const auto &[name, a] : arrays) {
+    size_t bytes = a.numElements() * rt::byteSize(a.dtype());
+    header[name] = {{"dtype", safetensorsType(a.dtype())}, {"shape", a.shape()},
+                    {"data_offsets", {offset, offset + bytes}}};
+    offset += bytes;
   }
   header["__metadata__"] = {{"format", "pt"}, {"writer", "loom"}};
   std::string json = header.dump();
   json.append((8 - json.size() % 8) % 8, ' ');
   uint64_t size = json.size();
-  std::string file(reinterpret_cast<const char *>(&size), 8);
-  file += json;
-  for (const auto &[name, t] : tensors)
-    file.append(reinterpret_cast<const char *>(t.bytes.data()), t.bytes.size());
-  return file;
+  return std::string(reinterpret_cast<const char *>(&size), 8) + json;
 }
 } // namespace
 
@@ -132,24 +155,11 @@ double CheckpointWriter::wait() {
   return writeSeconds;
 }
 
-double CheckpointWriter::save(int64_t step,
-                              const std::vector<std::pair<std::string, Array>> &arrays,
+double CheckpointWriter::save(int64_t step, std::vector<std::pair<std::string, Array>> arrays,
                               nlohmann::json metadata) {
-  wait();
-  // The steps already enqueued finish first: the device works meanwhile, so that is not a
-  // stall. The copy to the host after it is: the device has nothing queued until it ends.
-  for (const auto &[name, array] : arrays)
-    array.block_until_ready();
   auto start = std::chrono::steady_clock::now();
-  std::vector<std::pair<std::string, HostArray>> host;
-  for (const auto &[name, array] : arrays) {
-    HostArray h{array.dtype(), array.shape(),
-                std::vector<uint8_t>(array.numElements() * rt::byteSize(array.dtype()))};
-    array.copyTo(h.bytes.data(), h.bytes.size());
-    host.emplace_back(name, std::move(h));
-  }
-  double held = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  writer = std::thread([this, step, host = std::move(host), metadata]() mutable {
+  wait();
+  writer = std::thread([this, step, arrays = std::move(arrays), metadata]() mutable {
     auto begin = std::chrono::steady_clock::now();
     try {
       fs::create_directories(root);
@@ -157,11 +167,26 @@ double CheckpointWriter::save(int64_t step,
       fs::path temporary = fs::path(root) / (".tmp-" + stepName(step));
       fs::remove_all(temporary);
       fs::create_directories(temporary);
-      std::string tensors = safetensors(host);
-      writeDurably(temporary / kTensors, tensors);
+      // One tensor at a time through a host buffer: the host never holds the whole state.
+      std::string header = safetensorsHeader(arrays);
+      DurableFile file(temporary / kTensors);
+      file.write(header.data(), header.size());
+      size_t total = header.size();
+      nlohmann::json crcs = nlohmann::json::object();
+      std::vector<uint8_t> host;
+      for (auto &[name, array] : arrays) {
+        host.resize(array.numElements() * rt::byteSize(array.dtype()));
+        array.copyTo(host.data(), host.size());
+        array = Array(); // the snapshot's device memory goes now
+        crcs[name] = crc32Of(host.data(), host.size());
+        file.write(host.data(), host.size());
+        total += host.size();
+      }
+      file.sync();
       metadata["format_version"] = kFormatVersion;
       metadata["step"] = step;
-      metadata["files"] = {{kTensors, {{"bytes", tensors.size()}, {"fnv1a64", checksum(tensors)}}}};
+      metadata["files"] = {{kTensors, {{"bytes", total}}}};
+      metadata["crc32"] = crcs;
       writeDurably(temporary / kMetadata, metadata.dump(2));
       syncDirectory(temporary);
       fs::remove_all(final);
@@ -184,7 +209,7 @@ double CheckpointWriter::save(int64_t step,
     }
     writeSeconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
   });
-  return held;
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
 std::optional<std::string> latestCheckpoint(const std::string &outDir) {
@@ -202,10 +227,18 @@ std::optional<std::string> latestCheckpoint(const std::string &outDir) {
   return dir.string();
 }
 
+void Checkpoint::verify(const std::string &name) const {
+  const StoredTensor &t = tensors.at(name);
+  if (crc32Of(t.bytes.data(), t.bytes.size()) != t.crc32)
+    throw Error((fs::path(dir) / kTensors).string() + ": tensor " + name +
+                ": checksum mismatch (the file is damaged)");
+}
+
 Checkpoint readCheckpoint(const std::string &dir) {
   Checkpoint c;
   c.dir = dir;
   fs::path metaPath = fs::path(dir) / kMetadata, tensorPath = fs::path(dir) / kTensors;
+  std::string where = tensorPath.string();
   try {
     c.metadata = nlohmann::json::parse(readFile(metaPath));
   } catch (const nlohmann::json::exception &e) {
@@ -216,32 +249,56 @@ Checkpoint readCheckpoint(const std::string &dir) {
                 std::to_string(c.metadata.value("format_version", 0)) + ", this Loom reads " +
                 std::to_string(kFormatVersion));
   c.step = c.metadata.value("step", int64_t(-1));
-  std::string file = readFile(tensorPath);
-  const auto &expected = c.metadata["files"][kTensors];
-  if (file.size() != expected.value("bytes", size_t(0)))
-    throw Error(tensorPath.string() + ": " + std::to_string(file.size()) + " bytes, the metadata says " +
-                std::to_string(expected.value("bytes", size_t(0))) + " (truncated?)");
-  if (checksum(file) != expected.value("fnv1a64", std::string()))
-    throw Error(tensorPath.string() + ": checksum mismatch (the file is damaged)");
+  // Map the file: a tensor's bytes are read from disk only where they are used.
+  int fd = ::open(tensorPath.c_str(), O_RDONLY);
+  if (fd < 0)
+    throw Error(where + ": cannot open the file");
+  struct stat st {};
+  ::fstat(fd, &st);
+  size_t size = static_cast<size_t>(st.st_size);
+  size_t expected = c.metadata["files"][kTensors].value("bytes", size_t(0));
+  if (size != expected) {
+    ::close(fd);
+    throw Error(where + ": " + std::to_string(size) + " bytes, the metadata says " +
+                std::to_string(expected) + " (truncated?)");
+  }
+  void *base = size ? ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0) : MAP_FAILED;
+  ::close(fd);
+  if (base == MAP_FAILED)
+    throw Error(where + ": cannot map the file");
+  c.mapping = std::shared_ptr<const void>(base, [size](const void *p) {
+    ::munmap(const_cast<void *>(p), size);
+  });
+  auto file = static_cast<const uint8_t *>(base);
   uint64_t headerSize = 0;
-  std::memcpy(&headerSize, file.data(), 8);
-  nlohmann::json header = nlohmann::json::parse(file.substr(8, headerSize));
-  size_t base = 8 + headerSize;
+  if (size >= 8)
+    std::memcpy(&headerSize, file, 8);
+  if (size < 8 || headerSize > size - 8)
+    throw Error(where + ": not a safetensors file (no header)");
+  nlohmann::json header;
+  try {
+    header = nlohmann::json::parse(file + 8, file + 8 + headerSize);
+  } catch (const nlohmann::json::exception &e) {
+    throw Error(where + ": the header is not JSON: " + e.what());
+  }
+  const nlohmann::json &crcs = c.metadata["crc32"];
+  size_t base0 = 8 + headerSize;
   for (const auto &[name, entry] : header.items()) {
     if (name == "__metadata__")
       continue;
     std::optional<DType> dtype = dtypeNamed(entry.value("dtype", ""));
     if (!dtype)
-      throw Error(tensorPath.string() + ": tensor " + name + " has an unknown dtype");
-    HostArray t{*dtype, entry["shape"].get<Shape>(), {}};
+      throw Error(where + ": tensor " + name + " has an unknown dtype");
+    if (!crcs.contains(name))
+      throw Error(metaPath.string() + ": no checksum for tensor " + name);
+    StoredTensor t{*dtype, entry["shape"].get<Shape>(), {}, crcs[name].get<uint32_t>()};
     size_t begin = entry["data_offsets"][0], end = entry["data_offsets"][1];
     int64_t elements = 1;
     for (int64_t d : t.shape)
       elements *= d;
-    if (end < begin || base + end > file.size() ||
-        end - begin != elements * rt::byteSize(*dtype))
-      throw Error(tensorPath.string() + ": tensor " + name + " has bad data offsets");
-    t.bytes.assign(file.begin() + base + begin, file.begin() + base + end);
+    if (end < begin || base0 + end > size || end - begin != elements * rt::byteSize(*dtype))
+      throw Error(where + ": tensor " + name + " has bad data offsets");
+    t.bytes = std::span<const uint8_t>(file + base0 + begin, end - begin);
     c.tensors.emplace(name, std::move(t));
   }
   return c;

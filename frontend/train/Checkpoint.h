@@ -1,8 +1,9 @@
 // Checkpoints of a training run: OUT/checkpoints/step_N/ with the tensors in safetensors format
 // (global tensors named by their tree path, so any tool reads them and any mesh restores them)
-// and metadata.json (step, config, mesh, format version, a checksum per file). A save copies the
-// arrays to the host, then writes on a background thread into a temporary directory that is
-// fsynced and renamed; `latest` is updated last. A crash leaves the previous checkpoint whole.
+// and metadata.json (step, config, mesh, format version, the file's size, a CRC-32 per tensor).
+// A save takes a snapshot made on the device and writes it from a background thread into a
+// temporary directory that is fsynced and renamed; `latest` is updated last. A crash leaves the
+// previous checkpoint whole.
 #ifndef LOOM_FRONTEND_TRAIN_CHECKPOINT_H
 #define LOOM_FRONTEND_TRAIN_CHECKPOINT_H
 
@@ -13,7 +14,9 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <thread>
 #include <vector>
@@ -36,11 +39,13 @@ void namedLeaves(const Tree<T> &tree, const std::string &path,
   }
 }
 
-/// One tensor of a checkpoint, on the host.
-struct HostArray {
+/// One tensor of a checkpoint: a view into the mapped safetensors file (read from disk only
+/// where it is touched, so placing it on a mesh reads each device's part), and its CRC-32.
+struct StoredTensor {
   DType dtype;
   Shape shape;
-  std::vector<uint8_t> bytes;
+  std::span<const uint8_t> bytes;
+  uint32_t crc32 = 0;
 };
 
 class CheckpointWriter {
@@ -52,10 +57,11 @@ public:
   CheckpointWriter(const CheckpointWriter &) = delete;
   CheckpointWriter &operator=(const CheckpointWriter &) = delete;
 
-  /// Copies `arrays` to the host now (they may be donated by the next step), then writes the
-  /// checkpoint of `step` in the background. Waits for the previous save, and for the arrays
-  /// to be computed, first. Returns the seconds of the copy: the time the device idles.
-  double save(int64_t step, const std::vector<std::pair<std::string, Array>> &arrays,
+  /// Writes the checkpoint of `step` in the background: a thread copies `arrays` to the host
+  /// one at a time (waiting for each to be computed) and writes them. The arrays must stay
+  /// unchanged until then: pass a snapshot (a copy made on the device), not arrays the next
+  /// step donates. Waits for the previous save first. Returns the seconds the caller was held.
+  double save(int64_t step, std::vector<std::pair<std::string, Array>> arrays,
               nlohmann::json metadata);
   /// Waits for the save in progress; throws its error. Returns the seconds all saves so far
   /// spent writing.
@@ -73,14 +79,21 @@ struct Checkpoint {
   std::string dir;
   int64_t step = 0;
   nlohmann::json metadata;
-  std::map<std::string, HostArray> tensors;
+  std::map<std::string, StoredTensor> tensors;
+  /// The mapped safetensors file the tensors' bytes point into.
+  std::shared_ptr<const void> mapping;
+
+  /// Checks tensor `name`'s bytes against the CRC-32 the metadata records; throws
+  /// loom::Error naming the file and the tensor.
+  void verify(const std::string &name) const;
 };
 
 /// The checkpoint `outDir`/checkpoints/latest names, or nullopt when there is none. Removes
 /// directories a crashed save left behind.
 std::optional<std::string> latestCheckpoint(const std::string &outDir);
 
-/// Reads the checkpoint in `dir`, checking its format, checksums and sizes; throws loom::Error
+/// Opens the checkpoint in `dir`: checks its format, the file's size and every tensor's
+/// dtype, shape and offsets (not yet the bytes: see Checkpoint::verify); throws loom::Error
 /// naming the file (and tensor) that is wrong.
 Checkpoint readCheckpoint(const std::string &dir);
 

@@ -3,6 +3,7 @@
 
 #include "frontend/Error.h"
 
+#include <nlohmann/json.hpp>
 #include <toml++/toml.h>
 
 #include <algorithm>
@@ -14,19 +15,26 @@ namespace loom::train {
 const std::vector<ConfigKey> &configSchema() {
   using S = std::vector<std::string>;
   static const std::vector<ConfigKey> schema = {
-      {"model.kind", std::string("gpt"), "the model", S{"gpt"}},
-      {"model.vocab", int64_t(256), "vocabulary size (256: byte-level tokens)", {}, 2},
-      {"model.embed", int64_t(128), "channels C", {}, 1},
-      {"model.layers", int64_t(2), "decoder layers", {}, 1},
-      {"model.heads", int64_t(4), "attention heads (must divide embed)", {}, 1},
-      {"model.seq", int64_t(64), "context length T", {}, 1},
+      {"model.kind", std::string("gpt"),
+       "the model: a GPT decoder on text, or an MLP on the handwritten digits", S{"gpt", "mlp"}},
+      {"model.vocab", int64_t(256), "vocabulary size (256: byte-level tokens)", {}, 2, "gpt"},
+      {"model.embed", int64_t(128), "channels C", {}, 1, "gpt"},
+      {"model.layers", int64_t(2), "decoder layers", {}, 1, "gpt"},
+      {"model.heads", int64_t(4), "attention heads (must divide embed)", {}, 1, "gpt"},
+      {"model.seq", int64_t(64), "context length T", {}, 1, "gpt"},
+      {"model.hidden", std::vector<int64_t>{128, 128}, "widths of the hidden layers", {}, 1,
+       "mlp"},
       {"data.text", S{"/usr/share/games/fortunes/fortunes", "/usr/share/games/fortunes/literature",
                       "/usr/share/games/fortunes/riddles"},
-       "text files the token file is prepared from (byte-level), when it does not exist"},
+       "text files the token file is prepared from (byte-level), when it does not exist", {},
+       -1e300, "gpt"},
       {"data.tokens", std::string(""),
-       "the token file (default: OUT/tokens.bin, prepared from data.text)"},
-      {"data.eval_fraction", 0.1, "the share of tokens held out for evaluation", {}, 0},
-      {"data.batch", int64_t(8), "global batch (sequences per step)", {}, 1},
+       "the token file (default: OUT/tokens.bin, prepared from data.text)", {}, -1e300, "gpt"},
+      {"data.digits", std::string("/usr/local/share/loom/datasets/digits.csv.gz"),
+       "the digits CSV (64 pixels and a label per line, gzipped; scripts/install_deps.sh takes "
+       "it out of Debian's python3-sklearn)", {}, -1e300, "mlp"},
+      {"data.eval_fraction", 0.1, "the share of the data held out for evaluation", {}, 0},
+      {"data.batch", int64_t(8), "global batch (sequences or examples per step)", {}, 1},
       {"optimizer.lr", 3e-3, "peak learning rate (AdamW)", {}, 0},
       {"optimizer.end_lr", 3e-4, "learning rate at the end of the cosine decay", {}, 0},
       {"optimizer.warmup_steps", int64_t(10), "linear warm-up steps", {}, 0},
@@ -41,6 +49,9 @@ const std::vector<ConfigKey> &configSchema() {
       {"mesh.shape", std::vector<int64_t>{4},
        "devices per mesh axis ([n]; [fsdp, tensor] for fsdp_tp); virtual CPU devices"},
       {"training.steps", int64_t(100), "train steps", {}, 1},
+      {"training.epochs", 0.0,
+       "if above 0: train this many passes over the training split instead of training.steps",
+       {}, 0},
       {"training.seed", int64_t(0), "seed of parameters and batches", {}, 0},
       {"training.log_interval", int64_t(10), "steps between log lines (reads the loss)", {}, 1},
       {"training.eval_interval", int64_t(50), "steps between evaluations (0: only at the end)",
@@ -221,7 +232,16 @@ Config Config::load(const std::string &path, const std::vector<std::string> &ove
   }
   for (const std::string &o : overrides)
     config.set(o);
+  config.checkKind();
   return config;
+}
+
+void Config::checkKind() const {
+  const std::string &kind = text("model.kind");
+  for (const ConfigKey &k : configSchema())
+    if (!k.kind.empty() && k.kind != kind && origin(k.path) != "default")
+      throw Error(origin(k.path) + ": " + k.path + " belongs to model.kind = \"" + k.kind +
+                  "\", not " + describe("model.kind"));
 }
 
 void Config::set(const std::string &assignment) {
@@ -290,9 +310,20 @@ std::string Config::describe(const std::string &key) const {
   return key + " = " + value + " (" + origin(key) + ")";
 }
 
+std::string Config::valueJson(const std::string &key) const {
+  return std::visit(
+      [](const auto &v) {
+        nlohmann::json j = v;
+        return j.dump();
+      },
+      get(key));
+}
+
 std::string Config::toToml() const {
   toml::table root;
   for (const ConfigKey &k : configSchema()) {
+    if (!k.kind.empty() && k.kind != text("model.kind"))
+      continue; // another model's key
     std::string section = k.path.substr(0, k.path.find('.'));
     std::string name = k.path.substr(k.path.find('.') + 1);
     if (!root.contains(section))

@@ -25,6 +25,9 @@ struct ConfigKey {
   std::vector<std::string> choices = {};
   /// For numbers: the smallest accepted value.
   double minimum = -1e300;
+  /// The model.kind the key belongs to (empty: every kind); setting it for another kind is
+  /// an error.
+  std::string kind = {};
 };
 
 /// Every key loom-train knows, by section: model, data, optimizer, mesh, training.
@@ -52,12 +55,17 @@ public:
   /// `key`, its value and its origin, for messages: "mesh.shape = [2, 2] (x.toml:9)".
   std::string describe(const std::string &key) const;
 
+  /// The value of `key` as JSON text ("[128, 128]", "\"mlp\"", "2").
+  std::string valueJson(const std::string &key) const;
+
   /// The resolved config as TOML, every key with its value (for --print-config and
   /// checkpoints' metadata).
   std::string toToml() const;
 
 private:
   const ConfigValue &get(const std::string &key) const;
+  /// Throws if a key set in the file or by --set belongs to another model.kind.
+  void checkKind() const;
   std::map<std::string, ConfigValue> values;
   std::map<std::string, std::string> origins;
 };

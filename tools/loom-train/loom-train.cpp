@@ -1,11 +1,12 @@
 // loom-train: trains a model from a TOML config (frontend/train): validate every key, compile
-// the step once, train asynchronously, log, evaluate, write metrics.
+// the step once, train asynchronously, log, evaluate, write metrics, plots and checkpoints.
 //
 //   loom-train CONFIG.toml [--set section.key=value ...] [--resume] [--stop-after STEP]
 //              [--dump-ir DIR] [--print-config]
 #include "frontend/Error.h"
 #include "frontend/train/Config.h"
-#include "frontend/train/GptRun.h"
+#include "frontend/train/TrainLoop.h"
+#include "frontend/train/TrainTask.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -52,12 +53,13 @@ int main(int argc, char **argv) {
     return usage();
   try {
     loom::train::Config config = loom::train::Config::load(configPath, overrides);
-    loom::train::validateGptConfig(config);
+    loom::train::validateConfig(config);
     if (printConfig) {
       std::fputs(config.toToml().c_str(), stdout);
       return 0;
     }
-    loom::train::RunSummary s = loom::train::runGpt(config, {.dumpIrDir = dumpIr, .resume = resume, .stopAfter = stopAfter}, stdout);
+    loom::train::RunSummary s = loom::train::runTraining(
+        config, {.dumpIrDir = dumpIr, .resume = resume, .stopAfter = stopAfter}, stdout);
     if (s.stopped) {
       std::printf("stopped after step %ld with a checkpoint in %s (the loop was held %.3f s, "
                   "the write took %.3f s); continue with --resume\n",
@@ -65,10 +67,17 @@ int main(int argc, char **argv) {
                   s.saveWriteSeconds);
       return 0;
     }
-    std::printf("done: train loss %.4f, eval loss %.4f, %.0f tokens/s, first step after %.1f s "
+    std::string eval;
+    for (const auto &[name, value] : s.eval) {
+      char part[64];
+      std::snprintf(part, sizeof part, ", eval %s %.4f", name.c_str(), value);
+      eval += part;
+    }
+    std::printf("done: %ld steps, train loss %.4f%s, %.0f %s/s, first step after %.1f s "
                 "(compile %.1f s%s)\n",
-                s.trainLoss, s.evalLoss, s.tokensPerSecond, s.secondsToFirstStep,
-                s.compileSeconds, s.compiledFromCache ? ", from the compile cache" : "");
+                static_cast<long>(s.steps), s.trainLoss, eval.c_str(), s.throughput,
+                s.unit.c_str(), s.secondsToFirstStep, s.compileSeconds,
+                s.compiledFromCache ? ", from the compile cache" : "");
     std::printf("peak memory per device:");
     for (double bytes : s.peakBytes)
       std::printf(" %.1f MB", bytes / 1e6);

@@ -96,6 +96,8 @@ TEST_F(CheckpointRun, AnIndependentReaderReadsTheTensors) {
     std::memcpy(values.data(), t.bytes.data(), t.bytes.size());
     EXPECT_EQ(python[name]["first"].get<double>(), values.front()) << name;
     EXPECT_EQ(python[name]["last"].get<double>(), values.back()) << name;
+    // The checksum the metadata records is the standard CRC-32 of the tensor's bytes.
+    EXPECT_EQ(python[name]["crc32"].get<uint32_t>(), t.crc32) << name;
   }
   EXPECT_TRUE(python.contains("params.in_kernel"));
   EXPECT_TRUE(python.contains("opt_state.v.layers.1.mlp_out"));
@@ -140,6 +142,15 @@ TEST_F(CheckpointRun, ADamagedCheckpointOrAnotherModelIsRefusedByName) {
                     " (truncated?)"),
             std::string::npos)
       << o2;
+  // A flipped byte inside a tensor: the size is right, the tensor's checksum is not.
+  std::string damaged = before;
+  damaged[damaged.size() - 4] ^= 0x40;
+  std::ofstream(file, std::ios::binary | std::ios::trunc) << damaged;
+  auto [s3, o3] = runCommand(loomTrain(out.string(), "--resume"));
+  EXPECT_EQ(s3, 1);
+  EXPECT_NE(o3.find(file.string() + ": tensor "), std::string::npos) << o3;
+  EXPECT_NE(o3.find(": checksum mismatch (the file is damaged)"), std::string::npos) << o3;
+  EXPECT_TRUE(bytesOf(file) == damaged) << "a refused resume changed the checkpoint";
   // A half-written save (a crash before the rename) is ignored and cleaned up.
   fs::create_directories(out / "checkpoints/.tmp-step_00000099");
   std::ofstream(out / "checkpoints/.tmp-step_00000099/model.safetensors") << "partial";

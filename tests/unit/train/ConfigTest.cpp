@@ -2,7 +2,7 @@
 // and what is accepted; overrides apply; the printed config reads back to the same values.
 #include "frontend/Error.h"
 #include "frontend/train/Config.h"
-#include "frontend/train/GptRun.h"
+#include "frontend/train/TrainTask.h"
 
 #include <gtest/gtest.h>
 
@@ -33,7 +33,8 @@ template <typename F> std::string errorOf(F f) {
 TEST(TrainConfig, UnknownKeyNamesFileLineAndTheSectionsKeys) {
   std::string path = writeConfig("unknown.toml", "[model]\nlayers = 2\nlayerz = 3\n");
   EXPECT_EQ(errorOf([&] { Config::load(path); }),
-            path + ":3: model.layerz: unknown key; [model] has kind, vocab, embed, layers, heads, seq");
+            path + ":3: model.layerz: unknown key; [model] has kind, vocab, embed, layers, heads, seq, "
+                   "hidden");
 }
 
 TEST(TrainConfig, UnknownSectionListsTheSections) {
@@ -82,15 +83,15 @@ TEST(TrainConfig, OverridesApplyAndAreChecked) {
   EXPECT_EQ(errorOf([&] { Config::load(path, {"model.layers=two"}); }),
             "--set model.layers=two: model.layers: expected an integer, got the string \"two\"");
   EXPECT_EQ(errorOf([&] { Config::load(path, {"training.stepz=3"}); }),
-            "--set training.stepz=3: training.stepz: unknown key; [training] has steps, seed, "
-            "log_interval, eval_interval, out_dir");
+            "--set training.stepz=3: training.stepz: unknown key; [training] has steps, epochs, "
+            "seed, log_interval, eval_interval, out_dir");
   EXPECT_EQ(errorOf([&] { Config::load(path, {"training.steps"}); }),
             "--set training.steps: expected section.key=value");
 }
 
 TEST(TrainConfig, AMeshThatDoesNotFitNamesTheKeysAndTheTensor) {
   std::string path = writeConfig("mesh.toml", "[mesh]\nstrategy = \"fsdp\"\nshape = [3]\n");
-  std::string message = errorOf([&] { validateGptConfig(Config::load(path)); });
+  std::string message = errorOf([&] { validateConfig(Config::load(path)); });
   EXPECT_EQ(message.rfind("mesh.strategy = \"fsdp\" (" + path + ":2) on mesh.shape = [3] (" +
                               path + ":3): ",
                           0),
@@ -98,7 +99,7 @@ TEST(TrainConfig, AMeshThatDoesNotFitNamesTheKeysAndTheTensor) {
       << message;
   EXPECT_NE(message.find("does not divide by the 3 devices"), std::string::npos) << message;
   std::string heads = writeConfig("heads.toml", "[model]\nembed = 100\nheads = 3\n");
-  EXPECT_EQ(errorOf([&] { validateGptConfig(Config::load(heads)); }),
+  EXPECT_EQ(errorOf([&] { validateConfig(Config::load(heads)); }),
             "model.heads = 3 (" + heads + ":3) does not divide model.embed = 100 (" + heads + ":2)");
 }
 
@@ -114,10 +115,44 @@ TEST(TrainConfig, ThePrintedConfigReadsBackTheSame) {
 }
 
 TEST(TrainConfig, ShippedConfigsAreValid) {
-  for (const char *name : {"gpt-tiny.toml", "gpt-small.toml", "gpt-medium.toml"}) {
+  for (const char *name : {"gpt-tiny.toml", "gpt-small.toml", "gpt-medium.toml", "mlp-digits.toml"}) {
     std::string path = std::string(LOOM_SOURCE_DIR) + "/configs/" + name;
-    EXPECT_EQ(errorOf([&] { validateGptConfig(Config::load(path)); }), "") << name;
+    EXPECT_EQ(errorOf([&] { validateConfig(Config::load(path)); }), "") << name;
   }
+}
+
+TEST(TrainConfig, AKeyOfAnotherModelIsRefused) {
+  std::string path = writeConfig("kind.toml", "[model]\nkind = \"mlp\"\nheads = 4\n");
+  EXPECT_EQ(errorOf([&] { Config::load(path); }),
+            path + ":3: model.heads belongs to model.kind = \"gpt\", not model.kind = \"mlp\" (" +
+                path + ":2)");
+  std::string gpt = writeConfig("gpt.toml", "[model]\nlayers = 1\n");
+  EXPECT_EQ(errorOf([&] { Config::load(gpt, {"model.hidden=[64]"}); }),
+            "--set: model.hidden belongs to model.kind = \"mlp\", not model.kind = \"gpt\" "
+            "(default)");
+  // The printed config holds only the model's own keys.
+  Config mlp = Config::load(path, {"model.heads=4", "model.kind=gpt"});
+  EXPECT_EQ(mlp.toToml().find("hidden"), std::string::npos);
+}
+
+TEST(TrainConfig, AnMlpMeshThatDoesNotFitNamesTheKeys) {
+  std::string path = writeConfig("mlp.toml", "[model]\nkind = \"mlp\"\nhidden = [96, 64]\n"
+                                             "[data]\nbatch = 30\n[mesh]\nstrategy = \"dp\"\n"
+                                             "shape = [4]\n");
+  EXPECT_EQ(errorOf([&] { validateConfig(Config::load(path)); }),
+            "data.batch = 30 (" + path + ":5) does not divide over the 4 devices of mesh axis "
+            "\"data\" (mesh.shape = [4] (" + path + ":8))");
+  EXPECT_EQ(errorOf([&] {
+              validateConfig(Config::load(path, {"mesh.strategy=tp", "mesh.shape=[5]"}));
+            }),
+            "model.hidden = [96, 64] (" + path + ":3): width 96 does not divide over the 5 "
+            "devices of mesh axis \"tensor\" (mesh.shape = [5] (--set))");
+  EXPECT_EQ(errorOf([&] { validateConfig(Config::load(path, {"mesh.strategy=fsdp_tp"})); }),
+            "mesh.shape = [4] (" + path + ":8): strategy fsdp_tp takes two sizes [fsdp, tensor]");
+  EXPECT_EQ(errorOf([&] {
+              validateConfig(Config::load(path, {"mesh.strategy=tp", "mesh.shape=[4]"}));
+            }),
+            "");
 }
 
 } // namespace

@@ -41,7 +41,7 @@ TEST(LoomTrain, AShortFsdpRunWritesMetricsAndTheLossFalls) {
       losses.push_back(j["loss"]);
     if (j.contains("eval_loss")) {
       evalSteps.push_back(j["step"]);
-      EXPECT_GT(j["eval_tokens"].get<int64_t>(), 0);
+      EXPECT_GT(j["eval_count"].get<int64_t>(), 0);
     }
   }
   // Logged: step 0, every 4th, the last; evaluated at step 11 and at the end.

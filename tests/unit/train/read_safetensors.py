@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
-"""An independent reader of a safetensors file (struct and json only): prints, per tensor,
-its dtype, shape and its first and last values, as JSON."""
+"""An independent reader of a safetensors file (struct, json and zlib only): prints, per tensor,
+its dtype, shape, its first and last values and the CRC-32 of its bytes, as JSON."""
 import json
 import struct
 import sys
+import zlib
 
 SIZES = {"F32": ("f", 4), "F64": ("d", 8), "I32": ("i", 4), "I64": ("q", 8)}
 
@@ -21,5 +22,6 @@ for name, entry in header.items():
     count = (end - begin) // size
     values = struct.unpack("<%d%s" % (count, code), data[base + begin:base + end])
     out[name] = {"dtype": entry["dtype"], "shape": entry["shape"],
-                 "first": values[0], "last": values[-1], "count": count}
+                 "first": values[0], "last": values[-1], "count": count,
+                 "crc32": zlib.crc32(data[base + begin:base + end])}
 print(json.dumps(out))

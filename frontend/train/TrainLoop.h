@@ -1,12 +1,15 @@
-// A GPT training run as loom-train makes it from a Config: the token data, the mesh and
-// strategy, the jitted train and evaluation steps, the asynchronous loop, log lines, metrics
-// and evaluations on the held-out split.
-#ifndef LOOM_FRONTEND_TRAIN_GPTRUN_H
-#define LOOM_FRONTEND_TRAIN_GPTRUN_H
+// loom-train's one training loop, for every task (TrainTask.h): AdamW with warm-up and cosine
+// decay, the train step compiled once and run asynchronously (the host prepares the next
+// batches while the devices run, at most two steps ahead; only logged steps read their loss),
+// EMA, evaluations on the held-out split, metrics (metrics.jsonl), the loss curve (loss.svg),
+// checkpoints snapshotted on the device and written in the background, and exact resume.
+#ifndef LOOM_FRONTEND_TRAIN_TRAINLOOP_H
+#define LOOM_FRONTEND_TRAIN_TRAINLOOP_H
 
 #include "frontend/train/Config.h"
 
 #include <cstdio>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -19,13 +22,18 @@ struct RunOptions {
   /// Continue from the newest checkpoint in the output directory.
   bool resume = false;
   /// If set, stop (with a checkpoint) once this step is done, as if interrupted; the schedule
-  /// still spans training.steps, so a resumed run continues it exactly.
+  /// still spans the whole run, so a resumed run continues it exactly.
   std::optional<int64_t> stopAfter;
 };
 
 struct RunSummary {
-  double trainLoss = 0, evalLoss = 0;
-  double tokensPerSecond = 0;
+  double trainLoss = 0;
+  /// The last evaluation: "loss", and e.g. "accuracy".
+  std::map<std::string, double> eval;
+  /// Training throughput in `unit` ("tokens", "examples") per second.
+  double throughput = 0;
+  std::string unit;
+  int64_t steps = 0;
   /// From the start of the run until the first step's loss was on the host (compile included).
   double secondsToFirstStep = 0;
   double compileSeconds = 0;
@@ -36,7 +44,8 @@ struct RunSummary {
   /// The loss curve, rewritten at each evaluation.
   std::string plotPath;
   /// The newest checkpoint written, and what saving cost: the time the loop was held (the
-  /// copy to the host) and the time the background writes took, over all saves.
+  /// snapshot enqueued, or a previous save still writing) and the time the background writes
+  /// took, over all saves.
   std::string checkpointPath;
   double saveStallSeconds = 0, saveWriteSeconds = 0;
   int saves = 0;
@@ -46,14 +55,9 @@ struct RunSummary {
   bool stopped = false;
 };
 
-/// Checks everything the config implies that does not need a compile: the model's shape, the
-/// mesh against the strategy, the batch and model dims against the mesh. Throws loom::Error
-/// naming the keys (and where they were set).
-void validateGptConfig(const Config &config);
-
 /// Runs the training the config describes, logging to `log`. Throws loom::Error.
-RunSummary runGpt(const Config &config, const RunOptions &options, std::FILE *log);
+RunSummary runTraining(const Config &config, const RunOptions &options, std::FILE *log);
 
 } // namespace loom::train
 
-#endif // LOOM_FRONTEND_TRAIN_GPTRUN_H
+#endif // LOOM_FRONTEND_TRAIN_TRAINLOOP_H

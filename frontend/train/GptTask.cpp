@@ -1,0 +1,145 @@
+// The GPT task (see GptTask.h).
+#include "frontend/train/GptTask.h"
+
+#include "frontend/Loom.h"
+#include "frontend/train/TokenData.h"
+
+#include <filesystem>
+
+namespace loom::train {
+
+nn::GptConfig gptConfigFrom(const Config &c) {
+  return {.vocab = c.integer("model.vocab"), .embed = c.integer("model.embed"),
+          .layers = c.integer("model.layers"), .heads = c.integer("model.heads"),
+          .seq = c.integer("model.seq"), .batch = c.integer("data.batch")};
+}
+
+namespace {
+std::optional<nn::GptShardings> shardingsOf(const Config &c) {
+  if (c.text("mesh.strategy") == "none")
+    return std::nullopt;
+  nn::GptStrategy strategy = nn::parseGptStrategy(c.text("mesh.strategy"));
+  try {
+    return nn::gptShardings(gptConfigFrom(c), strategy,
+                            nn::gptMesh(strategy, c.integers("mesh.shape")));
+  } catch (const Error &e) {
+    throw Error(c.describe("mesh.strategy") + " on " + c.describe("mesh.shape") + ": " + e.what());
+  }
+}
+
+class GptTask final : public TrainTask {
+public:
+  GptTask(const Config &c, std::FILE *log)
+      : model(gptConfigFrom(c)), shardings(shardingsOf(c)), strategy(c.text("mesh.strategy")) {
+    if (shardings)
+      act = shardings->activations;
+    // The token file, prepared from the text files the first time.
+    std::filesystem::path out(c.text("training.out_dir"));
+    std::string path = c.text("data.tokens").empty() ? (out / "tokens.bin").string()
+                                                     : c.text("data.tokens");
+    if (!std::filesystem::exists(path)) {
+      std::fprintf(log, "preparing %s from %zu text file(s)\n", path.c_str(),
+                   c.texts("data.text").size());
+      TokenFile::prepareBytes(c.texts("data.text"), path);
+    }
+    tokens = TokenFile::open(path);
+    if (tokens.vocab() > model.vocab)
+      throw Error(path + " has a vocabulary of " + std::to_string(tokens.vocab()) +
+                  ", more than " + c.describe("model.vocab"));
+    split.emplace(tokens, c.number("data.eval_fraction"), model.seq);
+  }
+
+  std::string name() const override { return "gpt"; }
+  std::string describe() const override {
+    char text[256];
+    std::snprintf(text, sizeof text,
+                  "GPT V=%ld C=%ld layers=%ld heads=%ld T=%ld batch=%ld on %s; %ld tokens "
+                  "(%ld train, %ld held-out windows)",
+                  model.vocab, model.embed, model.layers, model.heads, model.seq, model.batch,
+                  shardings ? (strategy + " over " + shardings->mesh.describe()).c_str()
+                            : "1 device",
+                  tokens.size(), split->trainTokens, split->evalWindows());
+    return text;
+  }
+  std::string unit() const override { return "tokens"; }
+  int64_t unitsPerStep() const override { return model.batch * model.seq; }
+  double stepsPerEpoch() const override {
+    return static_cast<double>(split->trainTokens) / unitsPerStep();
+  }
+  std::vector<std::string> modelKeys() const override {
+    return {"model.kind", "model.vocab", "model.embed", "model.layers", "model.heads",
+            "model.seq"};
+  }
+
+  const Mesh *mesh() const override { return shardings ? &shardings->mesh : nullptr; }
+  Tree<Shape> paramShapes() const override { return nn::gptParamShapes(model); }
+  const Tree<NamedSharding> *paramShardings() const override {
+    return shardings ? &shardings->params : nullptr;
+  }
+  Tree<Array> init(uint32_t seed) const override {
+    return shardings ? nn::gptInit(model, seed, shardings->params) : nn::gptInit(model, seed);
+  }
+
+  Tensor loss(const Tree<Tensor> &params, const Tree<Tensor> &batch) const override {
+    return nn::gptLoss(model, params, batch.at("ids").leaf(), batch.at("targets").leaf(), act);
+  }
+  Tree<Array> trainBatch(uint64_t seed, int64_t step) const override {
+    TokenBatch b = split->trainBatch(seed, step, 0, model.batch);
+    Tree<Array> batch;
+    batch["ids"] = place(b.ids), batch["targets"] = place(b.targets);
+    return batch;
+  }
+  NamedSharding batchSharding() const override { return act.ids; }
+
+  int64_t evalBatches() const override {
+    return (split->evalWindows() + model.batch - 1) / model.batch;
+  }
+  Tree<Array> evalBatch(int64_t k) const override {
+    TokenBatch b = split->evalBatch(k, model.batch);
+    std::vector<float> mask; // per token: its row's mask
+    for (float m : b.mask)
+      mask.insert(mask.end(), model.seq, m);
+    Tree<Array> batch;
+    batch["ids"] = place(b.ids), batch["targets"] = place(b.targets), batch["mask"] = place(mask);
+    return batch;
+  }
+  Tree<Tensor> evalSums(const Tree<Tensor> &params, const Tree<Tensor> &batch) const override {
+    Tensor logits = nn::gptForward(model, params, batch.at("ids").leaf(), act);
+    Tensor logp = log_softmax(logits, -1);
+    Tensor picked = sum(logp * one_hot(batch.at("targets").leaf(), logits.dim(-1), logits.dtype()),
+                        {-1});
+    Tensor mask = batch.at("mask").leaf();
+    Tree<Tensor> sums;
+    sums["loss"] = -sum(picked * mask), sums["count"] = sum(mask);
+    return sums;
+  }
+
+private:
+  /// A [batch, seq] host array laid out like the batch.
+  template <typename T> Array place(const std::vector<T> &v) const {
+    Shape shape{model.batch, model.seq};
+    return shardings ? Array::make_array_from_process_local_data(act.ids, v, shape)
+                     : Array::from(v, shape);
+  }
+
+  nn::GptConfig model;
+  std::optional<nn::GptShardings> shardings;
+  nn::GptActivationShardings act;
+  std::string strategy;
+  TokenFile tokens;
+  std::optional<TokenSplit> split;
+};
+} // namespace
+
+void validateGptConfig(const Config &c) {
+  if (c.integer("model.embed") % c.integer("model.heads") != 0)
+    throw Error(c.describe("model.heads") + " does not divide " + c.describe("model.embed"));
+  shardingsOf(c); // the mesh against the strategy, the batch and the model's dims
+}
+
+std::unique_ptr<TrainTask> makeGptTask(const Config &c, std::FILE *log) {
+  validateGptConfig(c);
+  return std::make_unique<GptTask>(c, log);
+}
+
+} // namespace loom::train

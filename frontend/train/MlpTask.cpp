@@ -1,0 +1,228 @@
+// The MLP on digits (see MlpTask.h).
+#include "frontend/train/MlpTask.h"
+
+#include "frontend/Loom.h"
+#include "frontend/train/DigitsData.h"
+
+#include <cmath>
+
+namespace loom::train {
+
+namespace {
+/// Widths of every layer: 64 pixels, the hidden widths, 10 classes.
+std::vector<int64_t> widthsOf(const Config &c) {
+  std::vector<int64_t> w{Digits::kPixels};
+  for (int64_t h : c.integers("model.hidden"))
+    w.push_back(h);
+  w.push_back(Digits::kClasses);
+  return w;
+}
+
+struct MlpShardings {
+  Mesh mesh;
+  Tree<NamedSharding> params;
+  NamedSharding batch;
+};
+
+std::optional<MlpShardings> shardingsOf(const Config &c) {
+  const std::string &strategy = c.text("mesh.strategy");
+  if (strategy == "none")
+    return std::nullopt;
+  const std::vector<int64_t> &shape = c.integers("mesh.shape");
+  bool twoD = strategy == "fsdp_tp";
+  if (shape.size() != (twoD ? 2u : 1u))
+    throw Error(c.describe("mesh.shape") + ": strategy " + strategy + " takes " +
+                (twoD ? "two sizes [fsdp, tensor]" : "one size [n]"));
+  std::vector<std::pair<std::string, int64_t>> axes;
+  if (strategy == "dp")
+    axes = {{"data", shape[0]}};
+  else if (strategy == "fsdp")
+    axes = {{"fsdp", shape[0]}};
+  else if (strategy == "tp")
+    axes = {{"tensor", shape[0]}};
+  else
+    axes = {{"fsdp", shape[0]}, {"tensor", shape[1]}};
+  Mesh mesh(axes);
+  std::optional<std::string> batchAxis = strategy == "dp" ? std::optional<std::string>("data")
+                                         : mesh.hasAxis("fsdp") ? std::optional<std::string>("fsdp")
+                                                                : std::nullopt;
+  bool tensor = mesh.hasAxis("tensor"), fsdp = mesh.hasAxis("fsdp");
+  if (batchAxis && c.integer("data.batch") % mesh.axisSize(*batchAxis) != 0)
+    throw Error(c.describe("data.batch") + " does not divide over the " +
+                std::to_string(mesh.axisSize(*batchAxis)) + " devices of mesh axis \"" +
+                *batchAxis + "\" (" + c.describe("mesh.shape") + ")");
+  if (tensor)
+    for (int64_t h : c.integers("model.hidden"))
+      if (h % mesh.axisSize("tensor") != 0)
+        throw Error(c.describe("model.hidden") + ": width " + std::to_string(h) +
+                    " does not divide over the " + std::to_string(mesh.axisSize("tensor")) +
+                    " devices of mesh axis \"tensor\" (" + c.describe("mesh.shape") + ")");
+  // An axis for a dim where it divides the dim, else none.
+  auto on = [&](const char *axis, int64_t dim) -> MeshAxes {
+    return mesh.hasAxis(axis) && dim % mesh.axisSize(axis) == 0 ? MeshAxes(axis)
+                                                                : MeshAxes(std::nullopt);
+  };
+  std::vector<int64_t> widths = widthsOf(c);
+  size_t layers = widths.size() - 1;
+  std::vector<Tree<NamedSharding>> list;
+  for (size_t i = 0; i < layers; ++i) {
+    int64_t in = widths[i], out = widths[i + 1];
+    bool hidden = i + 1 < layers;
+    // Tensor parallel: column-split layers feed row-split ones (no collective between them).
+    bool columns = tensor && hidden && i % 2 == 0;
+    bool rows = tensor && i % 2 == 1;
+    MeshAxes inAxes = rows ? MeshAxes("tensor") : fsdp ? on("fsdp", in) : MeshAxes(std::nullopt);
+    MeshAxes outAxes = columns ? MeshAxes("tensor")
+                       : fsdp && rows ? on("fsdp", out)
+                                      : MeshAxes(std::nullopt);
+    Tree<NamedSharding> layer;
+    layer["w"] = NamedSharding(mesh, P(inAxes, outAxes));
+    layer["b"] = NamedSharding(mesh, P(columns ? MeshAxes("tensor") : MeshAxes(std::nullopt)));
+    list.push_back(layer);
+  }
+  Tree<NamedSharding> params;
+  params["layers"] = Tree<NamedSharding>::list(list);
+  NamedSharding batch(mesh, batchAxis ? P(MeshAxes(*batchAxis)) : P());
+  return MlpShardings{mesh, params, batch};
+}
+
+/// Normal(0, 1) draws from a counter-based hash (Box-Muller): the same on every platform.
+float normal(uint64_t key) {
+  auto uniform = [](uint64_t x) {
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    x ^= x >> 31;
+    return (static_cast<double>(x >> 11) + 0.5) / 9007199254740992.0;
+  };
+  double u1 = uniform(key * 2), u2 = uniform(key * 2 + 1);
+  return static_cast<float>(std::sqrt(-2 * std::log(u1)) * std::cos(6.283185307179586 * u2));
+}
+
+class MlpTask final : public TrainTask {
+public:
+  explicit MlpTask(const Config &c)
+      : widths(widthsOf(c)), batch(c.integer("data.batch")), shardings(shardingsOf(c)),
+        strategy(c.text("mesh.strategy")),
+        data(Digits::load(c.text("data.digits"), c.number("data.eval_fraction"))) {}
+
+  std::string name() const override { return "mlp"; }
+  std::string describe() const override {
+    std::string text = "MLP";
+    for (size_t i = 0; i < widths.size(); ++i)
+      text += (i ? "-" : " ") + std::to_string(widths[i]);
+    return text + " batch=" + std::to_string(batch) + " on " +
+           (shardings ? strategy + " over " + shardings->mesh.describe() : "1 device") + "; " +
+           std::to_string(data.trainExamples()) + " train and " +
+           std::to_string(data.evalExamples()) + " held-out digits";
+  }
+  std::string unit() const override { return "examples"; }
+  int64_t unitsPerStep() const override { return batch; }
+  double stepsPerEpoch() const override {
+    return static_cast<double>(data.trainExamples()) / batch;
+  }
+  std::vector<std::string> modelKeys() const override { return {"model.kind", "model.hidden"}; }
+
+  const Mesh *mesh() const override { return shardings ? &shardings->mesh : nullptr; }
+  Tree<Shape> paramShapes() const override {
+    std::vector<Tree<Shape>> layers;
+    for (size_t i = 0; i + 1 < widths.size(); ++i) {
+      Tree<Shape> layer;
+      layer["w"] = Shape{widths[i], widths[i + 1]}, layer["b"] = Shape{widths[i + 1]};
+      layers.push_back(layer);
+    }
+    Tree<Shape> shapes;
+    shapes["layers"] = Tree<Shape>::list(layers);
+    return shapes;
+  }
+  const Tree<NamedSharding> *paramShardings() const override {
+    return shardings ? &shardings->params : nullptr;
+  }
+  /// He-normal weights, zero biases.
+  Tree<Array> init(uint32_t seed) const override {
+    Tree<Shape> shapes = paramShapes();
+    std::vector<Shape> leaves = shapes.flatten();
+    std::vector<NamedSharding> placements;
+    if (shardings)
+      placements = shardings->params.flatten();
+    std::vector<Array> arrays;
+    for (size_t i = 0; i < leaves.size(); ++i) {
+      const Shape &s = leaves[i];
+      std::vector<float> v(s[0] * (s.size() > 1 ? s[1] : 1), 0.0f);
+      if (s.size() == 2)
+        for (size_t j = 0; j < v.size(); ++j)
+          v[j] = std::sqrt(2.0f / s[0]) * normal((uint64_t(seed) << 40) ^ (uint64_t(i) << 32) ^ j);
+      arrays.push_back(shardings ? Array::device_put(v, s, placements[i]) : Array::from(v, s));
+    }
+    return shapes.unflattenLike(arrays);
+  }
+
+  /// Logits [rows, 10].
+  Tensor forward(const Tree<Tensor> &params, const Tensor &images) const {
+    Tensor h = images;
+    const auto &layers = params.at("layers").list();
+    for (size_t i = 0; i < layers.size(); ++i) {
+      h = matmul(h, layers[i].at("w").leaf()) + layers[i].at("b").leaf();
+      if (i + 1 < layers.size())
+        h = gelu(h);
+    }
+    return h;
+  }
+  Tensor loss(const Tree<Tensor> &params, const Tree<Tensor> &b) const override {
+    Tensor logp = log_softmax(forward(params, b.at("images").leaf()), -1);
+    return -mean(sum(logp * one_hot(b.at("labels").leaf(), Digits::kClasses), {-1}));
+  }
+  Tree<Array> trainBatch(uint64_t seed, int64_t step) const override {
+    return place(data.trainBatch(seed, step, batch, 0, batch), false);
+  }
+  NamedSharding batchSharding() const override {
+    return shardings ? shardings->batch : NamedSharding();
+  }
+
+  int64_t evalBatches() const override { return (data.evalExamples() + batch - 1) / batch; }
+  Tree<Array> evalBatch(int64_t k) const override { return place(data.evalBatch(k, batch), true); }
+  Tree<Tensor> evalSums(const Tree<Tensor> &params, const Tree<Tensor> &b) const override {
+    Tensor logits = forward(params, b.at("images").leaf());
+    Tensor picked = sum(log_softmax(logits, -1) * one_hot(b.at("labels").leaf(), Digits::kClasses),
+                        {-1});
+    Tensor mask = b.at("mask").leaf();
+    // Right when the label's logit is the largest (a tie counts as right; with float logits
+    // ties do not happen in practice).
+    Tensor labelLogit = sum(logits * one_hot(b.at("labels").leaf(), Digits::kClasses), {-1});
+    Tensor right = astype(greater_equal(labelLogit, max(logits, {-1})), DType::F32);
+    Tree<Tensor> sums;
+    sums["loss"] = -sum(picked * mask), sums["count"] = sum(mask),
+    sums["accuracy"] = sum(right * mask);
+    return sums;
+  }
+
+private:
+  Tree<Array> place(const DigitsBatch &b, bool withMask) const {
+    auto put = [&](const auto &v, const Shape &s) {
+      return shardings ? Array::make_array_from_process_local_data(shardings->batch, v, s)
+                       : Array::from(v, s);
+    };
+    Tree<Array> t;
+    t["images"] = put(b.images, {batch, Digits::kPixels});
+    t["labels"] = put(b.labels, {batch});
+    if (withMask)
+      t["mask"] = put(b.mask, {batch});
+    return t;
+  }
+
+  std::vector<int64_t> widths;
+  int64_t batch;
+  std::optional<MlpShardings> shardings;
+  std::string strategy;
+  Digits data;
+};
+} // namespace
+
+void validateMlpConfig(const Config &c) { shardingsOf(c); }
+
+std::unique_ptr<TrainTask> makeMlpTask(const Config &c) {
+  validateMlpConfig(c);
+  return std::make_unique<MlpTask>(c);
+}
+
+} // namespace loom::train

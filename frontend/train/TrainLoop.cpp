@@ -1,0 +1,265 @@
+// The training loop (see TrainLoop.h).
+#include "frontend/train/TrainLoop.h"
+
+#include "frontend/Loom.h"
+#include "frontend/train/LossPlot.h"
+#include "frontend/train/MetricsWriter.h"
+#include "frontend/train/Progress.h"
+#include "frontend/train/TrainState.h"
+#include "runtime/Client.h"
+#include "runtime/Device.h"
+
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <deque>
+#include <filesystem>
+
+namespace loom::train {
+
+namespace {
+using Clock = std::chrono::steady_clock;
+
+double secondsSince(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+/// The steps of the run: training.epochs passes over the training split when set.
+int64_t stepsOf(const Config &c, const TrainTask &task) {
+  double epochs = c.number("training.epochs");
+  if (epochs <= 0)
+    return c.integer("training.steps");
+  return std::max<int64_t>(1, static_cast<int64_t>(std::ceil(epochs * task.stepsPerEpoch())));
+}
+
+/// The in/out shardings of a jitted function over the parameters (each given a tree of
+/// `layout`'s shape, or one sharding for all its leaves).
+void shard(JitOptions &options, std::vector<Tree<NamedSharding>> in,
+           std::vector<Tree<NamedSharding>> out) {
+  options.inShardings = std::move(in);
+  options.outShardings = std::move(out);
+}
+} // namespace
+
+RunSummary runTraining(const Config &c, const RunOptions &options, std::FILE *log) {
+  Clock::time_point start = Clock::now();
+  validateConfig(c);
+  // The virtual devices must exist before the first array is made.
+  setenv("LOOM_CPU_DEVICES", std::to_string(devicesOf(c)).c_str(), /*overwrite=*/1);
+  std::unique_ptr<TrainTask> task = makeTask(c, log);
+  const int64_t steps = stepsOf(c, *task);
+  const double emaDecay = c.number("ema.decay");
+  const auto seed = static_cast<uint64_t>(c.integer("training.seed"));
+  std::filesystem::path out(c.text("training.out_dir"));
+
+  // The jitted functions: train step, evaluation sums, EMA update, copies on the device.
+  optim::AdamWOptions adamw{
+      .lr = optim::warmupCosine(c.number("optimizer.lr"), c.integer("optimizer.warmup_steps"),
+                                steps, c.number("optimizer.end_lr")),
+      .beta1 = c.number("optimizer.beta1"), .beta2 = c.number("optimizer.beta2"),
+      .eps = c.number("optimizer.eps"), .weightDecay = c.number("optimizer.weight_decay"),
+      .clipNorm = c.number("optimizer.clip_norm")};
+  const Mesh *mesh = task->mesh();
+  Tree<NamedSharding> params, state, replicated, batch;
+  if (mesh) {
+    params = *task->paramShardings();
+    state["m"] = params, state["v"] = params;
+    replicated = NamedSharding(*mesh, P());
+    batch = task->batchSharding();
+  }
+  const TrainTask *t = task.get();
+  JitOptions trainOptions{.name = task->name() + "_train_step", .dumpIrDir = options.dumpIrDir,
+                          .donateArgnums = {0, 1}};
+  JitOptions evalOptions{.name = task->name() + "_eval_step"};
+  JitOptions emaOptions{.name = "ema_update", .donateArgnums = {0}};
+  JitOptions copyOptions{.name = "snapshot"};
+  if (mesh) {
+    shard(trainOptions, {params, state, batch, replicated}, {params, state, replicated});
+    shard(evalOptions, {params, batch}, {replicated});
+    shard(emaOptions, {params, params}, {params});
+    shard(copyOptions, {params}, {params});
+  }
+  auto trainStep = jit(
+      [t, adamw](Tree<Tensor> p, Tree<Tensor> s, Tree<Tensor> b, Tensor step) {
+        auto loss = [t](const Tree<Tensor> &q, const Tree<Tensor> &d) { return t->loss(q, d); };
+        ValueAndGrad vg = value_and_grad(loss)(p, b);
+        auto [newParams, newState] = optim::adamwUpdate(adamw, p, vg.grads[0], s, step);
+        return std::make_tuple(newParams, newState, vg.value);
+      },
+      trainOptions);
+  auto evalStep = jit([t](Tree<Tensor> p, Tree<Tensor> b) { return t->evalSums(p, b); },
+                      evalOptions);
+  auto emaStep = jit(
+      [emaDecay](Tree<Tensor> e, Tree<Tensor> p) { return optim::emaUpdate(e, p, emaDecay); },
+      emaOptions);
+  // A copy of a parameter-shaped tree on the device (the EMA's start, checkpoint snapshots).
+  auto copyOnDevice = jit(
+      [](Tree<Tensor> p) { return tree_map([](const Tensor &x) { return x * 1.0; }, p); },
+      copyOptions);
+
+  std::fprintf(log, "%s\n", task->describe().c_str());
+  RunSummary summary;
+  summary.unit = task->unit();
+  summary.steps = steps;
+  TrainState run;
+  if (options.resume) {
+    std::optional<std::string> latest = latestCheckpoint(out.string());
+    if (!latest)
+      throw Error("--resume: no checkpoint in " + (out / "checkpoints").string());
+    Checkpoint checkpoint = readCheckpoint(*latest);
+    run = restoreState(c, *task, checkpoint);
+    summary.firstStep = checkpoint.step + 1;
+    std::fprintf(log, "resuming from %s (step %ld)\n", latest->c_str(),
+                 static_cast<long>(checkpoint.step));
+  } else {
+    run.params = task->init(static_cast<uint32_t>(seed));
+    run.optState = optim::adamwInit(run.params);
+    if (emaDecay > 0)
+      run.ema = copyOnDevice(run.params);
+  }
+
+  summary.metricsPath = (out / "metrics.jsonl").string();
+  MetricsWriter metrics(summary.metricsPath, /*append=*/options.resume);
+  CheckpointWriter checkpoints(out.string(), static_cast<int>(c.integer("checkpoint.keep")));
+  const int64_t checkpointInterval = c.integer("checkpoint.interval");
+  auto save = [&](int64_t step) {
+    // A snapshot on the device: the next steps update the state in place meanwhile.
+    TrainState snapshot{copyOnDevice(run.params), {}, {}};
+    snapshot.optState["m"] = copyOnDevice(run.optState.at("m"));
+    snapshot.optState["v"] = copyOnDevice(run.optState.at("v"));
+    if (emaDecay > 0)
+      snapshot.ema = copyOnDevice(run.ema);
+    nlohmann::json metadata = {{"config", c.toToml()},
+                               {"model", modelMetadata(c, *task)},
+                               {"mesh", {{"strategy", c.text("mesh.strategy")},
+                                         {"shape", c.integers("mesh.shape")}}},
+                               {"seed", seed},
+                               {"next_step", step + 1}};
+    summary.saveStallSeconds += checkpoints.save(step, snapshot.named(), metadata);
+    ++summary.saves;
+    summary.checkpointPath = (out / "checkpoints").string();
+  };
+  summary.plotPath = (out / "loss.svg").string();
+  LossPlot plot(task->describe().substr(0, task->describe().find(" on ")) + ", " +
+                c.text("mesh.strategy"));
+  Progress progress(log, steps, task->unit(), task->unitsPerStep());
+
+  auto evaluate = [&](int64_t step) {
+    std::vector<Tree<Array>> sums;
+    for (int64_t k = 0; k < task->evalBatches(); ++k)
+      sums.push_back(evalStep(emaDecay > 0 ? run.ema : run.params, task->evalBatch(k)));
+    std::map<std::string, double> total;
+    for (const Tree<Array> &s : sums)
+      for (const auto &[name, value] : s.dict())
+        total[name] += value.leaf().item<float>();
+    nlohmann::json record = {{"step", step},
+                             {"eval_of", std::string(emaDecay > 0 ? "ema" : "params")},
+                             {"eval_count", static_cast<int64_t>(total["count"])}};
+    std::string text;
+    for (const auto &[name, value] : total) {
+      if (name == "count")
+        continue;
+      summary.eval[name] = value / total["count"];
+      record["eval_" + name] = summary.eval[name];
+      char part[64];
+      std::snprintf(part, sizeof part, "eval %s %.4f  ", name.c_str(), summary.eval[name]);
+      text += part;
+    }
+    metrics.write(record.dump());
+    progress.line("step %5ld  %sover %.0f held-out %s%s", static_cast<long>(step), text.c_str(),
+                  total["count"], task->unit().c_str(), emaDecay > 0 ? " (EMA parameters)" : "");
+    plot.addEval(step, summary.eval["loss"]);
+    plot.write(summary.plotPath);
+  };
+
+  // Reads a logged step's loss (the only reads of the loop) and reports it.
+  Clock::time_point firstStepDone, windowStart = Clock::now();
+  int64_t windowSteps = 0;
+  double evalSeconds = 0;
+  auto report = [&](int64_t step, const Array &loss) {
+    double value = loss.item<float>();
+    if (step == summary.firstStep) {
+      firstStepDone = Clock::now();
+      summary.secondsToFirstStep = secondsSince(start);
+      windowStart = Clock::now(), windowSteps = 0;
+    }
+    double seconds = secondsSince(windowStart);
+    double perSecond = windowSteps && seconds > 0 ? windowSteps * task->unitsPerStep() / seconds
+                                                  : 0;
+    summary.trainLoss = value;
+    plot.addTrain(step, value);
+    metrics.write(nlohmann::json{{"step", step}, {"loss", value}, {"lr", adamw.lr.at(step)},
+                                 {task->unit() + "_per_second", perSecond},
+                                 {"device0_bytes",
+                                  rt::Client::defaultClient().device(0).bytesInUse()}}
+                      .dump());
+    progress.step(step, value, adamw.lr.at(step), perSecond);
+  };
+
+  // The loop: step N+1 is enqueued before step N's loss is read, and only logged steps read.
+  // The host runs at most kAhead steps ahead: an unbounded queue would hold every batch.
+  constexpr size_t kAhead = 2;
+  const int64_t logInterval = c.integer("training.log_interval");
+  const int64_t evalInterval = c.integer("training.eval_interval");
+  std::optional<std::pair<int64_t, Array>> unread;
+  auto readPending = [&] {
+    if (unread)
+      report(unread->first, unread->second), unread.reset();
+  };
+  std::deque<Array> inFlight;
+  for (int64_t step = summary.firstStep; step < steps; ++step) {
+    Tree<Array> batchArrays = task->trainBatch(seed, step);
+    if (inFlight.size() >= kAhead) {
+      inFlight.front().block_until_ready();
+      inFlight.pop_front();
+    }
+    auto [p, s, loss] = trainStep(run.params, run.optState, batchArrays,
+                                  Array::scalar(static_cast<float>(step)));
+    run.params = p, run.optState = s;
+    inFlight.push_back(loss);
+    if (emaDecay > 0)
+      run.ema = emaStep(run.ema, run.params);
+    ++windowSteps;
+    readPending();
+    if (step == summary.firstStep || (step + 1) % logInterval == 0 || step == steps - 1)
+      unread = {step, loss};
+    bool last = step == steps - 1;
+    if (checkpointInterval > 0 && (step + 1) % checkpointInterval == 0 && !last)
+      save(step);
+    if (options.stopAfter && step == *options.stopAfter && !last) {
+      readPending();
+      save(step);
+      summary.saveWriteSeconds = checkpoints.wait();
+      metrics.flush();
+      summary.stopped = true;
+      return summary;
+    }
+    if (evalInterval > 0 && (step + 1) % evalInterval == 0 && !last) {
+      readPending();
+      Clock::time_point evalStart = Clock::now();
+      evaluate(step);
+      evalSeconds += secondsSince(evalStart); // throughput counts training only
+      windowStart = Clock::now(), windowSteps = 0;
+    }
+  }
+  readPending();
+  double trainSeconds = secondsSince(firstStepDone) - evalSeconds;
+  int64_t timed = steps - summary.firstStep - 1;
+  summary.throughput = timed > 0 ? timed * task->unitsPerStep() / trainSeconds : 0;
+  if (summary.firstStep < steps)
+    save(steps - 1);
+  evaluate(steps - 1);
+  summary.saveWriteSeconds = checkpoints.wait();
+  const JitStats &stats = trainStep.stats();
+  summary.compileSeconds = stats.lastCompileSeconds;
+  summary.compiledFromCache = stats.cacheHits > 0;
+  for (int d = 0; d < rt::Client::defaultClient().deviceCount(); ++d)
+    summary.peakBytes.push_back(
+        static_cast<double>(rt::Client::defaultClient().device(d).peakBytesInUse()));
+  metrics.flush();
+  return summary;
+}
+
+} // namespace loom::train

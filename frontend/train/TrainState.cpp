@@ -1,0 +1,76 @@
+// The state of a training run in checkpoints (see TrainState.h).
+#include "frontend/train/TrainState.h"
+
+#include "frontend/Error.h"
+
+namespace loom::train {
+
+std::vector<std::pair<std::string, Array>> TrainState::named() const {
+  std::vector<std::pair<std::string, Array>> arrays;
+  namedLeaves(params, "params", arrays);
+  namedLeaves(optState, "opt_state", arrays);
+  if (ema.numLeaves())
+    namedLeaves(ema, "ema", arrays);
+  return arrays;
+}
+
+nlohmann::json modelMetadata(const Config &c, const TrainTask &task) {
+  nlohmann::json m = nlohmann::json::object();
+  for (const std::string &key : task.modelKeys())
+    m[key] = nlohmann::json::parse(c.valueJson(key));
+  return m;
+}
+
+TrainState restoreState(const Config &c, const TrainTask &task, const Checkpoint &checkpoint) {
+  std::string metadataFile = checkpoint.dir + "/metadata.json";
+  nlohmann::json model = modelMetadata(c, task); // alive through the loop below
+  for (const auto &[key, value] : model.items()) {
+    nlohmann::json stored = checkpoint.metadata["model"].value(key, nlohmann::json());
+    if (stored != value)
+      throw Error(metadataFile + ": the checkpoint's " + key + " is " + stored.dump() +
+                  ", the config's " + c.describe(key) + "; it is another model");
+  }
+  Tree<Shape> shapes = task.paramShapes();
+  Tree<Shape> stateShapes;
+  stateShapes["m"] = shapes, stateShapes["v"] = shapes;
+  const Tree<NamedSharding> *layout = task.paramShardings();
+  Tree<NamedSharding> stateLayout;
+  if (layout)
+    stateLayout["m"] = *layout, stateLayout["v"] = *layout;
+  auto place = [&](const Tree<Shape> &structure, const std::string &prefix,
+                   const Tree<NamedSharding> *shardings) {
+    std::vector<std::pair<std::string, Shape>> named;
+    namedLeaves(structure, prefix, named);
+    std::vector<std::pair<std::string, NamedSharding>> placements;
+    if (shardings)
+      namedLeaves(*shardings, prefix, placements);
+    std::vector<Array> leaves;
+    for (size_t i = 0; i < named.size(); ++i) {
+      const auto &[name, shape] = named[i];
+      auto found = checkpoint.tensors.find(name);
+      if (found == checkpoint.tensors.end())
+        throw Error(checkpoint.dir + "/model.safetensors: no tensor " + name);
+      const StoredTensor &t = found->second;
+      if (t.shape != shape || t.dtype != DType::F32)
+        throw Error(checkpoint.dir + "/model.safetensors: tensor " + name + " is " +
+                    loom::describe(t.dtype, t.shape) + ", the model's is " +
+                    loom::describe(DType::F32, shape));
+      // One process's devices together need every byte, so checking the whole tensor reads
+      // nothing extra; then each device copies its part from the mapped file.
+      checkpoint.verify(name);
+      leaves.push_back(shardings ? Array::device_put(t.bytes.data(), t.bytes.size(), shape,
+                                                     t.dtype, placements[i].second)
+                                 : Array::fromBytes(t.bytes.data(), t.bytes.size(), shape,
+                                                    t.dtype));
+    }
+    return structure.unflattenLike(leaves);
+  };
+  TrainState state;
+  state.params = place(shapes, "params", layout);
+  state.optState = place(stateShapes, "opt_state", layout ? &stateLayout : nullptr);
+  if (c.number("ema.decay") > 0)
+    state.ema = place(shapes, "ema", layout);
+  return state;
+}
+
+} // namespace loom::train

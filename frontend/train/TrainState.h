@@ -1,0 +1,31 @@
+// What a training run carries from step to step, and how it goes into a checkpoint and comes
+// back: the parameters, the AdamW state and (with ema.decay set) the EMA, named by tree path
+// ("params.layers.0.w", "opt_state.m...", "ema..."), plus the model keys a checkpoint must
+// match. Restoring places every tensor with the shardings of the run that restores it (any
+// strategy and mesh), each device reading only its part of the mapped file.
+#ifndef LOOM_FRONTEND_TRAIN_TRAINSTATE_H
+#define LOOM_FRONTEND_TRAIN_TRAINSTATE_H
+
+#include "frontend/train/Checkpoint.h"
+#include "frontend/train/TrainTask.h"
+
+namespace loom::train {
+
+struct TrainState {
+  Tree<Array> params, optState, ema;
+
+  /// Every array, named by its path, for a checkpoint.
+  std::vector<std::pair<std::string, Array>> named() const;
+};
+
+/// The model keys of `task` with their values in `config`: a checkpoint records them.
+nlohmann::json modelMetadata(const Config &config, const TrainTask &task);
+
+/// The state in `checkpoint`, placed as `task` shards it. Throws loom::Error naming the
+/// metadata key, the file and tensor that does not match the config's model, or is damaged.
+TrainState restoreState(const Config &config, const TrainTask &task,
+                        const Checkpoint &checkpoint);
+
+} // namespace loom::train
+
+#endif // LOOM_FRONTEND_TRAIN_TRAINSTATE_H

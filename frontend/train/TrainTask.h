@@ -1,0 +1,75 @@
+// What a model brings to loom-train's one training loop (TrainLoop.h): its parameters and
+// their shardings, its loss, its data (train batches as a function of (seed, step); held-out
+// batches in order, the last padded and masked) and what an evaluation sums. The loop owns
+// everything else: the optimizer, the jitted steps, EMA, logs, metrics, plots, checkpoints.
+// The GPT on text (GptTask.h) and the MLP on digits (MlpTask.h) are the two tasks.
+#ifndef LOOM_FRONTEND_TRAIN_TRAINTASK_H
+#define LOOM_FRONTEND_TRAIN_TRAINTASK_H
+
+#include "frontend/Array.h"
+#include "frontend/Sharding.h"
+#include "frontend/Tensor.h"
+#include "frontend/Tree.h"
+#include "frontend/train/Config.h"
+
+#include <cstdio>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace loom::train {
+
+class TrainTask {
+public:
+  virtual ~TrainTask() = default;
+
+  /// "gpt" or "mlp": names the jitted functions ("gpt_train_step").
+  virtual std::string name() const = 0;
+  /// One log line: the model, the data, the mesh.
+  virtual std::string describe() const = 0;
+  /// What throughput counts ("tokens", "examples") and how many one step trains on.
+  virtual std::string unit() const = 0;
+  virtual int64_t unitsPerStep() const = 0;
+  /// Steps that see the training split once (for training.epochs).
+  virtual double stepsPerEpoch() const = 0;
+  /// The config keys that define the model: a checkpoint restores only where they match.
+  virtual std::vector<std::string> modelKeys() const = 0;
+
+  /// The mesh the run is sharded over; null on one device.
+  virtual const Mesh *mesh() const = 0;
+  /// The parameters' shapes, as init builds the tree, and their shardings (null: one device).
+  virtual Tree<Shape> paramShapes() const = 0;
+  virtual const Tree<NamedSharding> *paramShardings() const = 0;
+  /// Fresh parameters, placed with paramShardings().
+  virtual Tree<Array> init(uint32_t seed) const = 0;
+
+  /// The mean loss of a batch (traced inside the train step).
+  virtual Tensor loss(const Tree<Tensor> &params, const Tree<Tensor> &batch) const = 0;
+  /// The training batch of `step`, a function of (seed, step) alone, placed as batchSharding.
+  virtual Tree<Array> trainBatch(uint64_t seed, int64_t step) const = 0;
+  /// How every batch is split (a lone leaf: each of its arrays); unspecified on one device.
+  virtual NamedSharding batchSharding() const = 0;
+
+  /// The held-out split: batch k of evalBatches(), with a "mask" leaf (0 on padding rows).
+  virtual int64_t evalBatches() const = 0;
+  virtual Tree<Array> evalBatch(int64_t k) const = 0;
+  /// Sums over one held-out batch (traced): "loss" (summed), "count" (what the loss is
+  /// averaged over), and e.g. "accuracy" (the number right); each is reported divided by count.
+  virtual Tree<Tensor> evalSums(const Tree<Tensor> &params, const Tree<Tensor> &batch) const = 0;
+};
+
+/// The task `config`'s model.kind names, its data loaded (or prepared) and its config
+/// checked against the mesh. Messages go to `log`. Throws loom::Error naming keys.
+std::unique_ptr<TrainTask> makeTask(const Config &config, std::FILE *log);
+
+/// Checks what `config` implies without loading data or compiling: the model's shape, the
+/// mesh against the strategy, batch and model dims against the mesh. Throws loom::Error.
+void validateConfig(const Config &config);
+
+/// The number of devices the config's mesh has (1 for strategy none).
+int64_t devicesOf(const Config &config);
+
+} // namespace loom::train
+
+#endif // LOOM_FRONTEND_TRAIN_TRAINTASK_H
