@@ -12,6 +12,7 @@
 #include "runtime/SpmdCalls.h"
 #include "frontend/MeshPlacement.h"
 
+#include "llvm/Support/FileSystem.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "llvm/ADT/StringExtras.h"
@@ -362,6 +363,19 @@ struct JitFunction::Impl {
       os << d << "\n";
       return mlir::success();
     });
+    if (!options.dumpIrDir.empty()) {
+      // The traced module, then the module after each partitioning pass.
+      std::error_code ec;
+      llvm::sys::fs::create_directories(options.dumpIrDir);
+      llvm::raw_fd_ostream traced(options.dumpIrDir + "/" + options.name + ".traced.mlir", ec);
+      if (!ec)
+        module->print(traced);
+      module->getContext()->disableMultithreading(); // IR printing requires it
+      pm.enableIRPrintingToFileTree([](mlir::Pass *, mlir::Operation *) { return false; },
+                                    [](mlir::Pass *, mlir::Operation *) { return true; },
+                                    /*printModuleScope=*/true, /*printAfterOnlyOnChange=*/false,
+                                    /*printAfterOnlyOnFailure=*/false, options.dumpIrDir);
+    }
     if (mlir::failed(mlir::parsePassPipeline(llvm::join(mlir::loom::spmdPasses(), ","), pm)) ||
         mlir::failed(pm.run(module)))
       throw Error(fmt::format("{}: partitioning over {} failed: {}", options.name,

@@ -2,6 +2,7 @@
 #include "frontend/train/GptTask.h"
 
 #include "frontend/Loom.h"
+#include "frontend/train/ShardingRules.h"
 #include "frontend/train/TokenData.h"
 
 #include <filesystem>
@@ -18,6 +19,22 @@ namespace {
 std::optional<nn::GptShardings> shardingsOf(const Config &c) {
   if (c.text("mesh.strategy") == "none")
     return std::nullopt;
+  if (c.text("mesh.strategy") == "rules") {
+    // Parameters as the rules say; of the activations only the batch, propagation does the
+    // rest.
+    RuleShardings r = shardingsFromRules(c, nn::gptParamShapes(gptConfigFrom(c)));
+    Tree<NamedSharding> state;
+    state["m"] = r.params, state["v"] = r.params;
+    nn::GptActivationShardings act;
+    act.ids = r.batch;
+    try {
+      act.ids.check({c.integer("data.batch"), c.integer("model.seq")}, "the batch");
+    } catch (const Error &e) {
+      throw Error(c.describe("mesh.batch_axes") + " and " + c.describe("data.batch") + ": " +
+                  e.what());
+    }
+    return nn::GptShardings{r.mesh, r.params, state, act};
+  }
   nn::GptStrategy strategy = nn::parseGptStrategy(c.text("mesh.strategy"));
   try {
     return nn::gptShardings(gptConfigFrom(c), strategy,

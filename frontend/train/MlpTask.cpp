@@ -3,6 +3,7 @@
 
 #include "frontend/Loom.h"
 #include "frontend/train/DigitsData.h"
+#include "frontend/train/ShardingRules.h"
 
 #include <cmath>
 
@@ -18,6 +19,18 @@ std::vector<int64_t> widthsOf(const Config &c) {
   return w;
 }
 
+Tree<Shape> paramShapesOf(const std::vector<int64_t> &widths) {
+  std::vector<Tree<Shape>> layers;
+  for (size_t i = 0; i + 1 < widths.size(); ++i) {
+    Tree<Shape> layer;
+    layer["w"] = Shape{widths[i], widths[i + 1]}, layer["b"] = Shape{widths[i + 1]};
+    layers.push_back(layer);
+  }
+  Tree<Shape> shapes;
+  shapes["layers"] = Tree<Shape>::list(layers);
+  return shapes;
+}
+
 struct MlpShardings {
   Mesh mesh;
   Tree<NamedSharding> params;
@@ -28,6 +41,16 @@ std::optional<MlpShardings> shardingsOf(const Config &c) {
   const std::string &strategy = c.text("mesh.strategy");
   if (strategy == "none")
     return std::nullopt;
+  if (strategy == "rules") {
+    RuleShardings r = shardingsFromRules(c, paramShapesOf(widthsOf(c)));
+    try {
+      r.batch.check({c.integer("data.batch"), Digits::kPixels}, "the batch");
+    } catch (const Error &e) {
+      throw Error(c.describe("mesh.batch_axes") + " and " + c.describe("data.batch") + ": " +
+                  e.what());
+    }
+    return MlpShardings{r.mesh, r.params, r.batch};
+  }
   const std::vector<int64_t> &shape = c.integers("mesh.shape");
   bool twoD = strategy == "fsdp_tp";
   if (shape.size() != (twoD ? 2u : 1u))
@@ -124,17 +147,7 @@ public:
   std::vector<std::string> modelKeys() const override { return {"model.kind", "model.hidden"}; }
 
   const Mesh *mesh() const override { return shardings ? &shardings->mesh : nullptr; }
-  Tree<Shape> paramShapes() const override {
-    std::vector<Tree<Shape>> layers;
-    for (size_t i = 0; i + 1 < widths.size(); ++i) {
-      Tree<Shape> layer;
-      layer["w"] = Shape{widths[i], widths[i + 1]}, layer["b"] = Shape{widths[i + 1]};
-      layers.push_back(layer);
-    }
-    Tree<Shape> shapes;
-    shapes["layers"] = Tree<Shape>::list(layers);
-    return shapes;
-  }
+  Tree<Shape> paramShapes() const override { return paramShapesOf(widths); }
   const Tree<NamedSharding> *paramShardings() const override {
     return shardings ? &shardings->params : nullptr;
   }

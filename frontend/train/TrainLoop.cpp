@@ -72,7 +72,7 @@ RunSummary runTraining(const Config &c, const RunOptions &options, std::FILE *lo
   const TrainTask *t = task.get();
   JitOptions trainOptions{.name = task->name() + "_train_step", .dumpIrDir = options.dumpIrDir,
                           .donateArgnums = {0, 1}};
-  JitOptions evalOptions{.name = task->name() + "_eval_step"};
+  JitOptions evalOptions{.name = task->name() + "_eval_step", .dumpIrDir = options.dumpIrDir};
   JitOptions emaOptions{.name = "ema_update", .donateArgnums = {0}};
   JitOptions copyOptions{.name = "snapshot"};
   if (mesh) {

@@ -4,9 +4,16 @@
 #include "frontend/train/GptTask.h"
 #include "frontend/train/MlpTask.h"
 
+#include "frontend/Error.h"
+
 namespace loom::train {
 
 void validateConfig(const Config &c) {
+  if (c.text("mesh.strategy") != "rules")
+    for (const char *key : {"mesh.axes", "mesh.rules", "mesh.batch_axes"})
+      if (!c.texts(key).empty())
+        throw Error(c.describe(key) + " applies to mesh.strategy = \"rules\", not " +
+                    c.describe("mesh.strategy"));
   if (c.text("model.kind") == "mlp")
     validateMlpConfig(c);
   else

@@ -35,7 +35,7 @@ private:
                                    Operation *user, const std::string &why);
   LogicalResult rewriteOp(Operation *op, const ShardingRule &rule);
   /// Adds this device's offset to an iota whose counted dim is split.
-  void offsetSplitIota(IotaOp iota, const TensorSharding &s);
+  void offsetSplitIota(IotaOp iota, TensorSharding s); // by value: it inserts into `sharding`
   /// The factor shardings of `op`, with factors a tensor cannot show dropped everywhere.
   SmallVector<Axes> factorsOf(Operation *op, const ShardingRule &rule);
   RankedTensorType local(Value global, const TensorSharding &s) {
@@ -223,7 +223,7 @@ LogicalResult Partitioner::rewriteOp(Operation *op, const ShardingRule &rule) {
   return success();
 }
 
-void Partitioner::offsetSplitIota(IotaOp iota, const TensorSharding &s) {
+void Partitioner::offsetSplitIota(IotaOp iota, TensorSharding s) {
   int64_t d = iota.getDim();
   Axes axes = s.dims[d];
   if (axes.empty())

@@ -57,7 +57,7 @@ TEST(TrainConfig, WrongTypeSaysWhatWasExpected) {
 TEST(TrainConfig, UnknownStrategyListsTheAcceptedOnes) {
   std::string path = writeConfig("strategy.toml", "[mesh]\nstrategy = \"zero3\"\n");
   EXPECT_EQ(errorOf([&] { Config::load(path); }),
-            path + ":2: mesh.strategy: \"zero3\" is not one of none, dp, fsdp, tp, fsdp_tp");
+            path + ":2: mesh.strategy: \"zero3\" is not one of none, dp, fsdp, tp, fsdp_tp, rules");
 }
 
 TEST(TrainConfig, BoundsAreChecked) {
@@ -153,6 +153,55 @@ TEST(TrainConfig, AnMlpMeshThatDoesNotFitNamesTheKeys) {
               validateConfig(Config::load(path, {"mesh.strategy=tp", "mesh.shape=[4]"}));
             }),
             "");
+}
+
+TEST(TrainConfig, ShardingRulesAreCheckedRuleByRule) {
+  std::string path = writeConfig(
+      "rules.toml", "[mesh]\nstrategy = \"rules\"\naxes = [\"fsdp\", \"tensor\"]\n"
+                    "shape = [2, 2]\nbatch_axes = [\"fsdp\"]\n"
+                    "rules = [\"layers.*.mlp_in = [fsdp, tensor]\", \"*_embed = [_, fsdp+tensor]\"]\n");
+  EXPECT_EQ(errorOf([&] { validateConfig(Config::load(path)); }), "");
+  std::string rules = "mesh.rules = [layers.*.mlp_in = [fsdp, tensor], *_embed = [_, "
+                      "fsdp+tensor]] (" + path + ":6)";
+  EXPECT_EQ(errorOf([&] { validateConfig(Config::load(path, {"mesh.rules=[\"x.y\"]"})); }),
+            "mesh.rules = [x.y] (--set): rule \"x.y\": expected PATTERN = [dim, ...] (a dim: an "
+            "axis, axes joined by +, or _)");
+  EXPECT_EQ(errorOf([&] { validateConfig(Config::load(path, {"mesh.rules=[\"a = fsdp\"]"})); }),
+            "mesh.rules = [a = fsdp] (--set): rule \"a = fsdp\": the spec \"fsdp\" is not a "
+            "bracketed list like [fsdp, _]");
+  EXPECT_EQ(errorOf([&] {
+              validateConfig(Config::load(path, {"mesh.rules=[\"layers.*.mlp_in = [data]\"]"}));
+            }),
+            "mesh.rules = [layers.*.mlp_in = [data]] (--set): rule \"layers.*.mlp_in = [data]\": "
+            "\"data\" is not an axis of the mesh (fsdp, tensor; _ for none)");
+  EXPECT_EQ(errorOf([&] {
+              validateConfig(Config::load(path, {"mesh.rules=[\"layers.*.mlp = [fsdp]\"]"}));
+            }),
+            "mesh.rules = [layers.*.mlp = [fsdp]] (--set): rule \"layers.*.mlp = [fsdp]\" matches "
+            "no parameter (paths look like in_kernel)");
+  EXPECT_EQ(errorOf([&] {
+              validateConfig(Config::load(path, {"mesh.rules=[\"* = [fsdp]\", \"in_kernel = [_]\"]"}));
+            }),
+            "mesh.rules = [* = [fsdp], in_kernel = [_]] (--set): rule \"in_kernel = [_]\" is never "
+            "used: an earlier rule takes every parameter it matches (the first match wins)");
+  // A spec that does not fit the parameter names it, its shape and the axes.
+  std::string message = errorOf([&] {
+    validateConfig(Config::load(path, {"mesh.shape=[2, 3]"}));
+  });
+  EXPECT_EQ(message.rfind("mesh.rules = [layers.*.mlp_in = [fsdp, tensor], *_embed = [_, "
+                          "fsdp+tensor]] (" + path + ":6): rule \"layers.*.mlp_in = [fsdp, "
+                          "tensor]\" on layers.0.mlp_in f32[128,512]: ", 0),
+            0u)
+      << message;
+  EXPECT_EQ(errorOf([&] { validateConfig(Config::load(path, {"mesh.shape=[4]"})); }),
+            "mesh.axes = [fsdp, tensor] (" + path + ":3) names 2 axes but mesh.shape = [4] "
+            "(--set) gives 1 sizes");
+  EXPECT_EQ(errorOf([&] {
+              validateConfig(Config::load(path, {"mesh.strategy=fsdp", "mesh.shape=[4]"}));
+            }),
+            "mesh.axes = [fsdp, tensor] (" + path + ":3) applies to mesh.strategy = \"rules\", "
+            "not mesh.strategy = \"fsdp\" (--set)");
+  (void)rules;
 }
 
 } // namespace

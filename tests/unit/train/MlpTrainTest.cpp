@@ -71,8 +71,24 @@ TEST(MlpDigits, TheShippedConfigReaches95PercentHeldOutAccuracy) {
   ASSERT_EQ(a.size(), b.size());
   for (const auto &[step, loss] : a)
     EXPECT_NEAR(b[step], loss, 1e-4 * (1 + loss)) << "step " << step;
+  // Explicit rules: the hidden layers Megatron-style over "model", the output layer split by
+  // classes (the loss then reduces over a split dim), the batch over "data".
+  fs::path rules = tempDir("rules");
+  auto [s3, o3] = loomTrain(rules, "--set mesh.strategy=rules --set mesh.shape=[2,2] "
+                                   "--set 'mesh.axes=[\"data\",\"model\"]' "
+                                   "--set 'mesh.batch_axes=[\"data\"]' "
+                                   "--set 'mesh.rules=[\"layers.0.b = [model]\", "
+                                   "\"layers.0.w = [_, model]\", \"layers.1.w = [model, _]\", "
+                                   "\"layers.2.w = [_, model]\"]'");
+  ASSERT_EQ(s3, 0) << o3;
+  EXPECT_NE(o3.find("rules over @mesh {\"data\": 2, \"model\": 2}"), std::string::npos) << o3;
+  std::map<int64_t, double> c = losses(rules);
+  ASSERT_EQ(a.size(), c.size());
+  for (const auto &[step, loss] : a)
+    EXPECT_NEAR(c[step], loss, 1e-4 * (1 + loss)) << "step " << step;
   fs::remove_all(out);
   fs::remove_all(tp);
+  fs::remove_all(rules);
 }
 
 TEST(MlpDigits, ResumingGivesBitwiseTheLossesAndParametersOfAnUnbrokenRun) {
