@@ -118,6 +118,15 @@ TEST(TrainConfig, ShippedConfigsAreValid) {
   for (const char *name : {"gpt-tiny.toml", "gpt-small.toml", "gpt-medium.toml", "mlp-digits.toml"}) {
     std::string path = std::string(LOOM_SOURCE_DIR) + "/configs/" + name;
     EXPECT_EQ(errorOf([&] { validateConfig(Config::load(path)); }), "") << name;
+    // Every shipped config under every strategy, as the README's command lines set them.
+    for (auto [strategy, shape] : {std::pair{"dp", "[4]"}, {"fsdp", "[4]"}, {"tp", "[2]"},
+                                   {"tp", "[4]"}, {"fsdp_tp", "[2, 2]"}, {"none", "[1]"}})
+      EXPECT_EQ(errorOf([&] {
+                  validateConfig(Config::load(path, {std::string("mesh.strategy=") + strategy,
+                                                     std::string("mesh.shape=") + shape}));
+                }),
+                "")
+          << name << " " << strategy << " " << shape;
   }
 }
 
