@@ -38,7 +38,8 @@ std::string LossPlot::svg() const {
   if (hi - lo < 1e-9)
     hi = lo + 1;
   double pad = (hi - lo) * 0.05;
-  lo -= pad, hi += pad;
+  // A loss is not negative: the axis stops at 0 rather than padding below it.
+  lo = lo >= 0 ? std::max(0.0, lo - pad) : lo - pad, hi += pad;
   auto x = [&](double step) { return left + step / maxStep * (width - left - right); };
   auto y = [&](double loss) { return top + (hi - loss) / (hi - lo) * (height - top - bottom); };
   std::string s = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + number(width) +
