@@ -19,7 +19,16 @@ def Loom_Dialect : Dialect {
   }];
   let hasConstantMaterializer = 1;
   let useDefaultAttributePrinterParser = 1;
+  // The discardable `loom.*` attributes (shardings, factors, aliases) are verified where they
+  // appear, before any pass reads them (compiler/IR/DialectAttrs.cpp).
+  let hasOperationAttrVerify = 1;
+  let hasRegionArgAttrVerify = 1;
+  let hasRegionResultAttrVerify = 1;
 }
+
+// Every tensor an op takes or makes has an element count and a byte size that fit in int64
+// (compiler/IR/SizeChecks.cpp): shape arithmetic downstream never wraps.
+def Loom_SizesFit : NativeOpTrait<"SizesFit"> { let cppNamespace = "::mlir::loom"; }
 
 //===----------------------------------------------------------------------===//
 // Element and tensor types

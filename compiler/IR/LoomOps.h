@@ -18,6 +18,20 @@
 namespace mlir::loom {
 /// The sharding rule of a Loom op (compiler/IR/ShardingRules.cpp), or failure.
 FailureOr<ShardingRule> shardingRuleOf(Operation *op);
+
+/// The element count of `type`, or nullopt when it is dynamic or overflows int64.
+std::optional<int64_t> checkedElementCount(ShapedType type);
+
+/// Fails, naming the value, if a tensor `op` takes or makes has more elements or bytes than
+/// int64 holds (compiler/IR/SizeChecks.cpp).
+LogicalResult verifySizesFit(Operation *op);
+
+/// The op trait behind it: every Loom op has it.
+template <typename ConcreteType>
+class SizesFit : public OpTrait::TraitBase<ConcreteType, SizesFit> {
+public:
+  static LogicalResult verifyTrait(Operation *op) { return verifySizesFit(op); }
+};
 } // namespace mlir::loom
 
 #include "compiler/IR/LoomInterfaces.h.inc"

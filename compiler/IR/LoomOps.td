@@ -13,7 +13,8 @@ include "mlir/IR/SymbolInterfaces.td"
 include "compiler/IR/LoomInterfaces.td"
 
 class Loom_Op<string mnemonic, list<Trait> traits = []>
-    : Op<Loom_Dialect, mnemonic, !listconcat(traits, [Pure, Loom_ShardingRuleOpInterface])>;
+    : Op<Loom_Dialect, mnemonic, !listconcat(traits, [Pure, Loom_ShardingRuleOpInterface,
+                                                      Loom_SizesFit])>;
 
 //===----------------------------------------------------------------------===//
 // Constants

@@ -58,7 +58,8 @@ def Loom_ShardingConstraintOp : Loom_Op<"sharding_constraint", [SameOperandsAndR
 // backward's), which would keep the gathered copy alive in between.
 class Loom_CollectiveOp<string mnemonic, list<Trait> traits = []>
     : Op<Loom_Dialect, mnemonic, !listconcat(traits, [Loom_ShardingRuleOpInterface,
-                                                      DeclareOpInterfaceMethods<SymbolUserOpInterface>])> {
+                                                      DeclareOpInterfaceMethods<SymbolUserOpInterface>,
+                                                      Loom_SizesFit])> {
   let results = (outs Loom_Tensor:$result);
   // Every check needs the mesh's axis sizes, so all of them are in verifySymbolUses.
 }

@@ -1,6 +1,8 @@
 // Result-type inference, verifier and fold of loom.pad (see LoomOps.td).
 #include "compiler/IR/LoomOps.h"
 
+#include "llvm/Support/CheckedArithmetic.h"
+
 using namespace mlir;
 using namespace mlir::loom;
 
@@ -25,7 +27,16 @@ PadOp::inferResultType(RankedTensorType operandType, RankedTensorType paddingTyp
   SmallVector<int64_t> shape;
   for (int64_t i = 0; i < rank; ++i) {
     int64_t size = operandType.getDimSize(i);
-    shape.push_back(low[i] + high[i] + size + std::max<int64_t>(size - 1, 0) * interior[i]);
+    // low + high + size + (size - 1) * interior, none of it allowed to wrap.
+    std::optional<int64_t> padded = llvm::checkedMul(std::max<int64_t>(size - 1, 0), interior[i]);
+    for (int64_t term : {low[i], high[i], size})
+      if (padded)
+        padded = llvm::checkedAdd(*padded, term);
+    if (!padded)
+      return emitError() << "padding dim " << i << " of " << operandType << " (low " << low[i]
+                         << ", high " << high[i] << ", interior " << interior[i]
+                         << ") gives a size that does not fit in 64 bits";
+    shape.push_back(*padded);
   }
   return RankedTensorType::get(shape, operandType.getElementType());
 }

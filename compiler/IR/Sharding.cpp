@@ -6,6 +6,7 @@
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/Support/CheckedArithmetic.h"
 
 using namespace mlir;
 using namespace mlir::loom;
@@ -164,6 +165,14 @@ LogicalResult MeshOp::verify() {
     if (size < 1)
       return emitOpError("axis \"") << name << "\" has size " << size << "; sizes must be >= 1";
   }
+  // Group sizes are products of axis sizes: the whole mesh's must fit.
+  int64_t devices = 1;
+  for (int64_t size : getShape())
+    if (std::optional<int64_t> n = llvm::checkedMul(devices, size))
+      devices = *n;
+    else
+      return emitOpError("has more devices than fit in 64 bits (shape [")
+             << getShape() << "])";
   return success();
 }
 
@@ -188,6 +197,15 @@ LogicalResult mlir::loom::verifyAxes(function_ref<InFlightDiagnostic()> emitErro
     if (!seen.insert(axis).second)
       return emitError() << what << ": mesh axis \"" << axis << "\" is used twice";
   }
+  // Callers go on to use groupSize: the product must not wrap (even on a mesh whose own
+  // verifier has not run yet).
+  int64_t n = 1;
+  for (StringRef axis : axes)
+    if (std::optional<int64_t> next = llvm::checkedMul(n, *mesh.axisSize(axis)))
+      n = *next;
+    else
+      return emitError() << what << ": the axes " << listOf(axes) << " of mesh @"
+                         << mesh.getSymName() << " have more devices than fit in 64 bits";
   return success();
 }
 
@@ -265,7 +283,11 @@ template <typename Op> LogicalResult verifyScaledDim(Op op, bool grow) {
     return op.emitOpError("dim ") << dim << " of " << operand << " does not divide by the "
                                   << n << " devices of its axes";
   SmallVector<int64_t> shape(operand.getShape());
-  shape[dim] = grow ? shape[dim] * n : shape[dim] / n;
+  std::optional<int64_t> grown = llvm::checkedMul(shape[dim], n);
+  if (grow && !grown)
+    return op.emitOpError("dim ") << dim << " of " << operand << " times the " << n
+                                  << " devices of its axes does not fit in 64 bits";
+  shape[dim] = grow ? *grown : shape[dim] / n;
   RankedTensorType expected = operand.clone(shape);
   if (result != expected)
     return op.emitOpError("result type ") << result << " should be " << expected;
@@ -305,8 +327,12 @@ LogicalResult AllToAllOp::verifySymbolUses(SymbolTableCollection &) {
     return emitOpError("split_dim ") << split << " of " << operand << " does not divide by the "
                                      << n << " devices of its axes";
   SmallVector<int64_t> shape(operand.getShape());
+  std::optional<int64_t> grown = llvm::checkedMul(shape[concat], n);
+  if (!grown)
+    return emitOpError("concat_dim ") << concat << " of " << operand << " times the " << n
+                                      << " devices of its axes does not fit in 64 bits";
   shape[split] /= n;
-  shape[concat] *= n;
+  shape[concat] = *grown;
   RankedTensorType expected = operand.clone(shape);
   if (getResult().getType() != expected)
     return emitOpError("result type ") << getResult().getType() << " should be " << expected;
