@@ -1,6 +1,8 @@
 // Implementation of the caching host allocator (see HostAllocator.h).
 #include "runtime/HostAllocator.h"
 
+#include "runtime/Env.h"
+
 #include <cstdint>
 #include <cstdlib>
 #include <map>
@@ -16,9 +18,8 @@ struct HostAllocator::State {
 };
 
 HostAllocator::HostAllocator() : state(new State) {
-  size_t megabytes = 1024;
-  if (const char *env = std::getenv("LOOM_ALLOCATOR_CACHE_MB"))
-    megabytes = std::strtoull(env, nullptr, 10);
+  // Up to 1 PiB; 0 keeps nothing.
+  auto megabytes = static_cast<size_t>(envInteger("LOOM_ALLOCATOR_CACHE_MB", 1024, 0, 1 << 30));
   state->limit = megabytes << 20;
 }
 

@@ -9,10 +9,15 @@
 #include "llvm/Support/Process.h"
 #include "llvm/Support/SHA256.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/Support/xxhash.h"
+#include "runtime/Env.h"
 
 #include <filesystem>
 #include <cstdlib>
 #include <vector>
+#include <cerrno>
+#include <csignal>
+#include <cstring>
 #include <unistd.h>
 
 using namespace mlir::loom;
@@ -28,11 +33,23 @@ static std::string defaultDirectory() {
 }
 
 static uint64_t defaultMaxBytes() {
-  uint64_t megabytes = 2048;
-  if (const char *env = std::getenv("LOOM_CACHE_MAX_MB"))
-    megabytes = std::strtoull(env, nullptr, 10);
-  return megabytes << 20;
+  return static_cast<uint64_t>(loom::rt::envInteger("LOOM_CACHE_MAX_MB", 2048, 1, 1 << 30)) << 20;
 }
+
+namespace {
+// An entry: this header, then the object. The key's hash catches an entry renamed or copied
+// under another key; the object's hash and size catch truncation and damage.
+constexpr char kMagic[8] = {'L', 'O', 'O', 'M', 'O', 'B', 'J', '1'};
+struct EntryHeader {
+  char magic[8];
+  uint64_t keyHash, objectHash, objectBytes;
+};
+
+void warn(const std::string &path, const std::string &why) {
+  llvm::errs() << "loom: warning: compile cache entry " << path << " " << why
+               << "; removed it, compiling again\n";
+}
+} // namespace
 
 CompilationCache::CompilationCache(std::string dir, uint64_t maxBytes)
     : directory(dir.empty() ? defaultDirectory() : std::move(dir)),
@@ -42,13 +59,43 @@ std::optional<std::string> CompilationCache::load(const std::string &key) const 
   if (!enabled())
     return std::nullopt;
   std::string path = directory + "/" + key + ".o";
-  auto buffer = llvm::MemoryBuffer::getFile(path);
+  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                            /*RequiresNullTerminator=*/false);
   if (!buffer)
     return std::nullopt;
+  llvm::StringRef bytes = (*buffer)->getBuffer();
+  EntryHeader header{};
+  std::string why;
+  if (bytes.size() < sizeof header) {
+    why = "is truncated (" + std::to_string(bytes.size()) + " bytes)";
+  } else {
+    std::memcpy(&header, bytes.data(), sizeof header);
+    llvm::StringRef object = bytes.drop_front(sizeof header);
+    if (std::memcmp(header.magic, kMagic, sizeof kMagic) != 0)
+      why = "is not a Loom cache entry";
+    else if (header.keyHash != llvm::xxh3_64bits(key))
+      why = "belongs to another key";
+    else if (header.objectBytes != object.size())
+      why = "is truncated (" + std::to_string(object.size()) + " of " +
+            std::to_string(header.objectBytes) + " bytes)";
+    else if (header.objectHash != llvm::xxh3_64bits(object))
+      why = "is damaged (checksum mismatch)";
+  }
+  if (!why.empty()) {
+    warn(path, why);
+    llvm::sys::fs::remove(path);
+    return std::nullopt;
+  }
   // A hit makes the object recently used (eviction goes by modification time).
   std::error_code ignored;
   std::filesystem::last_write_time(path, std::filesystem::file_time_type::clock::now(), ignored);
-  return (*buffer)->getBuffer().str();
+  return bytes.drop_front(sizeof header).str();
+}
+
+void CompilationCache::discard(const std::string &key, const std::string &why) const {
+  std::string path = directory + "/" + key + ".o";
+  warn(path, why);
+  llvm::sys::fs::remove(path);
 }
 
 void CompilationCache::store(const std::string &key, const std::string &object) const {
@@ -61,6 +108,12 @@ void CompilationCache::store(const std::string &key, const std::string &object) 
     llvm::raw_fd_ostream out(temp, ec);
     if (ec)
       return;
+    EntryHeader header{};
+    std::memcpy(header.magic, kMagic, sizeof kMagic);
+    header.keyHash = llvm::xxh3_64bits(key);
+    header.objectHash = llvm::xxh3_64bits(object);
+    header.objectBytes = object.size();
+    out.write(reinterpret_cast<const char *>(&header), sizeof header);
     out << object;
     out.close();
     if (out.has_error()) {
@@ -85,21 +138,31 @@ void CompilationCache::evict() const {
   std::error_code ec;
   for (llvm::sys::fs::directory_iterator it(directory, ec), end; it != end && !ec;
        it.increment(ec)) {
+    llvm::StringRef path(it->path());
     llvm::sys::fs::file_status status;
-    if (!llvm::StringRef(it->path()).ends_with(".o") || llvm::sys::fs::status(it->path(), status))
+    if (llvm::sys::fs::status(path, status))
       continue;
-    entries.push_back({it->path(), status.getSize(), status.getLastModificationTime()});
+    // "KEY.o.tmp.PID": a writer that is gone (killed mid-write) left it.
+    size_t tmp = path.rfind(".tmp.");
+    if (tmp != llvm::StringRef::npos) {
+      int pid = 0;
+      if (!path.drop_front(tmp + 5).getAsInteger(10, pid) && pid > 0 && pid != ::getpid() &&
+          ::kill(pid, 0) != 0 && errno == ESRCH)
+        llvm::sys::fs::remove(path);
+      continue;
+    }
+    if (!path.ends_with(".o"))
+      continue;
+    entries.push_back({path.str(), status.getSize(), status.getLastModificationTime()});
     total += status.getSize();
   }
   if (total <= maxBytes)
     return;
+  // Oldest first; the newest (the object just stored) stays even if it alone is over.
   llvm::sort(entries, [](const Entry &a, const Entry &b) { return a.time < b.time; });
-  for (const Entry &e : entries) {
-    if (total <= maxBytes / 4 * 3)
-      break;
-    if (!llvm::sys::fs::remove(e.path))
-      total -= e.size;
-  }
+  for (size_t i = 0; i + 1 < entries.size() && total > maxBytes / 4 * 3; ++i)
+    if (!llvm::sys::fs::remove(entries[i].path))
+      total -= entries[i].size;
 }
 
 std::string CompilationCache::hashKey(std::initializer_list<std::string_view> parts) {

@@ -1,5 +1,8 @@
 // An on-disk cache of compiled objects, keyed by a hash of the Loom module and the target,
-// so a second process compiling the same function skips lowering and LLVM codegen.
+// so a second process compiling the same function skips lowering and LLVM codegen. The cache
+// heals itself: every entry carries the hash of its key and of its bytes (xxh3), checked before
+// it is used; a damaged, truncated or foreign entry is deleted and reported in one warning
+// line, and the caller compiles again. Temporary files of writers that died are swept.
 #ifndef LOOM_COMPILER_JIT_COMPILATIONCACHE_H
 #define LOOM_COMPILER_JIT_COMPILATIONCACHE_H
 
@@ -20,8 +23,11 @@ public:
   bool enabled() const { return !directory.empty(); }
   const std::string &path() const { return directory; }
 
-  /// The cached object for `key`, if present.
+  /// The cached object for `key`, if present and whole. An entry that fails its checks is
+  /// removed, with a warning on stderr, and reads as absent.
   std::optional<std::string> load(const std::string &key) const;
+  /// Removes the entry of `key` (an object that would not load), with a warning saying why.
+  void discard(const std::string &key, const std::string &why) const;
 
   /// Stores `object` under `key`: written to a temporary file and renamed, so a reader never
   /// sees a partial object. Failure to write is not an error (the cache is an optimisation).
@@ -30,8 +36,9 @@ public:
   /// A hex SHA-256 of `parts`, each length-prefixed so concatenations cannot collide.
   static std::string hashKey(std::initializer_list<std::string_view> parts);
 
-  /// Removes least recently used objects until the cache holds at most 3/4 of its limit;
-  /// runs after a store that took it past the limit.
+  /// Removes least recently used objects until the cache holds at most 3/4 of its limit
+  /// (the newest object stays if it alone is over), and temporary files whose writer is gone;
+  /// runs after every store.
   void evict() const;
 
 private:

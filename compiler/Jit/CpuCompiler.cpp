@@ -207,7 +207,7 @@ rt::StatusOr<CpuCompileResult> mlir::loom::compileForCpu(ModuleOp module,
                          llvm::join(cpuToLLVMPasses(), ",") +
                          (options.overlapCollectives ? "" : ";no-overlap");
   std::string key = CompilationCache::hashKey(
-      {"loom-cpu-1", LOOM_COMPILER_FINGERPRINT, LLVM_VERSION_STRING, (*tm)->getTargetTriple().str(),
+      {"loom-cpu-2", LOOM_COMPILER_FINGERPRINT, LLVM_VERSION_STRING, (*tm)->getTargetTriple().str(),
        (*tm)->getTargetCPU().str(), (*tm)->getTargetFeatureString().str(), pipeline,
        options.entry, moduleText});
 
@@ -227,6 +227,17 @@ rt::StatusOr<CpuCompileResult> mlir::loom::compileForCpu(ModuleOp module,
 
   auto start = std::chrono::steady_clock::now();
   auto jit = loadObject(*object, options.entry);
+  if (!jit.ok() && result.cacheHit) {
+    // A whole entry that still does not load (another LLVM wrote it?): compile afresh.
+    cache.discard(key, "does not load (" + jit.status().message() + ")");
+    auto generated = generateObject(module, **tm, options, result);
+    if (!generated.ok())
+      return generated.status();
+    object = std::move(*generated);
+    result.cacheHit = false;
+    cache.store(key, *object);
+    jit = loadObject(*object, options.entry);
+  }
   if (!jit.ok())
     return jit.status();
   auto symbol = (*jit)->lookup("loom_entry");
