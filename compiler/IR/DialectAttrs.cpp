@@ -99,9 +99,9 @@ LogicalResult LoomDialect::verifyRegionArgAttribute(Operation *op, unsigned, uns
     return verifyShardingOf(op, "argument " + std::to_string(argIndex), attr.getValue(),
                             fn.getArgumentTypes()[argIndex]);
   if (name == "loom.aliased_output") {
+    // The index of the original result (lowering drops donated results; the index stays).
     auto index = dyn_cast<IntegerAttr>(attr.getValue());
-    if (!index || index.getInt() < 0 ||
-        index.getInt() >= static_cast<int64_t>(fn.getNumResults()))
+    if (!index || index.getInt() < 0)
       return op->emitOpError() << "argument " << argIndex
                                << ": loom.aliased_output must be the index of a result, got "
                                << attr.getValue();

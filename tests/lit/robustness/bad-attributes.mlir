@@ -65,8 +65,8 @@ func.func @main(%x: tensor<8xf32>) -> (tensor<8xf32> {loom.sharding = 3}) {
 
 // -----
 
-// expected-error @below {{'func.func' op argument 0: loom.aliased_output must be the index of a result, got 5 : i64}}
-func.func @main(%x: tensor<8xf32> {loom.aliased_output = 5}) -> tensor<8xf32> {
+// expected-error @below {{'func.func' op argument 0: loom.aliased_output must be the index of a result, got -1 : i64}}
+func.func @main(%x: tensor<8xf32> {loom.aliased_output = -1}) -> tensor<8xf32> {
   return %x : tensor<8xf32>
 }
 
