@@ -36,10 +36,12 @@ public:
 
 private:
   friend class detail::Trace;
-  Tensor(detail::Trace *trace, int id, Shape shape, DType dtype)
-      : trace(trace), id(id), dims(std::move(shape)), type(dtype) {}
+  Tensor(detail::Trace *trace, uint64_t serial, int id, Shape shape, DType dtype)
+      : trace(trace), traceSerial(serial), id(id), dims(std::move(shape)), type(dtype) {}
 
   detail::Trace *trace = nullptr;
+  /// Which trace made it: `trace` may be gone (a leaked tensor) and its address reused.
+  uint64_t traceSerial = 0;
   int id = -1;
   Shape dims;
   DType type = DType::F32;

@@ -1,6 +1,10 @@
 // Implementation of the trace (see Trace.h) and of the few Tensor members that need no op.
 #include "frontend/Trace.h"
 
+#include <atomic>
+#include <mutex>
+#include <unordered_set>
+
 #include "compiler/IR/LoomOps.h"
 #include "mlir/IR/Verifier.h"
 
@@ -66,14 +70,37 @@ mlir::RankedTensorType loom::detail::tensorType(mlir::MLIRContext &ctx, const Sh
   return mlir::RankedTensorType::get(shape, elementType(ctx, dtype));
 }
 
+namespace {
+/// The serials of the traces alive now (tracing may run on several threads).
+std::mutex liveMutex;
+std::unordered_set<uint64_t> &liveTraces() {
+  static auto *live = new std::unordered_set<uint64_t>();
+  return *live;
+}
+std::atomic<uint64_t> nextSerial{1};
+bool isLive(uint64_t serial) {
+  std::lock_guard<std::mutex> lock(liveMutex);
+  return liveTraces().count(serial) > 0;
+}
+} // namespace
+
+Trace::~Trace() {
+  std::lock_guard<std::mutex> lock(liveMutex);
+  liveTraces().erase(serial);
+}
+
 Trace::Trace(mlir::MLIRContext &ctx)
-    : ctx(ctx), b(&ctx), moduleOp(mlir::ModuleOp::create(b.getUnknownLoc())),
+    : serial(nextSerial++), ctx(ctx), b(&ctx), moduleOp(mlir::ModuleOp::create(b.getUnknownLoc())),
       handler(&ctx, [this](mlir::Diagnostic &diag) {
         // The first diagnostic is the cause (a builder's, then the verifier's restatement).
         if (diagnostics.empty())
           diagnostics = diag.str();
         return mlir::success();
       }) {
+  {
+    std::lock_guard<std::mutex> lock(liveMutex);
+    liveTraces().insert(serial);
+  }
   b.setInsertionPointToEnd(moduleOp->getBody());
   function = mlir::func::FuncOp::create(b, b.getUnknownLoc(), "main",
                                         b.getFunctionType({}, {}));
@@ -89,6 +116,10 @@ Trace &Trace::current(const std::source_location &loc, std::string_view op) {
 Trace &Trace::of(const Tensor &t, const std::source_location &loc, std::string_view op) {
   if (!t.trace)
     fail(loc, std::string(op), "uninitialized tensor (default-constructed)");
+  if (!isLive(t.traceSerial))
+    fail(loc, std::string(op),
+         "tensor " + t.describe() + " leaked from a trace that has ended: it was made while "
+         "tracing another function (or kept after jit returned); pass it as an argument");
   return *t.trace;
 }
 
@@ -153,10 +184,13 @@ std::vector<size_t> Trace::finishDistinct(const std::vector<Tensor> &results,
 }
 
 mlir::Value Trace::value(const Tensor &t, const std::source_location &loc, std::string_view op) {
-  if (t.trace != this)
+  if (t.trace != this || t.traceSerial != serial) {
+    if (t.trace && !isLive(t.traceSerial))
+      Trace::of(t, loc, op); // names the leak
     fail(loc, std::string(op),
          t.trace ? "tensor " + t.describe() + " belongs to another traced function"
                  : "uninitialized tensor (default-constructed)");
+  }
   mlir::Value v = values[t.id];
   if (v.getParentRegion() != &function.getBody())
     fail(loc, std::string(op),
@@ -169,7 +203,7 @@ mlir::Value Trace::value(const Tensor &t, const std::source_location &loc, std::
 Tensor Trace::wrap(mlir::Value v) {
   auto type = llvm::cast<mlir::RankedTensorType>(v.getType());
   values.push_back(v);
-  return Tensor(this, static_cast<int>(values.size()) - 1, Shape(type.getShape()),
+  return Tensor(this, serial, static_cast<int>(values.size()) - 1, Shape(type.getShape()),
                 dtypeOf(type.getElementType()));
 }
 

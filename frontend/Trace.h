@@ -30,6 +30,9 @@ public:
   /// Starts a module with an empty function `main` in `ctx` (which must have the Loom and
   /// func dialects loaded).
   explicit Trace(mlir::MLIRContext &ctx);
+  ~Trace();
+  Trace(const Trace &) = delete;
+  Trace &operator=(const Trace &) = delete;
 
   /// The active trace of this thread, or an Error naming `op` at `loc` if none is active.
   static Trace &current(const std::source_location &loc, std::string_view op);
@@ -88,6 +91,8 @@ public:
   std::string takeDiagnostics();
 
 private:
+  /// Unique per trace, never reused; the serials of live traces are registered.
+  uint64_t serial;
   mlir::MLIRContext &ctx;
   mlir::OpBuilder b;
   mlir::OwningOpRef<mlir::ModuleOp> moduleOp;
