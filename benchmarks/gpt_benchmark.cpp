@@ -89,7 +89,22 @@ void row(const char *name, const nn::GptConfig &c, double gemmGflops, const std:
 } // namespace
 
 int main(int argc, char **argv) {
-  std::string script = argc > 1 ? argv[1] : "benchmarks/gpt_torch.py";
+  const char *usage = "usage: loom-gpt-benchmark [PYTORCH_SCRIPT] [--no-medium]\n"
+                      "  PYTORCH_SCRIPT defaults to benchmarks/gpt_torch.py\n";
+  std::string script = "benchmarks/gpt_torch.py";
+  bool medium = true, scriptGiven = false;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg == "-h" || arg == "--help")
+      return std::fputs(usage, stdout), 0;
+    if (arg == "--no-medium")
+      medium = false;
+    else if (arg[0] != '-' && !scriptGiven)
+      script = arg, scriptGiven = true;
+    else
+      return std::fprintf(stderr, "loom-gpt-benchmark: unexpected argument '%s'\n%s",
+                          arg.c_str(), usage), 2;
+  }
   double gemm = blasGflops();
   std::printf("OpenBLAS sgemm 1024^3 in this run: %.1f GFLOP/s\n\n", gemm);
   std::printf("| config | Loom tokens/s | PyTorch tokens/s | Loom / PyTorch | model FLOP/s / "
@@ -99,7 +114,7 @@ int main(int argc, char **argv) {
       script);
   row("small", {.vocab = 1024, .embed = 256, .layers = 4, .heads = 4, .seq = 128, .batch = 8},
       gemm, script);
-  if (argc <= 2 || std::string(argv[2]) != "--no-medium")
+  if (medium)
     row("medium",
         {.vocab = 4096, .embed = 512, .layers = 6, .heads = 8, .seq = 256, .batch = 4}, gemm,
         script);

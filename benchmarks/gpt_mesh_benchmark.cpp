@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <string>
 #include <cstdlib>
 #include <thread>
 
@@ -96,7 +97,14 @@ Row run(const nn::GptConfig &config, std::optional<nn::GptStrategy> strategy,
 
 } // namespace
 
-int main() {
+int main(int argc, char **argv) {
+  if (argc > 1) { // takes no arguments: say so rather than ignore them
+    bool help = std::string(argv[1]) == "-h" || std::string(argv[1]) == "--help";
+    if (!help)
+      std::fprintf(stderr, "loom-gpt-mesh-benchmark: unexpected argument '%%s'\n", argv[1]);
+    std::fputs("usage: loom-gpt-mesh-benchmark (takes no arguments)\n", help ? stdout : stderr);
+    return help ? 0 : 2;
+  }
   setenv("LOOM_CPU_DEVICES", "4", /*overwrite=*/0); // before the default client exists
   nn::GptConfig small{.vocab = 1024, .embed = 256, .layers = 4, .heads = 4, .seq = 128,
                       .batch = 8};

@@ -8,6 +8,7 @@
 #include <cblas.h>
 #include <cmath>
 #include <cstdio>
+#include <string>
 #include <filesystem>
 #include <functional>
 #include <random>
@@ -110,7 +111,14 @@ void compileRows() {
 
 } // namespace
 
-int main() {
+int main(int argc, char **argv) {
+  if (argc > 1) { // takes no arguments: say so rather than ignore them
+    bool help = std::string(argv[1]) == "-h" || std::string(argv[1]) == "--help";
+    if (!help)
+      std::fprintf(stderr, "loom-jit-benchmarks: unexpected argument '%%s'\n", argv[1]);
+    std::fputs("usage: loom-jit-benchmarks (takes no arguments)\n", help ? stdout : stderr);
+    return help ? 0 : 2;
+  }
   std::printf("| benchmark | Loom | baseline (same run) | baseline time / Loom time |\n");
   std::printf("|---|---|---|---|\n");
   gemmRows();

@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <random>
+#include <string>
 
 using namespace loom;
 
@@ -18,7 +19,14 @@ static Array randomArray(const Shape &shape, float scale, std::mt19937 &rng) {
   return Array::from(data, shape);
 }
 
-int main() {
+int main(int argc, char **argv) {
+  if (argc > 1) {
+    bool help = std::string(argv[1]) == "-h" || std::string(argv[1]) == "--help";
+    if (!help)
+      std::fprintf(stderr, "mlp_forward: unexpected argument '%s'\n", argv[1]);
+    std::fputs("usage: mlp_forward (takes no arguments)\n", help ? stdout : stderr);
+    return help ? 0 : 2;
+  }
   auto forward = jit(
       [](Tensor x, Tensor w1, Tensor b1, Tensor w2, Tensor b2, Tensor w3, Tensor b3) {
         Tensor h1 = gelu(matmul(x, w1) + b1);

@@ -11,6 +11,7 @@
 #include "runtime/InProcessCollectives.h"
 #include "runtime/SpmdCalls.h"
 #include "frontend/MeshPlacement.h"
+#include "frontend/MemoryCheck.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "mlir/Pass/PassManager.h"
@@ -42,6 +43,8 @@ struct Compiled {
   std::shared_ptr<const rt::MeshTopology> mesh; ///< null: one device
   std::vector<NamedSharding> argumentShardings, resultShardings;
   std::vector<Shape> resultShapes;
+  /// Whether the memory it needs was checked against the process's limits (on its first call).
+  mutable bool memoryChecked = false;
 };
 
 /// The process-wide collectives of the virtual devices.
@@ -438,6 +441,16 @@ std::pair<std::vector<Array>, const TreeDef *> JitFunction::call(const FlatArgs 
   {
     std::lock_guard lock(impl->mutex);
     compiled = &impl->lookup(args, fn); // entries of the std::map are never erased
+    if (!compiled->memoryChecked) {
+      std::vector<int> devices;
+      if (compiled->mesh)
+        for (int d = 0; d < compiled->mesh->numDevices(); ++d)
+          devices.push_back(d);
+      else
+        devices.push_back(impl->options.device);
+      detail::checkMemoryFits(impl->options.name, *compiled->executable, devices);
+      compiled->memoryChecked = true;
+    }
   }
   if (compiled->mesh)
     return callOnMesh(args, *compiled, impl->options.name);

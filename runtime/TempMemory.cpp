@@ -8,6 +8,9 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <unistd.h>
 
 namespace loom::rt {
 namespace {
@@ -30,8 +33,18 @@ extern "C" void *loom_rt_temp_aligned_alloc(size_t alignment, size_t bytes) {
   // The header sits in the padding in front of the returned pointer.
   size_t total = HostAllocator::roundUp(bytes + alignment + sizeof(Header));
   auto *block = static_cast<char *>(HostAllocator::instance().allocate(total));
-  if (!block)
-    return nullptr;
+  if (!block) {
+    // Compiled code cannot take an error back and would write through null: end the process
+    // with the reason (the memory check before a program's first run makes this rare).
+    char message[160];
+    int length = std::snprintf(message, sizeof message,
+                               "loom: out of memory: compiled code asked for %zu bytes of "
+                               "temporaries and the allocation failed\n",
+                               bytes);
+    if (length > 0 && ::write(2, message, std::min<size_t>(length, sizeof message - 1)) < 0)
+      std::_Exit(1);
+    std::_Exit(1);
+  }
   auto start = reinterpret_cast<uintptr_t>(block) + sizeof(Header);
   char *data = block + ((start + alignment - 1) / alignment * alignment -
                         reinterpret_cast<uintptr_t>(block));

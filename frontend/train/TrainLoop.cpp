@@ -2,6 +2,7 @@
 #include "frontend/train/TrainLoop.h"
 
 #include "frontend/Loom.h"
+#include "frontend/MemoryCheck.h"
 #include "frontend/train/LossPlot.h"
 #include "frontend/train/MetricsWriter.h"
 #include "frontend/train/Progress.h"
@@ -9,8 +10,10 @@
 #include "runtime/Client.h"
 #include "runtime/Device.h"
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -104,6 +107,21 @@ RunSummary runTraining(const Config &c, const RunOptions &options, std::FILE *lo
   summary.unit = task->unit();
   summary.steps = steps;
   TrainState run;
+  {
+    // Refused before anything is allocated (a host-side init would die on std::bad_alloc).
+    uint64_t count = 0;
+    for (const Shape &shape : task->paramShapes().flatten()) {
+      uint64_t n = 1;
+      for (int64_t d : shape)
+        if (__builtin_mul_overflow(n, static_cast<uint64_t>(d), &n))
+          n = UINT64_MAX / 16; // saturate: refused below all the same
+      count = std::min(count + n, UINT64_MAX / 16);
+    }
+    int copies = 3 + (emaDecay > 0); // parameters, AdamW's two moments, the EMA
+    detail::checkStateFits(fmt::format("the parameters, AdamW moments{} of {} parameters (f32)",
+                                       emaDecay > 0 ? " and EMA" : " (no EMA)", count),
+                           count * copies * sizeof(float));
+  }
   if (options.resume) {
     std::optional<std::string> latest = latestCheckpoint(out.string());
     if (!latest)

@@ -8,49 +8,74 @@
 #include "frontend/train/TrainLoop.h"
 #include "frontend/train/TrainTask.h"
 
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <new>
 #include <optional>
+#include <system_error>
 #include <cstring>
 #include <string>
 #include <vector>
 
 namespace {
-int usage() {
-  std::fprintf(stderr, "usage: loom-train CONFIG.toml [--set section.key=value ...] "
-                       "[--resume] [--stop-after STEP] [--dump-ir DIR] [--print-config]\n");
+const char *const kUsage = "usage: loom-train CONFIG.toml [--set section.key=value ...] "
+                           "[--resume] [--stop-after STEP] [--dump-ir DIR] [--print-config]\n";
+
+/// Names what was wrong with the command line, then the usage; exit code 2.
+int usage(const std::string &problem) {
+  std::fprintf(stderr, "loom-train: %s\n%s", problem.c_str(), kUsage);
   return 2;
+}
+
+/// A non-negative step number, or nullopt when `text` is anything else ("abc", "-1", "3x").
+std::optional<int64_t> parseStep(const char *text) {
+  errno = 0;
+  char *end = nullptr;
+  long long value = std::strtoll(text, &end, 10);
+  if (errno || end == text || *end || value < 0)
+    return std::nullopt;
+  return value;
 }
 } // namespace
 
-int main(int argc, char **argv) {
+int run(int argc, char **argv) {
   std::string configPath, dumpIr;
   std::vector<std::string> overrides;
   bool printConfig = false, resume = false;
   std::optional<int64_t> stopAfter;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
-    if (arg == "--set" && i + 1 < argc)
+    bool takesValue = arg == "--set" || arg == "--dump-ir" || arg == "--stop-after";
+    if (takesValue && i + 1 >= argc)
+      return usage(arg + " needs a value");
+    if (arg == "--set")
       overrides.push_back(argv[++i]);
     else if (arg.rfind("--set=", 0) == 0)
       overrides.push_back(arg.substr(6));
-    else if (arg == "--dump-ir" && i + 1 < argc)
+    else if (arg == "--dump-ir")
       dumpIr = argv[++i];
     else if (arg == "--print-config")
       printConfig = true;
     else if (arg == "--resume")
       resume = true;
-    else if (arg == "--stop-after" && i + 1 < argc)
-      stopAfter = std::atoll(argv[++i]);
-    else if (arg == "--help" || arg == "-h")
-      return usage(), 0;
-    else if (!arg.empty() && arg[0] != '-' && configPath.empty())
-      configPath = arg;
+    else if (arg == "--stop-after") {
+      stopAfter = parseStep(argv[++i]);
+      if (!stopAfter)
+        return usage("--stop-after expects a step number (an integer >= 0), got '" +
+                     std::string(argv[i]) + "'");
+    } else if (arg == "--help" || arg == "-h") {
+      std::fputs(kUsage, stdout);
+      return 0;
+    } else if (!arg.empty() && arg[0] == '-')
+      return usage("unknown option '" + arg + "'");
+    else if (!configPath.empty())
+      return usage("one config file only: got '" + configPath + "' and '" + arg + "'");
     else
-      return usage();
+      configPath = arg;
   }
   if (configPath.empty())
-    return usage();
+    return usage("no config file given");
   try {
     loom::train::Config config = loom::train::Config::load(configPath, overrides);
     loom::train::validateConfig(config);
@@ -89,6 +114,25 @@ int main(int argc, char **argv) {
   } catch (const loom::Error &e) {
     std::fprintf(stderr, "loom-train: %s\n", e.what());
     return 1;
+  } catch (const std::bad_alloc &) {
+    std::fprintf(stderr, "loom-train: out of memory (an allocation on the host failed)\n");
+    return 1;
+  } catch (const std::system_error &e) { // a thread that could not start
+    std::fprintf(stderr, "loom-train: a thread could not start (%s): out of memory or of "
+                 "threads\n", e.what());
+    return 1;
   }
   return 0;
+}
+
+int main(int argc, char **argv) {
+  int status = run(argc, argv);
+  if (status == 1) {
+    // After an error, end without library finalizers: OpenBLAS's joins its pool threads, and
+    // one that could not get its buffer under a memory limit retries forever.
+    std::fflush(stdout);
+    std::fflush(stderr);
+    std::_Exit(status);
+  }
+  return status;
 }

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <unistd.h>
+#include <vector>
 
 namespace {
 
@@ -75,6 +76,64 @@ TEST(LoomTrain, ABadConfigFailsBeforeCompilingAndNamesTheKey) {
   EXPECT_NE(output.find("loom-train: model.heads = 3 (--set) does not divide model.embed = 128"),
             std::string::npos)
       << output;
+}
+
+TEST(LoomTrain, AMalformedCommandLineNamesTheProblemAndPrintsTheUsage) {
+  std::string config = std::string(LOOM_SOURCE_DIR) + "/configs/gpt-tiny.toml";
+  struct Case {
+    std::string args, problem;
+  };
+  for (const Case &c : std::vector<Case>{
+           {config + " --stop-after abc", "--stop-after expects a step number (an integer >= 0), "
+                                          "got 'abc'"},
+           {config + " --stop-after -3", "--stop-after expects a step number (an integer >= 0), "
+                                         "got '-3'"},
+           {config + " --stop-after 5x", "--stop-after expects a step number (an integer >= 0), "
+                                         "got '5x'"},
+           {config + " --bogus", "unknown option '--bogus'"},
+           {config + " --set", "--set needs a value"},
+           {config + " other.toml", "one config file only"},
+           {"", "no config file given"},
+       }) {
+    auto [status, output] = loomTrain(c.args);
+    EXPECT_EQ(status, 2) << c.args << "\n" << output;
+    EXPECT_NE(output.find("loom-train: " + c.problem), std::string::npos) << c.args << "\n"
+                                                                           << output;
+    EXPECT_NE(output.find("usage: loom-train CONFIG.toml"), std::string::npos) << output;
+  }
+  auto [status, output] = loomTrain("--help");
+  EXPECT_EQ(status, 0);
+  EXPECT_EQ(output.rfind("usage: loom-train CONFIG.toml", 0), 0u) << output;
+}
+
+TEST(LoomTrain, UnderASmallAddressSpaceLimitARunEndsWithAnOutOfMemoryError) {
+  // ulimit -v 1 GB: the programs fit, OpenBLAS's per-thread buffers do not (without the check
+  // before the first run, OpenBLAS retried its allocation forever).
+  auto [status, output] = runCommand(
+      "ulimit -v 1000000 && " + std::string(LOOM_TRAIN_BINARY) + " " + LOOM_SOURCE_DIR +
+      "/configs/mlp-digits.toml --set training.epochs=1 --set training.out_dir=" +
+      (std::filesystem::temp_directory_path() / "loom-train-oom").string());
+  EXPECT_EQ(status, 1) << output;
+  EXPECT_NE(output.find(": out of memory: running it needs "), std::string::npos) << output;
+  EXPECT_NE(output.find("on each of devices 0-3, plus "), std::string::npos) << output;
+  EXPECT_NE(output.find("its address-space limit (ulimit -v) is 976.6 MiB"), std::string::npos)
+      << output;
+}
+
+TEST(LoomTrain, AModelLargerThanTheMachineIsRefusedBeforeItRuns) {
+  // 4 TB of parameters: refused against the cgroup's limit or MemAvailable, whichever binds,
+  // before the host-side init allocates anything.
+  auto [status, output] = loomTrain(std::string(LOOM_SOURCE_DIR) +
+                                    "/configs/mlp-digits.toml --set model.hidden=[1000000,1000000] "
+                                    "--set training.out_dir=" +
+                                    (std::filesystem::temp_directory_path() / "loom-train-big")
+                                        .string());
+  EXPECT_EQ(status, 1) << output;
+  EXPECT_NE(output.find("loom-train: out of memory: the parameters, AdamW moments (no EMA) of "
+                        "1000076000010 parameters (f32) take at least 10.9 TiB"),
+            std::string::npos)
+      << output;
+  EXPECT_NE(output.find("but this process may take only"), std::string::npos) << output;
 }
 
 } // namespace
