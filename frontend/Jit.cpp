@@ -5,6 +5,7 @@
 
 #include "compiler/IR/LoomOps.h"
 #include "compiler/Jit/CpuCompiler.h"
+#include "compiler/Jit/LlvmOptimizer.h"
 #include "compiler/Pipeline/CpuPipeline.h"
 #include "runtime/Client.h"
 #include "runtime/Device.h"
@@ -319,6 +320,7 @@ struct JitFunction::Impl {
     auto start = std::chrono::steady_clock::now();
     Compiled entry;
     partitionForMesh(*module, entry);
+    double partitionSeconds = since(start);
     mlir::loom::CpuCompileOptions compileOptions;
     compileOptions.useCache = options.useCache;
     compileOptions.overlapCollectives = options.overlapCollectives;
@@ -332,7 +334,18 @@ struct JitFunction::Impl {
     stats.lastLowerSeconds = compiled->lowerSeconds;
     stats.lastCodegenSeconds = compiled->codegenSeconds;
     stats.lastLoadSeconds = compiled->loadSeconds;
-    auto executable = std::const_pointer_cast<rt::Executable>(compiled->executable);
+    if (mlir::loom::compileTimingEnabled())
+      fmt::print(stderr,
+                 "loom: compile timing of '{}': trace {:.2f} s, partition {:.2f} s, {}load "
+                 "{:.2f} s; total {:.2f} s\n",
+                 options.name, stats.lastTraceSeconds, partitionSeconds,
+                 compiled->cacheHit
+                     ? std::string("object from the compile cache, ")
+                     : fmt::format("MLIR CPU pipeline {:.2f} s, translation to LLVM IR {:.2f} "
+                                   "s, LLVM -O3 {:.2f} s, codegen {:.2f} s, ",
+                                   compiled->lowerSeconds, compiled->translateSeconds,
+                                   compiled->optimizeSeconds, compiled->emitSeconds),
+                 compiled->loadSeconds, stats.lastTraceSeconds + stats.lastCompileSeconds);    auto executable = std::const_pointer_cast<rt::Executable>(compiled->executable);
     executable->name = options.name;
     entry.executable = executable;
     entry.ir = std::move(ir);
@@ -360,6 +373,8 @@ struct JitFunction::Impl {
       entry.resultShapes.push_back(Shape(mlir::cast<mlir::RankedTensorType>(type).getShape()));
     mlir::loom::registerLoomPasses();
     mlir::PassManager pm(module->getContext());
+    if (mlir::loom::compileTimingEnabled())
+      pm.enableTiming();
     std::string diagnostics;
     llvm::raw_string_ostream os(diagnostics);
     mlir::ScopedDiagnosticHandler handler(module->getContext(), [&](mlir::Diagnostic &d) {

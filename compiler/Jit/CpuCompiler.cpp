@@ -5,11 +5,11 @@
 
 #include "compiler/Jit/CompilationCache.h"
 #include "compiler/Jit/CompilerFingerprint.h"
+#include "compiler/Jit/LlvmOptimizer.h"
 #include "compiler/Jit/RuntimeSymbols.h"
 #include "compiler/Pipeline/CpuPipeline.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Export.h"
@@ -18,9 +18,11 @@
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
+#include "llvm/Pass.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/ErrorHandling.h"
+#include "llvm/IR/PassTimingInfo.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Target/TargetMachine.h"
 
@@ -99,7 +101,10 @@ rt::StatusOr<std::string> generateObject(ModuleOp module, llvm::TargetMachine &t
   MLIRContext *ctx = module.getContext();
   OwningOpRef<ModuleOp> clone = module.clone();
   DiagnosticCollector diagnostics(ctx);
+  bool timing = compileTimingEnabled();
   PassManager pm(ctx);
+  if (timing)
+    pm.enableTiming(); // MLIR's pass timing, printed to stderr when `pm` goes away
   if (failed(buildCpuPipeline(pm, options.overlapCollectives)))
     return internal("cannot build the CPU pipeline: " + diagnostics.text);
   if (!options.dumpDir.empty()) {
@@ -120,8 +125,11 @@ rt::StatusOr<std::string> generateObject(ModuleOp module, llvm::TargetMachine &t
     return internal("translation to LLVM IR failed:\n" + diagnostics.text);
   llvmModule->setDataLayout(tm.createDataLayout());
   llvmModule->setTargetTriple(tm.getTargetTriple());
-  if (llvm::Error err = makeOptimizingTransformer(3, 0, &tm)(llvmModule.get()))
+  result.translateSeconds = secondsSince(start);
+  auto optimizeStart = std::chrono::steady_clock::now();
+  if (llvm::Error err = optimizeLlvmModule(*llvmModule, tm, timing))
     return internal("LLVM optimization failed: " + llvm::toString(std::move(err)));
+  result.optimizeSeconds = secondsSince(optimizeStart);
 
   if (!options.dumpDir.empty()) {
     std::error_code ec;
@@ -132,11 +140,17 @@ rt::StatusOr<std::string> generateObject(ModuleOp module, llvm::TargetMachine &t
 
   llvm::SmallVector<char, 0> object;
   llvm::raw_svector_ostream os(object);
+  auto codegenStart = std::chrono::steady_clock::now();
   llvm::legacy::PassManager codegen;
   if (tm.addPassesToEmitFile(codegen, os, nullptr, llvm::CodeGenFileType::ObjectFile))
     return internal("the target cannot emit object files");
+  if (timing)
+    llvm::TimePassesIsEnabled = true; // the legacy pass manager's timers (codegen)
   codegen.run(*llvmModule);
+  if (timing)
+    llvm::reportAndResetTimings();
   result.codegenSeconds = secondsSince(start);
+  result.emitSeconds = secondsSince(codegenStart);
   return std::string(object.begin(), object.end());
 }
 

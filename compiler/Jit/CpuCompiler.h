@@ -29,7 +29,10 @@ struct CpuCompileOptions {
 struct CpuCompileResult {
   std::shared_ptr<const ::loom::rt::Executable> executable;
   bool cacheHit = false;
+  /// MLIR's CPU pipeline; translation to LLVM IR, -O3 and codegen together (and each
+  /// apart); loading the object.
   double lowerSeconds = 0, codegenSeconds = 0, loadSeconds = 0;
+  double translateSeconds = 0, optimizeSeconds = 0, emitSeconds = 0;
 };
 
 /// Compiles `module` (Loom IR, not modified). Errors (a failing pass, an unsupported type)

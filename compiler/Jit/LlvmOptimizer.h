@@ -1,0 +1,23 @@
+// LLVM's -O3 module pipeline for the host target, optionally timed pass by pass
+// (LOOM_COMPILE_TIMING=1 prints where a cold compile's time goes).
+#ifndef LOOM_COMPILER_JIT_LLVMOPTIMIZER_H
+#define LOOM_COMPILER_JIT_LLVMOPTIMIZER_H
+
+namespace llvm {
+class Error;
+class Module;
+class TargetMachine;
+} // namespace llvm
+
+namespace mlir::loom {
+
+/// Whether LOOM_COMPILE_TIMING is set to something other than "" or "0".
+bool compileTimingEnabled();
+
+/// Runs the -O3 pipeline (loop unrolling, interleaving and both vectorizers on) on `module`
+/// for `tm`. With `timing`, LLVM's per-pass timing report goes to stderr.
+llvm::Error optimizeLlvmModule(llvm::Module &module, llvm::TargetMachine &tm, bool timing);
+
+} // namespace mlir::loom
+
+#endif // LOOM_COMPILER_JIT_LLVMOPTIMIZER_H
