@@ -28,6 +28,7 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <string_view>
 #include <unistd.h>
 #include <mutex>
 
@@ -60,6 +61,11 @@ void initializeNativeTarget() {
     if (auto *maxCount = options.lookup("unroll-full-max-count"))
       (void)maxCount->addOccurrence(0, "unroll-full-max-count", "4");
   });
+}
+
+bool outlineKernels(const CpuCompileOptions &options) {
+  const char *env = std::getenv("LOOM_OUTLINE_KERNELS");
+  return options.outlineKernels && !(env && std::string_view(env) == "0");
 }
 
 rt::Status internal(std::string message) {
@@ -105,7 +111,7 @@ rt::StatusOr<std::string> generateObject(ModuleOp module, llvm::TargetMachine &t
   PassManager pm(ctx);
   if (timing)
     pm.enableTiming(); // MLIR's pass timing, printed to stderr when `pm` goes away
-  if (failed(buildCpuPipeline(pm, options.overlapCollectives)))
+  if (failed(buildCpuPipeline(pm, options.overlapCollectives, outlineKernels(options))))
     return internal("cannot build the CPU pipeline: " + diagnostics.text);
   if (!options.dumpDir.empty()) {
     ctx->disableMultithreading(); // IR printing requires it
@@ -230,7 +236,8 @@ rt::StatusOr<CpuCompileResult> mlir::loom::compileForCpu(ModuleOp module,
   std::string pipeline = llvm::join(cpuToLinalgPasses(), ",") + ";" +
                          llvm::join(cpuBufferizePasses(), ",") + ";" +
                          llvm::join(cpuToLLVMPasses(), ",") +
-                         (options.overlapCollectives ? "" : ";no-overlap");
+                         (options.overlapCollectives ? "" : ";no-overlap") +
+                         (outlineKernels(options) ? "" : ";no-outline");
   std::string key = CompilationCache::hashKey(
       {"loom-cpu-2", LOOM_COMPILER_FINGERPRINT, LLVM_VERSION_STRING, (*tm)->getTargetTriple().str(),
        (*tm)->getTargetCPU().str(), (*tm)->getTargetFeatureString().str(), pipeline,

@@ -22,6 +22,9 @@ struct CpuCompileOptions {
   bool useCache = true;
   /// Schedule collectives to overlap with compute (loom-overlap-collectives).
   bool overlapCollectives = true;
+  /// Each loop nest a kernel function, identical ones compiled once (loom-outline-kernels).
+  /// LOOM_OUTLINE_KERNELS=0 turns it off everywhere (to compare).
+  bool outlineKernels = true;
   /// If not empty, the module after each pipeline stage is written here (for debugging).
   std::string dumpDir;
 };

@@ -236,6 +236,50 @@ def SinkDeallocs : Pass<"loom-sink-deallocs"> {
   }];
 }
 
+def OutlineKernels : Pass<"loom-outline-kernels", "mlir::ModuleOp"> {
+  let summary = "Moves each loop nest into a kernel function, one per distinct body.";
+  let description = [{
+    Runs on buffers, after loops are formed. Each loop nest in the top-level block of a
+    function becomes a call to a private, never-inlined kernel function named after its ops
+    and the source line that produced it (`exp_sub_div:Gpt.cpp:88`). Constants it uses are
+    cloned into the kernel (LLVM then sees its loop bounds); other values it uses become
+    arguments. Kernels whose bodies are identical (same ops, types and attributes; an L-layer
+    model repeats each layer's) are created once and called from every place: LLVM then
+    optimizes and compiles one layer's loops, not L copies inside one huge function, whose
+    loop passes (induction-variable simplification, strength reduction) grow faster than its
+    size.
+
+    Input:
+    ```mlir
+    func.func @main(%a: memref<4xf32>, %b: memref<4xf32>) {
+      %c0 = arith.constant 0 : index
+      ...
+      scf.for %i = %c0 to %c4 step %c1 {
+        %x = memref.load %a[%i] : memref<4xf32>
+        %y = math.exp %x : f32
+        memref.store %y, %b[%i] : memref<4xf32>
+      }
+      return
+    }
+    ```
+    Output:
+    ```mlir
+    func.func @main(%a: memref<4xf32>, %b: memref<4xf32>) {
+      call @"exp:model.cpp:12"(%a, %b) : (memref<4xf32>, memref<4xf32>) -> ()
+      return
+    }
+    func.func private @"exp:model.cpp:12"(%a: memref<4xf32>, %b: memref<4xf32>)
+        attributes {passthrough = ["noinline"]} {
+      %c0 = arith.constant 0 : index
+      ...
+      scf.for %i = %c0 to %c4 step %c1 { ... }
+      return
+    }
+    ```
+  }];
+  let dependentDialects = ["mlir::func::FuncDialect"];
+}
+
 def OverlapCollectives : Pass<"loom-overlap-collectives", "mlir::func::FuncOp"> {
   let summary = "Moves collectives' waits down and starts up so they overlap with compute.";
   let description = [{

@@ -65,6 +65,9 @@ const std::vector<std::string> &mlir::loom::cpuBufferizePasses() {
 
 const std::vector<std::string> &mlir::loom::cpuToLLVMPasses() {
   static const std::vector<std::string> passes = {
+      // Each loop nest a kernel function, identical ones once: LLVM's time then grows with
+      // the distinct kernels, not with the size of the step (an L-layer model's repeats).
+      "loom-outline-kernels",
       "loom-approximate-math",
       // bf16/f16 arithmetic is computed in f32; conversions to and from bf16 become integer
       // bit manipulation (libgcc has no bf16 routines, and AVX512-BF16 flushes subnormals).
@@ -90,14 +93,18 @@ static LogicalResult addPasses(OpPassManager &pm, const std::vector<std::string>
   return parsePassPipeline(llvm::join(passes, ","), pm);
 }
 
-LogicalResult mlir::loom::buildCpuPipeline(OpPassManager &pm, bool overlapCollectives) {
+LogicalResult mlir::loom::buildCpuPipeline(OpPassManager &pm, bool overlapCollectives,
+                                           bool outlineKernels) {
   registerLoomPasses(); // the pass lists are parsed by name
   std::vector<std::string> bufferize = cpuBufferizePasses();
   if (!overlapCollectives)
     llvm::erase(bufferize, "func.func(loom-overlap-collectives)");
+  std::vector<std::string> toLLVM = cpuToLLVMPasses();
+  if (!outlineKernels)
+    llvm::erase(toLLVM, "loom-outline-kernels");
   return success(succeeded(addPasses(pm, cpuToLinalgPasses())) &&
                  succeeded(addPasses(pm, bufferize)) &&
-                 succeeded(addPasses(pm, cpuToLLVMPasses())));
+                 succeeded(addPasses(pm, toLLVM)));
 }
 
 void mlir::loom::registerCpuPipelines() {

@@ -24,7 +24,9 @@ const std::vector<std::string> &spmdPasses();
 /// Appends the whole pipeline (all three stages) to `pm`.
 /// `overlapCollectives` false leaves out loom-overlap-collectives (each collective's wait
 /// then follows its start), to measure what the scheduling buys.
-LogicalResult buildCpuPipeline(OpPassManager &pm, bool overlapCollectives = true);
+/// `outlineKernels` false leaves out loom-outline-kernels (the step stays one function).
+LogicalResult buildCpuPipeline(OpPassManager &pm, bool overlapCollectives = true,
+                               bool outlineKernels = true);
 
 /// Registers loom-cpu-to-linalg, loom-cpu-bufferize, loom-cpu-to-llvm and loom-cpu-pipeline.
 void registerCpuPipelines();
