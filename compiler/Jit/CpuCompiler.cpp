@@ -6,23 +6,21 @@
 #include "compiler/Jit/CompilationCache.h"
 #include "compiler/Jit/CompilerFingerprint.h"
 #include "compiler/Jit/LlvmOptimizer.h"
+#include "compiler/Jit/ObjectEmitter.h"
 #include "compiler/Jit/RuntimeSymbols.h"
 #include "compiler/Pipeline/CpuPipeline.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Pass/PassManager.h"
-#include "mlir/Target/LLVMIR/Export.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
-#include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Pass.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/ErrorHandling.h"
-#include "llvm/IR/PassTimingInfo.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Target/TargetMachine.h"
 
@@ -99,8 +97,10 @@ rt::StatusOr<rt::DType> dtypeOf(Type type) {
   return rt::Status::error(rt::StatusCode::InvalidArgument, "unsupported element type " + name);
 }
 
-/// Runs the CPU pipeline on a clone of `module` and emits an object file for `tm`.
-rt::StatusOr<std::string> generateObject(ModuleOp module, llvm::TargetMachine &tm,
+/// Runs the CPU pipeline on a clone of `module` and emits object files for `target`, packed
+/// into one blob (packObjects).
+rt::StatusOr<std::string> generateObject(ModuleOp module,
+                                         const llvm::orc::JITTargetMachineBuilder &target,
                                          const CpuCompileOptions &options,
                                          CpuCompileResult &result) {
   auto start = std::chrono::steady_clock::now();
@@ -108,61 +108,48 @@ rt::StatusOr<std::string> generateObject(ModuleOp module, llvm::TargetMachine &t
   OwningOpRef<ModuleOp> clone = module.clone();
   DiagnosticCollector diagnostics(ctx);
   bool timing = compileTimingEnabled();
-  PassManager pm(ctx);
-  if (timing)
-    pm.enableTiming(); // MLIR's pass timing, printed to stderr when `pm` goes away
-  if (failed(buildCpuPipeline(pm, options.overlapCollectives, outlineKernels(options))))
-    return internal("cannot build the CPU pipeline: " + diagnostics.text);
-  if (!options.dumpDir.empty()) {
-    ctx->disableMultithreading(); // IR printing requires it
-    pm.enableIRPrintingToFileTree([](Pass *, Operation *) { return false; },
-                                  [](Pass *, Operation *) { return true; },
-                                  /*printModuleScope=*/true, /*printAfterOnlyOnChange=*/false,
-                                  /*printAfterOnlyOnFailure=*/false, options.dumpDir);
+  {
+    PassManager pm(ctx);
+    if (timing)
+      pm.enableTiming(); // MLIR's pass timing, printed to stderr when `pm` goes away
+    if (failed(buildCpuPipeline(pm, options.overlapCollectives, outlineKernels(options))))
+      return internal("cannot build the CPU pipeline: " + diagnostics.text);
+    if (!options.dumpDir.empty()) {
+      ctx->disableMultithreading(); // IR printing requires it
+      pm.enableIRPrintingToFileTree([](Pass *, Operation *) { return false; },
+                                    [](Pass *, Operation *) { return true; },
+                                    /*printModuleScope=*/true, /*printAfterOnlyOnChange=*/false,
+                                    /*printAfterOnlyOnFailure=*/false, options.dumpDir);
+    }
+    if (failed(pm.run(*clone)))
+      return internal("lowering '" + options.entry + "' failed:\n" + diagnostics.text);
   }
-  if (failed(pm.run(*clone)))
-    return internal("lowering '" + options.entry + "' failed:\n" + diagnostics.text);
   result.lowerSeconds = secondsSince(start);
 
   start = std::chrono::steady_clock::now();
-  llvm::LLVMContext llvmContext;
-  std::unique_ptr<llvm::Module> llvmModule = translateModuleToLLVMIR(*clone, llvmContext);
-  if (!llvmModule)
-    return internal("translation to LLVM IR failed:\n" + diagnostics.text);
-  llvmModule->setDataLayout(tm.createDataLayout());
-  llvmModule->setTargetTriple(tm.getTargetTriple());
-  result.translateSeconds = secondsSince(start);
-  auto optimizeStart = std::chrono::steady_clock::now();
-  if (llvm::Error err = optimizeLlvmModule(*llvmModule, tm, timing))
-    return internal("LLVM optimization failed: " + llvm::toString(std::move(err)));
-  result.optimizeSeconds = secondsSince(optimizeStart);
-
-  if (!options.dumpDir.empty()) {
-    std::error_code ec;
-    llvm::raw_fd_ostream out(options.dumpDir + "/" + options.entry + ".optimized.ll", ec);
-    if (!ec)
-      llvmModule->print(out, nullptr);
-  }
-
-  llvm::SmallVector<char, 0> object;
-  llvm::raw_svector_ostream os(object);
-  auto codegenStart = std::chrono::steady_clock::now();
-  llvm::legacy::PassManager codegen;
-  if (tm.addPassesToEmitFile(codegen, os, nullptr, llvm::CodeGenFileType::ObjectFile))
-    return internal("the target cannot emit object files");
-  if (timing)
-    llvm::TimePassesIsEnabled = true; // the legacy pass manager's timers (codegen)
-  codegen.run(*llvmModule);
-  if (timing)
-    llvm::reportAndResetTimings();
+  EmitOptions emit{.timing = timing};
+  if (!options.dumpDir.empty())
+    emit.dumpPrefix = options.dumpDir + "/" + options.entry + ".optimized";
+  EmitTimes times;
+  auto objects = emitObjects(*clone, target, emit, times);
+  if (!options.dumpDir.empty())
+    ctx->enableMultithreading();
+  if (!objects.ok())
+    return internal(objects.status().message() + "\n" + diagnostics.text);
   result.codegenSeconds = secondsSince(start);
-  result.emitSeconds = secondsSince(codegenStart);
-  return std::string(object.begin(), object.end());
+  result.translateSeconds = times.translate;
+  result.optimizeSeconds = times.optimize;
+  result.emitSeconds = times.codegen;
+  result.objectFiles = static_cast<int>(objects->size());
+  return packObjects(*objects);
 }
 
-/// The JIT that owns one loaded object; the Executable's keepAlive.
-rt::StatusOr<std::shared_ptr<llvm::orc::LLJIT>> loadObject(const std::string &object,
+/// The JIT that owns the loaded objects of one blob; the Executable's keepAlive.
+rt::StatusOr<std::shared_ptr<llvm::orc::LLJIT>> loadObject(const std::string &blob,
                                                            const std::string &name) {
+  std::optional<std::vector<std::string>> objects = unpackObjects(blob);
+  if (!objects)
+    return internal("not a packed set of object files");
   auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
   if (!jtmb)
     return internal(llvm::toString(jtmb.takeError()));
@@ -171,9 +158,12 @@ rt::StatusOr<std::shared_ptr<llvm::orc::LLJIT>> loadObject(const std::string &ob
     return internal(llvm::toString(jit.takeError()));
   if (llvm::Error err = defineRuntimeSymbols(**jit))
     return internal(llvm::toString(std::move(err)));
-  auto buffer = llvm::MemoryBuffer::getMemBufferCopy(object, name);
-  if (llvm::Error err = (*jit)->addObjectFile(std::move(buffer)))
-    return internal(llvm::toString(std::move(err)));
+  for (size_t i = 0; i < objects->size(); ++i) {
+    auto buffer =
+        llvm::MemoryBuffer::getMemBufferCopy((*objects)[i], name + "." + std::to_string(i));
+    if (llvm::Error err = (*jit)->addObjectFile(std::move(buffer)))
+      return internal(llvm::toString(std::move(err)));
+  }
   return std::shared_ptr<llvm::orc::LLJIT>(std::move(*jit));
 }
 
@@ -239,7 +229,7 @@ rt::StatusOr<CpuCompileResult> mlir::loom::compileForCpu(ModuleOp module,
                          (options.overlapCollectives ? "" : ";no-overlap") +
                          (outlineKernels(options) ? "" : ";no-outline");
   std::string key = CompilationCache::hashKey(
-      {"loom-cpu-2", LOOM_COMPILER_FINGERPRINT, LLVM_VERSION_STRING, (*tm)->getTargetTriple().str(),
+      {"loom-cpu-3", LOOM_COMPILER_FINGERPRINT, LLVM_VERSION_STRING, (*tm)->getTargetTriple().str(),
        (*tm)->getTargetCPU().str(), (*tm)->getTargetFeatureString().str(), pipeline,
        options.entry, moduleText});
 
@@ -249,7 +239,7 @@ rt::StatusOr<CpuCompileResult> mlir::loom::compileForCpu(ModuleOp module,
       options.useCache ? cache.load(key) : std::optional<std::string>();
   result.cacheHit = object.has_value();
   if (!object) {
-    auto generated = generateObject(module, **tm, options, result);
+    auto generated = generateObject(module, *jtmb, options, result);
     if (!generated.ok())
       return generated.status();
     object = std::move(*generated);
@@ -262,7 +252,7 @@ rt::StatusOr<CpuCompileResult> mlir::loom::compileForCpu(ModuleOp module,
   if (!jit.ok() && result.cacheHit) {
     // A whole entry that still does not load (another LLVM wrote it?): compile afresh.
     cache.discard(key, "does not load (" + jit.status().message() + ")");
-    auto generated = generateObject(module, **tm, options, result);
+    auto generated = generateObject(module, *jtmb, options, result);
     if (!generated.ok())
       return generated.status();
     object = std::move(*generated);

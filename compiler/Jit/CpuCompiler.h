@@ -36,6 +36,8 @@ struct CpuCompileResult {
   /// apart); loading the object.
   double lowerSeconds = 0, codegenSeconds = 0, loadSeconds = 0;
   double translateSeconds = 0, optimizeSeconds = 0, emitSeconds = 0;
+  /// How many object files (parts compiled in parallel) the code came in; 0 from the cache.
+  int objectFiles = 0;
 };
 
 /// Compiles `module` (Loom IR, not modified). Errors (a failing pass, an unsupported type)

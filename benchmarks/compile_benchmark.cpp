@@ -1,0 +1,100 @@
+// How long a GPT train step takes to compile: cold (an empty compile cache) and from the cache,
+// for the small and medium configs on 1 device, small under FSDP on 4 devices, and a GPT of
+// 2, 4, 8 and 12 layers, with kernel outlining (loom-outline-kernels, the default) next to the
+// same compile with the step as one function (LOOM_OUTLINE_KERNELS=0), in the same run.
+//
+//   build/bin/loom-compile-benchmark [--no-baseline]
+#include "frontend/Loom.h"
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <unistd.h>
+
+using namespace loom;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Times {
+  double cold = 0, cached = 0;
+};
+
+/// Compiles the train step for `config` (sharded by `strategy` over 4 devices if given) with
+/// an empty cache, then again in a new jit function from that cache.
+Times compileStep(const nn::GptConfig &config, std::optional<nn::GptStrategy> strategy,
+                  bool outline) {
+  fs::path cache = fs::temp_directory_path() / ("loom-compile-benchmark-" +
+                                                std::to_string(::getpid()));
+  fs::remove_all(cache);
+  setenv("LOOM_CACHE_DIR", cache.c_str(), 1);
+  setenv("LOOM_OUTLINE_KERNELS", outline ? "1" : "0", 1);
+  std::optional<nn::GptShardings> shardings;
+  if (strategy)
+    shardings = nn::gptShardings(config, *strategy, nn::gptMesh(*strategy, {4}));
+  Tree<Array> params = nn::gptInit(config, 0), state = optim::adamwInit(params);
+  Array ids = Array::from(std::vector<int32_t>(config.batch * config.seq, 1),
+                          {config.batch, config.seq});
+  Times times;
+  for (double *slot : {&times.cold, &times.cached}) {
+    auto step = nn::jitGptTrainStep(config, {}, shardings ? &*shardings : nullptr,
+                                    {.name = "gpt_train_step"});
+    auto start = std::chrono::steady_clock::now();
+    step.memory_analysis(params, state, ids, ids, Array::scalar(0.0f));
+    *slot = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  }
+  fs::remove_all(cache);
+  return times;
+}
+
+void row(const char *name, const nn::GptConfig &config, std::optional<nn::GptStrategy> strategy,
+         bool baseline) {
+  Times now = compileStep(config, strategy, true);
+  if (!baseline) {
+    std::printf("| %s | %.1f s | %.2f s | | |\n", name, now.cold, now.cached);
+    std::fflush(stdout);
+    return;
+  }
+  Times before = compileStep(config, strategy, false);
+  std::printf("| %s | %.1f s | %.2f s | %.1f s | %.1fx |\n", name, now.cold, now.cached,
+              before.cold, before.cold / now.cold);
+  std::fflush(stdout);
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  bool baseline = true;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg == "--no-baseline") {
+      baseline = false;
+    } else {
+      bool help = arg == "-h" || arg == "--help";
+      std::fprintf(help ? stdout : stderr, "%susage: loom-compile-benchmark [--no-baseline]\n",
+                   help ? "" : ("loom-compile-benchmark: unexpected argument '" + arg + "'\n")
+                                   .c_str());
+      return help ? 0 : 2;
+    }
+  }
+  setenv("LOOM_CPU_DEVICES", "4", /*overwrite=*/0); // before the default client exists
+  std::printf("| GPT train step | cold | from the cache | cold, one function "
+              "(LOOM_OUTLINE_KERNELS=0) | speed-up |\n|---|---|---|---|---|\n");
+  nn::GptConfig small{.vocab = 1024, .embed = 256, .layers = 4, .heads = 4, .seq = 128,
+                      .batch = 8};
+  nn::GptConfig medium{.vocab = 4096, .embed = 512, .layers = 6, .heads = 8, .seq = 256,
+                       .batch = 4};
+  row("small, 1 device", small, std::nullopt, baseline);
+  row("medium, 1 device", medium, std::nullopt, baseline);
+  row("small, FSDP on 4 devices", small, nn::GptStrategy::FSDP, baseline);
+  for (int64_t layers : {2, 4, 8, 12}) {
+    nn::GptConfig c = small;
+    c.layers = layers;
+    std::string name = "small dims, L = " + std::to_string(layers) + ", 1 device";
+    row(name.c_str(), c, std::nullopt, baseline);
+  }
+  return 0;
+}
