@@ -5,6 +5,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
+#include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <fcntl.h>
@@ -164,7 +167,9 @@ double CheckpointWriter::save(int64_t step, std::vector<std::pair<std::string, A
     try {
       fs::create_directories(root);
       fs::path final = fs::path(root) / stepName(step);
-      fs::path temporary = fs::path(root) / (".tmp-" + stepName(step));
+      // Named with the writer's pid: readers sweep only the temporaries of dead writers.
+      fs::path temporary =
+          fs::path(root) / (".tmp-" + stepName(step) + "." + std::to_string(::getpid()));
       fs::remove_all(temporary);
       fs::create_directories(temporary);
       // One tensor at a time through a host buffer: the host never holds the whole state.
@@ -216,10 +221,17 @@ std::optional<std::string> latestCheckpoint(const std::string &outDir) {
   fs::path root = fs::path(outDir) / "checkpoints";
   if (!fs::exists(root / "latest"))
     return std::nullopt;
-  // What a crashed save left behind.
-  for (const auto &entry : fs::directory_iterator(root))
-    if (entry.path().filename().string().rfind(".tmp-", 0) == 0)
+  // What a crashed save left behind (not what a live writer is writing now).
+  for (const auto &entry : fs::directory_iterator(root)) {
+    std::string file = entry.path().filename().string();
+    if (file.rfind(".tmp-", 0) != 0)
+      continue;
+    size_t dot = file.rfind('.');
+    long pid = dot > 0 ? std::strtol(file.c_str() + dot + 1, nullptr, 10) : 0;
+    bool writerAlive = pid > 0 && (::kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM);
+    if (!writerAlive)
       fs::remove_all(entry.path());
+  }
   std::string name = readFile(root / "latest");
   fs::path dir = root / name;
   if (!fs::is_directory(dir))
