@@ -27,6 +27,10 @@ namespace rt = ::loom::rt;
 
 namespace {
 
+/// Below this many ops per part, splitting costs more than it saves (measured: the
+/// differential tests' one-op programs compiled 3x slower split in two).
+constexpr size_t kMinOpsPerPart = 5000;
+
 double secondsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
@@ -99,15 +103,22 @@ struct PartResult {
 /// Optimizes and compiles one part's LLVM module (on its own thread; the module has a
 /// context of its own).
 void compilePart(llvm::Module &module, const llvm::orc::JITTargetMachineBuilder &target,
-                 const EmitOptions &options, int index, PartResult &result) {
+                 llvm::TargetMachine *given, const EmitOptions &options, int index,
+                 PartResult &result) {
+  // A target machine of the thread's own (they are not shared between threads).
   llvm::orc::JITTargetMachineBuilder builder = target; // creating one is not const
-  auto tm = builder.createTargetMachine();
-  if (!tm) {
-    result.error = llvm::toString(tm.takeError());
-    return;
+  llvm::Expected<std::unique_ptr<llvm::TargetMachine>> tm(nullptr);
+  if (!given) {
+    tm = builder.createTargetMachine();
+    if (!tm) {
+      result.error = llvm::toString(tm.takeError());
+      return;
+    }
+    given = tm->get();
   }
+  llvm::TargetMachine *machine = given;
   auto start = std::chrono::steady_clock::now();
-  if (llvm::Error err = mlir::loom::optimizeLlvmModule(module, **tm, options.timing)) {
+  if (llvm::Error err = mlir::loom::optimizeLlvmModule(module, *machine, options.timing)) {
     result.error = "LLVM optimization failed: " + llvm::toString(std::move(err));
     return;
   }
@@ -123,7 +134,7 @@ void compilePart(llvm::Module &module, const llvm::orc::JITTargetMachineBuilder 
   llvm::SmallVector<char, 0> object;
   llvm::raw_svector_ostream os(object);
   llvm::legacy::PassManager codegen;
-  if ((*tm)->addPassesToEmitFile(codegen, os, nullptr, llvm::CodeGenFileType::ObjectFile)) {
+  if (machine->addPassesToEmitFile(codegen, os, nullptr, llvm::CodeGenFileType::ObjectFile)) {
     result.error = "the target cannot emit object files";
     return;
   }
@@ -142,6 +153,11 @@ mlir::loom::emitObjects(ModuleOp module, const llvm::orc::JITTargetMachineBuilde
                   : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
   // Translation reads the MLIRContext from several threads: it must allow that.
   if (!module.getContext()->isMultithreadingEnabled() || !splittable(module))
+    parts = 1;
+  // A small program is done before threads and target machines of their own would pay off.
+  size_t ops = 0;
+  module->walk([&](Operation *) { ++ops; });
+  if (ops < kMinOpsPerPart * 2)
     parts = 1;
   auto assignment = assignParts(module, parts);
   parts = std::max(1, std::min<int>(parts, static_cast<int>(assignment.size())));
@@ -175,9 +191,9 @@ mlir::loom::emitObjects(ModuleOp module, const llvm::orc::JITTargetMachineBuilde
   std::vector<PartResult> results(parts);
   std::vector<std::thread> threads;
   for (int p = 1; p < parts; ++p)
-    threads.emplace_back(compilePart, std::ref(*llvmModules[p]), std::cref(target),
+    threads.emplace_back(compilePart, std::ref(*llvmModules[p]), std::cref(target), nullptr,
                          std::cref(options), p, std::ref(results[p]));
-  compilePart(*llvmModules[0], target, options, 0, results[0]);
+  compilePart(*llvmModules[0], target, target0->get(), options, 0, results[0]);
   for (std::thread &t : threads)
     t.join();
   if (options.timing)
