@@ -101,7 +101,7 @@ int main(int argc, char **argv) {
   if (argc > 1) { // takes no arguments: say so rather than ignore them
     bool help = std::string(argv[1]) == "-h" || std::string(argv[1]) == "--help";
     if (!help)
-      std::fprintf(stderr, "loom-gpt-mesh-benchmark: unexpected argument '%%s'\n", argv[1]);
+      std::fprintf(stderr, "loom-gpt-mesh-benchmark: unexpected argument '%s'\n", argv[1]);
     std::fputs("usage: loom-gpt-mesh-benchmark (takes no arguments)\n", help ? stdout : stderr);
     return help ? 0 : 2;
   }

@@ -115,7 +115,7 @@ int main(int argc, char **argv) {
   if (argc > 1) { // takes no arguments: say so rather than ignore them
     bool help = std::string(argv[1]) == "-h" || std::string(argv[1]) == "--help";
     if (!help)
-      std::fprintf(stderr, "loom-jit-benchmarks: unexpected argument '%%s'\n", argv[1]);
+      std::fprintf(stderr, "loom-jit-benchmarks: unexpected argument '%s'\n", argv[1]);
     std::fputs("usage: loom-jit-benchmarks (takes no arguments)\n", help ? stdout : stderr);
     return help ? 0 : 2;
   }

@@ -1,6 +1,8 @@
 // Implementation of the on-disk object cache (see CompilationCache.h).
 #include "compiler/Jit/CompilationCache.h"
 
+#include "runtime/Process.h"
+
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
@@ -147,7 +149,7 @@ void CompilationCache::evict() const {
     if (tmp != llvm::StringRef::npos) {
       int pid = 0;
       if (!path.drop_front(tmp + 5).getAsInteger(10, pid) && pid > 0 && pid != ::getpid() &&
-          ::kill(pid, 0) != 0 && errno == ESRCH)
+          !::loom::rt::processAlive(pid))
         llvm::sys::fs::remove(path);
       continue;
     }

@@ -154,20 +154,27 @@ mlir::loom::emitObjects(ModuleOp module, const llvm::orc::JITTargetMachineBuilde
   // Translation reads the MLIRContext from several threads: it must allow that.
   if (!module.getContext()->isMultithreadingEnabled() || !splittable(module))
     parts = 1;
-  // A small program is done before threads and target machines of their own would pay off.
-  size_t ops = 0;
-  module->walk([&](Operation *) { ++ops; });
+  // A small program is done before threads and target machines of their own would pay off;
+  // no more parts than functions.
+  size_t ops = 0, functions = 0;
+  module->walk([&](Operation *op) {
+    ++ops;
+    if (auto fn = dyn_cast<LLVM::LLVMFuncOp>(op); fn && !fn.isExternal())
+      ++functions;
+  });
   if (ops < kMinOpsPerPart * 2)
     parts = 1;
-  auto assignment = assignParts(module, parts);
-  parts = std::max(1, std::min<int>(parts, static_cast<int>(assignment.size())));
-  if (parts > 1)
-    assignment = assignParts(module, parts);
+  parts = std::max(1, std::min<int>(parts, static_cast<int>(functions)));
 
-  std::vector<OwningOpRef<ModuleOp>> modules;
-  for (int p = 0; p < parts; ++p)
-    modules.push_back(parts == 1 ? OwningOpRef<ModuleOp>(module.clone())
-                                 : partOf(module, assignment, p));
+  // One part is the module itself; several are reduced copies of it.
+  std::vector<OwningOpRef<ModuleOp>> copies;
+  std::vector<ModuleOp> modules{module};
+  if (parts > 1) {
+    auto assignment = assignParts(module, parts);
+    modules.clear();
+    for (int p = 0; p < parts; ++p)
+      modules.push_back(*copies.emplace_back(partOf(module, assignment, p)));
+  }
   // Translation reads and extends the MLIRContext: one part after the other, each into an
   // LLVMContext of its own; optimization and codegen then run on a thread per part.
   auto start = std::chrono::steady_clock::now();
@@ -178,7 +185,7 @@ mlir::loom::emitObjects(ModuleOp module, const llvm::orc::JITTargetMachineBuilde
   std::vector<std::unique_ptr<llvm::Module>> llvmModules;
   for (int p = 0; p < parts; ++p) {
     contexts.push_back(std::make_unique<llvm::LLVMContext>());
-    llvmModules.push_back(translateModuleToLLVMIR(*modules[p], *contexts.back()));
+    llvmModules.push_back(translateModuleToLLVMIR(modules[p], *contexts.back()));
     if (!llvmModules.back())
       return rt::Status::error(rt::StatusCode::Internal, "translation to LLVM IR failed");
     llvmModules.back()->setDataLayout((*target0)->createDataLayout());

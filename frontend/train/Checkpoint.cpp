@@ -2,12 +2,11 @@
 #include "frontend/train/Checkpoint.h"
 
 #include "frontend/Error.h"
+#include "runtime/Process.h"
 
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
-#include <cerrno>
-#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <fcntl.h>
@@ -228,8 +227,7 @@ std::optional<std::string> latestCheckpoint(const std::string &outDir) {
       continue;
     size_t dot = file.rfind('.');
     long pid = dot > 0 ? std::strtol(file.c_str() + dot + 1, nullptr, 10) : 0;
-    bool writerAlive = pid > 0 && (::kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM);
-    if (!writerAlive)
+    if (!rt::processAlive(pid))
       fs::remove_all(entry.path());
   }
   std::string name = readFile(root / "latest");
