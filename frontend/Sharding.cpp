@@ -1,6 +1,7 @@
 // Meshes, partition specs and named shardings (see Sharding.h): their checks, which name the
 // tensor, the dim and the axes, and with_sharding_constraint.
 #include "frontend/Sharding.h"
+#include "frontend/CallerScope.h"
 #include "frontend/Trace.h"
 
 #include "compiler/IR/LoomOps.h"
@@ -180,7 +181,7 @@ Tensor loom::with_sharding_constraint(const Tensor &x, const NamedSharding &shar
   if (!sharding.specified())
     return x;
   std::string what =
-      fmt::format("{}:{}: {}: tensor {}", loc.file_name(), loc.line(), op, x.describe());
+      fmt::format("{}: {}: tensor {}", describeLocation(loc), op, x.describe());
   auto attr = trace.shardingAttr(sharding, x.shape(), what);
   return build<mlir::loom::ShardingConstraintOp>(trace, loc, op, {&x}, v, attr);
 }

@@ -1,6 +1,8 @@
 // Implementation of the trace (see Trace.h) and of the few Tensor members that need no op.
 #include "frontend/Trace.h"
 
+#include "frontend/CallerScope.h"
+
 #include <atomic>
 #include <mutex>
 #include <unordered_set>
@@ -18,7 +20,7 @@ static thread_local Trace *activeTrace = nullptr;
 
 void loom::fail(const std::source_location &loc, const std::string &op,
                 const std::string &detail) {
-  throw Error(fmt::format("{}:{}: {}: {}", loc.file_name(), loc.line(), op, detail));
+  throw Error(fmt::format("{}: {}: {}", describeLocation(loc), op, detail));
 }
 
 std::string loom::describe(DType dtype, const Shape &shape) {
@@ -238,8 +240,16 @@ mlir::loom::ShardingAttr Trace::shardingAttr(const NamedSharding &sharding, cons
   return mlir::loom::ShardingAttr::get(mlir::FlatSymbolRefAttr::get(&ctx, mesh.name()), dims);
 }
 
+// Inside a library call the op's own line (kept for kernel names and profiles) is the callee
+// of a call site at the user's line, so diagnostics of later passes point at the user's code.
 mlir::Location Trace::location(const std::source_location &loc) {
-  return mlir::FileLineColLoc::get(&ctx, loc.file_name(), loc.line(), loc.column());
+  auto at = [&](const std::source_location &l) -> mlir::Location {
+    return mlir::FileLineColLoc::get(&ctx, displayPath(l.file_name()), l.line(), l.column());
+  };
+  if (!inLibraryCall())
+    return at(loc);
+  auto callee = mlir::NameLoc::get(mlir::StringAttr::get(&ctx, libraryCallChain()), at(loc));
+  return mlir::CallSiteLoc::get(callee, at(userLocation(loc)));
 }
 
 std::string Trace::takeDiagnostics() { return std::exchange(diagnostics, ""); }

@@ -1,6 +1,7 @@
 // Implementation of the GPT decoder (see Gpt.h).
 #include "frontend/nn/Gpt.h"
 
+#include "frontend/CallerScope.h"
 #include "frontend/Grad.h"
 #include "frontend/Jit.h"
 #include "frontend/Random.h"
@@ -46,7 +47,8 @@ Tree<Shape> nn::gptParamShapes(const GptConfig &c) {
   return shapes;
 }
 
-Tree<Tensor> nn::gptDrawParams(const GptConfig &c, const Tensor &key) {
+Tree<Tensor> nn::gptDrawParams(const GptConfig &c, const Tensor &key, Loc loc) {
+  CallerScope scope("nn::gptDrawParams", loc);
   Tensor keys = random::split(key, 3 + 4 * c.layers);
   int64_t next = 0;
   auto normal = [&](const Shape &shape, double fanIn) {
@@ -80,7 +82,8 @@ Tree<Tensor> nn::gptDrawParams(const GptConfig &c, const Tensor &key) {
 }
 
 Tree<Array> nn::gptInit(const GptConfig &c, uint32_t seed,
-                        const Tree<NamedSharding> &shardings) {
+                        const Tree<NamedSharding> &shardings, Loc loc) {
+  CallerScope scope("nn::gptInit", loc);
   // Drawn on the device from counter-based keys: the same seed gives the same parameters
   // bit for bit, whatever runs it. With shardings, each parameter is made with its sharding,
   // so a partitioned program draws only each device's own shard.
@@ -92,7 +95,8 @@ Tree<Array> nn::gptInit(const GptConfig &c, uint32_t seed,
 }
 
 Tensor nn::gptForward(const GptConfig &c, const Tree<Tensor> &params, const Tensor &ids,
-                      const GptActivationShardings &act) {
+                      const GptActivationShardings &act, Loc loc) {
+  CallerScope scope("nn::gptForward", loc);
   // The constraints sit where the cookbook's model_apply gives an out_sharding.
   // The residual stream (embedding plus position) has the activation sharding act_seq.
   Tensor x = with_sharding_constraint(
@@ -111,7 +115,9 @@ Tensor nn::gptForward(const GptConfig &c, const Tree<Tensor> &params, const Tens
 }
 
 Tensor nn::gptLoss(const GptConfig &c, const Tree<Tensor> &params, const Tensor &ids,
-                   const Tensor &targets, const GptActivationShardings &activations) {
+                   const Tensor &targets, const GptActivationShardings &activations,
+                   Loc loc) {
+  CallerScope scope("nn::gptLoss", loc);
   return crossEntropy(gptForward(c, params, ids, activations), targets);
 }
 
@@ -119,7 +125,8 @@ std::tuple<Tree<Tensor>, Tree<Tensor>, Tensor>
 nn::gptTrainStep(const GptConfig &config, const optim::AdamWOptions &adamw,
                  const Tree<Tensor> &params, const Tree<Tensor> &state, const Tensor &ids,
                  const Tensor &targets, const Tensor &step,
-                 const GptActivationShardings &activations) {
+                 const GptActivationShardings &activations, Loc loc) {
+  CallerScope scope("nn::gptTrainStep", loc);
   auto loss = [&](const Tree<Tensor> &p, const Tensor &i, const Tensor &t) {
     return gptLoss(config, p, i, t, activations);
   };

@@ -43,18 +43,20 @@ Tree<Shape> gptParamShapes(const GptConfig &config);
 /// parameter is created directly with its sharding: random numbers come from global
 /// counters, so every device draws just its shard and the values do not depend on the mesh.
 Tree<Array> gptInit(const GptConfig &config, uint32_t seed,
-                    const Tree<NamedSharding> &shardings = Tree<NamedSharding>(NamedSharding()));
+                    const Tree<NamedSharding> &shardings = Tree<NamedSharding>(NamedSharding()),
+                    Loc loc = Loc::current());
 
 /// The traced body of gptInit: the parameter tree drawn from `key`.
-Tree<Tensor> gptDrawParams(const GptConfig &config, const Tensor &key);
+Tree<Tensor> gptDrawParams(const GptConfig &config, const Tensor &key, Loc loc = Loc::current());
 
 /// Logits [B, T, V] for token ids [B, T] (i32), with `activations` constrained.
 Tensor gptForward(const GptConfig &config, const Tree<Tensor> &params, const Tensor &ids,
-                  const GptActivationShardings &activations = {});
+                  const GptActivationShardings &activations = {}, Loc loc = Loc::current());
 
 /// Mean next-token cross-entropy: ids [B, T] predict targets [B, T].
 Tensor gptLoss(const GptConfig &config, const Tree<Tensor> &params, const Tensor &ids,
-               const Tensor &targets, const GptActivationShardings &activations = {});
+               const Tensor &targets, const GptActivationShardings &activations = {},
+               Loc loc = Loc::current());
 
 /// One training step inside a jitted function: the loss and its gradient (loom-autodiff),
 /// then AdamW. Returns the new parameters, the new optimizer state and the loss.
@@ -62,7 +64,7 @@ std::tuple<Tree<Tensor>, Tree<Tensor>, Tensor>
 gptTrainStep(const GptConfig &config, const optim::AdamWOptions &adamw,
              const Tree<Tensor> &params, const Tree<Tensor> &state, const Tensor &ids,
              const Tensor &targets, const Tensor &step,
-             const GptActivationShardings &activations = {});
+             const GptActivationShardings &activations = {}, Loc loc = Loc::current());
 
 } // namespace loom::nn
 

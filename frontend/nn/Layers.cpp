@@ -1,11 +1,14 @@
 // Implementation of the nn building blocks (see Layers.h).
 #include "frontend/nn/Layers.h"
 
+#include "frontend/CallerScope.h"
+
 #include <cmath>
 
 using namespace loom;
 
-Tensor nn::layerNorm(const Tree<Tensor> &params, const Tensor &x, double eps) {
+Tensor nn::layerNorm(const Tree<Tensor> &params, const Tensor &x, double eps, Loc loc) {
+  CallerScope scope("nn::layerNorm", loc);
   Tensor mu = mean(x, {-1}, true);
   Tensor centered = x - mu;
   Tensor variance = mean(centered * centered, {-1}, true);
@@ -14,7 +17,8 @@ Tensor nn::layerNorm(const Tree<Tensor> &params, const Tensor &x, double eps) {
 }
 
 Tensor nn::causalSelfAttention(const Tensor &qkv, const Tensor &out, const Tensor &x,
-                               const NamedSharding &heads) {
+                               const NamedSharding &heads, Loc loc) {
+  CallerScope scope("nn::causalSelfAttention", loc);
   int64_t batch = x.dim(0), seq = x.dim(1), numHeads = qkv.dim(2), headDim = qkv.dim(3);
   // [B, T, 3, H, Dh]: one projection for queries, keys and values.
   Tensor projected = einsum("btc,kchd->btkhd", x, qkv);
@@ -32,7 +36,8 @@ Tensor nn::causalSelfAttention(const Tensor &qkv, const Tensor &out, const Tenso
   return einsum("bhtd,hdc->btc", attended, out);
 }
 
-Tensor nn::crossEntropy(const Tensor &logits, const Tensor &targets) {
+Tensor nn::crossEntropy(const Tensor &logits, const Tensor &targets, Loc loc) {
+  CallerScope scope("nn::crossEntropy", loc);
   Tensor logp = log_softmax(logits, -1);
   Tensor picked = sum(logp * one_hot(targets, logits.dim(-1), logits.dtype()), {-1});
   return -mean(picked);

@@ -9,18 +9,21 @@
 
 namespace loom::nn {
 
+// Each takes its caller's location: errors inside name the caller (see CallerScope.h).
+
 /// Normalizes the last dim to zero mean and unit variance, then scales and shifts:
 /// params {"scale": [C], "bias": [C]}.
-Tensor layerNorm(const Tree<Tensor> &params, const Tensor &x, double eps = 1e-5);
+Tensor layerNorm(const Tree<Tensor> &params, const Tensor &x, double eps = 1e-5,
+                 Loc loc = Loc::current());
 
 /// Causal softmax attention of x [B, T, C] with heads: qkv [3, C, H, Dh] projects to queries,
 /// keys and values, out [H, Dh, C] projects back. `heads`, if specified, constrains the
 /// queries, keys and values [B, T, H, Dh] (the cookbook's act_att).
 Tensor causalSelfAttention(const Tensor &qkv, const Tensor &out, const Tensor &x,
-                           const NamedSharding &heads = {});
+                           const NamedSharding &heads = {}, Loc loc = Loc::current());
 
 /// Mean over the batch of -log p(target): logits [..., V], targets [...] (i32).
-Tensor crossEntropy(const Tensor &logits, const Tensor &targets);
+Tensor crossEntropy(const Tensor &logits, const Tensor &targets, Loc loc = Loc::current());
 
 } // namespace loom::nn
 

@@ -1,6 +1,7 @@
 // Implementation of the optimizers and schedules (see Optim.h).
 #include "frontend/optim/Optim.h"
 
+#include "frontend/CallerScope.h"
 #include "runtime/Device.h"
 
 #include <cmath>
@@ -49,7 +50,8 @@ Tree<Array> optim::zerosLike(const Tree<Array> &params) {
       params);
 }
 
-Tensor optim::globalNorm(const Tree<Tensor> &tree) {
+Tensor optim::globalNorm(const Tree<Tensor> &tree, Loc loc) {
+  CallerScope scope("optim::globalNorm", loc);
   std::vector<Tensor> leaves = tree.flatten();
   Tensor total = sum(leaves.at(0) * leaves.at(0));
   for (size_t i = 1; i < leaves.size(); ++i)
@@ -57,7 +59,8 @@ Tensor optim::globalNorm(const Tree<Tensor> &tree) {
   return sqrt(total);
 }
 
-Tree<Tensor> optim::clipByGlobalNorm(const Tree<Tensor> &grads, double maxNorm) {
+Tree<Tensor> optim::clipByGlobalNorm(const Tree<Tensor> &grads, double maxNorm, Loc loc) {
+  CallerScope scope("optim::clipByGlobalNorm", loc);
   Tensor norm = globalNorm(grads);
   // scale = min(1, maxNorm / norm); the epsilon keeps a zero gradient finite.
   Tensor scale = minimum(scalar_like(norm, 1.0), maxNorm / (norm + 1e-12));
@@ -74,7 +77,8 @@ std::pair<Tree<Tensor>, Tree<Tensor>> optim::sgdUpdate(const SgdOptions &options
                                                        const Tree<Tensor> &params,
                                                        const Tree<Tensor> &grads,
                                                        const Tree<Tensor> &state,
-                                                       const Tensor &step) {
+                                                       const Tensor &step, Loc loc) {
+  CallerScope scope("optim::sgdUpdate", loc);
   // The learning rate in the parameters' precision (see adamwUpdate).
   std::map<DType, Tensor> lrs;
   auto lrFor = [&](DType paramType) {
@@ -105,7 +109,8 @@ std::pair<Tree<Tensor>, Tree<Tensor>> optim::adamwUpdate(const AdamWOptions &o,
                                                          const Tree<Tensor> &params,
                                                          const Tree<Tensor> &grads,
                                                          const Tree<Tensor> &state,
-                                                         const Tensor &step) {
+                                                         const Tensor &step, Loc loc) {
+  CallerScope scope("optim::adamwUpdate", loc);
   // The learning rate and bias corrections are computed in the parameters' precision (at
   // least f32), whatever the step counter's dtype: an f32 counter must not round an f64
   // update. One set per precision.
@@ -147,7 +152,8 @@ std::pair<Tree<Tensor>, Tree<Tensor>> optim::adamwUpdate(const AdamWOptions &o,
 }
 
 Tree<Tensor> optim::emaUpdate(const Tree<Tensor> &ema, const Tree<Tensor> &params,
-                              double decay) {
+                              double decay, Loc loc) {
+  CallerScope scope("optim::emaUpdate", loc);
   return tree_map([&](const Tensor &e, const Tensor &p) { return e * decay + p * (1 - decay); },
                   ema, params);
 }

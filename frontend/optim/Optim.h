@@ -14,6 +14,9 @@
 
 namespace loom::optim {
 
+// The traced functions take their caller's location: errors inside name the caller (see
+// CallerScope.h).
+
 /// A learning rate as a function of the step: on the device (a scalar tensor of the step)
 /// and on the host.
 struct Schedule {
@@ -30,9 +33,9 @@ Schedule warmupCosine(double peak, int64_t warmupSteps, int64_t totalSteps, doub
 Tree<Array> zerosLike(const Tree<Array> &params);
 
 /// Scales `grads` so their global L2 norm is at most `maxNorm`.
-Tree<Tensor> clipByGlobalNorm(const Tree<Tensor> &grads, double maxNorm);
+Tree<Tensor> clipByGlobalNorm(const Tree<Tensor> &grads, double maxNorm, Loc loc = Loc::current());
 /// The global L2 norm of all leaves.
-Tensor globalNorm(const Tree<Tensor> &tree);
+Tensor globalNorm(const Tree<Tensor> &tree, Loc loc = Loc::current());
 
 struct SgdOptions {
   Schedule lr = constant(0.1);
@@ -44,7 +47,8 @@ Tree<Array> sgdInit(const Tree<Array> &params);
 std::pair<Tree<Tensor>, Tree<Tensor>> sgdUpdate(const SgdOptions &options,
                                                 const Tree<Tensor> &params,
                                                 const Tree<Tensor> &grads,
-                                                const Tree<Tensor> &state, const Tensor &step);
+                                                const Tree<Tensor> &state, const Tensor &step,
+                                                Loc loc = Loc::current());
 
 struct AdamWOptions {
   Schedule lr = constant(1e-3);
@@ -60,10 +64,11 @@ std::pair<Tree<Tensor>, Tree<Tensor>> adamwUpdate(const AdamWOptions &options,
                                                   const Tree<Tensor> &params,
                                                   const Tree<Tensor> &grads,
                                                   const Tree<Tensor> &state,
-                                                  const Tensor &step);
+                                                  const Tensor &step, Loc loc = Loc::current());
 
 /// ema * decay + params * (1 - decay).
-Tree<Tensor> emaUpdate(const Tree<Tensor> &ema, const Tree<Tensor> &params, double decay);
+Tree<Tensor> emaUpdate(const Tree<Tensor> &ema, const Tree<Tensor> &params, double decay,
+                       Loc loc = Loc::current());
 
 } // namespace loom::optim
 

@@ -226,9 +226,15 @@ std::string mlir::loom::describeLocation(Location loc) {
     for (Location inner : fused.getLocations())
       if (std::string text = describeLocation(inner); text != "unknown")
         return text;
+  // Inlined code: the op's own place, not the call's.
   if (auto called = dyn_cast<CallSiteLoc>(loc))
     return describeLocation(called.getCallee());
-  if (auto named = dyn_cast<NameLoc>(loc))
-    return describeLocation(named.getChildLoc());
+  // A named place, e.g. an op of a DSL library function (see frontend/CallerScope.h, whose
+  // names are call chains): "Layers.cpp:36 (nn::causalSelfAttention)".
+  if (auto named = dyn_cast<NameLoc>(loc)) {
+    auto [outer, inner] = named.getName().getValue().rsplit(" > ");
+    std::string where = describeLocation(named.getChildLoc());
+    return where + " (" + (inner.empty() ? outer : inner).str() + ")";
+  }
   return "unknown";
 }

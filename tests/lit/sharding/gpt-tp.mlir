@@ -8,10 +8,10 @@
 // CHECK-NOT: loom.all_reduce
 // CHECK: loom.dot_general {{.*}} -> tensor<8x16x3x2x8xf32>
 // CHECK-NOT: loom.all_reduce
-// CHECK: loom.all_reduce sum {{.*}}axes = ["tensor"] {{.*}}reason = "partial sum of loom.dot_general at Layers.cpp:{{[0-9]+}} for sharding_constraint at Gpt.cpp:{{[0-9]+}}
+// CHECK: loom.all_reduce sum {{.*}}axes = ["tensor"] {{.*}}reason = "partial sum of loom.dot_general at Layers.cpp:{{[0-9]+}} (nn::causalSelfAttention) for sharding_constraint at Gpt.cpp:{{[0-9]+}}
 // CHECK-NOT: loom.all_reduce
 // CHECK: loom.dot_general {{.*}} -> tensor<8x16x64xf32>
 // CHECK-NOT: loom.all_reduce
-// CHECK: loom.all_reduce sum {{.*}}axes = ["tensor"] {{.*}}reason = "partial sum of loom.dot_general at Gpt.cpp:{{[0-9]+}} for sharding_constraint at Gpt.cpp:{{[0-9]+}}
+// CHECK: loom.all_reduce sum {{.*}}axes = ["tensor"] {{.*}}reason = "partial sum of loom.dot_general at Gpt.cpp:{{[0-9]+}} (nn::gptForward) for sharding_constraint at Gpt.cpp:{{[0-9]+}} (nn::gptForward)
 // CHECK-NOT: loom.all_to_all
 // CHECK: return

@@ -1,7 +1,10 @@
 // Misuses of the DSL that used to crash end in a loom::Error naming the caller's line: a
 // tensor kept from one trace and used in another (JAX's leaked tracer), and shapes whose
-// element count or bytes do not fit in 64 bits.
+// element count or bytes do not fit in 64 bits; and errors inside Loom's own model code
+// (nn layers, the GPT) name the user's call, never a source file of Loom.
 #include "frontend/Loom.h"
+#include "frontend/nn/Gpt.h"
+#include "frontend/nn/Layers.h"
 
 #include <gtest/gtest.h>
 
@@ -55,6 +58,52 @@ TEST(Misuse, AShapeTooLargeForSixtyFourBitsIsAnError) {
               jit([](Tensor a) { return a + sum(ones({int64_t(1) << 62})); })(x);
             }).find("fit in 64 bits"),
             std::string::npos);
+}
+
+/// Whether `message` names a source file of Loom's model code.
+bool namesLoomSource(const std::string &message) {
+  for (const char *file : {"Layers.cpp", "Gpt.cpp", "Optim.cpp", "frontend/nn", "Trace.cpp"})
+    if (message.find(file) != std::string::npos)
+      return true;
+  return false;
+}
+
+TEST(Misuse, AnErrorInsideALayerNamesTheCallersLine) {
+  Array x = Array::from(std::vector<float>(8, 1.0f), {2, 4});
+  Array scale = Array::from(std::vector<float>(5, 1.0f), {5}); // should be [4]
+  Array bias = Array::from(std::vector<float>(4, 0.0f), {4});
+  int line = 0;
+  auto f = jit([&](Tensor a, Tensor s, Tensor b) {
+    Tree<Tensor> params;
+    params["scale"] = s;
+    params["bias"] = b;
+    line = __LINE__ + 1;
+    return nn::layerNorm(params, a);
+  });
+  std::string message = errorOf([&] { f(x, scale, bias); });
+  EXPECT_NE(message.find("MisuseTest.cpp:" + std::to_string(line) + " in nn::layerNorm: mul:"),
+            std::string::npos)
+      << message;
+  EXPECT_NE(message.find("f32[5]"), std::string::npos) << message;
+  EXPECT_FALSE(namesLoomSource(message)) << message;
+}
+
+TEST(Misuse, AnErrorDeepInTheGptNamesTheCallAndTheLibraryChain) {
+  nn::GptConfig config{.vocab = 16, .embed = 8, .layers = 1, .heads = 2, .seq = 4, .batch = 2};
+  Tree<Array> params = nn::gptInit(config, 0);
+  Array ids = Array::from(std::vector<float>(8, 0.0f), {2, 4}); // token ids must be integers
+  Array targets = Array::from(std::vector<int32_t>(8, 0), {2, 4});
+  int line = 0;
+  auto loss = jit([&](const Tree<Tensor> &p, Tensor i, Tensor t) {
+    line = __LINE__ + 1;
+    return nn::gptLoss(config, p, i, t);
+  });
+  std::string message = errorOf([&] { loss(params, ids, targets); });
+  EXPECT_NE(message.find("MisuseTest.cpp:" + std::to_string(line) +
+                         " in nn::gptLoss > nn::gptForward: take:"),
+            std::string::npos)
+      << message;
+  EXPECT_FALSE(namesLoomSource(message)) << message;
 }
 
 } // namespace
