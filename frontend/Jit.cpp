@@ -9,6 +9,7 @@
 #include "compiler/Pipeline/CpuPipeline.h"
 #include "runtime/Client.h"
 #include "runtime/Device.h"
+#include "runtime/Profiler.h"
 #include "runtime/InProcessCollectives.h"
 #include "runtime/SpmdCalls.h"
 #include "frontend/MeshPlacement.h"
@@ -277,6 +278,7 @@ struct JitFunction::Impl {
                     mlir::OwningOpRef<mlir::ModuleOp> &module, TreeDef &structure,
                     std::vector<size_t> &positions) {
     auto start = std::chrono::steady_clock::now();
+    rt::profile::Span span(rt::profile::hostTrack, "trace " + options.name, "compile");
     std::vector<bool> donated = donatedLeaves(args, options);
     Trace trace(context);
     Trace::Scope scope(trace);
@@ -318,6 +320,8 @@ struct JitFunction::Impl {
     std::vector<size_t> positions;
     std::string ir = trace(args, fn, module, outputs, positions);
     auto start = std::chrono::steady_clock::now();
+    std::optional<rt::profile::Span> span(std::in_place, rt::profile::hostTrack,
+                                          "compile " + options.name, "compile");
     Compiled entry;
     partitionForMesh(*module, entry);
     double partitionSeconds = since(start);
@@ -329,6 +333,7 @@ struct JitFunction::Impl {
     if (!compiled.ok())
       throw Error(fmt::format("{}: compilation failed: {}", options.name,
                               compiled.status().message()));
+    span.reset();
     stats.cacheHits += compiled->cacheHit;
     stats.lastCompileSeconds = since(start);
     stats.lastLowerSeconds = compiled->lowerSeconds;
@@ -452,6 +457,7 @@ std::string JitFunction::ir(const FlatArgs &args, const Traced &fn) {
 
 std::pair<std::vector<Array>, const TreeDef *> JitFunction::call(const FlatArgs &args,
                                                                  const Traced &fn) {
+  rt::profile::Span span(rt::profile::hostTrack, "call " + impl->options.name, "dispatch");
   const Compiled *compiled;
   {
     std::lock_guard lock(impl->mutex);

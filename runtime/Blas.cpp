@@ -1,7 +1,10 @@
 // OpenBLAS behind the runtime's GEMM C ABI (see Blas.h).
 #include "runtime/Blas.h"
+#include "runtime/Profiler.h"
 
 #include <algorithm>
+#include <optional>
+#include <string>
 #include <cblas.h>
 
 extern "C" void openblas_set_num_threads(int);
@@ -15,6 +18,13 @@ void gemm(Gemm call, int64_t batch, int64_t m, int64_t n, int64_t k, int64_t a, 
           int64_t transposeA, int64_t transposeB) {
   if (m == 0 || n == 0)
     return;
+  std::optional<loom::rt::profile::Span> span;
+  if (loom::rt::profile::enabled())
+    span.emplace(loom::rt::profile::currentTrack(), sizeof(T) == 4 ? "sgemm" : "dgemm", "blas",
+                 "{\"batch\":" + std::to_string(batch) + ",\"m\":" + std::to_string(m) +
+                     ",\"n\":" + std::to_string(n) + ",\"k\":" + std::to_string(k) +
+                     ",\"transpose_a\":" + std::to_string(transposeA != 0) +
+                     ",\"transpose_b\":" + std::to_string(transposeB != 0) + "}");
   // BLAS rejects leading dimensions below the row length, even where they are irrelevant.
   lda = std::max(lda, transposeA ? m : k), ldb = std::max(ldb, transposeB ? k : n);
   ldc = std::max(ldc, n);

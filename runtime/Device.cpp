@@ -1,6 +1,7 @@
 // The CPU stream: one worker thread draining an in-order queue, and execute()
 // built on top of it.
 #include "runtime/Device.h"
+#include "runtime/Profiler.h"
 #include "runtime/TempMemory.h"
 
 #include <algorithm>
@@ -243,7 +244,7 @@ Device::execute(std::shared_ptr<const Executable> exe,
                                            std::to_string(i) +
                                            " failed: " + cause.message());
   };
-  auto work = [exe, inputs, outputs, copies, donors, spmd]() {
+  auto work = [exe, inputs, outputs, copies, donors, spmd, deviceId = id()]() {
     for (const auto &[from, to] : copies)
       std::memcpy(to->data(), from->data(), from->size());
     // Host reads of a donated buffer that began before the donation finish
@@ -257,6 +258,7 @@ Device::execute(std::shared_ptr<const Executable> exe,
       pointers.push_back(buffer->data());
     for (const auto &buffer : outputs)
       pointers.push_back(buffer->data());
+    profile::LaunchScope launch(deviceId, exe->name);
     detail::beginSpmdLaunch(spmd ? &*spmd : nullptr);
     exe->entry(pointers.data());
     Status status = detail::endSpmdLaunch();

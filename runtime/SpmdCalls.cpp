@@ -1,5 +1,6 @@
 // The collective calls of compiled SPMD programs (see SpmdCalls.h).
 #include "runtime/SpmdCalls.h"
+#include "runtime/Profiler.h"
 
 #include <algorithm>
 #include <chrono>
@@ -18,6 +19,10 @@ struct InFlight {
   int64_t handle;
   CollectiveHandle backendHandle;
   Clock::time_point started;
+  /// For the timeline profiler (see Profiler.h): its start there, kind and bytes.
+  int64_t profileStart;
+  CollectiveKind kind;
+  int64_t bytes;
 };
 
 struct Launch {
@@ -145,7 +150,9 @@ extern "C" int64_t loom_rt_collective_start(int64_t kind, int64_t dtype, int64_t
                                   started.status().message())),
            0;
   int64_t handle = launch.nextHandle++;
-  launch.inFlight.push_back({handle, *started, Clock::now()});
+  launch.inFlight.push_back({handle, *started, Clock::now(), profile::now(), request.kind,
+                             request.inputElements() *
+                                 static_cast<int64_t>(byteSize(request.dtype))});
   return handle;
 }
 
@@ -160,6 +167,14 @@ extern "C" void loom_rt_collective_wait(int64_t handle) {
   // Waited for even after an earlier failure: the peers may still read our buffers.
   Status status = launch.context->collectives->wait(op.backendHandle);
   Clock::time_point done = Clock::now();
+  if (profile::enabled())
+    profile::record(profile::collectivesTrack(launch.context->device), std::string(name(op.kind)),
+                    "collective", op.profileStart, profile::now(),
+                    "{\"input_bytes\":" + std::to_string(op.bytes) + ",\"waited_us\":" +
+                        std::to_string(std::chrono::duration_cast<std::chrono::microseconds>(
+                                           done - waiting)
+                                           .count()) +
+                        "}");
   {
     std::lock_guard<std::mutex> lock(statsMutex);
     SpmdCallStats &stats = allStats()[launch.context->device];

@@ -7,8 +7,10 @@
 #include "compiler/Jit/CompilerFingerprint.h"
 #include "compiler/Jit/LlvmOptimizer.h"
 #include "compiler/Jit/ObjectEmitter.h"
+#include "compiler/Jit/PerfMap.h"
 #include "compiler/Jit/RuntimeSymbols.h"
 #include "compiler/Pipeline/CpuPipeline.h"
+#include "runtime/Profiler.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Diagnostics.h"
@@ -16,6 +18,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
+#include "llvm/ExecutionEngine/Orc/ObjectLinkingLayer.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Pass.h"
 #include "llvm/MC/TargetRegistry.h"
@@ -66,6 +69,10 @@ bool outlineKernels(const CpuCompileOptions &options) {
   return options.outlineKernels && !(env && std::string_view(env) == "0");
 }
 
+bool profileKernels(const CpuCompileOptions &options) {
+  return options.profileKernels || rt::profile::enabled();
+}
+
 rt::Status internal(std::string message) {
   return rt::Status::error(rt::StatusCode::Internal, std::move(message));
 }
@@ -112,7 +119,8 @@ rt::StatusOr<std::string> generateObject(ModuleOp module,
     PassManager pm(ctx);
     if (timing)
       pm.enableTiming(); // MLIR's pass timing, printed to stderr when `pm` goes away
-    if (failed(buildCpuPipeline(pm, options.overlapCollectives, outlineKernels(options))))
+    if (failed(buildCpuPipeline(pm, options.overlapCollectives, outlineKernels(options),
+                                profileKernels(options))))
       return internal("cannot build the CPU pipeline: " + diagnostics.text);
     if (!options.dumpDir.empty()) {
       ctx->disableMultithreading(); // IR printing requires it
@@ -153,7 +161,15 @@ rt::StatusOr<std::shared_ptr<llvm::orc::LLJIT>> loadObject(const std::string &bl
   auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
   if (!jtmb)
     return internal(llvm::toString(jtmb.takeError()));
-  auto jit = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(std::move(*jtmb)).create();
+  llvm::orc::LLJITBuilder builder;
+  builder.setJITTargetMachineBuilder(std::move(*jtmb));
+  if (perfMapEnabled())
+    builder.setObjectLinkingLayerCreator([](llvm::orc::ExecutionSession &session) {
+      auto layer = std::make_unique<llvm::orc::ObjectLinkingLayer>(session);
+      layer->addPlugin(createPerfMapPlugin());
+      return std::unique_ptr<llvm::orc::ObjectLayer>(std::move(layer));
+    });
+  auto jit = builder.create();
   if (!jit)
     return internal(llvm::toString(jit.takeError()));
   if (llvm::Error err = defineRuntimeSymbols(**jit))
@@ -227,7 +243,8 @@ rt::StatusOr<CpuCompileResult> mlir::loom::compileForCpu(ModuleOp module,
                          llvm::join(cpuBufferizePasses(), ",") + ";" +
                          llvm::join(cpuToLLVMPasses(), ",") +
                          (options.overlapCollectives ? "" : ";no-overlap") +
-                         (outlineKernels(options) ? "" : ";no-outline");
+                         (outlineKernels(options) ? "" : ";no-outline") +
+                         (profileKernels(options) ? ";profile" : "");
   std::string key = CompilationCache::hashKey(
       {"loom-cpu-3", LOOM_COMPILER_FINGERPRINT, LLVM_VERSION_STRING, (*tm)->getTargetTriple().str(),
        (*tm)->getTargetCPU().str(), (*tm)->getTargetFeatureString().str(), pipeline,

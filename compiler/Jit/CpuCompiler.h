@@ -25,6 +25,9 @@ struct CpuCompileOptions {
   /// Each loop nest a kernel function, identical ones compiled once (loom-outline-kernels).
   /// LOOM_OUTLINE_KERNELS=0 turns it off everywhere (to compare).
   bool outlineKernels = true;
+  /// Calls the timeline profiler around each kernel (also whenever the profiler is recording,
+  /// see runtime/Profiler.h).
+  bool profileKernels = false;
   /// If not empty, the module after each pipeline stage is written here (for debugging).
   std::string dumpDir;
 };

@@ -2,6 +2,7 @@
 #include "compiler/Jit/RuntimeSymbols.h"
 
 #include "runtime/Blas.h"
+#include "runtime/Profiler.h"
 #include "runtime/SpmdCalls.h"
 #include "runtime/TempMemory.h"
 
@@ -31,6 +32,8 @@ Error mlir::loom::defineRuntimeSymbols(LLJIT &jit) {
   add("loom_rt_collective_start", &loom_rt_collective_start);
   add("loom_rt_collective_wait", &loom_rt_collective_wait);
   add("loom_rt_axis_index", &loom_rt_axis_index);
+  add("loom_rt_profile_begin", &loom_rt_profile_begin);
+  add("loom_rt_profile_end", &loom_rt_profile_end);
   // Temporaries (finalize-memref-to-llvm{use-generic-functions}) use the caching allocator.
   add("_mlir_memref_to_llvm_alloc", &loom_rt_temp_alloc);
   add("_mlir_memref_to_llvm_aligned_alloc", &loom_rt_temp_aligned_alloc);

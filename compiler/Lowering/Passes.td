@@ -236,6 +236,32 @@ def SinkDeallocs : Pass<"loom-sink-deallocs"> {
   }];
 }
 
+def ProfileKernels : Pass<"loom-profile-kernels", "mlir::ModuleOp"> {
+  let summary = "Brackets each kernel call of a step with the profiler's begin and end calls.";
+  let description = [{
+    Runs after loom-outline-kernels when the timeline profiler is on (`LOOM_PROFILE`). In each
+    public function, every call to a kernel (a private function defined in the module) gets
+    `loom_rt_profile_begin()` before it and `loom_rt_profile_end(name)` after it, where `name`
+    is the address (as i64) of a constant, NUL-terminated copy of the kernel's name: the
+    profiler then records one event per kernel call on the running device's track.
+
+    Input:
+    ```mlir
+    call @"exp_sub:Layers.cpp:34"(%a, %b) : (memref<8xf32>, memref<8xf32>) -> ()
+    ```
+    Output:
+    ```mlir
+    call @loom_rt_profile_begin() : () -> ()
+    call @"exp_sub:Layers.cpp:34"(%a, %b) : (memref<8xf32>, memref<8xf32>) -> ()
+    %name = memref.get_global @loom_profile_name_0 : memref<18xi8>
+    %pointer = memref.extract_aligned_pointer_as_index %name : memref<18xi8> -> index
+    %address = arith.index_cast %pointer : index to i64
+    call @loom_rt_profile_end(%address) : (i64) -> ()
+    ```
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect", "mlir::memref::MemRefDialect"];
+}
+
 def OutlineKernels : Pass<"loom-outline-kernels", "mlir::ModuleOp"> {
   let summary = "Moves each loop nest into a kernel function, one per distinct body.";
   let description = [{

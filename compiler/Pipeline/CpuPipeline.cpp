@@ -94,7 +94,7 @@ static LogicalResult addPasses(OpPassManager &pm, const std::vector<std::string>
 }
 
 LogicalResult mlir::loom::buildCpuPipeline(OpPassManager &pm, bool overlapCollectives,
-                                           bool outlineKernels) {
+                                           bool outlineKernels, bool profileKernels) {
   registerLoomPasses(); // the pass lists are parsed by name
   std::vector<std::string> bufferize = cpuBufferizePasses();
   if (!overlapCollectives)
@@ -102,6 +102,8 @@ LogicalResult mlir::loom::buildCpuPipeline(OpPassManager &pm, bool overlapCollec
   std::vector<std::string> toLLVM = cpuToLLVMPasses();
   if (!outlineKernels)
     llvm::erase(toLLVM, "loom-outline-kernels");
+  else if (profileKernels)
+    toLLVM.insert(llvm::find(toLLVM, "loom-outline-kernels") + 1, "loom-profile-kernels");
   return success(succeeded(addPasses(pm, cpuToLinalgPasses())) &&
                  succeeded(addPasses(pm, bufferize)) &&
                  succeeded(addPasses(pm, toLLVM)));

@@ -25,8 +25,9 @@ const std::vector<std::string> &spmdPasses();
 /// `overlapCollectives` false leaves out loom-overlap-collectives (each collective's wait
 /// then follows its start), to measure what the scheduling buys.
 /// `outlineKernels` false leaves out loom-outline-kernels (the step stays one function).
+/// `profileKernels` adds loom-profile-kernels after it (the timeline profiler's calls).
 LogicalResult buildCpuPipeline(OpPassManager &pm, bool overlapCollectives = true,
-                               bool outlineKernels = true);
+                               bool outlineKernels = true, bool profileKernels = false);
 
 /// Registers loom-cpu-to-linalg, loom-cpu-bufferize, loom-cpu-to-llvm and loom-cpu-pipeline.
 void registerCpuPipelines();

@@ -9,6 +9,7 @@
 #include "frontend/train/TrainState.h"
 #include "runtime/Client.h"
 #include "runtime/Device.h"
+#include "runtime/Profiler.h"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -228,6 +229,8 @@ RunSummary runTraining(const Config &c, const RunOptions &options, std::FILE *lo
   };
   std::deque<Array> inFlight;
   for (int64_t step = summary.firstStep; step < steps; ++step) {
+    // The host's part of the step: loading the batch, dispatching, reading losses.
+    rt::profile::Span stepSpan(rt::profile::hostTrack, "step " + std::to_string(step), "step");
     Tree<Array> batchArrays = task->trainBatch(seed, step);
     if (inFlight.size() >= kAhead) {
       inFlight.front().block_until_ready();
