@@ -482,6 +482,12 @@ std::pair<std::vector<Array>, const TreeDef *> JitFunction::call(const FlatArgs 
   rt::Device &device = client.device(impl->options.device);
   std::vector<std::shared_ptr<rt::Buffer>> buffers;
   for (const Array &a : args.leaves) {
+    // On a one-device mesh the only shard is the whole array.
+    if (a.isSharded() && a.shardBuffers().size() == 1 &&
+        a.shardBuffers()[0]->device().id() == impl->options.device) {
+      buffers.push_back(a.shardBuffers()[0]);
+      continue;
+    }
     if (a.isSharded())
       throw Error(fmt::format("{}: argument {} is sharded over {} but the function runs on one "
                               "device",

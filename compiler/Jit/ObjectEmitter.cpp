@@ -35,20 +35,35 @@ double secondsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-/// Which part each defined function goes to: largest first onto the lightest part.
-llvm::DenseMap<Operation *, int> assignParts(ModuleOp module, int parts) {
+/// A function marked optnone (by loom-outline-kernels: the straight-line code that calls the
+/// kernels), compiled without optimization.
+bool isSequencer(LLVM::LLVMFuncOp fn) {
+  auto passthrough = fn.getPassthroughAttr();
+  return passthrough && llvm::any_of(passthrough, [](Attribute a) {
+           auto name = dyn_cast<StringAttr>(a);
+           return name && name.getValue() == "optnone";
+         });
+}
+
+/// Which part each defined function goes to: with `sequencerPart`, the sequencers go to the
+/// last part; the others largest first onto the lightest of the remaining parts.
+llvm::DenseMap<Operation *, int> assignParts(ModuleOp module, int parts, bool sequencerPart) {
   std::vector<std::pair<size_t, Operation *>> sized;
+  llvm::DenseMap<Operation *, int> part;
   for (auto fn : module.getOps<LLVM::LLVMFuncOp>()) {
     if (fn.isExternal())
       continue;
+    if (sequencerPart && isSequencer(fn)) {
+      part[fn] = parts - 1;
+      continue;
+    }
     size_t ops = 0;
     fn->walk([&](Operation *) { ++ops; });
     sized.emplace_back(ops, fn);
   }
   std::stable_sort(sized.begin(), sized.end(),
                    [](const auto &a, const auto &b) { return a.first > b.first; });
-  std::vector<size_t> load(parts, 0);
-  llvm::DenseMap<Operation *, int> part;
+  std::vector<size_t> load(sequencerPart ? parts - 1 : parts, 0);
   for (auto [ops, fn] : sized) {
     int lightest = static_cast<int>(std::min_element(load.begin(), load.end()) - load.begin());
     part[fn] = lightest;
@@ -101,12 +116,17 @@ struct PartResult {
 };
 
 /// Optimizes and compiles one part's LLVM module (on its own thread; the module has a
-/// context of its own).
+/// context of its own). A `fast` part (sequencers only) is neither optimized nor compiled
+/// with more than FastISel and the fast register allocator.
 void compilePart(llvm::Module &module, const llvm::orc::JITTargetMachineBuilder &target,
-                 llvm::TargetMachine *given, const EmitOptions &options, int index,
+                 llvm::TargetMachine *given, const EmitOptions &options, int index, bool fast,
                  PartResult &result) {
   // A target machine of the thread's own (they are not shared between threads).
   llvm::orc::JITTargetMachineBuilder builder = target; // creating one is not const
+  if (fast) {
+    builder.setCodeGenOptLevel(llvm::CodeGenOptLevel::None);
+    given = nullptr;
+  }
   llvm::Expected<std::unique_ptr<llvm::TargetMachine>> tm(nullptr);
   if (!given) {
     tm = builder.createTargetMachine();
@@ -118,7 +138,8 @@ void compilePart(llvm::Module &module, const llvm::orc::JITTargetMachineBuilder 
   }
   llvm::TargetMachine *machine = given;
   auto start = std::chrono::steady_clock::now();
-  if (llvm::Error err = mlir::loom::optimizeLlvmModule(module, *machine, options.timing)) {
+  if (llvm::Error err = fast ? llvm::Error::success()
+                             : mlir::loom::optimizeLlvmModule(module, *machine, options.timing)) {
     result.error = "LLVM optimization failed: " + llvm::toString(std::move(err));
     return;
   }
@@ -156,21 +177,24 @@ mlir::loom::emitObjects(ModuleOp module, const llvm::orc::JITTargetMachineBuilde
     parts = 1;
   // A small program is done before threads and target machines of their own would pay off;
   // no more parts than functions.
-  size_t ops = 0, functions = 0;
+  size_t ops = 0, functions = 0, sequencers = 0;
   module->walk([&](Operation *op) {
     ++ops;
     if (auto fn = dyn_cast<LLVM::LLVMFuncOp>(op); fn && !fn.isExternal())
-      ++functions;
+      ++functions, sequencers += isSequencer(fn);
   });
   if (ops < kMinOpsPerPart * 2)
     parts = 1;
   parts = std::max(1, std::min<int>(parts, static_cast<int>(functions)));
+  // The sequencers (the step's calls, which grow with the model's depth) get a part of their
+  // own, compiled fast; the kernels share the others.
+  bool sequencerPart = parts > 1 && sequencers > 0 && sequencers < functions;
 
   // One part is the module itself; several are reduced copies of it.
   std::vector<OwningOpRef<ModuleOp>> copies;
   std::vector<ModuleOp> modules{module};
   if (parts > 1) {
-    auto assignment = assignParts(module, parts);
+    auto assignment = assignParts(module, parts, sequencerPart);
     modules.clear();
     for (int p = 0; p < parts; ++p)
       modules.push_back(*copies.emplace_back(partOf(module, assignment, p)));
@@ -199,8 +223,9 @@ mlir::loom::emitObjects(ModuleOp module, const llvm::orc::JITTargetMachineBuilde
   std::vector<std::thread> threads;
   for (int p = 1; p < parts; ++p)
     threads.emplace_back(compilePart, std::ref(*llvmModules[p]), std::cref(target), nullptr,
-                         std::cref(options), p, std::ref(results[p]));
-  compilePart(*llvmModules[0], target, target0->get(), options, 0, results[0]);
+                         std::cref(options), p, sequencerPart && p == parts - 1,
+                         std::ref(results[p]));
+  compilePart(*llvmModules[0], target, target0->get(), options, 0, false, results[0]);
   for (std::thread &t : threads)
     t.join();
   if (options.timing)

@@ -76,6 +76,13 @@ struct OutlineKernelsPass : mlir::loom::impl::OutlineKernelsBase<OutlineKernelsP
           nests.push_back(&op);
       for (Operation *nest : nests)
         outline(nest, symbols, byBody);
+      // What is left is straight-line code around calls: compiled without optimisation
+      // (FastISel, no loop passes), as the kernels carry the work. LLVM's instruction
+      // selection and register allocation grow faster than linearly on one huge block.
+      if (!nests.empty() && !fn.isPrivate())
+        fn->setAttr("passthrough", OpBuilder(fn).getArrayAttr(
+                                       {OpBuilder(fn).getStringAttr("optnone"),
+                                        OpBuilder(fn).getStringAttr("noinline")}));
       // Constants only the nests used now live in the kernels.
       for (Operation &op : llvm::make_early_inc_range(fn.getBody().front()))
         if (op.hasTrait<OpTrait::ConstantLike>() && op.use_empty())

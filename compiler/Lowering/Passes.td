@@ -273,7 +273,10 @@ def OutlineKernels : Pass<"loom-outline-kernels", "mlir::ModuleOp"> {
     model repeats each layer's) are created once and called from every place: LLVM then
     optimizes and compiles one layer's loops, not L copies inside one huge function, whose
     loop passes (induction-variable simplification, strength reduction) grow faster than its
-    size.
+    size. A function that had nests (the step, now a sequence of calls) is marked `optnone`:
+    the object emitter compiles it apart with FastISel and the fast register allocator, whose
+    time grows linearly with the depth of the model (instruction selection and the greedy
+    allocator did not on the huge block).
 
     Input:
     ```mlir

@@ -51,7 +51,7 @@
 
 // LLVM: llvm.func @loom_rt_gemm_f32(i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64)
 // LLVM: llvm.func @main(
-// LLVM-SAME: attributes {sym_visibility = "private"}
+// LLVM-SAME: attributes {passthrough = ["optnone", "noinline"], sym_visibility = "private"}
 // LLVM-NOT: tanhf
 // LLVM: llvm.call @loom_rt_gemm_f32(
 // LLVM: llvm.intr.fma
@@ -131,7 +131,7 @@ func.func @main(%x: tensor<4x8xf32>, %w: tensor<8x16xf32>, %b: tensor<16xf32>)
 
 // LLVM-NOT: expf
 // LLVM: llvm.func @main(
-// LLVM-SAME: attributes {sym_visibility = "private"}
+// LLVM-SAME: attributes {passthrough = ["optnone", "noinline"], sym_visibility = "private"}
 // LLVM: llvm.func @loom_entry(%{{[a-z0-9_]+}}: !llvm.ptr) {
 // LLVM: llvm.call @main(
 // LLVM-NOT: expf

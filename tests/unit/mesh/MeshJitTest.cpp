@@ -36,6 +36,20 @@ TEST(MeshArray, DevicePutAndToHostRoundTrip) {
   }
 }
 
+TEST(MeshJit, AOneDeviceMeshRunsTheProgramWhole) {
+  // A config with mesh shape [1] is a plain one-device run: its arrays' only shard is the
+  // whole array.
+  Mesh mesh({{"data", 1}});
+  NamedSharding rows(mesh, P("data"));
+  std::vector<float> values = ramp(8 * 6, 0.5f);
+  Array a = Array::device_put(values, {8, 6}, rows);
+  auto twice = jit([](Tensor x) { return x * 2.0; }, {.name = "twice", .inShardings = {rows}});
+  std::vector<float> out = twice(a).to_host<float>();
+  ASSERT_EQ(out.size(), values.size());
+  for (size_t i = 0; i < values.size(); ++i)
+    EXPECT_EQ(out[i], 2 * values[i]);
+}
+
 TEST(MeshArray, ProcessLocalDataMakesTheGlobalBatch) {
   Mesh mesh({{"data", 4}});
   std::vector<int32_t> batch(8 * 3);
