@@ -339,6 +339,8 @@ struct JitFunction::Impl {
     stats.lastLowerSeconds = compiled->lowerSeconds;
     stats.lastCodegenSeconds = compiled->codegenSeconds;
     stats.lastLoadSeconds = compiled->loadSeconds;
+    stats.lastKernels = compiled->kernels;
+    stats.lastKernelsFromCache = compiled->kernelsFromCache;
     if (mlir::loom::compileTimingEnabled())
       fmt::print(stderr,
                  "loom: compile timing of '{}': trace {:.2f} s, partition {:.2f} s, {}load "
@@ -347,10 +349,13 @@ struct JitFunction::Impl {
                  compiled->cacheHit
                      ? std::string("object from the compile cache, ")
                      : fmt::format("MLIR CPU pipeline {:.2f} s, translation to LLVM IR {:.2f} "
-                                   "s, LLVM -O3 {:.2f} s, codegen {:.2f} s, ",
+                                   "s, LLVM -O3 {:.2f} s, codegen {:.2f} s ({} kernels, {} "
+                                   "from the kernel cache), ",
                                    compiled->lowerSeconds, compiled->translateSeconds,
-                                   compiled->optimizeSeconds, compiled->emitSeconds),
-                 compiled->loadSeconds, stats.lastTraceSeconds + stats.lastCompileSeconds);    auto executable = std::const_pointer_cast<rt::Executable>(compiled->executable);
+                                   compiled->optimizeSeconds, compiled->emitSeconds,
+                                   compiled->kernels, compiled->kernelsFromCache),
+                 compiled->loadSeconds, stats.lastTraceSeconds + stats.lastCompileSeconds);
+    auto executable = std::const_pointer_cast<rt::Executable>(compiled->executable);
     executable->name = options.name;
     entry.executable = executable;
     entry.ir = std::move(ir);

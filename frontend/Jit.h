@@ -53,6 +53,9 @@ struct JitStats {
   double lastTraceSeconds = 0, lastCompileSeconds = 0;
   /// The last compile's split: MLIR pipeline, LLVM optimisation + codegen, loading.
   double lastLowerSeconds = 0, lastCodegenSeconds = 0, lastLoadSeconds = 0;
+  /// The last compile's kernels, and how many of them came from the kernel cache (compiled
+  /// before for another program: another depth, batch of the same shapes...).
+  int lastKernels = 0, lastKernelsFromCache = 0;
 };
 
 /// What a compiled function holds in memory on each device it runs on (like JAX's

@@ -109,6 +109,7 @@ rt::StatusOr<rt::DType> dtypeOf(Type type) {
 rt::StatusOr<std::string> generateObject(ModuleOp module,
                                          const llvm::orc::JITTargetMachineBuilder &target,
                                          const CpuCompileOptions &options,
+                                         const std::string &kernelKeySalt,
                                          CpuCompileResult &result) {
   auto start = std::chrono::steady_clock::now();
   MLIRContext *ctx = module.getContext();
@@ -136,6 +137,14 @@ rt::StatusOr<std::string> generateObject(ModuleOp module,
 
   start = std::chrono::steady_clock::now();
   EmitOptions emit{.timing = timing};
+  CompilationCache kernelCache(options.cacheDir);
+  if (options.useCache) {
+    emit.loadKernel = [&](const std::string &key) { return kernelCache.load(key); };
+    emit.storeKernel = [&](const std::string &key, const std::string &object) {
+      kernelCache.store(key, object);
+    };
+    emit.kernelKeySalt = kernelKeySalt;
+  }
   if (!options.dumpDir.empty())
     emit.dumpPrefix = options.dumpDir + "/" + options.entry + ".optimized";
   EmitTimes times;
@@ -149,6 +158,8 @@ rt::StatusOr<std::string> generateObject(ModuleOp module,
   result.optimizeSeconds = times.optimize;
   result.emitSeconds = times.codegen;
   result.objectFiles = static_cast<int>(objects->size());
+  result.kernels = times.kernels;
+  result.kernelsFromCache = times.kernelsFromCache;
   return packObjects(*objects);
 }
 
@@ -245,10 +256,12 @@ rt::StatusOr<CpuCompileResult> mlir::loom::compileForCpu(ModuleOp module,
                          (options.overlapCollectives ? "" : ";no-overlap") +
                          (outlineKernels(options) ? "" : ";no-outline") +
                          (profileKernels(options) ? ";profile" : "");
+  // A kernel's object depends on the compiler, LLVM and the target, and on its own text.
+  std::string kernelKeySalt = CompilationCache::hashKey(
+      {LOOM_COMPILER_FINGERPRINT, LLVM_VERSION_STRING, (*tm)->getTargetTriple().str(),
+       (*tm)->getTargetCPU().str(), (*tm)->getTargetFeatureString().str()});
   std::string key = CompilationCache::hashKey(
-      {"loom-cpu-3", LOOM_COMPILER_FINGERPRINT, LLVM_VERSION_STRING, (*tm)->getTargetTriple().str(),
-       (*tm)->getTargetCPU().str(), (*tm)->getTargetFeatureString().str(), pipeline,
-       options.entry, moduleText});
+      {"loom-cpu-4", kernelKeySalt, pipeline, options.entry, moduleText});
 
   CpuCompileResult result;
   CompilationCache cache(options.cacheDir);
@@ -256,7 +269,7 @@ rt::StatusOr<CpuCompileResult> mlir::loom::compileForCpu(ModuleOp module,
       options.useCache ? cache.load(key) : std::optional<std::string>();
   result.cacheHit = object.has_value();
   if (!object) {
-    auto generated = generateObject(module, *jtmb, options, result);
+    auto generated = generateObject(module, *jtmb, options, kernelKeySalt, result);
     if (!generated.ok())
       return generated.status();
     object = std::move(*generated);
@@ -269,7 +282,7 @@ rt::StatusOr<CpuCompileResult> mlir::loom::compileForCpu(ModuleOp module,
   if (!jit.ok() && result.cacheHit) {
     // A whole entry that still does not load (another LLVM wrote it?): compile afresh.
     cache.discard(key, "does not load (" + jit.status().message() + ")");
-    auto generated = generateObject(module, *jtmb, options, result);
+    auto generated = generateObject(module, *jtmb, options, kernelKeySalt, result);
     if (!generated.ok())
       return generated.status();
     object = std::move(*generated);

@@ -41,6 +41,8 @@ struct CpuCompileResult {
   double translateSeconds = 0, optimizeSeconds = 0, emitSeconds = 0;
   /// How many object files (parts compiled in parallel) the code came in; 0 from the cache.
   int objectFiles = 0;
+  /// Of the program's kernels (each an object of its own), how many the kernel cache held.
+  int kernels = 0, kernelsFromCache = 0;
 };
 
 /// Compiles `module` (Loom IR, not modified). Errors (a failing pass, an unsupported type)

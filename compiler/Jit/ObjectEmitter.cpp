@@ -2,7 +2,9 @@
 // ObjectEmitter.h).
 #include "compiler/Jit/ObjectEmitter.h"
 
+#include "compiler/Jit/CompilationCache.h"
 #include "compiler/Jit/LlvmOptimizer.h"
+#include "compiler/Jit/ModuleSplitter.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/IRMapping.h"
@@ -16,6 +18,7 @@
 #include "llvm/Target/TargetMachine.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstring>
 #include <thread>
@@ -27,123 +30,93 @@ namespace rt = ::loom::rt;
 
 namespace {
 
-/// Below this many ops per part, splitting costs more than it saves (measured: the
-/// differential tests' one-op programs compiled 3x slower split in two).
-constexpr size_t kMinOpsPerPart = 5000;
+/// Below this many ops, a program is one unit: threads and target machines of their own cost
+/// more than they save (measured: the differential tests' one-op programs compiled 3x slower
+/// split in two).
+constexpr size_t kMinOpsToSplit = 10000;
 
 double secondsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-/// A function marked optnone (by loom-outline-kernels: the straight-line code that calls the
-/// kernels), compiled without optimization.
-bool isSequencer(LLVM::LLVMFuncOp fn) {
-  auto passthrough = fn.getPassthroughAttr();
-  return passthrough && llvm::any_of(passthrough, [](Attribute a) {
-           auto name = dyn_cast<StringAttr>(a);
-           return name && name.getValue() == "optnone";
-         });
-}
-
-/// Which part each defined function goes to: with `sequencerPart`, the sequencers go to the
-/// last part; the others largest first onto the lightest of the remaining parts.
-llvm::DenseMap<Operation *, int> assignParts(ModuleOp module, int parts, bool sequencerPart) {
-  std::vector<std::pair<size_t, Operation *>> sized;
-  llvm::DenseMap<Operation *, int> part;
-  for (auto fn : module.getOps<LLVM::LLVMFuncOp>()) {
-    if (fn.isExternal())
-      continue;
-    if (sequencerPart && isSequencer(fn)) {
-      part[fn] = parts - 1;
-      continue;
-    }
-    size_t ops = 0;
-    fn->walk([&](Operation *) { ++ops; });
-    sized.emplace_back(ops, fn);
-  }
-  std::stable_sort(sized.begin(), sized.end(),
-                   [](const auto &a, const auto &b) { return a.first > b.first; });
-  std::vector<size_t> load(sequencerPart ? parts - 1 : parts, 0);
-  for (auto [ops, fn] : sized) {
-    int lightest = static_cast<int>(std::min_element(load.begin(), load.end()) - load.begin());
-    part[fn] = lightest;
-    load[lightest] += ops;
-  }
-  return part;
-}
-
-/// Whether the module can be split: only functions and constant globals at the top.
-bool splittable(ModuleOp module) {
-  for (Operation &op : module.getBody()->getOperations()) {
-    if (isa<LLVM::LLVMFuncOp>(op))
-      continue;
-    auto global = dyn_cast<LLVM::GlobalOp>(op);
-    if (!global || !global.getConstant())
-      return false;
-  }
-  return true;
-}
-
-/// `module` reduced to part `index`: other parts' functions become declarations, and
-/// exported globals are defined in part 0 only (private constants are copied where used).
-OwningOpRef<ModuleOp> partOf(ModuleOp module, const llvm::DenseMap<Operation *, int> &parts,
-                             int index) {
-  IRMapping mapping;
-  OwningOpRef<ModuleOp> copy = cast<ModuleOp>(module->clone(mapping));
-  for (auto fn : module.getOps<LLVM::LLVMFuncOp>()) {
-    auto it = parts.find(fn);
-    if (it == parts.end() || it->second == index)
-      continue;
-    auto declared = cast<LLVM::LLVMFuncOp>(mapping.lookup(fn.getOperation()));
-    declared.getBody().dropAllReferences(); // blocks refer to each other
-    declared.getBody().getBlocks().clear();
-    declared.setLinkage(LLVM::Linkage::External);
-  }
-  if (index != 0)
-    for (auto global : module.getOps<LLVM::GlobalOp>())
-      if (global.getLinkage() == LLVM::Linkage::External) {
-        auto declared = cast<LLVM::GlobalOp>(mapping.lookup(global.getOperation()));
-        declared.removeValueAttr();
-        declared.getInitializerRegion().dropAllReferences();
-        declared.getInitializerRegion().getBlocks().clear();
-      }
-  return copy;
-}
-
-struct PartResult {
+/// One module to compile into one object.
+struct Unit {
+  OwningOpRef<ModuleOp> owned; // null when the unit is the whole input module
+  ModuleOp module;
+  /// Sequencers only: no optimization, FastISel and the fast register allocator.
+  bool fast = false;
+  /// Its key in the kernel cache ("" if not cached).
+  std::string key;
+  std::unique_ptr<llvm::LLVMContext> context;
+  std::unique_ptr<llvm::Module> llvmModule;
   std::string object, error;
-  EmitTimes times;
+  double optimize = 0, codegen = 0;
 };
 
-/// Optimizes and compiles one part's LLVM module (on its own thread; the module has a
-/// context of its own). A `fast` part (sequencers only) is neither optimized nor compiled
-/// with more than FastISel and the fast register allocator.
-void compilePart(llvm::Module &module, const llvm::orc::JITTargetMachineBuilder &target,
-                 llvm::TargetMachine *given, const EmitOptions &options, int index, bool fast,
-                 PartResult &result) {
-  // A target machine of the thread's own (they are not shared between threads).
-  llvm::orc::JITTargetMachineBuilder builder = target; // creating one is not const
-  if (fast) {
-    builder.setCodeGenOptLevel(llvm::CodeGenOptLevel::None);
-    given = nullptr;
-  }
-  llvm::Expected<std::unique_ptr<llvm::TargetMachine>> tm(nullptr);
-  if (!given) {
-    tm = builder.createTargetMachine();
-    if (!tm) {
-      result.error = llvm::toString(tm.takeError());
-      return;
+/// The units of `module`: a kernel each and the rest together, or parts of about equal size
+/// for a program without kernels, or the module itself.
+std::vector<Unit> unitsOf(ModuleOp module, int threads, const EmitOptions &options) {
+  std::vector<Unit> units;
+  size_t ops = 0;
+  module->walk([&](Operation *) { ++ops; });
+  bool split = ops >= kMinOpsToSplit && module.getContext()->isMultithreadingEnabled() &&
+               mlir::loom::splittable(module);
+  SmallVector<LLVM::LLVMFuncOp> kernels, rest;
+  for (auto fn : module.getOps<LLVM::LLVMFuncOp>())
+    if (!fn.isExternal())
+      (mlir::loom::isKernel(fn) ? kernels : rest).push_back(fn);
+  if (split && !kernels.empty()) {
+    for (LLVM::LLVMFuncOp kernel : kernels) {
+      Unit &unit = units.emplace_back();
+      unit.owned = mlir::loom::extractFunctions(module, {kernel}, false);
+      if (options.loadKernel)
+        unit.key = mlir::loom::CompilationCache::hashKey(
+            {"loom-kernel-1", options.kernelKeySalt, mlir::loom::printForKey(*unit.owned)});
     }
-    given = tm->get();
+    Unit &sequencers = units.emplace_back();
+    sequencers.owned = mlir::loom::extractFunctions(module, rest, true);
+    // Fast unless a function there may loop (straight-line helpers like the entry are fine).
+    sequencers.fast = llvm::all_of(rest, [](LLVM::LLVMFuncOp fn) {
+      return mlir::loom::isSequencer(fn) || fn.getBody().hasOneBlock();
+    });
+  } else if (split && threads > 1) {
+    auto assignment = mlir::loom::assignParts(module, threads);
+    for (int p = 0; p < threads; ++p) {
+      SmallVector<LLVM::LLVMFuncOp> keep;
+      for (auto fn : module.getOps<LLVM::LLVMFuncOp>())
+        if (auto it = assignment.find(fn); it != assignment.end() && it->second == p)
+          keep.push_back(fn);
+      if (!keep.empty())
+        units.emplace_back().owned = mlir::loom::extractFunctions(module, keep, p == 0);
+    }
+  } else {
+    units.emplace_back();
   }
-  llvm::TargetMachine *machine = given;
-  auto start = std::chrono::steady_clock::now();
-  if (llvm::Error err = fast ? llvm::Error::success()
-                             : mlir::loom::optimizeLlvmModule(module, *machine, options.timing)) {
-    result.error = "LLVM optimization failed: " + llvm::toString(std::move(err));
+  for (Unit &unit : units)
+    unit.module = unit.owned ? *unit.owned : module;
+  return units;
+}
+
+/// Optimizes and compiles one unit's LLVM module (on a pool thread; the module has a context
+/// of its own, the target machine is the thread's own).
+void compileUnit(Unit &unit, const llvm::orc::JITTargetMachineBuilder &target,
+                 const EmitOptions &options, int index) {
+  llvm::orc::JITTargetMachineBuilder builder = target; // creating one is not const
+  if (unit.fast)
+    builder.setCodeGenOptLevel(llvm::CodeGenOptLevel::None);
+  auto machine = builder.createTargetMachine();
+  if (!machine) {
+    unit.error = llvm::toString(machine.takeError());
     return;
   }
-  result.times.optimize = secondsSince(start);
+  llvm::Module &module = *unit.llvmModule;
+  auto start = std::chrono::steady_clock::now();
+  if (!unit.fast)
+    if (llvm::Error err = mlir::loom::optimizeLlvmModule(module, **machine, options.timing)) {
+      unit.error = "LLVM optimization failed: " + llvm::toString(std::move(err));
+      return;
+    }
+  unit.optimize = secondsSince(start);
   if (!options.dumpPrefix.empty()) {
     std::error_code ec;
     llvm::raw_fd_ostream out(options.dumpPrefix + "." + std::to_string(index) + ".ll", ec);
@@ -155,13 +128,13 @@ void compilePart(llvm::Module &module, const llvm::orc::JITTargetMachineBuilder 
   llvm::SmallVector<char, 0> object;
   llvm::raw_svector_ostream os(object);
   llvm::legacy::PassManager codegen;
-  if (machine->addPassesToEmitFile(codegen, os, nullptr, llvm::CodeGenFileType::ObjectFile)) {
-    result.error = "the target cannot emit object files";
+  if ((*machine)->addPassesToEmitFile(codegen, os, nullptr, llvm::CodeGenFileType::ObjectFile)) {
+    unit.error = "the target cannot emit object files";
     return;
   }
   codegen.run(module);
-  result.object.assign(object.begin(), object.end());
-  result.times.codegen = secondsSince(start);
+  unit.object.assign(object.begin(), object.end());
+  unit.codegen = secondsSince(start);
 }
 
 } // namespace
@@ -169,75 +142,79 @@ void compilePart(llvm::Module &module, const llvm::orc::JITTargetMachineBuilder 
 rt::StatusOr<std::vector<std::string>>
 mlir::loom::emitObjects(ModuleOp module, const llvm::orc::JITTargetMachineBuilder &target,
                         const EmitOptions &options, EmitTimes &times) {
-  int parts = options.parts > 0
-                  ? options.parts
-                  : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
-  // Translation reads the MLIRContext from several threads: it must allow that.
-  if (!module.getContext()->isMultithreadingEnabled() || !splittable(module))
-    parts = 1;
-  // A small program is done before threads and target machines of their own would pay off;
-  // no more parts than functions.
-  size_t ops = 0, functions = 0, sequencers = 0;
-  module->walk([&](Operation *op) {
-    ++ops;
-    if (auto fn = dyn_cast<LLVM::LLVMFuncOp>(op); fn && !fn.isExternal())
-      ++functions, sequencers += isSequencer(fn);
-  });
-  if (ops < kMinOpsPerPart * 2)
-    parts = 1;
-  parts = std::max(1, std::min<int>(parts, static_cast<int>(functions)));
-  // The sequencers (the step's calls, which grow with the model's depth) get a part of their
-  // own, compiled fast; the kernels share the others.
-  bool sequencerPart = parts > 1 && sequencers > 0 && sequencers < functions;
+  int threads = options.parts > 0
+                    ? options.parts
+                    : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  std::vector<Unit> units = unitsOf(module, threads, options);
 
-  // One part is the module itself; several are reduced copies of it.
-  std::vector<OwningOpRef<ModuleOp>> copies;
-  std::vector<ModuleOp> modules{module};
-  if (parts > 1) {
-    auto assignment = assignParts(module, parts, sequencerPart);
-    modules.clear();
-    for (int p = 0; p < parts; ++p)
-      modules.push_back(*copies.emplace_back(partOf(module, assignment, p)));
+  // Kernels already compiled (by this program at another depth, or another program).
+  std::vector<size_t> missing;
+  for (size_t u = 0; u < units.size(); ++u) {
+    Unit &unit = units[u];
+    times.kernels += !unit.key.empty();
+    if (!unit.key.empty())
+      if (std::optional<std::string> object = options.loadKernel(unit.key)) {
+        unit.object = std::move(*object);
+        ++times.kernelsFromCache;
+        continue;
+      }
+    missing.push_back(u);
   }
-  // Translation reads and extends the MLIRContext: one part after the other, each into an
-  // LLVMContext of its own; optimization and codegen then run on a thread per part.
+
+  // Translation reads and extends the MLIRContext: one unit after the other.
   auto start = std::chrono::steady_clock::now();
-  auto target0 = llvm::orc::JITTargetMachineBuilder(target).createTargetMachine();
-  if (!target0)
-    return rt::Status::error(rt::StatusCode::Internal, llvm::toString(target0.takeError()));
-  std::vector<std::unique_ptr<llvm::LLVMContext>> contexts;
-  std::vector<std::unique_ptr<llvm::Module>> llvmModules;
-  for (int p = 0; p < parts; ++p) {
-    contexts.push_back(std::make_unique<llvm::LLVMContext>());
-    llvmModules.push_back(translateModuleToLLVMIR(modules[p], *contexts.back()));
-    if (!llvmModules.back())
+  auto host = llvm::orc::JITTargetMachineBuilder(target).createTargetMachine();
+  if (!host)
+    return rt::Status::error(rt::StatusCode::Internal, llvm::toString(host.takeError()));
+  for (size_t u : missing) {
+    Unit &unit = units[u];
+    unit.context = std::make_unique<llvm::LLVMContext>();
+    unit.llvmModule = translateModuleToLLVMIR(unit.module, *unit.context);
+    if (!unit.llvmModule)
       return rt::Status::error(rt::StatusCode::Internal, "translation to LLVM IR failed");
-    llvmModules.back()->setDataLayout((*target0)->createDataLayout());
-    llvmModules.back()->setTargetTriple((*target0)->getTargetTriple());
+    unit.llvmModule->setDataLayout((*host)->createDataLayout());
+    unit.llvmModule->setTargetTriple((*host)->getTargetTriple());
   }
   times.translate = secondsSince(start);
 
+  // Optimization and codegen on a pool of threads, largest units first.
+  std::stable_sort(missing.begin(), missing.end(), [&](size_t a, size_t b) {
+    return units[a].llvmModule->getInstructionCount() > units[b].llvmModule->getInstructionCount();
+  });
   if (options.timing)
     llvm::TimePassesIsEnabled = true; // the legacy pass manager's timers (codegen)
-  std::vector<PartResult> results(parts);
-  std::vector<std::thread> threads;
-  for (int p = 1; p < parts; ++p)
-    threads.emplace_back(compilePart, std::ref(*llvmModules[p]), std::cref(target), nullptr,
-                         std::cref(options), p, sequencerPart && p == parts - 1,
-                         std::ref(results[p]));
-  compilePart(*llvmModules[0], target, target0->get(), options, 0, false, results[0]);
-  for (std::thread &t : threads)
+  std::atomic<size_t> next{0};
+  // LLVM's pass timers are not safe to use from several threads at once (heap corruption
+  // seen with many small units): with timing on, units compile one after the other.
+  int workers = options.timing
+                    ? 1
+                    : std::max(1, std::min<int>(threads, static_cast<int>(missing.size())));
+  std::vector<double> optimizeBusy(workers, 0), codegenBusy(workers, 0);
+  auto work = [&](int worker) {
+    for (size_t i; (i = next++) < missing.size();) {
+      Unit &unit = units[missing[i]];
+      compileUnit(unit, target, options, static_cast<int>(missing[i]));
+      optimizeBusy[worker] += unit.optimize, codegenBusy[worker] += unit.codegen;
+    }
+  };
+  std::vector<std::thread> pool;
+  for (int w = 1; w < workers; ++w)
+    pool.emplace_back(work, w);
+  work(0);
+  for (std::thread &t : pool)
     t.join();
   if (options.timing)
     llvm::reportAndResetTimings();
+  times.optimize = *std::max_element(optimizeBusy.begin(), optimizeBusy.end());
+  times.codegen = *std::max_element(codegenBusy.begin(), codegenBusy.end());
 
   std::vector<std::string> objects;
-  for (int p = 0; p < parts; ++p) {
-    if (!results[p].error.empty())
-      return rt::Status::error(rt::StatusCode::Internal, results[p].error);
-    times.optimize = std::max(times.optimize, results[p].times.optimize);
-    times.codegen = std::max(times.codegen, results[p].times.codegen);
-    objects.push_back(std::move(results[p].object));
+  for (Unit &unit : units) {
+    if (!unit.error.empty())
+      return rt::Status::error(rt::StatusCode::Internal, unit.error);
+    if (!unit.key.empty() && unit.llvmModule && options.storeKernel)
+      options.storeKernel(unit.key, unit.object);
+    objects.push_back(std::move(unit.object));
   }
   return objects;
 }

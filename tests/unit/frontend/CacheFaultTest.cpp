@@ -2,8 +2,10 @@
 // detected before it is loaded, removed with one warning line, and compiled again, and training
 // gives the same losses as with a clean cache; the cache is whole afterwards. A temporary file
 // left by a writer that was killed is swept; the size limit holds; a bad LOOM_CACHE_MAX_MB is
-// reported, not ignored.
+// reported, not ignored. Kernels are cached one by one: the step of a model at another depth
+// compiles none of them again, and gives the same losses as a compile from nothing.
 #include "frontend/Loom.h"
+#include "frontend/nn/Gpt.h"
 
 #include <gtest/gtest.h>
 
@@ -152,6 +154,39 @@ TEST_F(CacheFault, ABadCacheSizeIsReportedNotIgnored) {
                           "and 1073741824; using 2048"),
             std::string::npos)
       << warnings;
+}
+
+/// Three steps of a small GPT with `layers` layers: the losses and the last compile's stats.
+std::pair<std::vector<float>, JitStats> trainGpt(int64_t layers) {
+  nn::GptConfig config{.vocab = 64, .embed = 32, .layers = layers, .heads = 2, .seq = 16,
+                       .batch = 2};
+  Tree<Array> params = nn::gptInit(config, 0), state = optim::adamwInit(params);
+  std::vector<int32_t> tokens(config.batch * config.seq);
+  for (size_t i = 0; i < tokens.size(); ++i)
+    tokens[i] = static_cast<int32_t>((i * 7) % config.vocab);
+  Array ids = Array::from(tokens, {config.batch, config.seq});
+  auto step = nn::jitGptTrainStep(config, {}, nullptr, {.name = "gpt_train_step"});
+  std::vector<float> losses;
+  for (int i = 0; i < 3; ++i) {
+    auto [p, s, loss] = step(params, state, ids, ids, Array::scalar(static_cast<float>(i)));
+    params = p, state = s;
+    losses.push_back(loss.item<float>());
+  }
+  return {losses, step.stats()};
+}
+
+TEST_F(CacheFault, AnotherDepthReusesEveryCachedKernel) {
+  auto [twoLayers, first] = trainGpt(2);
+  ASSERT_GT(first.lastKernels, 0) << "the step compiles as separate kernels";
+  EXPECT_EQ(first.lastKernelsFromCache, 0);
+  auto [threeLayers, second] = trainGpt(3);
+  EXPECT_EQ(second.cacheHits, 0) << "a new program";
+  EXPECT_EQ(second.lastKernelsFromCache, second.lastKernels) << "every kernel was compiled before";
+  // The same numbers as compiling everything afresh.
+  fs::remove_all(dir);
+  auto [fresh, third] = trainGpt(3);
+  EXPECT_EQ(third.lastKernelsFromCache, 0);
+  EXPECT_EQ(threeLayers, fresh);
 }
 
 } // namespace
