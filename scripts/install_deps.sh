@@ -9,7 +9,7 @@ set -euo pipefail
 PACKAGES=(
   cmake ninja-build ccache g++ git
   llvm-22-dev libmlir-22-dev mlir-22-tools
-  libopenblas-dev libfmt-dev nlohmann-json3-dev libtomlplusplus-dev
+  libopenblas-dev libopenblas0-openmp libfmt-dev nlohmann-json3-dev libtomlplusplus-dev
   libopenmpi-dev openmpi-bin
   libgtest-dev libgmock-dev libbenchmark-dev
   fortunes-min zlib1g-dev
