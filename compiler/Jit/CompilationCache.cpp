@@ -100,7 +100,8 @@ void CompilationCache::discard(const std::string &key, const std::string &why) c
   llvm::sys::fs::remove(path);
 }
 
-void CompilationCache::store(const std::string &key, const std::string &object) const {
+void CompilationCache::store(const std::string &key, const std::string &object,
+                             bool evictAfter) const {
   if (!enabled() || llvm::sys::fs::create_directories(directory))
     return;
   std::string final = directory + "/" + key + ".o";
@@ -126,7 +127,8 @@ void CompilationCache::store(const std::string &key, const std::string &object) 
   }
   if (llvm::sys::fs::rename(temp, final))
     llvm::sys::fs::remove(temp);
-  evict();
+  if (evictAfter)
+    evict();
 }
 
 void CompilationCache::evict() const {

@@ -31,7 +31,9 @@ public:
 
   /// Stores `object` under `key`: written to a temporary file and renamed, so a reader never
   /// sees a partial object. Failure to write is not an error (the cache is an optimisation).
-  void store(const std::string &key, const std::string &object) const;
+  /// Without `evictAfter` the size limit is enforced by a later store (a program's kernels,
+  /// stored one by one, then the whole program: one sweep of the directory, not one each).
+  void store(const std::string &key, const std::string &object, bool evictAfter = true) const;
 
   /// A hex SHA-256 of `parts`, each length-prefixed so concatenations cannot collide.
   static std::string hashKey(std::initializer_list<std::string_view> parts);

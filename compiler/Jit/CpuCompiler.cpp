@@ -141,7 +141,7 @@ rt::StatusOr<std::string> generateObject(ModuleOp module,
   if (options.useCache) {
     emit.loadKernel = [&](const std::string &key) { return kernelCache.load(key); };
     emit.storeKernel = [&](const std::string &key, const std::string &object) {
-      kernelCache.store(key, object);
+      kernelCache.store(key, object, /*evictAfter=*/false); // the program's store sweeps
     };
     emit.kernelKeySalt = kernelKeySalt;
   }
