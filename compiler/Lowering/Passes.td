@@ -270,10 +270,7 @@ def OutlineKernels : Pass<"loom-outline-kernels", "mlir::ModuleOp"> {
     and the source line that produced it (`exp_sub_div:Gpt.cpp:88`). Constants it uses are
     cloned into the kernel (LLVM then sees its loop bounds); other values it uses become
     arguments. Kernels whose bodies are identical (same ops, types and attributes; an L-layer
-    model repeats each layer's) are created once and called from every place; bodies that
-    differ only in scalar constants (a per-layer scale, which random key a layer reads) or in
-    the static offsets of the views they load and store through share one kernel that takes
-    those constants as arguments and the views with a dynamic offset: LLVM then
+    model repeats each layer's) are created once and called from every place: LLVM then
     optimizes and compiles one layer's loops, not L copies inside one huge function, whose
     loop passes (induction-variable simplification, strength reduction) grow faster than its
     size. A function that had nests (the step, now a sequence of calls) is marked `optnone`:
