@@ -189,7 +189,7 @@ struct JitFunction::Impl {
                     mlir::OwningOpRef<mlir::ModuleOp> &module, TreeDef &structure,
                     std::vector<size_t> &positions) {
     auto start = std::chrono::steady_clock::now();
-    rt::profile::Span span(rt::profile::hostTrack, "trace " + options.name, "compile");
+    rt::profile::Span span(rt::profile::hostTrack, "compile", "trace ", options.name);
     std::vector<bool> donated = donatedLeaves(args, options);
     Trace trace(context);
     Trace::Scope scope(trace);
@@ -231,8 +231,8 @@ struct JitFunction::Impl {
     std::vector<size_t> positions;
     std::string ir = trace(args, fn, module, outputs, positions);
     auto start = std::chrono::steady_clock::now();
-    std::optional<rt::profile::Span> span(std::in_place, rt::profile::hostTrack,
-                                          "compile " + options.name, "compile");
+    std::optional<rt::profile::Span> span(std::in_place, rt::profile::hostTrack, "compile",
+                                          "compile ", options.name);
     Compiled entry;
     partitionForMesh(*module, entry);
     double partitionSeconds = since(start);
@@ -373,7 +373,7 @@ std::string JitFunction::ir(const FlatArgs &args, const Traced &fn) {
 
 std::pair<std::vector<Array>, const TreeDef *> JitFunction::call(const FlatArgs &args,
                                                                  const Traced &fn) {
-  rt::profile::Span span(rt::profile::hostTrack, "call " + impl->options.name, "dispatch");
+  rt::profile::Span span(rt::profile::hostTrack, "dispatch", "call ", impl->options.name);
   const Compiled *compiled;
   {
     std::lock_guard lock(impl->mutex);

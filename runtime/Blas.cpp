@@ -20,7 +20,8 @@ void gemm(Gemm call, int64_t batch, int64_t m, int64_t n, int64_t k, int64_t a, 
     return;
   std::optional<loom::rt::profile::Span> span;
   if (loom::rt::profile::enabled())
-    span.emplace(loom::rt::profile::currentTrack(), sizeof(T) == 4 ? "sgemm" : "dgemm", "blas",
+    span.emplace(loom::rt::profile::currentTrack(), "blas", sizeof(T) == 4 ? "sgemm" : "dgemm",
+                 std::string_view(),
                  "{\"batch\":" + std::to_string(batch) + ",\"m\":" + std::to_string(m) +
                      ",\"n\":" + std::to_string(n) + ",\"k\":" + std::to_string(k) +
                      ",\"transpose_a\":" + std::to_string(transposeA != 0) +

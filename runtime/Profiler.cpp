@@ -79,11 +79,11 @@ struct FromEnvironment {
 
 } // namespace
 
-int64_t now() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() -
-                                                              origin)
-      .count();
+int64_t at(std::chrono::steady_clock::time_point time) {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(time - origin).count();
 }
+
+int64_t now() { return at(std::chrono::steady_clock::now()); }
 
 void start(const std::string &path) {
   State &s = state();
@@ -145,7 +145,6 @@ Status stop() {
 
 int currentTrack() { return track; }
 
-int collectivesTrack(int device) { return 2 * device + 1; }
 
 void record(int t, std::string name, const char *category, int64_t start, int64_t end,
             std::string args) {
@@ -156,10 +155,14 @@ void record(int t, std::string name, const char *category, int64_t start, int64_
   s.events.push_back({t, std::move(name), category, start, end, std::move(args)});
 }
 
-Span::Span(int track, std::string name, const char *category, std::string args)
-    : track(track), name(std::move(name)), category(category), args(std::move(args)) {
-  if (enabled())
-    start = now();
+Span::Span(int track, const char *category, std::string_view prefix, std::string_view name,
+           std::string args)
+    : track(track), category(category) {
+  if (!enabled())
+    return;
+  this->name.append(prefix).append(name);
+  this->args = std::move(args);
+  start = now();
 }
 
 Span::~Span() {
@@ -168,8 +171,8 @@ Span::~Span() {
 }
 
 LaunchScope::LaunchScope(int device, const std::string &program)
-    : span(2 * device, program, "launch"), previous(track) {
-  track = 2 * device;
+    : span(deviceTrack(device), "launch", program), previous(track) {
+  track = deviceTrack(device);
 }
 
 LaunchScope::~LaunchScope() { track = previous; }

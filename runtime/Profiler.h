@@ -10,8 +10,10 @@
 #include "runtime/Status.h"
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 namespace loom::rt::profile {
 
@@ -29,25 +31,29 @@ void start(const std::string &path);
 /// file. A no-op when not recording.
 Status stop();
 
-/// Nanoseconds on the trace's clock.
+/// Nanoseconds on the trace's clock: now, and at a steady_clock time point.
 int64_t now();
+int64_t at(std::chrono::steady_clock::time_point time);
 
 /// The track of the host's work.
 inline constexpr int hostTrack = -1;
 /// The device whose launch this thread runs (hostTrack outside launches).
 int currentTrack();
-/// A device's track for its collectives.
-int collectivesTrack(int device);
+/// A device's tracks: its launches, kernels and BLAS calls; its collectives.
+inline int deviceTrack(int device) { return 2 * device; }
+inline int collectivesTrack(int device) { return 2 * device + 1; }
 
 /// Records `name` on `track` from `start` to `end` (nanoseconds from now()); `args` is the
 /// text of a JSON object ("" for none).
 void record(int track, std::string name, const char *category, int64_t start, int64_t end,
             std::string args = "");
 
-/// Records its lifetime as one event; nothing when not recording.
+/// Records its lifetime as one event named `prefix` + `name`; nothing when not recording (the
+/// name is then not even built: spans sit on every call, launch and step).
 class Span {
 public:
-  Span(int track, std::string name, const char *category, std::string args = "");
+  Span(int track, const char *category, std::string_view prefix, std::string_view name = {},
+       std::string args = "");
   ~Span();
   Span(const Span &) = delete;
   Span &operator=(const Span &) = delete;

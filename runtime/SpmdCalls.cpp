@@ -19,8 +19,7 @@ struct InFlight {
   int64_t handle;
   CollectiveHandle backendHandle;
   Clock::time_point started;
-  /// For the timeline profiler (see Profiler.h): its start there, kind and bytes.
-  int64_t profileStart;
+  /// For the timeline profiler (see Profiler.h): its kind and bytes.
   CollectiveKind kind;
   int64_t bytes;
 };
@@ -150,7 +149,7 @@ extern "C" int64_t loom_rt_collective_start(int64_t kind, int64_t dtype, int64_t
                                   started.status().message())),
            0;
   int64_t handle = launch.nextHandle++;
-  launch.inFlight.push_back({handle, *started, Clock::now(), profile::now(), request.kind,
+  launch.inFlight.push_back({handle, *started, Clock::now(), request.kind,
                              request.inputElements() *
                                  static_cast<int64_t>(byteSize(request.dtype))});
   return handle;
@@ -169,7 +168,7 @@ extern "C" void loom_rt_collective_wait(int64_t handle) {
   Clock::time_point done = Clock::now();
   if (profile::enabled())
     profile::record(profile::collectivesTrack(launch.context->device), std::string(name(op.kind)),
-                    "collective", op.profileStart, profile::now(),
+                    "collective", profile::at(op.started), profile::at(done),
                     "{\"input_bytes\":" + std::to_string(op.bytes) + ",\"waited_us\":" +
                         std::to_string(std::chrono::duration_cast<std::chrono::microseconds>(
                                            done - waiting)

@@ -109,6 +109,7 @@ rt::StatusOr<rt::DType> dtypeOf(Type type) {
 rt::StatusOr<std::string> generateObject(ModuleOp module,
                                          const llvm::orc::JITTargetMachineBuilder &target,
                                          const CpuCompileOptions &options,
+                                         const CompilationCache &cache,
                                          const std::string &kernelKeySalt,
                                          CpuCompileResult &result) {
   auto start = std::chrono::steady_clock::now();
@@ -137,11 +138,10 @@ rt::StatusOr<std::string> generateObject(ModuleOp module,
 
   start = std::chrono::steady_clock::now();
   EmitOptions emit{.timing = timing};
-  CompilationCache kernelCache(options.cacheDir);
   if (options.useCache) {
-    emit.loadKernel = [&](const std::string &key) { return kernelCache.load(key); };
+    emit.loadKernel = [&](const std::string &key) { return cache.load(key); };
     emit.storeKernel = [&](const std::string &key, const std::string &object) {
-      kernelCache.store(key, object, /*evictAfter=*/false); // the program's store sweeps
+      cache.store(key, object, /*evictAfter=*/false); // the program's store sweeps
     };
     emit.kernelKeySalt = kernelKeySalt;
   }
@@ -269,7 +269,7 @@ rt::StatusOr<CpuCompileResult> mlir::loom::compileForCpu(ModuleOp module,
       options.useCache ? cache.load(key) : std::optional<std::string>();
   result.cacheHit = object.has_value();
   if (!object) {
-    auto generated = generateObject(module, *jtmb, options, kernelKeySalt, result);
+    auto generated = generateObject(module, *jtmb, options, cache, kernelKeySalt, result);
     if (!generated.ok())
       return generated.status();
     object = std::move(*generated);
@@ -282,7 +282,7 @@ rt::StatusOr<CpuCompileResult> mlir::loom::compileForCpu(ModuleOp module,
   if (!jit.ok() && result.cacheHit) {
     // A whole entry that still does not load (another LLVM wrote it?): compile afresh.
     cache.discard(key, "does not load (" + jit.status().message() + ")");
-    auto generated = generateObject(module, *jtmb, options, kernelKeySalt, result);
+    auto generated = generateObject(module, *jtmb, options, cache, kernelKeySalt, result);
     if (!generated.ok())
       return generated.status();
     object = std::move(*generated);

@@ -230,7 +230,7 @@ RunSummary runTraining(const Config &c, const RunOptions &options, std::FILE *lo
   std::deque<Array> inFlight;
   for (int64_t step = summary.firstStep; step < steps; ++step) {
     // The host's part of the step: loading the batch, dispatching, reading losses.
-    rt::profile::Span stepSpan(rt::profile::hostTrack, "step " + std::to_string(step), "step");
+    rt::profile::Span stepSpan(rt::profile::hostTrack, "step", "step ", std::to_string(step));
     Tree<Array> batchArrays = task->trainBatch(seed, step);
     if (inFlight.size() >= kAhead) {
       inFlight.front().block_until_ready();
