@@ -1,6 +1,7 @@
 // Training throughput of the GPT decoder (frontend/nn/Gpt.h) for three configurations, next
 // to PyTorch running the same architecture (gpt_torch.py) in the same run, printed as a table:
-// tokens/s (median of 20 steps after warm-up), model FLOP/s as a fraction of the OpenBLAS
+// tokens/s (median of 20 steps after warm-up; 20 more with kernels' loops on one thread, in
+// alternating rounds, give the speed-up of the device's worker pool), model FLOP/s as a fraction of the OpenBLAS
 // GEMM rate measured in the same run, peak device memory, and host time per step.
 // The baseline is PyTorch as a careful user runs it: 2 threads on Debian's OpenMP OpenBLAS
 // (libopenblas0-openmp, swapped in for the Python process alone through LD_LIBRARY_PATH;
@@ -9,6 +10,7 @@
 #include "frontend/Loom.h"
 #include "runtime/Client.h"
 #include "runtime/Device.h"
+#include "runtime/WorkerPool.h"
 
 #include <algorithm>
 #include <cblas.h>
@@ -75,28 +77,36 @@ void row(const char *name, const nn::GptConfig &c, double gemmGflops, const std:
     tokens[i] = static_cast<int32_t>((i * 7919) % c.vocab);
   Array ids = Array::from(tokens, {c.batch, c.seq});
   rt::Device &device = rt::Client::defaultClient().device(0);
-  std::vector<double> stepTimes, hostTimes;
-  for (int i = 0; i < 23; ++i) {
+  // Rounds alternate between kernels' loops on the device's threads and on one thread, so
+  // that both see the same machine (its load drifts over seconds).
+  std::vector<double> stepTimes, serialTimes, hostTimes;
+  for (int i = 0; i < 3 + 8 * 5; ++i) {
+    bool serial = i >= 3 && (i - 3) / 5 % 2 == 1;
+    rt::setKernelThreadLimit(serial ? 1 : 1 << 20);
     auto start = Clock::now();
     auto [p, s, loss] = step(params, state, ids, ids, Array::scalar(float(i)));
     double host = seconds(start); // time until the call returned: the host's share
     loss.block_until_ready();
     if (i >= 3)
-      stepTimes.push_back(seconds(start)), hostTimes.push_back(host);
+      (serial ? serialTimes : stepTimes).push_back(seconds(start)), hostTimes.push_back(host);
     params = p, state = s;
   }
-  std::sort(stepTimes.begin(), stepTimes.end());
+  rt::setKernelThreadLimit(1 << 20);
+  auto median = [](std::vector<double> &v) {
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+  };
+  double stepTime = median(stepTimes), serialTime = median(serialTimes);
   std::sort(hostTimes.begin(), hostTimes.end());
-  double stepTime = stepTimes[stepTimes.size() / 2];
   double tokensPerSecond = c.batch * c.seq / stepTime;
   double torch = torchTokensPerSecond(c, script, /*openmp=*/true);
   double shipped = torchTokensPerSecond(c, script, /*openmp=*/false);
   double utilisation = c.trainFlopsPerStep() / stepTime / 1e9 / gemmGflops;
   auto figure = [](double v) { return v > 0 ? std::to_string(int(v)) : std::string("n/a"); };
-  std::printf("| %s | %.0f | %s | %s | %s | %.1f%% | %.1f MB | %.2f ms | %s |\n", name,
+  std::printf("| %s | %.0f | %s | %s | %s | %.2f | %.1f%% | %.1f MB | %.2f ms | %s |\n", name,
               tokensPerSecond, figure(torch).c_str(),
               torch > 0 ? (std::to_string(tokensPerSecond / torch).substr(0, 4)).c_str() : "n/a",
-              figure(shipped).c_str(),
+              figure(shipped).c_str(), serialTime / stepTime,
               100 * utilisation, device.peakBytesInUse() / 1e6,
               hostTimes[hostTimes.size() / 2] * 1e3,
               step.stats().cacheHits ? "cached" : (std::to_string(int(step.stats().lastCompileSeconds)) + " s").c_str());
@@ -124,9 +134,9 @@ int main(int argc, char **argv) {
   double gemm = blasGflops();
   std::printf("OpenBLAS sgemm 1024^3 in this run: %.1f GFLOP/s\n\n", gemm);
   std::printf("| config | Loom tokens/s | PyTorch tokens/s (OpenMP OpenBLAS) | Loom / PyTorch "
-              "| PyTorch as shipped | model FLOP/s / GEMM rate | peak device memory | host time "
+              "| PyTorch as shipped | speed-up of the kernels' threads | model FLOP/s / GEMM rate | peak device memory | host time "
               "per step | compile |\n");
-  std::printf("|---|---|---|---|---|---|---|---|---|\n");
+  std::printf("|---|---|---|---|---|---|---|---|---|---|\n");
   row("tiny", {.vocab = 256, .embed = 128, .layers = 2, .heads = 4, .seq = 64, .batch = 8}, gemm,
       script);
   row("small", {.vocab = 1024, .embed = 256, .layers = 4, .heads = 4, .seq = 128, .batch = 8},

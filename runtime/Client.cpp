@@ -37,9 +37,11 @@ Client::Client(int numDevices) {
   // N devices run GEMMs at once: each gets its share of the cores, not all of them.
   if (numDevices > 1)
     setBlasThreads(std::max(1, static_cast<int>(std::thread::hardware_concurrency()) / numDevices));
+  // The same share for the loops between GEMMs.
+  int kernelThreads = kernelThreadsPerDevice(numDevices);
   devices.reserve(numDevices);
   for (int i = 0; i < numDevices; ++i)
-    devices.push_back(std::make_unique<Device>(i));
+    devices.push_back(std::make_unique<Device>(i, kernelThreads));
 }
 
 StatusOr<std::unique_ptr<Client>> Client::createCpu(int numDevices) {

@@ -26,7 +26,10 @@ void detail::MemoryStats::addTemporary(size_t bytes) {
   }
 }
 
-Device::Device(int id) : index(id) {
+Device::Device(int id, int kernelThreads)
+    : index(id), pool(std::make_unique<WorkerPool>(kernelThreads, [stats = memoryStats.get()] {
+        detail::setTempMemoryStats(stats);
+      })) {
   // Started last, once every member the worker touches exists.
   worker = std::thread([this] { serve(); });
 }
@@ -83,6 +86,8 @@ Status Device::runItem(WorkItem &item) {
 void Device::serve() {
   // Temporaries of the compiled code this thread runs count as this device's memory.
   detail::setTempMemoryStats(memoryStats.get());
+  // Parallel loops of the kernels it runs share the device's pool.
+  detail::setCurrentWorkerPool(pool.get());
   for (;;) {
     WorkItem item;
     {

@@ -8,6 +8,7 @@
 #include "runtime/Executable.h"
 #include "runtime/SpmdCalls.h"
 #include "runtime/Status.h"
+#include "runtime/WorkerPool.h"
 
 #include <atomic>
 #include <condition_variable>
@@ -77,8 +78,9 @@ struct MemoryStats {
 ///    worker; buffers must not be used by any device afterwards.
 class Device {
 public:
-  /// A device with index `id`, starting its worker thread.
-  explicit Device(int id);
+  /// A device with index `id`, starting its worker thread; the parallel loops of the
+  /// kernels it runs use `kernelThreads` threads (its own included).
+  explicit Device(int id, int kernelThreads = 1);
   Device(const Device &) = delete;
   Device &operator=(const Device &) = delete;
   /// Runs everything still queued, then stops the worker thread.
@@ -86,6 +88,10 @@ public:
 
   /// The device's index within its Client.
   int id() const { return index; }
+  /// Threads the parallel loops of its kernels run on, its own included.
+  int kernelThreads() const { return pool->threads(); }
+  /// Parallel loops of its kernels that ran on more than one thread so far.
+  uint64_t kernelLoopsShared() const { return pool->loopsShared(); }
 
   /// Launches `exe` on `inputs` (which must live on this device) and returns
   /// its freshly allocated outputs at once; each output's ready() event is
@@ -157,6 +163,7 @@ private:
   uint64_t finishedCount = 0;
   Status firstError;
   bool stopping = false;
+  std::unique_ptr<WorkerPool> pool;
   std::thread worker;
 };
 

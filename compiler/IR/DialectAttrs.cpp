@@ -85,6 +85,14 @@ LogicalResult LoomDialect::verifyOperationAttribute(Operation *op, NamedAttribut
       return op->emitOpError() << "loom.output_aliases must be an array<i64>, got " << value;
     return success();
   }
+  if (name == "loom.parallel_extent" || name == "loom.parallel_grain") {
+    // Set by loom-parallel-kernels on a kernel that runs its leading iterations in chunks.
+    auto count = dyn_cast<IntegerAttr>(value);
+    if (!isa<FunctionOpInterface>(op) || !count || count.getInt() < 1)
+      return op->emitOpError() << name << " must be a positive integer on a function, got "
+                               << value;
+    return success();
+  }
   return op->emitOpError() << "has an unknown Loom attribute " << name
                            << " (loom.sharding belongs on function arguments and results)";
 }

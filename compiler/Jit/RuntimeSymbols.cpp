@@ -5,6 +5,7 @@
 #include "runtime/Profiler.h"
 #include "runtime/SpmdCalls.h"
 #include "runtime/TempMemory.h"
+#include "runtime/WorkerPool.h"
 
 #include "mlir/ExecutionEngine/CRunnerUtils.h"
 
@@ -32,6 +33,8 @@ Error mlir::loom::defineRuntimeSymbols(LLJIT &jit) {
   add("loom_rt_collective_start", &loom_rt_collective_start);
   add("loom_rt_collective_wait", &loom_rt_collective_wait);
   add("loom_rt_axis_index", &loom_rt_axis_index);
+  // Parallel loops of kernels, on the device's worker pool.
+  add("loom_rt_parallel_for", &loom_rt_parallel_for);
   add("loom_rt_profile_begin", &loom_rt_profile_begin);
   add("loom_rt_profile_end", &loom_rt_profile_end);
   // Temporaries (finalize-memref-to-llvm{use-generic-functions}) use the caching allocator.

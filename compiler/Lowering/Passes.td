@@ -262,6 +262,131 @@ def ProfileKernels : Pass<"loom-profile-kernels", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::arith::ArithDialect", "mlir::memref::MemRefDialect"];
 }
 
+def LowerStridedCopies : Pass<"loom-lower-strided-copies"> {
+  let summary = "Turns copies to or from strided views into linalg.copy.";
+  let description = [{
+    Bufferization writes a concatenation's parts into strided views of its result with
+    `memref.copy`. Between two contiguous buffers that is one `memcpy`; otherwise it would
+    be a call of MLIR's generic `memrefCopy`, which walks the elements one at a time with
+    index arithmetic (several nanoseconds each). As `linalg.copy` it becomes a loop nest
+    like any other: a vectorized kernel, run on the device's threads when large.
+
+    Input:
+    ```mlir
+    memref.copy %a, %view : memref<8x64xf32> to memref<8x64xf32, strided<[192, 1], offset: 64>>
+    ```
+    Output:
+    ```mlir
+    linalg.copy ins(%a : memref<8x64xf32>)
+                outs(%view : memref<8x64xf32, strided<[192, 1], offset: 64>>)
+    ```
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect"];
+}
+
+def PromoteAccumulators : Pass<"loom-promote-accumulators"> {
+  let summary = "Keeps a reduction loop's accumulator in a register.";
+  let description = [{
+    A reduction lowered to loops loads and stores its output element in every iteration of
+    the reduced dim; LLVM cannot keep it in a register, since the output buffer may alias the
+    inputs as far as it knows. In an `scf.for` whose body stores to a buffer once, at indices
+    defined outside the loop, after one load of the same element, with no other access to
+    that buffer and no other memory writes or calls, the element becomes a loop-carried value:
+    loaded once before the loop and stored once after it. A sum's `arith.addf` gets the
+    `reassoc` and `nsz` flags, so that LLVM vectorizes it with a partial sum per lane (the rounding
+    differs from a serial sum, as PyTorch's vectorized sums do; it does not depend on threads
+    or chunks); max and min reductions are exact in any order.
+
+    Input:
+    ```mlir
+    scf.for %k = %c0 to %c64 step %c1 {
+      %x = memref.load %in[%i, %k] : memref<8x64xf32>
+      %acc = memref.load %out[%i] : memref<8xf32>
+      %m = arith.maximumf %x, %acc : f32
+      memref.store %m, %out[%i] : memref<8xf32>
+    }
+    ```
+    Output:
+    ```mlir
+    %init = memref.load %out[%i] : memref<8xf32>
+    %r = scf.for %k = %c0 to %c64 step %c1 iter_args(%acc = %init) -> (f32) {
+      %x = memref.load %in[%i, %k] : memref<8x64xf32>
+      %m = arith.maximumf %x, %acc : f32
+      scf.yield %m : f32
+    }
+    memref.store %r, %out[%i] : memref<8xf32>
+    ```
+  }];
+  let dependentDialects = ["mlir::memref::MemRefDialect", "mlir::scf::SCFDialect"];
+}
+
+def ParallelKernels : Pass<"loom-parallel-kernels", "mlir::ModuleOp"> {
+  let summary = "Lets large kernels with a parallel outer loop run it in chunks.";
+  let description = [{
+    Runs after loom-outline-kernels. A kernel whose body is one `scf.parallel` with constant
+    bounds, doing at least `min-work` innermost iterations in all, gets two leading index
+    arguments `lo` and `hi`: it then runs iterations [lo, hi) of its leading dims (a prefix
+    of them flattened into one range of at least 64 iterations where they are short, the
+    last dim left as a loop for LLVM to vectorize). The kernel is marked with the range's
+    extent (`loom.parallel_extent`) and the fewest iterations worth a chunk
+    (`loom.parallel_grain`, about `chunk-work` innermost iterations); callers pass the whole
+    range, so the program is still correct on one thread. loom-dispatch-parallel-kernels
+    later hands the range to the device's worker pool. Each iteration of a parallel loop
+    writes its own elements, so the results do not depend on how it is split.
+
+    Input (min-work=1024):
+    ```mlir
+    func.func private @k(%a: memref<64x64xf32>) {
+      scf.parallel (%i, %j) = (%c0, %c0) to (%c64, %c64) step (%c1, %c1) { ... }
+      return
+    }
+    ```
+    Output:
+    ```mlir
+    func.func private @k(%lo: index, %hi: index, %a: memref<64x64xf32>)
+        attributes {loom.parallel_extent = 64 : i64, loom.parallel_grain = 128 : i64} {
+      scf.for %i = %lo to %hi step %c1 {
+        scf.parallel (%j) = (%c0) to (%c64) step (%c1) { ... }
+      }
+      return
+    }
+    ```
+  }];
+  let options = [
+    Option<"minWork", "min-work", "int64_t", "131072",
+           "innermost iterations below which a kernel stays on one thread">,
+    Option<"chunkWork", "chunk-work", "int64_t", "32768",
+           "innermost iterations a chunk should at least do">,
+  ];
+  let dependentDialects = ["mlir::arith::ArithDialect", "mlir::scf::SCFDialect"];
+}
+
+def DispatchParallelKernels : Pass<"loom-dispatch-parallel-kernels", "mlir::ModuleOp"> {
+  let summary = "Calls chunked kernels through the runtime's parallel_for.";
+  let description = [{
+    Runs on the LLVM dialect, after loom-parallel-kernels' kernels and their calls are
+    lowered. A kernel marked `loom.parallel_extent` and `loom.parallel_grain` takes
+    `(ptr context, i64 lo, i64 hi)` instead of `(lo, hi, args...)`: a new entry block loads
+    its arguments from the context struct. Each call stores the arguments in a struct on
+    the caller's stack and calls `loom_rt_parallel_for(@kernel, context, extent, grain)`,
+    which runs the chunks on the calling device's worker pool and returns when all are done.
+
+    Input:
+    ```mlir
+    llvm.call @k(%c0, %c64, %p, %q, ...) : (i64, i64, !llvm.ptr, !llvm.ptr, ...) -> ()
+    ```
+    Output:
+    ```mlir
+    %f = llvm.getelementptr %frame[0, 0] : (!llvm.ptr) -> !llvm.ptr, !llvm.struct<(...)>
+    llvm.store %p, %f : !llvm.ptr, !llvm.ptr
+    ...
+    %k = llvm.mlir.addressof @k : !llvm.ptr
+    llvm.call @loom_rt_parallel_for(%k, %frame, %c64, %grain) : (...) -> ()
+    ```
+  }];
+  let dependentDialects = ["mlir::LLVM::LLVMDialect"];
+}
+
 def OutlineKernels : Pass<"loom-outline-kernels", "mlir::ModuleOp"> {
   let summary = "Moves each loop nest into a kernel function, one per distinct body.";
   let description = [{
@@ -354,10 +479,13 @@ def ApproximateMath : Pass<"loom-approximate-math"> {
   let summary = "Rewrites math.exp/log/tanh/... as polynomials that vectorize.";
   let description = [{
     Calls to libm functions cannot be vectorized by LLVM; MLIR's polynomial approximations
-    (within a few ulp in f32) can. f16/bf16 math is computed in f32.
+    (within a few ulp in f32) can. f16/bf16 math is computed in f32. f32/f64
+    `arith.maximumf`/`minimumf`/`maxnumf`/`minnumf` become `llvm.intr.maximum` etc. (same
+    semantics): arith-expand would turn them into compares and selects, which LLVM does not
+    recognise as a max reduction, so a row max (softmax) would not vectorize.
   }];
   let dependentDialects = ["mlir::math::MathDialect", "mlir::arith::ArithDialect",
-                           "mlir::vector::VectorDialect"];
+                           "mlir::vector::VectorDialect", "mlir::LLVM::LLVMDialect"];
 }
 
 #endif // LOOM_LOWERING_PASSES_TD

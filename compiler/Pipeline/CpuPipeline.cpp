@@ -50,7 +50,10 @@ const std::vector<std::string> &mlir::loom::cpuBufferizePasses() {
       "loom-distinct-results",
       "buffer-results-to-out-params{hoist-static-allocs modify-public-functions}",
       "loom-lower-matmul-to-blas",
-      "func.func(convert-linalg-to-loops)",
+      "func.func(loom-lower-strided-copies)",
+      // Parallel dims of each linalg op become scf.parallel (loom-parallel-kernels chunks them).
+      "func.func(convert-linalg-to-parallel-loops)",
+      "func.func(loom-promote-accumulators)",
       "buffer-deallocation-pipeline",
       "convert-bufferization-to-memref",
       "canonicalize",
@@ -68,6 +71,8 @@ const std::vector<std::string> &mlir::loom::cpuToLLVMPasses() {
       // Each loop nest a kernel function, identical ones once: LLVM's time then grows with
       // the distinct kernels, not with the size of the step (an L-layer model's repeats).
       "loom-outline-kernels",
+      // Large kernels with a parallel outer loop run it in chunks on the device's threads.
+      "loom-parallel-kernels",
       "loom-approximate-math",
       // bf16/f16 arithmetic is computed in f32; conversions to and from bf16 become integer
       // bit manipulation (libgcc has no bf16 routines, and AVX512-BF16 flushes subnormals).
@@ -85,6 +90,7 @@ const std::vector<std::string> &mlir::loom::cpuToLLVMPasses() {
       "convert-func-to-llvm",
       "convert-cf-to-llvm",
       "reconcile-unrealized-casts",
+      "loom-dispatch-parallel-kernels",
   };
   return passes;
 }
@@ -100,8 +106,10 @@ LogicalResult mlir::loom::buildCpuPipeline(OpPassManager &pm, bool overlapCollec
   if (!overlapCollectives)
     llvm::erase(bufferize, "func.func(loom-overlap-collectives)");
   std::vector<std::string> toLLVM = cpuToLLVMPasses();
-  if (!outlineKernels)
+  if (!outlineKernels) {
     llvm::erase(toLLVM, "loom-outline-kernels");
+    llvm::erase(toLLVM, "loom-parallel-kernels");
+  }
   else if (profileKernels)
     toLLVM.insert(llvm::find(toLLVM, "loom-outline-kernels") + 1, "loom-profile-kernels");
   return success(succeeded(addPasses(pm, cpuToLinalgPasses())) &&

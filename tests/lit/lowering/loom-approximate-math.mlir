@@ -127,3 +127,25 @@ func.func @left_alone(%d: f64, %x: f32, %y: f32) -> (f64, f32, f32) {
   %2 = math.powf %x, %y : f32
   return %0, %1, %2 : f64, f32, f32
 }
+
+// -----
+
+// Tests that f32/f64 max and min become LLVM's intrinsics of the same semantics (LLVM
+// vectorizes them as reductions, unlike the compares and selects arith-expand would make),
+// and that bf16 max is left for the f32 emulation.
+// CHECK-LABEL: func.func @max_min
+// CHECK-SAME: (%[[A:[a-z0-9_]+]]: f32, %[[B:[a-z0-9_]+]]: f32, %[[C:[a-z0-9_]+]]: f64, %[[C2:[a-z0-9_]+]]: f64, %[[D:[a-z0-9_]+]]: vector<4xf32>, %[[D2:[a-z0-9_]+]]: vector<4xf32>, %[[E:[a-z0-9_]+]]: bf16, %[[E2:[a-z0-9_]+]]: bf16)
+// CHECK-NEXT: %[[M:[a-z0-9_]+]] = llvm.intr.maximum(%[[A]], %[[B]]) : (f32, f32) -> f32
+// CHECK-NEXT: %[[N:[a-z0-9_]+]] = llvm.intr.minimum(%[[C]], %[[C2]]) : (f64, f64) -> f64
+// CHECK-NEXT: %[[P:[a-z0-9_]+]] = llvm.intr.maxnum(%[[A]], %[[M]]) : (f32, f32) -> f32
+// CHECK-NEXT: %[[Q:[a-z0-9_]+]] = llvm.intr.minnum(%[[D]], %[[D2]]) : (vector<4xf32>, vector<4xf32>) -> vector<4xf32>
+// CHECK-NEXT: %[[R:[a-z0-9_]+]] = arith.maximumf %[[E]], %[[E2]] : bf16
+// CHECK-NEXT: return %[[P]], %[[N]], %[[Q]], %[[R]]
+func.func @max_min(%a: f32, %b: f32, %c: f64, %c2: f64, %d: vector<4xf32>, %d2: vector<4xf32>, %e: bf16, %e2: bf16) -> (f32, f64, vector<4xf32>, bf16) {
+  %m = arith.maximumf %a, %b : f32
+  %n = arith.minimumf %c, %c2 : f64
+  %p = arith.maxnumf %a, %m : f32
+  %q = arith.minnumf %d, %d2 : vector<4xf32>
+  %r = arith.maximumf %e, %e2 : bf16
+  return %p, %n, %q, %r : f32, f64, vector<4xf32>, bf16
+}

@@ -38,15 +38,14 @@
 // BUF-DAG: %[[PO:[a-z0-9_]+]] = memref.extract_aligned_pointer_as_index %[[OUT]]
 // BUF: call @loom_rt_gemm_f32({{.*}}, %[[ZERO]]) :
 // BUF-NOT: call
-// BUF: scf.for %[[I:[a-z0-9_]+]] =
-// BUF-NEXT: scf.for %[[J:[a-z0-9_]+]] =
+// BUF: scf.parallel (%[[I:[a-z0-9_]+]], %[[J:[a-z0-9_]+]]) =
 // BUF-NEXT: %[[V:[a-z0-9_]+]] = memref.load %[[OUT]][%[[I]], %[[J]]] : memref<4x16xf32>
 // BUF-NEXT: %[[BV:[a-z0-9_]+]] = memref.load %[[B]][%[[J]]] : memref<16xf32>
 // BUF-NEXT: %[[S:[a-z0-9_]+]] = arith.addf %[[V]], %[[BV]] : f32
 // BUF-NEXT: %[[T:[a-z0-9_]+]] = math.tanh %[[S]] : f32
 // BUF-NEXT: memref.store %[[T]], %[[OUT]][%[[I]], %[[J]]] : memref<4x16xf32>
 // BUF-NOT: memref.copy
-// BUF-NOT: scf.for
+// BUF-NOT: scf.parallel
 // BUF: return{{$}}
 
 // LLVM: llvm.func @loom_rt_gemm_f32(i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64)
@@ -114,12 +113,22 @@ func.func @main(%x: tensor<4x8xf32>, %w: tensor<8x16xf32>, %b: tensor<16xf32>)
 // BUF-NOT: memref.copy
 // BUF: %[[ROW:[a-z0-9_]+]] = memref.alloc() {{.*}} : memref<4xf32>
 // BUF-NOT: memref.alloc
-// BUF: arith.maximumf
-// BUF: memref.store %{{.*}}, %[[ROW]]
+// The row max and sum keep their accumulator in a register (loom-promote-accumulators).
+// BUF: %[[M0:[a-z0-9_]+]] = memref.load %[[ROW]]
+// BUF-NEXT: %[[M:[a-z0-9_]+]] = scf.for {{.*}} iter_args(%[[MACC:[a-z0-9_]+]] = %[[M0]]) -> (f32) {
+// BUF-NEXT: memref.load
+// BUF-NEXT: %[[MNEXT:[a-z0-9_]+]] = arith.maximumf %{{.*}}, %[[MACC]] : f32
+// BUF-NEXT: scf.yield %[[MNEXT]]
+// BUF-NEXT: }
+// BUF-NEXT: memref.store %[[M]], %[[ROW]]
 // BUF: arith.subf
 // BUF-NEXT: math.exp
 // BUF-NEXT: memref.store %{{.*}}, %[[OUT]]
-// BUF: arith.addf
+// BUF: scf.for {{.*}} iter_args(%[[SACC:[a-z0-9_]+]] = %{{.*}}) -> (f32) {
+// BUF-NEXT: memref.load
+// BUF-NEXT: %[[SNEXT:[a-z0-9_]+]] = arith.addf %{{.*}}, %[[SACC]] fastmath<reassoc,nsz> : f32
+// BUF-NEXT: scf.yield %[[SNEXT]]
+// BUF-NEXT: }
 // BUF-NEXT: memref.store %{{.*}}, %[[ROW]]
 // BUF: memref.load %[[OUT]]
 // BUF-NEXT: memref.load %[[ROW]]

@@ -1,0 +1,125 @@
+// The device's worker pool for parallel loops (see WorkerPool.h).
+#include "runtime/WorkerPool.h"
+
+#include "runtime/Env.h"
+
+#include <algorithm>
+#include <chrono>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#define LOOM_CPU_RELAX() _mm_pause()
+#else
+#define LOOM_CPU_RELAX() std::this_thread::yield()
+#endif
+
+namespace loom::rt {
+namespace {
+thread_local WorkerPool *currentPool = nullptr;
+/// Set while a chunk runs: a loop inside a chunk runs serially.
+thread_local bool inChunk = false;
+std::atomic<int> threadLimit{1 << 20};
+
+/// How long an idle worker spins before sleeping: long enough to catch the next kernel of a
+/// step (a few microseconds apart), short enough not to hold a core through a GEMM.
+constexpr auto kSpin = std::chrono::microseconds(30);
+/// Chunks per thread: more than one, so a thread that runs late leaves its share to others.
+constexpr int64_t kChunksPerThread = 4;
+} // namespace
+
+WorkerPool::WorkerPool(int threads, std::function<void()> workerInit) {
+  for (int i = 1; i < threads; ++i)
+    workers.emplace_back([this, workerInit] { serve(workerInit); });
+}
+
+WorkerPool::~WorkerPool() {
+  stopping.store(true);
+  generation.fetch_add(1);
+  generation.notify_all();
+  for (std::thread &worker : workers)
+    worker.join();
+}
+
+void WorkerPool::runChunks(Job &job) {
+  inChunk = true;
+  for (int64_t i; (i = job.next.fetch_add(1, std::memory_order_relaxed)) < job.chunks;) {
+    int64_t begin = i * job.chunk;
+    job.body(job.context, begin, std::min(job.n, begin + job.chunk));
+    job.done.fetch_add(1, std::memory_order_release);
+  }
+  inChunk = false;
+}
+
+void WorkerPool::serve(const std::function<void()> &workerInit) {
+  if (workerInit)
+    workerInit();
+  uint32_t seen = 0;
+  while (true) {
+    // Spin a little for the next loop, then sleep until it is posted.
+    auto until = std::chrono::steady_clock::now() + kSpin;
+    for (int spins = 0; generation.load(std::memory_order_acquire) == seen; ++spins) {
+      if (spins % 64 == 63 && std::chrono::steady_clock::now() > until) {
+        generation.wait(seen, std::memory_order_acquire);
+        break;
+      }
+      LOOM_CPU_RELAX();
+    }
+    seen = generation.load(std::memory_order_acquire);
+    if (stopping.load())
+      return;
+    // Between these two steps the poster may retire the job: it waits for `active` to drop
+    // to zero, and a worker arriving after that finds `current` null or a newer job.
+    active.fetch_add(1);
+    if (Job *job = current.load(); job && job->seats.fetch_sub(1) > 0)
+      runChunks(*job);
+    active.fetch_sub(1);
+  }
+}
+
+void WorkerPool::parallelFor(ChunkFn body, void *context, int64_t n, int64_t grain) {
+  grain = std::max<int64_t>(grain, 1);
+  int usable = std::min(threads(), threadLimit.load(std::memory_order_relaxed));
+  if (usable <= 1 || n <= grain || inChunk) {
+    if (n > 0)
+      body(context, 0, n);
+    return;
+  }
+  Job job;
+  job.body = body;
+  job.context = context;
+  job.n = n;
+  job.seats.store(usable - 1);
+  int64_t chunks = std::min((n + grain - 1) / grain, kChunksPerThread * usable);
+  job.chunk = (n + chunks - 1) / chunks;
+  job.chunks = (n + job.chunk - 1) / job.chunk;
+  shared.fetch_add(1, std::memory_order_relaxed);
+  current.store(&job);
+  generation.fetch_add(1, std::memory_order_release);
+  generation.notify_all();
+  runChunks(job);
+  // Chunks other threads took finish; then no worker still holds the job.
+  for (int spins = 0; job.done.load(std::memory_order_acquire) < job.chunks; ++spins)
+    spins < 4096 ? LOOM_CPU_RELAX() : std::this_thread::yield();
+  current.store(nullptr);
+  while (active.load() != 0)
+    std::this_thread::yield();
+}
+
+int kernelThreadsPerDevice(int devices) {
+  int cores = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  int share = std::max(1, cores / std::max(devices, 1));
+  return static_cast<int>(envInteger("LOOM_KERNEL_THREADS", share, 1, 1024));
+}
+
+void setKernelThreadLimit(int threads) { threadLimit.store(std::max(threads, 1)); }
+
+void detail::setCurrentWorkerPool(WorkerPool *pool) { currentPool = pool; }
+} // namespace loom::rt
+
+extern "C" void loom_rt_parallel_for(loom::rt::ChunkFn body, void *context, int64_t n,
+                                     int64_t grain) {
+  if (loom::rt::currentPool)
+    loom::rt::currentPool->parallelFor(body, context, n, grain);
+  else if (n > 0)
+    body(context, 0, n);
+}

@@ -1,0 +1,152 @@
+// Tests of the device's worker pool for parallel loops (runtime/WorkerPool.h): every
+// iteration runs exactly once, large loops use several threads, small or nested loops and a
+// thread limit of one run on the caller's thread, and the C entry point compiled code calls.
+#include "runtime/Client.h"
+#include "runtime/WorkerPool.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <mutex>
+#include <set>
+#include <thread>
+#include <vector>
+
+using namespace loom::rt;
+
+namespace {
+
+/// What a loop's chunks did: which iterations ran how often, on which threads, in how many
+/// chunks.
+struct Record {
+  std::vector<std::atomic<int>> runs;
+  std::mutex mutex;
+  std::set<std::thread::id> threads;
+  std::atomic<int> chunks{0};
+  std::chrono::microseconds pause{0};
+  explicit Record(int64_t n) : runs(n) {}
+
+  static void chunk(void *context, int64_t begin, int64_t end) {
+    auto *record = static_cast<Record *>(context);
+    for (int64_t i = begin; i < end; ++i)
+      record->runs[i].fetch_add(1);
+    record->chunks.fetch_add(1);
+    {
+      std::lock_guard<std::mutex> lock(record->mutex);
+      record->threads.insert(std::this_thread::get_id());
+    }
+    std::this_thread::sleep_for(record->pause);
+  }
+  bool eachRanOnce() const {
+    for (const auto &r : runs)
+      if (r.load() != 1)
+        return false;
+    return true;
+  }
+};
+
+TEST(WorkerPool, EveryIterationRunsExactlyOnceOnSeveralThreads) {
+  WorkerPool pool(4);
+  ASSERT_EQ(pool.threads(), 4);
+  Record record(100003);
+  // Chunks that take a while, so that workers woken from sleep still find some.
+  record.pause = std::chrono::microseconds(2000);
+  pool.parallelFor(&Record::chunk, &record, 100003, 1000);
+  EXPECT_TRUE(record.eachRanOnce());
+  EXPECT_GT(record.chunks.load(), 1);
+  EXPECT_LE(record.chunks.load(), 16) << "at most 4 chunks per thread";
+  EXPECT_GT(record.threads.size(), 1u) << "workers took chunks";
+  EXPECT_EQ(pool.loopsShared(), 1u);
+}
+
+TEST(WorkerPool, LoopsAtMostOneGrainRunWholeOnTheCallersThread) {
+  WorkerPool pool(4);
+  Record record(500);
+  pool.parallelFor(&Record::chunk, &record, 500, 500);
+  EXPECT_TRUE(record.eachRanOnce());
+  EXPECT_EQ(record.chunks.load(), 1);
+  EXPECT_EQ(record.threads, std::set<std::thread::id>{std::this_thread::get_id()});
+  EXPECT_EQ(pool.loopsShared(), 0u);
+  Record empty(0);
+  pool.parallelFor(&Record::chunk, &empty, 0, 1);
+  EXPECT_EQ(empty.chunks.load(), 0) << "an empty loop runs no chunk";
+}
+
+TEST(WorkerPool, AThreadLimitOfOneRunsLoopsSerially) {
+  WorkerPool pool(4);
+  setKernelThreadLimit(1);
+  Record record(100000);
+  pool.parallelFor(&Record::chunk, &record, 100000, 10);
+  setKernelThreadLimit(1 << 20);
+  EXPECT_TRUE(record.eachRanOnce());
+  EXPECT_EQ(record.chunks.load(), 1);
+  EXPECT_EQ(record.threads, std::set<std::thread::id>{std::this_thread::get_id()});
+}
+
+TEST(WorkerPool, ALoopInsideAChunkRunsOnThatChunksThread) {
+  static WorkerPool pool(3);
+  struct Outer {
+    std::atomic<int> innerChunks{0};
+    std::atomic<bool> innerStayedOnItsThread{true};
+  } outer;
+  pool.parallelFor(
+      [](void *context, int64_t, int64_t) {
+        auto *o = static_cast<Outer *>(context);
+        Record inner(1000);
+        pool.parallelFor(&Record::chunk, &inner, 1000, 1);
+        o->innerChunks.fetch_add(inner.chunks.load());
+        if (inner.threads != std::set<std::thread::id>{std::this_thread::get_id()} ||
+            !inner.eachRanOnce())
+          o->innerStayedOnItsThread = false;
+      },
+      &outer, 64, 1);
+  EXPECT_TRUE(outer.innerStayedOnItsThread.load());
+  EXPECT_GT(outer.innerChunks.load(), 0);
+}
+
+TEST(WorkerPool, ManyShortLoopsInARowEachRunOnce) {
+  // Workers arriving late for one loop must not run chunks of the next one twice or of a
+  // finished one at all.
+  WorkerPool pool(4);
+  for (int loop = 0; loop < 20000; ++loop) {
+    Record record(64);
+    pool.parallelFor(&Record::chunk, &record, 64, 1);
+    ASSERT_TRUE(record.eachRanOnce()) << "loop " << loop;
+  }
+}
+
+TEST(WorkerPool, TheCEntryPointUsesTheCallingThreadsPool) {
+  Record serial(1000);
+  loom_rt_parallel_for(&Record::chunk, &serial, 1000, 1);
+  EXPECT_EQ(serial.chunks.load(), 1) << "no pool on this thread: one chunk";
+  EXPECT_TRUE(serial.eachRanOnce());
+
+  WorkerPool pool(2);
+  detail::setCurrentWorkerPool(&pool);
+  Record shared(1000);
+  loom_rt_parallel_for(&Record::chunk, &shared, 1000, 1);
+  detail::setCurrentWorkerPool(nullptr);
+  EXPECT_TRUE(shared.eachRanOnce());
+  EXPECT_GT(shared.chunks.load(), 1);
+  EXPECT_EQ(pool.loopsShared(), 1u);
+}
+
+TEST(WorkerPool, DevicesGetAShareOfTheCoresOrWhatTheEnvironmentSays) {
+  int cores = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  unsetenv("LOOM_KERNEL_THREADS");
+  EXPECT_EQ(kernelThreadsPerDevice(1), cores);
+  EXPECT_EQ(kernelThreadsPerDevice(2 * cores), 1) << "never fewer than one";
+  setenv("LOOM_KERNEL_THREADS", "3", 1);
+  EXPECT_EQ(kernelThreadsPerDevice(1), 3);
+  auto client = Client::createCpu(2);
+  ASSERT_TRUE(client.ok());
+  EXPECT_EQ((*client)->device(1).kernelThreads(), 3);
+  unsetenv("LOOM_KERNEL_THREADS");
+  auto shared = Client::createCpu(2);
+  ASSERT_TRUE(shared.ok());
+  EXPECT_EQ((*shared)->device(0).kernelThreads(), std::max(1, cores / 2));
+}
+
+} // namespace
