@@ -2,7 +2,8 @@
 // to PyTorch running the same architecture (gpt_torch.py) in the same run, printed as a table:
 // tokens/s (median of 20 steps after warm-up; 20 more with kernels' loops on one thread, in
 // alternating rounds, give the speed-up of the device's worker pool), model FLOP/s as a fraction of the OpenBLAS
-// GEMM rate measured in the same run, peak device memory, and host time per step.
+// GEMM rate measured in the same run, peak device memory (next to the growth of PyTorch's
+// resident memory in training), and host time per step.
 // The baseline is PyTorch as a careful user runs it: 2 threads on Debian's OpenMP OpenBLAS
 // (libopenblas0-openmp, swapped in for the Python process alone through LD_LIBRARY_PATH;
 // Debian's default pthread OpenBLAS oversubscribes the cores under PyTorch's own threads).
@@ -45,10 +46,17 @@ double blasGflops() {
 /// Where Debian's libopenblas0-openmp puts its library.
 const char *kOpenMpOpenBlas = "/usr/lib/x86_64-linux-gnu/openblas-openmp";
 
-/// PyTorch's tokens/s on `c`, with the OpenMP OpenBLAS if `openmp` (0: not measured).
-double torchTokensPerSecond(const nn::GptConfig &c, const std::string &script, bool openmp) {
+/// What one PyTorch run measured (zeros: not measured).
+struct TorchRun {
+  double tokensPerSecond = 0;
+  /// Growth of its resident memory from before the parameters to the peak in training.
+  double peakBytes = 0;
+};
+
+/// PyTorch's run on `c`, with the OpenMP OpenBLAS if `openmp`.
+TorchRun torchRun(const nn::GptConfig &c, const std::string &script, bool openmp) {
   if (openmp && access((std::string(kOpenMpOpenBlas) + "/libopenblas.so.0").c_str(), R_OK) != 0)
-    return 0;
+    return {};
   std::string command = std::string(openmp ? "LD_LIBRARY_PATH=" : "") +
                         (openmp ? kOpenMpOpenBlas : "") + (openmp ? " " : "") +
                         "/usr/bin/python3 " + script + " " + std::to_string(c.vocab) + " " +
@@ -56,12 +64,12 @@ double torchTokensPerSecond(const nn::GptConfig &c, const std::string &script, b
                         std::to_string(c.heads) + " " + std::to_string(c.seq) + " " +
                         std::to_string(c.batch) + " 2>/dev/null";
   FILE *pipe = popen(command.c_str(), "r");
-  double value = 0;
-  if (!pipe || std::fscanf(pipe, "%lf", &value) != 1)
-    value = 0;
+  TorchRun run;
+  if (!pipe || std::fscanf(pipe, "%lf %lf", &run.tokensPerSecond, &run.peakBytes) != 2)
+    run = {};
   if (pipe)
     pclose(pipe);
-  return value;
+  return run;
 }
 
 void row(const char *name, const nn::GptConfig &c, double gemmGflops, const std::string &script) {
@@ -99,15 +107,21 @@ void row(const char *name, const nn::GptConfig &c, double gemmGflops, const std:
   double stepTime = median(stepTimes), serialTime = median(serialTimes);
   std::sort(hostTimes.begin(), hostTimes.end());
   double tokensPerSecond = c.batch * c.seq / stepTime;
-  double torch = torchTokensPerSecond(c, script, /*openmp=*/true);
-  double shipped = torchTokensPerSecond(c, script, /*openmp=*/false);
+  TorchRun best = torchRun(c, script, /*openmp=*/true);
+  double torch = best.tokensPerSecond;
+  double shipped = torchRun(c, script, /*openmp=*/false).tokensPerSecond;
+  // Parameters, optimizer state, activations and temporaries, as PyTorch's figure counts.
+  double peak = device.peakBytesInUse();
   double utilisation = c.trainFlopsPerStep() / stepTime / 1e9 / gemmGflops;
   auto figure = [](double v) { return v > 0 ? std::to_string(int(v)) : std::string("n/a"); };
-  std::printf("| %s | %.0f | %s | %s | %s | %.2f | %.1f%% | %.1f MB | %.2f ms | %s |\n", name,
+  std::printf("| %s | %.0f | %s | %s | %s | %.2f | %.1f%% | %.1f MB | %s | %.2f ms | %s |\n",
+              name,
               tokensPerSecond, figure(torch).c_str(),
               torch > 0 ? (std::to_string(tokensPerSecond / torch).substr(0, 4)).c_str() : "n/a",
               figure(shipped).c_str(), serialTime / stepTime,
-              100 * utilisation, device.peakBytesInUse() / 1e6,
+              100 * utilisation, peak / 1e6,
+              best.peakBytes > 0 ? (std::to_string(peak / best.peakBytes).substr(0, 4)).c_str()
+                                 : "n/a",
               hostTimes[hostTimes.size() / 2] * 1e3,
               step.stats().cacheHits ? "cached" : (std::to_string(int(step.stats().lastCompileSeconds)) + " s").c_str());
 }
@@ -134,9 +148,9 @@ int main(int argc, char **argv) {
   double gemm = blasGflops();
   std::printf("OpenBLAS sgemm 1024^3 in this run: %.1f GFLOP/s\n\n", gemm);
   std::printf("| config | Loom tokens/s | PyTorch tokens/s (OpenMP OpenBLAS) | Loom / PyTorch "
-              "| PyTorch as shipped | speed-up of the kernels' threads | model FLOP/s / GEMM rate | peak device memory | host time "
-              "per step | compile |\n");
-  std::printf("|---|---|---|---|---|---|---|---|---|---|\n");
+              "| PyTorch as shipped | speed-up of the kernels' threads | model FLOP/s / GEMM rate | peak device memory | peak memory "
+              "Loom / PyTorch | host time per step | compile |\n");
+  std::printf("|---|---|---|---|---|---|---|---|---|---|---|\n");
   row("tiny", {.vocab = 256, .embed = 128, .layers = 2, .heads = 4, .seq = 64, .batch = 8}, gemm,
       script);
   row("small", {.vocab = 1024, .embed = 256, .layers = 4, .heads = 4, .seq = 128, .batch = 8},

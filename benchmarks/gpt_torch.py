@@ -1,6 +1,10 @@
 """The GPT decoder of frontend/nn/Gpt.h written in PyTorch, to time its training step in the
-same run as Loom's (benchmarks/gpt_benchmark.cpp). Prints one line: tokens per second."""
+same run as Loom's (benchmarks/gpt_benchmark.cpp). Prints one line: tokens per second, and
+the growth of the resident memory from before the parameters exist to its peak in training
+(parameters, gradients, optimizer state, activations and the allocator's slack), in bytes."""
 import math
+import os
+import resource
 import sys
 import time
 
@@ -10,6 +14,8 @@ torch.set_num_threads(2)
 torch.manual_seed(0)
 V, C, L, H, T, B = (int(a) for a in sys.argv[1:7])
 D = C // H
+with open("/proc/self/statm") as statm:
+    resident_before = int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
 
 
 def param(*shape, fan_in=1.0):
@@ -53,4 +59,5 @@ for step in range(23):
     if step >= 3:
         times.append(time.perf_counter() - start)
 times.sort()
-print(B * T / times[len(times) // 2])
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # Linux reports KiB
+print(B * T / times[len(times) // 2], peak - resident_before)

@@ -1,0 +1,121 @@
+// Training throughput of an MLP 784-512-512-10 (ReLU, softmax cross-entropy) with SGD
+// (momentum 0.9) and AdamW, next to the same model in PyTorch (mlp_torch.py) in the same run:
+// samples/s, the median of 50 steps after warm-up, at a typical batch (128) and a large one
+// (1024). The baseline is PyTorch as a careful user runs it: 2 threads on Debian's OpenMP
+// OpenBLAS (swapped in for the Python process through LD_LIBRARY_PATH) and foreach
+// optimizers; PyTorch as shipped is printed next to it for reference.
+#include "frontend/Loom.h"
+#include "frontend/nn/Layers.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <unistd.h>
+
+using namespace loom;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+const char *kOpenMpOpenBlas = "/usr/lib/x86_64-linux-gnu/openblas-openmp";
+constexpr int64_t kWidths[] = {784, 512, 512, 10};
+
+/// PyTorch's samples/s, with the OpenMP OpenBLAS if `openmp` (0: not measured).
+double torchSamplesPerSecond(int64_t batch, const std::string &optimizer,
+                             const std::string &script, bool openmp) {
+  if (openmp && access((std::string(kOpenMpOpenBlas) + "/libopenblas.so.0").c_str(), R_OK) != 0)
+    return 0;
+  std::string command = (openmp ? "LD_LIBRARY_PATH=" + std::string(kOpenMpOpenBlas) + " " : "") +
+                        "/usr/bin/python3 " + script + " " + std::to_string(batch) + " " +
+                        optimizer + " 2>/dev/null";
+  FILE *pipe = popen(command.c_str(), "r");
+  double value = 0;
+  if (!pipe || std::fscanf(pipe, "%lf", &value) != 1)
+    value = 0;
+  if (pipe)
+    pclose(pipe);
+  return value;
+}
+
+Tree<Array> initParams() {
+  Tree<Array> params;
+  for (int i = 0; i < 3; ++i) {
+    int64_t in = kWidths[i], out = kWidths[i + 1];
+    std::vector<float> w(in * out), b(out, 0.0f);
+    for (size_t j = 0; j < w.size(); ++j)
+      w[j] = static_cast<float>(std::sin(0.7 * j + i) / std::sqrt(double(in)));
+    params["layers"][std::to_string(i)]["w"] = Array::from(w, {in, out});
+    params["layers"][std::to_string(i)]["b"] = Array::from(b, {out});
+  }
+  return params;
+}
+
+Tensor loss(const Tree<Tensor> &params, const Tensor &x, const Tensor &labels) {
+  Tensor h = x;
+  for (int i = 0; i < 3; ++i) {
+    const Tree<Tensor> &layer = params.at("layers").at(std::to_string(i));
+    h = matmul(h, layer.at("w").leaf()) + layer.at("b").leaf();
+    if (i < 2)
+      h = relu(h);
+  }
+  return nn::crossEntropy(h, labels);
+}
+
+/// Loom's samples/s for one batch size and optimizer.
+double loomSamplesPerSecond(int64_t batch, bool adamw) {
+  optim::SgdOptions sgd{.lr = optim::constant(0.01), .momentum = 0.9};
+  optim::AdamWOptions adam{.lr = optim::constant(1e-3), .weightDecay = 0.01};
+  auto step = jit(
+      [&](Tree<Tensor> params, Tree<Tensor> state, Tensor x, Tensor labels, Tensor t) {
+        ValueAndGrad vg = value_and_grad(loss)(params, x, labels);
+        auto [p, s] = adamw ? optim::adamwUpdate(adam, params, vg.grads[0], state, t)
+                            : optim::sgdUpdate(sgd, params, vg.grads[0], state, t);
+        return std::make_tuple(p, s, vg.value);
+      },
+      {.name = adamw ? "mlp_adamw" : "mlp_sgd", .donateArgnums = {0, 1}});
+  Tree<Array> params = initParams();
+  Tree<Array> state = adamw ? optim::adamwInit(params) : optim::sgdInit(params);
+  std::vector<float> x(batch * 784);
+  std::vector<int32_t> labels(batch);
+  for (size_t i = 0; i < x.size(); ++i)
+    x[i] = static_cast<float>(std::cos(0.13 * i));
+  for (int64_t i = 0; i < batch; ++i)
+    labels[i] = static_cast<int32_t>(i * 7 % 10);
+  Array xs = Array::from(x, {batch, 784}), ys = Array::from(labels, {batch});
+  std::vector<double> times;
+  for (int i = 0; i < 60; ++i) {
+    auto start = Clock::now();
+    auto [p, s, l] = step(params, state, xs, ys, Array::scalar(float(i)));
+    l.block_until_ready();
+    if (i >= 10)
+      times.push_back(std::chrono::duration<double>(Clock::now() - start).count());
+    params = p, state = s;
+  }
+  std::sort(times.begin(), times.end());
+  return batch / times[times.size() / 2];
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  std::string script = argc > 1 ? argv[1] : "benchmarks/mlp_torch.py";
+  if (script == "-h" || script == "--help")
+    return std::puts("usage: loom-mlp-benchmark [PYTORCH_SCRIPT]\n"
+                     "  PYTORCH_SCRIPT defaults to benchmarks/mlp_torch.py"),
+           0;
+  std::printf("| optimizer | batch | Loom samples/s | PyTorch samples/s (OpenMP OpenBLAS, "
+              "foreach) | Loom / PyTorch | PyTorch as shipped |\n|---|---|---|---|---|---|\n");
+  for (const char *optimizer : {"sgd", "adamw"})
+    for (int64_t batch : {128, 1024}) {
+      double loom = loomSamplesPerSecond(batch, std::string(optimizer) == "adamw");
+      double torch = torchSamplesPerSecond(batch, optimizer, script, true);
+      double shipped = torchSamplesPerSecond(batch, optimizer, script, false);
+      std::printf("| %s | %lld | %.0f | %.0f | %s | %.0f |\n", optimizer, (long long)batch, loom,
+                  torch, torch > 0 ? std::to_string(loom / torch).substr(0, 4).c_str() : "n/a",
+                  shipped);
+      std::fflush(stdout);
+    }
+  return 0;
+}
