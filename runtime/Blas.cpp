@@ -1,6 +1,7 @@
 // OpenBLAS behind the runtime's GEMM C ABI (see Blas.h).
 #include "runtime/Blas.h"
 #include "runtime/Profiler.h"
+#include "runtime/WorkerPool.h"
 
 #include <algorithm>
 #include <optional>
@@ -11,6 +12,27 @@ extern "C" void openblas_set_num_threads(int);
 extern "C" int openblas_get_num_threads();
 
 namespace {
+/// Products up to this size (m * n * k) gain little from OpenBLAS's threads, which split
+/// each one: a batch of them runs one product per thread instead.
+constexpr int64_t kSmallProduct = int64_t(1) << 24;
+
+template <typename T, typename Gemm>
+struct BatchedGemm {
+  Gemm call;
+  CBLAS_TRANSPOSE ta, tb;
+  int64_t m, n, k, lda, ldb, ldc, aStride, bStride, cStride;
+  const T *pa, *pb;
+  T *pc, beta;
+  void run(int64_t begin, int64_t end) const {
+    for (int64_t i = begin; i < end; ++i)
+      call(CblasRowMajor, ta, tb, m, n, k, T(1), pa + i * aStride, lda, pb + i * bStride, ldb,
+           beta, pc + i * cStride, ldc);
+  }
+  static void chunk(void *self, int64_t begin, int64_t end) {
+    static_cast<const BatchedGemm *>(self)->run(begin, end);
+  }
+};
+
 template <typename T, typename Gemm>
 void gemm(Gemm call, int64_t batch, int64_t m, int64_t n, int64_t k, int64_t a, int64_t aOff,
           int64_t lda, int64_t aStride, int64_t b, int64_t bOff, int64_t ldb, int64_t bStride,
@@ -38,10 +60,21 @@ void gemm(Gemm call, int64_t batch, int64_t m, int64_t n, int64_t k, int64_t a, 
         std::fill_n(pc + i * cStride + r * ldc, n, T(0));
     return;
   }
-  for (int64_t i = 0; i < batch; ++i)
-    call(CblasRowMajor, transposeA ? CblasTrans : CblasNoTrans,
-         transposeB ? CblasTrans : CblasNoTrans, m, n, k, T(1), pa + i * aStride, lda,
-         pb + i * bStride, ldb, T(beta), pc + i * cStride, ldc);
+  BatchedGemm<T, Gemm> batched{call, transposeA ? CblasTrans : CblasNoTrans,
+                                transposeB ? CblasTrans : CblasNoTrans, m, n, k, lda, ldb, ldc,
+                                aStride, bStride, cStride, pa, pb, pc, T(beta)};
+  int threads = loom::rt::currentKernelThreads();
+  if (batch < 2 || threads < 2 || m * n * k > kSmallProduct) {
+    batched.run(0, batch);
+    return;
+  }
+  // A batch of small products (attention's per-head GEMMs): each of the device's threads
+  // runs whole products on one BLAS thread. OpenBLAS's thread count is process-wide, so a
+  // GEMM another device starts meanwhile may run on fewer threads; the results are the same.
+  int blasThreads = openblas_get_num_threads();
+  openblas_set_num_threads(1);
+  loom_rt_parallel_for(&BatchedGemm<T, Gemm>::chunk, &batched, batch, 1);
+  openblas_set_num_threads(blasThreads);
 }
 } // namespace
 

@@ -113,6 +113,12 @@ int kernelThreadsPerDevice(int devices) {
 
 void setKernelThreadLimit(int threads) { threadLimit.store(std::max(threads, 1)); }
 
+int currentKernelThreads() {
+  if (!currentPool || inChunk)
+    return 1;
+  return std::min(currentPool->threads(), threadLimit.load(std::memory_order_relaxed));
+}
+
 void detail::setCurrentWorkerPool(WorkerPool *pool) { currentPool = pool; }
 } // namespace loom::rt
 

@@ -71,6 +71,9 @@ int kernelThreadsPerDevice(int devices);
 /// caps BLAS): 1 runs loops serially. Benchmarks compare with and without the pool this way.
 void setKernelThreadLimit(int threads);
 
+/// Threads a loop called on this thread would run on now (1 without a pool).
+int currentKernelThreads();
+
 namespace detail {
 /// The pool that loops called on this thread run on (null: serially). The device's thread
 /// sets its own.
