@@ -90,7 +90,10 @@ def FuseElementwise : Pass<"loom-fuse-elementwise"> {
     `linalg-fuse-elementwise-ops`, reshapes are not propagated through other ops: that pass
     rewrites a `linalg.matmul` whose result is reshaped into a rank-4 `linalg.generic`,
     which then no longer reaches BLAS (measured: a [8,64,128] x [128,512] product 20x slower).
-    A producer is fused only into its single user, so no work is duplicated.
+    A producer is fused only into its single user, so no work is duplicated, except a
+    producer that reads no tensor (a causal mask computed from indices): it is recomputed in
+    each of its users rather than written to memory and read back (as an i1 tensor, whose
+    loads also kept its users' loops from vectorizing).
   }];
   let dependentDialects = ["mlir::linalg::LinalgDialect"];
 }

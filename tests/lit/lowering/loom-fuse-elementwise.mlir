@@ -71,3 +71,51 @@ func.func @shared(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
   } -> tensor<4xf32>
   return %1, %2 : tensor<4xf32>, tensor<4xf32>
 }
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+
+// Tests that a value computed from the indices alone (a causal mask) is recomputed in each
+// of its two users instead of being written as an i1 tensor: each consumer's body compares
+// its own linalg.index values, and no generic produces a tensor<..xi1> any more.
+// CHECK-LABEL: func.func @mask_two_users
+// CHECK-NOT: tensor<8x8xi1>
+// CHECK: linalg.generic
+// CHECK-SAME: ins(%{{[a-z0-9_]+}} : tensor<8x8xf32>)
+// CHECK: linalg.index 0
+// CHECK: linalg.index 1
+// CHECK: arith.cmpi sge
+// CHECK: arith.select
+// CHECK: linalg.generic
+// CHECK-SAME: ins(%{{[a-z0-9_]+}} : tensor<8x8xf32>)
+// CHECK: linalg.index 0
+// CHECK: linalg.index 1
+// CHECK: arith.cmpi sge
+// CHECK: arith.select
+// CHECK-NOT: tensor<8x8xi1>
+func.func @mask_two_users(%s: tensor<8x8xf32>, %g: tensor<8x8xf32>) -> (tensor<8x8xf32>, tensor<8x8xf32>) {
+  %e = tensor.empty() : tensor<8x8xi1>
+  %mask = linalg.generic {indexing_maps = [#id], iterator_types = ["parallel", "parallel"]} outs(%e : tensor<8x8xi1>) {
+  ^bb0(%out: i1):
+    %i = linalg.index 0 : index
+    %j = linalg.index 1 : index
+    %c = arith.cmpi sge, %i, %j : index
+    linalg.yield %c : i1
+  } -> tensor<8x8xi1>
+  %big = arith.constant -1.0e9 : f32
+  %zero = arith.constant 0.0 : f32
+  %ef = tensor.empty() : tensor<8x8xf32>
+  %masked = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]} ins(%mask, %s : tensor<8x8xi1>, tensor<8x8xf32>) outs(%ef : tensor<8x8xf32>) {
+  ^bb0(%m: i1, %x: f32, %out: f32):
+    %r = arith.select %m, %x, %big : f32
+    linalg.yield %r : f32
+  } -> tensor<8x8xf32>
+  %ef2 = tensor.empty() : tensor<8x8xf32>
+  %grad = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]} ins(%mask, %g : tensor<8x8xi1>, tensor<8x8xf32>) outs(%ef2 : tensor<8x8xf32>) {
+  ^bb0(%m: i1, %x: f32, %out: f32):
+    %r = arith.select %m, %x, %zero : f32
+    linalg.yield %r : f32
+  } -> tensor<8x8xf32>
+  return %masked, %grad : tensor<8x8xf32>, tensor<8x8xf32>
+}
