@@ -3,6 +3,8 @@
 
 #include "frontend/Error.h"
 #include "runtime/Blas.h"
+#include "runtime/Client.h"
+#include "runtime/Device.h"
 #include "runtime/HostAllocator.h"
 #include "runtime/MemoryLimits.h"
 
@@ -30,15 +32,18 @@ void checkMemoryFits(const std::string &name, const rt::Executable &exe,
   uint64_t cached = rt::HostAllocator::instance().cachedBytes(); // freed blocks, reused first
   uint64_t all = perDevice * devices.size();
   uint64_t resident = all > cached ? all - cached : 0;
-  // Threads that will run their first GEMM: each device's worker, and the first time, the
-  // workers of OpenBLAS's pool that devices share.
+  // Threads that will run their first GEMM: each device's worker and the workers of its
+  // kernel pool (they run batches of small GEMMs), and the first time, the workers of
+  // OpenBLAS's pool that devices share.
   size_t newThreads = 0;
   {
     std::lock_guard lock(startedMutex);
     if (startedDevices.empty())
       newThreads += std::max(rt::blasThreads(), 1) - 1;
+    rt::Client &client = rt::Client::defaultClient();
     for (int d : devices)
-      newThreads += !startedDevices.count(d);
+      if (!startedDevices.count(d))
+        newThreads += d < client.deviceCount() ? client.device(d).kernelThreads() : 1;
     startedDevices.insert(devices.begin(), devices.end());
   }
   uint64_t blas = newThreads * rt::blasThreadBytes;
