@@ -6,6 +6,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringMap.h"
 
 namespace mlir::loom {
 #define GEN_PASS_DEF_DISPATCHPARALLELKERNELS
@@ -27,6 +28,13 @@ struct DispatchParallelKernelsPass
     SymbolTable symbols(module);
     auto ptr = LLVM::LLVMPointerType::get(context);
     auto i64 = IntegerType::get(context, 64);
+    // The calls of each function, found in one walk (a lookup per kernel would walk the
+    // whole module once per kernel).
+    llvm::StringMap<SmallVector<LLVM::CallOp>> callsOf;
+    module.walk([&](LLVM::CallOp call) {
+      if (std::optional<StringRef> callee = call.getCallee())
+        callsOf[*callee].push_back(call);
+    });
     for (auto kernel : llvm::to_vector(module.getOps<LLVM::LLVMFuncOp>())) {
       auto extent = kernel->getAttrOfType<IntegerAttr>("loom.parallel_extent");
       auto grain = kernel->getAttrOfType<IntegerAttr>("loom.parallel_grain");
@@ -40,10 +48,8 @@ struct DispatchParallelKernelsPass
       }
       auto fields = LLVM::LLVMStructType::getLiteral(context, type.getParams().drop_front(2));
       declareParallelFor(module, symbols, ptr, i64);
-      for (const SymbolTable::SymbolUse &use :
-           llvm::to_vector(*SymbolTable::getSymbolUses(kernel, module)))
-        if (auto call = dyn_cast<LLVM::CallOp>(use.getUser()))
-          dispatch(call, kernel, fields, extent.getInt(), grain.getInt());
+      for (LLVM::CallOp call : callsOf.lookup(kernel.getSymName()))
+        dispatch(call, kernel, fields, extent.getInt(), grain.getInt());
       takeArgumentsFromContext(kernel, fields);
     }
   }

@@ -8,7 +8,7 @@
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
-#include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/StringMap.h"
 
 namespace mlir::loom {
 #define GEN_PASS_DEF_PARALLELKERNELS
@@ -73,10 +73,13 @@ struct ParallelKernelsPass : mlir::loom::impl::ParallelKernelsBase<ParallelKerne
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    // The calls of each function, found in one walk (not one walk per kernel).
+    llvm::StringMap<SmallVector<func::CallOp>> callsOf;
+    module.walk([&](func::CallOp call) { callsOf[call.getCallee()].push_back(call); });
     for (func::FuncOp kernel : llvm::to_vector(module.getOps<func::FuncOp>()))
       if (kernel.isPrivate() && !kernel.isExternal() && kernel.getNumResults() == 0)
         if (scf::ParallelOp loop = soleLoop(kernel))
-          chunk(module, kernel, loop);
+          chunk(kernel, loop, callsOf.lookup(kernel.getSymName()));
   }
 
   /// The kernel's loop: the only op of its body besides constants and the return.
@@ -92,7 +95,7 @@ struct ParallelKernelsPass : mlir::loom::impl::ParallelKernelsBase<ParallelKerne
     return loop && loop.getNumResults() == 0 ? loop : nullptr;
   }
 
-  void chunk(ModuleOp module, func::FuncOp kernel, scf::ParallelOp loop) {
+  void chunk(func::FuncOp kernel, scf::ParallelOp loop, ArrayRef<func::CallOp> calls) {
     std::optional<SmallVector<int64_t>> trips = tripCounts(loop);
     if (!trips)
       return;
@@ -157,11 +160,7 @@ struct ParallelKernelsPass : mlir::loom::impl::ParallelKernelsBase<ParallelKerne
     kernel->setAttr("loom.parallel_grain", b.getI64IntegerAttr(grain));
 
     // Callers run it whole; loom-dispatch-parallel-kernels later hands the range to the pool.
-    std::optional<SymbolTable::UseRange> uses = SymbolTable::getSymbolUses(kernel, module);
-    for (const SymbolTable::SymbolUse &use : llvm::to_vector(*uses)) {
-      auto call = dyn_cast<func::CallOp>(use.getUser());
-      if (!call)
-        continue;
+    for (func::CallOp call : calls) {
       OpBuilder at(call);
       SmallVector<Value> operands = {
           arith::ConstantIndexOp::create(at, call.getLoc(), 0),
