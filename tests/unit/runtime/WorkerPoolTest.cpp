@@ -52,7 +52,7 @@ TEST(WorkerPool, EveryIterationRunsExactlyOnceOnSeveralThreads) {
   ASSERT_EQ(pool.threads(), 4);
   Record record(100003);
   // Chunks that take a while, so that workers woken from sleep still find some.
-  record.pause = std::chrono::microseconds(2000);
+  record.pause = std::chrono::microseconds(5000);
   pool.parallelFor(&Record::chunk, &record, 100003, 1000);
   EXPECT_TRUE(record.eachRanOnce());
   EXPECT_GT(record.chunks.load(), 1);
