@@ -8,6 +8,7 @@
 // (libopenblas0-openmp, swapped in for the Python process alone through LD_LIBRARY_PATH;
 // Debian's default pthread OpenBLAS oversubscribes the cores under PyTorch's own threads).
 // PyTorch as shipped is printed next to it for reference.
+#include "benchmarks/TorchBaseline.h"
 #include "frontend/Loom.h"
 #include "runtime/Client.h"
 #include "runtime/Device.h"
@@ -18,7 +19,6 @@
 #include <chrono>
 #include <cstdio>
 #include <string>
-#include <unistd.h>
 
 using namespace loom;
 using Clock = std::chrono::steady_clock;
@@ -43,9 +43,6 @@ double blasGflops() {
   return 2.0 * n * n * n / times[3] / 1e9;
 }
 
-/// Where Debian's libopenblas0-openmp puts its library.
-const char *kOpenMpOpenBlas = "/usr/lib/x86_64-linux-gnu/openblas-openmp";
-
 /// What one PyTorch run measured (zeros: not measured).
 struct TorchRun {
   double tokensPerSecond = 0;
@@ -55,21 +52,12 @@ struct TorchRun {
 
 /// PyTorch's run on `c`, with the OpenMP OpenBLAS if `openmp`.
 TorchRun torchRun(const nn::GptConfig &c, const std::string &script, bool openmp) {
-  if (openmp && access((std::string(kOpenMpOpenBlas) + "/libopenblas.so.0").c_str(), R_OK) != 0)
-    return {};
-  std::string command = std::string(openmp ? "LD_LIBRARY_PATH=" : "") +
-                        (openmp ? kOpenMpOpenBlas : "") + (openmp ? " " : "") +
-                        "/usr/bin/python3 " + script + " " + std::to_string(c.vocab) + " " +
-                        std::to_string(c.embed) + " " + std::to_string(c.layers) + " " +
-                        std::to_string(c.heads) + " " + std::to_string(c.seq) + " " +
-                        std::to_string(c.batch) + " 2>/dev/null";
-  FILE *pipe = popen(command.c_str(), "r");
-  TorchRun run;
-  if (!pipe || std::fscanf(pipe, "%lf %lf", &run.tokensPerSecond, &run.peakBytes) != 2)
-    run = {};
-  if (pipe)
-    pclose(pipe);
-  return run;
+  std::vector<double> v = bench::runTorchBaseline(
+      script,
+      {std::to_string(c.vocab), std::to_string(c.embed), std::to_string(c.layers),
+       std::to_string(c.heads), std::to_string(c.seq), std::to_string(c.batch)},
+      openmp, 2);
+  return v.empty() ? TorchRun() : TorchRun{v[0], v[1]};
 }
 
 void row(const char *name, const nn::GptConfig &c, double gemmGflops, const std::string &script) {
@@ -90,7 +78,7 @@ void row(const char *name, const nn::GptConfig &c, double gemmGflops, const std:
   std::vector<double> stepTimes, serialTimes, hostTimes;
   for (int i = 0; i < 3 + 8 * 5; ++i) {
     bool serial = i >= 3 && (i - 3) / 5 % 2 == 1;
-    rt::setKernelThreadLimit(serial ? 1 : 1 << 20);
+    rt::setKernelThreadLimit(serial ? 1 : rt::kNoKernelThreadLimit);
     auto start = Clock::now();
     auto [p, s, loss] = step(params, state, ids, ids, Array::scalar(float(i)));
     double host = seconds(start); // time until the call returned: the host's share
@@ -99,7 +87,7 @@ void row(const char *name, const nn::GptConfig &c, double gemmGflops, const std:
       (serial ? serialTimes : stepTimes).push_back(seconds(start)), hostTimes.push_back(host);
     params = p, state = s;
   }
-  rt::setKernelThreadLimit(1 << 20);
+  rt::setKernelThreadLimit(rt::kNoKernelThreadLimit);
   auto median = [](std::vector<double> &v) {
     std::sort(v.begin(), v.end());
     return v[v.size() / 2];

@@ -4,6 +4,7 @@
 // (1024). The baseline is PyTorch as a careful user runs it: 2 threads on Debian's OpenMP
 // OpenBLAS (swapped in for the Python process through LD_LIBRARY_PATH) and foreach
 // optimizers; PyTorch as shipped is printed next to it for reference.
+#include "benchmarks/TorchBaseline.h"
 #include "frontend/Loom.h"
 #include "frontend/nn/Layers.h"
 
@@ -12,31 +13,20 @@
 #include <cmath>
 #include <cstdio>
 #include <string>
-#include <unistd.h>
 
 using namespace loom;
 using Clock = std::chrono::steady_clock;
 
 namespace {
 
-const char *kOpenMpOpenBlas = "/usr/lib/x86_64-linux-gnu/openblas-openmp";
 constexpr int64_t kWidths[] = {784, 512, 512, 10};
 
 /// PyTorch's samples/s, with the OpenMP OpenBLAS if `openmp` (0: not measured).
 double torchSamplesPerSecond(int64_t batch, const std::string &optimizer,
                              const std::string &script, bool openmp) {
-  if (openmp && access((std::string(kOpenMpOpenBlas) + "/libopenblas.so.0").c_str(), R_OK) != 0)
-    return 0;
-  std::string command = (openmp ? "LD_LIBRARY_PATH=" + std::string(kOpenMpOpenBlas) + " " : "") +
-                        "/usr/bin/python3 " + script + " " + std::to_string(batch) + " " +
-                        optimizer + " 2>/dev/null";
-  FILE *pipe = popen(command.c_str(), "r");
-  double value = 0;
-  if (!pipe || std::fscanf(pipe, "%lf", &value) != 1)
-    value = 0;
-  if (pipe)
-    pclose(pipe);
-  return value;
+  std::vector<double> v =
+      bench::runTorchBaseline(script, {std::to_string(batch), optimizer}, openmp, 1);
+  return v.empty() ? 0 : v[0];
 }
 
 Tree<Array> initParams() {

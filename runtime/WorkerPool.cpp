@@ -18,7 +18,7 @@ namespace {
 thread_local WorkerPool *currentPool = nullptr;
 /// Set while a chunk runs: a loop inside a chunk runs serially.
 thread_local bool inChunk = false;
-std::atomic<int> threadLimit{1 << 20};
+std::atomic<int> threadLimit{kNoKernelThreadLimit};
 
 /// How long an idle worker spins before sleeping: long enough to catch the next kernel of a
 /// step (a few microseconds apart), short enough not to hold a core through a GEMM.

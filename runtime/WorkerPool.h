@@ -68,7 +68,9 @@ private:
 int kernelThreadsPerDevice(int devices);
 
 /// Caps the threads any one parallel loop uses, on every device (as openblas_set_num_threads
-/// caps BLAS): 1 runs loops serially. Benchmarks compare with and without the pool this way.
+/// caps BLAS): 1 runs loops serially, kNoKernelThreadLimit (the default) lifts the cap.
+/// Benchmarks compare with and without the pool this way.
+constexpr int kNoKernelThreadLimit = 1 << 20;
 void setKernelThreadLimit(int threads);
 
 /// Threads a loop called on this thread would run on now (1 without a pool).

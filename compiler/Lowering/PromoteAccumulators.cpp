@@ -7,6 +7,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/MapVector.h"
 
 namespace mlir::loom {
 #define GEN_PASS_DEF_PROMOTEACCUMULATORS
@@ -24,37 +25,30 @@ struct Accumulator {
 };
 
 /// The accumulators of `loop`: each buffer its body stores to is stored once, at indices
-/// defined outside the loop, after one load of the same element; nothing else in the body
-/// writes memory or calls out. Empty if the body is anything else.
+/// defined outside the loop, after one load of the same element and with no other access;
+/// nothing else in the body writes memory, loops or calls out. Empty if the body is anything
+/// else. (The body's ops are all direct, so its accesses to a buffer are in `body` itself.)
 SmallVector<Accumulator> accumulatorsOf(scf::ForOp loop) {
+  llvm::MapVector<Value, SmallVector<Operation *, 2>> accesses; // per buffer, in order
+  for (Operation &op : loop.getBody()->without_terminator()) {
+    if (auto load = dyn_cast<memref::LoadOp>(op))
+      accesses[load.getMemRef()].push_back(load);
+    else if (auto store = dyn_cast<memref::StoreOp>(op))
+      accesses[store.getMemRef()].push_back(store);
+    else if (!isMemoryEffectFree(&op))
+      return {}; // a nested loop, a call, a write we do not understand
+  }
   SmallVector<Accumulator> found;
-  Block &body = *loop.getBody();
-  for (Operation &op : body.without_terminator()) {
-    if (auto store = dyn_cast<memref::StoreOp>(op)) {
-      Value buffer = store.getMemRef();
-      if (!llvm::all_of(store.getIndices(),
-                        [&](Value i) { return loop.isDefinedOutsideOfLoop(i); }))
-        return {};
-      memref::LoadOp match;
-      for (Operation &before : body) {
-        if (&before == store.getOperation())
-          break;
-        if (auto load = dyn_cast<memref::LoadOp>(before);
-            load && load.getMemRef() == buffer && load.getIndices() == store.getIndices())
-          match = match ? memref::LoadOp() : load; // exactly one
-      }
-      if (!match)
-        return {};
-      // No other access to that buffer in the loop (another element would alias the register).
-      for (Operation *user : buffer.getUsers())
-        if (user != match && user != store && loop->isAncestor(user))
-          return {};
-      found.push_back({match, store});
-      continue;
-    }
-    if (isa<memref::LoadOp>(op) || isMemoryEffectFree(&op))
-      continue;
-    return {}; // a nested loop, a call, a write we do not understand
+  for (auto &[buffer, ops] : accesses) {
+    if (llvm::none_of(ops, [](Operation *op) { return isa<memref::StoreOp>(op); }))
+      continue; // only read
+    auto load = ops.size() == 2 ? dyn_cast<memref::LoadOp>(ops[0]) : memref::LoadOp();
+    auto store = ops.size() == 2 ? dyn_cast<memref::StoreOp>(ops[1]) : memref::StoreOp();
+    if (!load || !store || load.getIndices() != store.getIndices() ||
+        !llvm::all_of(store.getIndices(),
+                      [&](Value i) { return loop.isDefinedOutsideOfLoop(i); }))
+      return {};
+    found.push_back({load, store});
   }
   return found;
 }

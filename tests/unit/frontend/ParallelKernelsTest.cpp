@@ -47,7 +47,7 @@ TEST(ParallelKernels, SameResultsOnTheDevicesThreadsAsOnOneAndAsTheReference) {
   auto [s1, t1, c1, joined1] = f(x);
   std::vector<float> s1p = s1.to_host<float>(), t1p = t1.to_host<float>(),
                      c1p = c1.to_host<float>(), j1p = joined1.to_host<float>();
-  rt::setKernelThreadLimit(1 << 20);
+  rt::setKernelThreadLimit(rt::kNoKernelThreadLimit);
   // Each element is computed by the same code whichever thread runs its chunk.
   EXPECT_EQ(sp, s1p);
   EXPECT_EQ(tp, t1p);

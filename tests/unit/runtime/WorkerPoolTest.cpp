@@ -79,7 +79,7 @@ TEST(WorkerPool, AThreadLimitOfOneRunsLoopsSerially) {
   setKernelThreadLimit(1);
   Record record(100000);
   pool.parallelFor(&Record::chunk, &record, 100000, 10);
-  setKernelThreadLimit(1 << 20);
+  setKernelThreadLimit(kNoKernelThreadLimit);
   EXPECT_TRUE(record.eachRanOnce());
   EXPECT_EQ(record.chunks.load(), 1);
   EXPECT_EQ(record.threads, std::set<std::thread::id>{std::this_thread::get_id()});
