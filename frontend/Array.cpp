@@ -4,8 +4,10 @@
 #include "frontend/MeshPlacement.h"
 #include "runtime/Client.h"
 #include "runtime/Device.h"
+#include "runtime/Distributed.h"
 
 #include <algorithm>
+#include <set>
 #include <fmt/format.h>
 
 using namespace loom;
@@ -34,7 +36,8 @@ Array Array::device_put(const void *host, size_t bytes, const Shape &shape, DTyp
   if (devices > client.deviceCount())
     throw Error(fmt::format("device_put: the mesh {} has {} devices but the client has {}; "
                             "set LOOM_CPU_DEVICES={}",
-                            sharding.mesh().describe(), devices, client.deviceCount(), devices));
+                            sharding.mesh().describe(), devices, client.deviceCount(),
+                            devices / rt::distributed::process().count));
   rt::MeshTopology mesh = detail::topologyOf(sharding.mesh());
   Shape local = detail::localShape(shape, sharding);
   size_t localBytes = rt::byteSize(dtype);
@@ -43,6 +46,10 @@ Array Array::device_put(const void *host, size_t bytes, const Shape &shape, DTyp
   std::vector<char> part(localBytes);
   std::vector<std::shared_ptr<rt::Buffer>> parts;
   for (int d = 0; d < devices; ++d) {
+    if (!client.isLocal(d)) { // another process places it
+      parts.push_back(nullptr);
+      continue;
+    }
     detail::copyPart(shape, sharding, mesh, d, rt::byteSize(dtype),
                      static_cast<char *>(const_cast<void *>(host)), part.data(), true);
     parts.push_back(rt::Buffer::fromHost(client.device(d), part.data(), part.size()));
@@ -69,16 +76,18 @@ Array Array::fromBytes(const void *host, size_t bytes, const Shape &shape, DType
     throw Error(fmt::format("Array: {} bytes of host data do not fill {} ({} bytes)", bytes,
                             loom::describe(dtype, shape), count * rt::byteSize(dtype)));
   rt::Client &client = rt::Client::defaultClient();
-  if (device < 0 || device >= client.deviceCount())
-    throw Error(fmt::format("Array: device {} does not exist (the client has {})", device,
-                            client.deviceCount()));
-  return Array(rt::Buffer::fromHost(client.device(device), host, bytes), shape, dtype);
+  if (device < 0 || device >= client.localDeviceCount())
+    throw Error(fmt::format("Array: device {} does not exist (this process has {})", device,
+                            client.localDeviceCount()));
+  return Array(rt::Buffer::fromHost(client.device(client.firstLocalDevice() + device), host,
+                                    bytes),
+               shape, dtype);
 }
 
 bool Array::is_ready() const {
   if (isSharded())
     return std::all_of(shards.begin(), shards.end(),
-                       [](const auto &b) { return b->ready()->isReady(); });
+                       [](const auto &b) { return !b || b->ready()->isReady(); });
   return data && data->ready()->isReady();
 }
 
@@ -86,7 +95,9 @@ void Array::block_until_ready() const {
   if (!valid())
     throw Error("block_until_ready: empty array");
   for (const auto &buffer : isSharded() ? shards : std::vector<std::shared_ptr<rt::Buffer>>{data})
-    if (rt::Status status = buffer->ready()->wait(); !status.isOk())
+    if (!buffer)
+      continue;
+    else if (rt::Status status = buffer->ready()->wait(); !status.isOk())
       throw Error(status.message());
 }
 
@@ -104,9 +115,30 @@ void Array::copyOut(void *dst, size_t bytes) const {
       throw Error(status.message());
     return;
   }
-  // Each device's part goes to its place in the global value.
+  // Each device's part goes to its place in the global value. A part held by another
+  // process is read from a local copy of it, if there is one.
   rt::MeshTopology mesh = detail::topologyOf(layout.mesh());
+  std::vector<std::vector<int64_t>> starts;
+  for (size_t d = 0; d < shards.size(); ++d)
+    starts.push_back(detail::partStart(dims, layout, mesh, static_cast<int>(d)));
   for (size_t d = 0; d < shards.size(); ++d) {
+    size_t from = d;
+    if (!shards[d]) {
+      for (size_t c = 0; c < shards.size() && from == d; ++c)
+        if (shards[c] && starts[c] == starts[d])
+          from = c;
+      if (from == d) {
+        const rt::Client &client = rt::Client::defaultClient();
+        throw Error(fmt::format(
+            "to_host: array {} split as {}: the part of device {} lives on process {}, and "
+            "this {} holds devices {}-{} with no copy of it; return it replicated (or read "
+            "it on that process)",
+            describe(), layout.describe(), d, d / client.localDeviceCount(),
+            rt::distributed::describeProcess(), client.firstLocalDevice(),
+            client.firstLocalDevice() + client.localDeviceCount() - 1));
+      }
+      continue; // its copy is read in its own turn
+    }
     std::vector<char> part(shards[d]->size());
     rt::Status status = rt::copyToHost(*shards[d], part.data(), part.size());
     if (!status.isOk())
@@ -114,4 +146,49 @@ void Array::copyOut(void *dst, size_t bytes) const {
     detail::copyPart(dims, layout, mesh, static_cast<int>(d), rt::byteSize(type),
                      static_cast<char *>(dst), part.data(), false);
   }
+}
+
+std::pair<int64_t, int64_t> Array::processRowSpan(const NamedSharding &sharding,
+                                                  const Shape &globalShape) {
+  if (globalShape.empty())
+    return {0, 0};
+  const rt::Client &client = rt::Client::defaultClient();
+  if (rt::distributed::process().count == 1 || !sharding.specified())
+    return {0, globalShape[0]};
+  rt::MeshTopology mesh = detail::topologyOf(sharding.mesh());
+  int64_t partRows = detail::localShape(globalShape, sharding)[0];
+  std::set<int64_t> starts;
+  for (int d = 0; d < static_cast<int>(sharding.mesh().numDevices()); ++d)
+    if (client.isLocal(d))
+      starts.insert(detail::partStart(globalShape, sharding, mesh, d)[0]);
+  if (starts.empty())
+    return {0, 0};
+  int64_t first = *starts.begin(), count = *starts.rbegin() + partRows - first;
+  if (count != static_cast<int64_t>(starts.size()) * partRows)
+    throw Error(fmt::format("{}: the rows of a [{}] batch split as {} that this process's "
+                            "devices hold are not one contiguous range",
+                            rt::distributed::describeProcess(), fmt::join(globalShape, ","),
+                            sharding.describe()));
+  return {first, count};
+}
+
+Array Array::fromProcessLocal(const NamedSharding &sharding, const void *localData, size_t bytes,
+                              const Shape &globalShape, DType dtype) {
+  if (rt::distributed::process().count == 1)
+    return device_put(localData, bytes, globalShape, dtype, sharding);
+  std::string what = "make_array_from_process_local_data " + loom::describe(dtype, globalShape);
+  sharding.check(globalShape, what);
+  size_t globalBytes = rt::byteSize(dtype);
+  for (int64_t d : globalShape)
+    globalBytes *= d;
+  auto [first, count] = processRowSpan(sharding, globalShape);
+  size_t rowBytes = globalShape.empty() || globalShape[0] == 0 ? 0 : globalBytes / globalShape[0];
+  if (bytes != count * rowBytes)
+    throw Error(fmt::format("{}: {} holds rows {}-{} ({} bytes) but got {} bytes of local data",
+                            what, rt::distributed::describeProcess(), first, first + count - 1,
+                            count * rowBytes, bytes));
+  // The global value with this process's rows in place (the other rows are never read).
+  std::vector<char> global(globalBytes);
+  std::memcpy(global.data() + first * rowBytes, localData, bytes);
+  return device_put(global.data(), global.size(), globalShape, dtype, sharding);
 }

@@ -33,8 +33,8 @@ public:
         NamedSharding sharding);
 
   /// Places `bytes` of host data (the global value) on the devices of `sharding`'s mesh, each
-  /// device receiving its part. The default client needs as many devices as the mesh
-  /// (LOOM_CPU_DEVICES).
+  /// device receiving its part. The job needs as many devices as the mesh (LOOM_CPU_DEVICES
+  /// per process); with several processes, each places its own devices' parts.
   static Array device_put(const void *data, size_t bytes, const Shape &shape, DType dtype,
                           const NamedSharding &sharding);
   template <typename T>
@@ -42,17 +42,34 @@ public:
                           const NamedSharding &sharding) {
     return device_put(data.data(), data.size() * sizeof(T), shape, dtypeFor<T>(), sharding);
   }
-  /// The cookbook's data loading: each process passes the rows of the batch it loaded and
-  /// gets the global array, split as `sharding` says. With one process (all virtual devices
-  /// in it) the local batch is the whole batch; several processes come with the MPI backend.
+  /// The cookbook's data loading: each process passes the rows of the batch its devices
+  /// hold parts of (processRowSpan(): with the batch dim split over the processes, its
+  /// contiguous share; with a replicated batch, all of it) and gets the global array, split
+  /// as `sharding` says. With one process the local batch is the whole batch.
+  static Array fromProcessLocal(const NamedSharding &sharding, const void *localData,
+                                size_t bytes, const Shape &globalShape, DType dtype);
   template <typename T>
   static Array make_array_from_process_local_data(const NamedSharding &sharding,
                                                   const std::vector<T> &localData,
                                                   const Shape &globalShape) {
-    return device_put(localData, globalShape, sharding);
+    return fromProcessLocal(sharding, localData.data(), localData.size() * sizeof(T),
+                            globalShape, dtypeFor<T>());
+  }
+  /// The rows [first, first + count) of dim 0 of a `globalShape` array split as `sharding`
+  /// that this process's devices hold parts of. Error if they are not one contiguous range.
+  static std::pair<int64_t, int64_t> processRowSpan(const NamedSharding &sharding,
+                                                    const Shape &globalShape);
+  /// This process's rows (processRowSpan) of a global row-major batch, for loaders that
+  /// read the whole batch.
+  template <typename T>
+  static std::vector<T> processRows(const NamedSharding &sharding, const std::vector<T> &global,
+                                    const Shape &globalShape) {
+    auto [first, count] = processRowSpan(sharding, globalShape);
+    size_t row = globalShape.empty() || globalShape[0] == 0 ? 0 : global.size() / globalShape[0];
+    return std::vector<T>(global.begin() + first * row, global.begin() + (first + count) * row);
   }
 
-  /// Copies `bytes` of host data into a new array on device `device` of the default client.
+  /// Copies `bytes` of host data into a new array on device `device` of this process.
   static Array fromBytes(const void *data, size_t bytes, const Shape &shape, DType dtype,
                          int device = 0);
   template <typename T>
@@ -79,7 +96,8 @@ public:
   bool valid() const { return data != nullptr || !shards.empty(); }
   /// Whether the array is split over the devices of a mesh (see shardBuffers).
   bool isSharded() const { return !shards.empty(); }
-  /// Per mesh device, its part (empty for an array on one device).
+  /// Per mesh device, its part (empty for an array on one device); null for devices of
+  /// other processes.
   const std::vector<std::shared_ptr<rt::Buffer>> &shardBuffers() const { return shards; }
   /// The sharding of a sharded array (unspecified otherwise).
   const NamedSharding &sharding() const { return layout; }
@@ -89,7 +107,9 @@ public:
   /// Waits until the value is computed; throws Error if computing it failed.
   void block_until_ready() const;
 
-  /// The values, row-major; waits for them. T must match the dtype.
+  /// The values, row-major; waits for them. T must match the dtype. Across processes, every
+  /// part must have a copy on this process's devices (a replicated value); otherwise an
+  /// error names the part and the process holding it.
   template <typename T> std::vector<T> to_host() const {
     checkHostType(dtypeFor<T>(), "to_host");
     if constexpr (std::is_same_v<T, bool>) {

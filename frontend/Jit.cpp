@@ -11,7 +11,9 @@
 #include "runtime/Client.h"
 #include "runtime/Device.h"
 #include "runtime/Profiler.h"
+#include "runtime/Distributed.h"
 #include "runtime/InProcessCollectives.h"
+#include "runtime/MpiCollectives.h"
 #include "runtime/SpmdCalls.h"
 #include "frontend/MeshPlacement.h"
 #include "frontend/MemoryCheck.h"
@@ -50,8 +52,11 @@ struct Compiled {
   mutable bool memoryChecked = false;
 };
 
-/// The process-wide collectives of the virtual devices.
+/// The process-wide collectives: the MPI backend in a job of several processes (it keeps
+/// collectives within the process in-process), else the one of the virtual devices.
 rt::Collectives &collectives() {
+  if (rt::distributed::process().count > 1)
+    return rt::MpiCollectives::process(rt::Client::defaultClient().localDeviceCount());
   static std::unique_ptr<rt::InProcessCollectives> backend = [] {
     auto created = rt::InProcessCollectives::create();
     if (!created.ok())
@@ -69,7 +74,7 @@ std::string signatureOf(const JitFunction::FlatArgs &args, const std::string &na
     if (!a.valid())
       throw Error(fmt::format("{}: argument leaf {} is an empty Array", name, i));
     bool donated = a.isSharded() ? std::any_of(a.shardBuffers().begin(), a.shardBuffers().end(),
-                                               [](const auto &b) { return b->isDonated(); })
+                                               [](const auto &b) { return b && b->isDonated(); })
                                  : a.buffer()->isDonated();
     if (donated)
       throw Error(fmt::format("{}: argument leaf {} ({}) was donated to an earlier call and "
@@ -140,8 +145,11 @@ callOnMesh(const JitFunction::FlatArgs &args, const Compiled &compiled, const st
     a.copyTo(host.data(), host.size());
     placed.push_back(Array::device_put(host.data(), host.size(), a.shape(), a.dtype(), wanted));
   }
+  // This process launches its own devices of the mesh; the other processes launch theirs.
   std::vector<std::vector<std::shared_ptr<rt::Buffer>>> outputs(devices);
   for (int d = 0; d < devices; ++d) {
+    if (!client.isLocal(d))
+      continue;
     std::vector<std::shared_ptr<rt::Buffer>> buffers;
     for (const Array &a : placed)
       buffers.push_back(a.shardBuffers()[d]);
@@ -157,7 +165,7 @@ callOnMesh(const JitFunction::FlatArgs &args, const Compiled &compiled, const st
   for (size_t r : compiled.positions) {
     std::vector<std::shared_ptr<rt::Buffer>> parts;
     for (int d = 0; d < devices; ++d)
-      parts.push_back(outputs[d][r]);
+      parts.push_back(client.isLocal(d) ? outputs[d][r] : nullptr);
     results.emplace_back(std::move(parts), compiled.resultShapes[r],
                          compiled.executable->outputs[r].dtype, compiled.resultShardings[r]);
   }
@@ -380,12 +388,21 @@ std::pair<std::vector<Array>, const TreeDef *> JitFunction::call(const FlatArgs 
     compiled = &impl->lookup(args, fn); // entries of the std::map are never erased
     if (!compiled->memoryChecked) {
       std::vector<int> devices;
+      rt::Client &client = rt::Client::defaultClient();
       if (compiled->mesh)
-        for (int d = 0; d < compiled->mesh->numDevices(); ++d)
-          devices.push_back(d);
+        for (int d = 0; d < compiled->mesh->numDevices(); ++d) {
+          if (client.isLocal(d))
+            devices.push_back(d);
+        }
       else
-        devices.push_back(impl->options.device);
+        devices.push_back(client.firstLocalDevice() + impl->options.device);
       detail::checkMemoryFits(impl->options.name, *compiled->executable, devices);
+      // Across processes, the mesh's groups need their communicators before the first
+      // launch; every process comes here in the same order, as it runs the same program.
+      if (compiled->mesh && rt::distributed::process().count > 1)
+        if (rt::Status s = static_cast<rt::MpiCollectives &>(collectives()).prepare(*compiled->mesh);
+            !s.isOk())
+          throw Error(fmt::format("{}: {}", impl->options.name, s.message()));
       compiled->memoryChecked = true;
     }
   }
@@ -395,12 +412,17 @@ std::pair<std::vector<Array>, const TreeDef *> JitFunction::call(const FlatArgs 
   const std::vector<size_t> *positions = &compiled->positions;
   const TreeDef *outputStructure = &compiled->outputs;
   rt::Client &client = rt::Client::defaultClient();
-  rt::Device &device = client.device(impl->options.device);
+  const int deviceId = client.firstLocalDevice() + impl->options.device;
+  if (!client.isLocal(deviceId))
+    throw Error(fmt::format("{}: JitOptions::device {} does not exist (this process has {} "
+                            "devices)",
+                            impl->options.name, impl->options.device, client.localDeviceCount()));
+  rt::Device &device = client.device(deviceId);
   std::vector<std::shared_ptr<rt::Buffer>> buffers;
   for (const Array &a : args.leaves) {
     // On a one-device mesh the only shard is the whole array.
     if (a.isSharded() && a.shardBuffers().size() == 1 &&
-        a.shardBuffers()[0]->device().id() == impl->options.device) {
+        a.shardBuffers()[0]->device().id() == deviceId) {
       buffers.push_back(a.shardBuffers()[0]);
       continue;
     }

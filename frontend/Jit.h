@@ -22,7 +22,8 @@ namespace loom {
 struct JitOptions {
   /// Names the function in errors, IR dumps and profiles.
   std::string name = "jit";
-  /// The device of the default client the function runs on.
+  /// The device the function runs on: an index among this process's devices (in one
+  /// process, the device id).
   int device = 0;
   /// Use the on-disk compilation cache.
   bool useCache = true;

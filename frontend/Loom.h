@@ -3,6 +3,7 @@
 #define LOOM_FRONTEND_LOOM_H
 
 #include "frontend/Array.h"
+#include "frontend/Distributed.h"
 #include "frontend/Error.h"
 #include "frontend/Grad.h"
 #include "frontend/Jit.h"

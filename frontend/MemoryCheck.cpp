@@ -43,7 +43,7 @@ void checkMemoryFits(const std::string &name, const rt::Executable &exe,
     rt::Client &client = rt::Client::defaultClient();
     for (int d : devices)
       if (!startedDevices.count(d))
-        newThreads += d < client.deviceCount() ? client.device(d).kernelThreads() : 1;
+        newThreads += client.isLocal(d) ? client.device(d).kernelThreads() : 1;
     startedDevices.insert(devices.begin(), devices.end());
   }
   uint64_t blas = newThreads * rt::blasThreadBytes;

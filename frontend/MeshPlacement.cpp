@@ -25,6 +25,21 @@ Shape detail::localShape(const Shape &shape, const NamedSharding &sharding) {
   return local;
 }
 
+std::vector<int64_t> detail::partStart(const Shape &shape, const NamedSharding &sharding,
+                                       const rt::MeshTopology &mesh, int device) {
+  Shape part = localShape(shape, sharding);
+  std::vector<int64_t> start(shape.size(), 0);
+  for (size_t d = 0; d < shape.size(); ++d) {
+    std::vector<std::string> axes =
+        d < sharding.spec().size() ? sharding.spec().axes(d) : std::vector<std::string>{};
+    auto group = mesh.group(device, axes);
+    if (!group.ok())
+      throw Error(group.status().message());
+    start[d] = group->rank * part[d];
+  }
+  return start;
+}
+
 void detail::copyPart(const Shape &shape, const NamedSharding &sharding,
                       const rt::MeshTopology &mesh, int device, size_t elementBytes,
                       char *global, char *local, bool toLocal) {
@@ -34,15 +49,7 @@ void detail::copyPart(const Shape &shape, const NamedSharding &sharding,
     return;
   }
   Shape part = localShape(shape, sharding);
-  std::vector<int64_t> start(rank, 0);
-  for (size_t d = 0; d < rank; ++d) {
-    std::vector<std::string> axes =
-        d < sharding.spec().size() ? sharding.spec().axes(d) : std::vector<std::string>{};
-    auto group = mesh.group(device, axes);
-    if (!group.ok())
-      throw Error(group.status().message());
-    start[d] = group->rank * part[d];
-  }
+  std::vector<int64_t> start = partStart(shape, sharding, mesh, device);
   // Row by row of the innermost dim.
   int64_t inner = rank ? part[rank - 1] : 1, rows = 1;
   for (size_t d = 0; d + 1 < rank; ++d)

@@ -8,6 +8,8 @@
 #include "runtime/MeshTopology.h"
 
 #include <cstddef>
+#include <cstdint>
+#include <vector>
 
 namespace loom::detail {
 
@@ -16,6 +18,10 @@ rt::MeshTopology topologyOf(const Mesh &mesh);
 
 /// The shape of `device`'s part of a `shape` array split as `sharding`.
 Shape localShape(const Shape &shape, const NamedSharding &sharding);
+
+/// Where `device`'s part starts in the global array, per dim.
+std::vector<int64_t> partStart(const Shape &shape, const NamedSharding &sharding,
+                               const rt::MeshTopology &mesh, int device);
 
 /// Copies `device`'s part of the global row-major `global` into `local` (`toLocal`), or back.
 void copyPart(const Shape &shape, const NamedSharding &sharding, const rt::MeshTopology &mesh,

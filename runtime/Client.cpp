@@ -2,6 +2,7 @@
 // the lazily created process-wide client.
 #include "runtime/Client.h"
 #include "runtime/Blas.h"
+#include "runtime/Distributed.h"
 
 #include <algorithm>
 #include <thread>
@@ -33,15 +34,19 @@ static StatusOr<int> cpuDeviceCountFromEnv() {
   return count;
 }
 
-Client::Client(int numDevices) {
-  // N devices run GEMMs at once: each gets its share of the cores, not all of them.
-  if (numDevices > 1)
-    setBlasThreads(std::max(1, static_cast<int>(std::thread::hardware_concurrency()) / numDevices));
+Client::Client(int numDevices, int processes, int index)
+    : processes(processes), first(index * numDevices) {
+  distributed::detail::noteClientCreated();
+  // N devices run GEMMs at once: each gets its share of the cores, not all of them. Processes
+  // on one host share its cores too.
+  int sharing = numDevices * distributed::process().onThisHost;
+  if (sharing > 1)
+    setBlasThreads(std::max(1, static_cast<int>(std::thread::hardware_concurrency()) / sharing));
   // The same share for the loops between GEMMs.
-  int kernelThreads = kernelThreadsPerDevice(numDevices);
+  int kernelThreads = kernelThreadsPerDevice(sharing);
   devices.reserve(numDevices);
   for (int i = 0; i < numDevices; ++i)
-    devices.push_back(std::make_unique<Device>(i, kernelThreads));
+    devices.push_back(std::make_unique<Device>(first + i, kernelThreads));
 }
 
 StatusOr<std::unique_ptr<Client>> Client::createCpu(int numDevices) {
@@ -56,7 +61,8 @@ StatusOr<std::unique_ptr<Client>> Client::createCpu(int numDevices) {
       return fromEnv.status();
     numDevices = *fromEnv;
   }
-  return std::unique_ptr<Client>(new Client(numDevices));
+  const distributed::ProcessInfo &me = distributed::process();
+  return std::unique_ptr<Client>(new Client(numDevices, me.count, me.index));
 }
 
 Client &Client::defaultClient() {

@@ -1,5 +1,6 @@
 // The entry point of the runtime: a Client owns the devices of this process
-// (N virtual CPU devices, each with its own stream).
+// (N virtual CPU devices, each with its own stream). In a job of several processes
+// (distributed::initialize()) device ids are global and the Client holds its process's share.
 #ifndef LOOM_RUNTIME_CLIENT_H
 #define LOOM_RUNTIME_CLIENT_H
 
@@ -33,15 +34,22 @@ public:
   /// used.
   static Client &defaultClient();
 
-  /// The number of devices.
-  int deviceCount() const { return static_cast<int>(devices.size()); }
-  /// Device `i`; requires 0 <= i < deviceCount().
-  Device &device(int i) { return *devices[i]; }
+  /// The number of devices of the job, every process's (this process's alone without
+  /// distributed::initialize()).
+  int deviceCount() const { return static_cast<int>(devices.size()) * processes; }
+  /// This process's devices: ids firstLocalDevice() .. + localDeviceCount() - 1.
+  int localDeviceCount() const { return static_cast<int>(devices.size()); }
+  int firstLocalDevice() const { return first; }
+  bool isLocal(int i) const { return i >= first && i < first + localDeviceCount(); }
+  /// Device `i` (a global id); requires isLocal(i).
+  Device &device(int i) { return *devices[i - first]; }
 
 private:
-  explicit Client(int numDevices);
+  /// `numDevices` local devices; `processes` processes of which this is `index`, all alike.
+  Client(int numDevices, int processes = 1, int index = 0);
 
   std::vector<std::unique_ptr<Device>> devices;
+  int processes = 1, first = 0;
 };
 
 } // namespace loom::rt

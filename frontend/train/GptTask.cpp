@@ -135,7 +135,7 @@ private:
   /// A [batch, seq] host array laid out like the batch.
   template <typename T> Array place(const std::vector<T> &v) const {
     Shape shape{model.batch, model.seq};
-    return shardings ? Array::make_array_from_process_local_data(act.ids, v, shape)
+    return shardings ? Array::make_array_from_process_local_data(act.ids, Array::processRows(act.ids, v, shape), shape)
                      : Array::from(v, shape);
   }
 

@@ -212,7 +212,8 @@ public:
 private:
   Tree<Array> place(const DigitsBatch &b, bool withMask) const {
     auto put = [&](const auto &v, const Shape &s) {
-      return shardings ? Array::make_array_from_process_local_data(shardings->batch, v, s)
+      return shardings ? Array::make_array_from_process_local_data(shardings->batch,
+                                                                Array::processRows(shardings->batch, v, s), s)
                        : Array::from(v, s);
     };
     Tree<Array> t;

@@ -23,7 +23,7 @@ void Progress::step(int64_t step, double loss, double lr, double perSecond) {
   if (!live) {
     std::fprintf(log, "step %5ld  loss %.4f  lr %.2e  %.0f %s/s  device 0 %.1f MB\n",
                  static_cast<long>(step), loss, lr, perSecond, unit.c_str(),
-                 client.device(0).bytesInUse() / 1e6);
+                 client.device(client.firstLocalDevice()).bytesInUse() / 1e6);
     std::fflush(log);
     return;
   }
@@ -31,9 +31,10 @@ void Progress::step(int64_t step, double loss, double lr, double perSecond) {
   int filled = static_cast<int>(done * 30);
   double eta = perSecond > 0 ? (steps - step - 1) * unitsPerStep / perSecond : 0;
   std::string memory;
-  for (int d = 0; d < client.deviceCount(); ++d) {
+  for (int i = 0; i < client.localDeviceCount(); ++i) {
     char mb[32];
-    std::snprintf(mb, sizeof mb, "%s%.1f", d ? "/" : "", client.device(d).bytesInUse() / 1e6);
+    std::snprintf(mb, sizeof mb, "%s%.1f", i ? "/" : "",
+                  client.device(client.firstLocalDevice() + i).bytesInUse() / 1e6);
     memory += mb;
   }
   std::fprintf(log,

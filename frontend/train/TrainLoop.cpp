@@ -50,13 +50,26 @@ void shard(JitOptions &options, std::vector<Tree<NamedSharding>> in,
 RunSummary runTraining(const Config &c, const RunOptions &options, std::FILE *log) {
   Clock::time_point start = Clock::now();
   validateConfig(c);
-  // The virtual devices must exist before the first array is made.
-  setenv("LOOM_CPU_DEVICES", std::to_string(devicesOf(c)).c_str(), /*overwrite=*/1);
+  // The virtual devices must exist before the first array is made; in a job of several
+  // processes (mpirun), each holds its share of the mesh.
+  const int processes = distributed::process_count();
+  if (devicesOf(c) % processes)
+    throw Error(fmt::format("mesh.shape {} has {} devices, which {} processes cannot share "
+                            "evenly",
+                            fmt::join(c.integers("mesh.shape"), "x"), devicesOf(c), processes));
+  if (processes > 1 && (options.resume || options.stopAfter))
+    throw Error("--resume and --stop-after need checkpoints, which multi-process runs do not "
+                "write yet");
+  setenv("LOOM_CPU_DEVICES", std::to_string(devicesOf(c) / processes).c_str(),
+         /*overwrite=*/1);
   std::unique_ptr<TrainTask> task = makeTask(c, log);
   const int64_t steps = stepsOf(c, *task);
   const double emaDecay = c.number("ema.decay");
   const auto seed = static_cast<uint64_t>(c.integer("training.seed"));
   std::filesystem::path out(c.text("training.out_dir"));
+  // Process 0 writes the run's files; the others keep theirs apart, for inspection.
+  if (distributed::process_index() > 0)
+    out /= fmt::format("process-{}", distributed::process_index());
 
   // The jitted functions: train step, evaluation sums, EMA update, copies on the device.
   optim::AdamWOptions adamw{
@@ -143,7 +156,12 @@ RunSummary runTraining(const Config &c, const RunOptions &options, std::FILE *lo
   MetricsWriter metrics(summary.metricsPath, /*append=*/options.resume);
   CheckpointWriter checkpoints(out.string(), static_cast<int>(c.integer("checkpoint.keep")));
   const int64_t checkpointInterval = c.integer("checkpoint.interval");
+  if (processes > 1 && checkpointInterval > 0)
+    std::fprintf(log, "checkpoints: not written by multi-process runs yet (checkpoint.interval "
+                      "is ignored)\n");
   auto save = [&](int64_t step) {
+    if (processes > 1)
+      return;
     // A snapshot on the device: the next steps update the state in place meanwhile.
     TrainState snapshot{copyOnDevice(run.params), {}, {}};
     snapshot.optState["m"] = copyOnDevice(run.optState.at("m"));
@@ -212,7 +230,9 @@ RunSummary runTraining(const Config &c, const RunOptions &options, std::FILE *lo
     metrics.write(nlohmann::json{{"step", step}, {"loss", value}, {"lr", adamw.lr.at(step)},
                                  {task->unit() + "_per_second", perSecond},
                                  {"device0_bytes",
-                                  rt::Client::defaultClient().device(0).bytesInUse()}}
+                                  rt::Client::defaultClient()
+                                      .device(rt::Client::defaultClient().firstLocalDevice())
+                                      .bytesInUse()}}
                       .dump());
     progress.step(step, value, adamw.lr.at(step), perSecond);
   };
@@ -276,9 +296,10 @@ RunSummary runTraining(const Config &c, const RunOptions &options, std::FILE *lo
   const JitStats &stats = trainStep.stats();
   summary.compileSeconds = stats.lastCompileSeconds;
   summary.compiledFromCache = stats.cacheHits > 0;
-  for (int d = 0; d < rt::Client::defaultClient().deviceCount(); ++d)
+  rt::Client &client = rt::Client::defaultClient();
+  for (int i = 0; i < client.localDeviceCount(); ++i)
     summary.peakBytes.push_back(
-        static_cast<double>(rt::Client::defaultClient().device(d).peakBytesInUse()));
+        static_cast<double>(client.device(client.firstLocalDevice() + i).peakBytesInUse()));
   metrics.flush();
   return summary;
 }

@@ -3,6 +3,7 @@
 //
 //   loom-train CONFIG.toml [--set section.key=value ...] [--resume] [--stop-after STEP]
 //              [--dump-ir DIR] [--print-config]
+#include "frontend/Distributed.h"
 #include "frontend/Error.h"
 #include "frontend/train/Config.h"
 #include "frontend/train/TrainLoop.h"
@@ -77,6 +78,14 @@ int run(int argc, char **argv) {
   if (configPath.empty())
     return usage("no config file given");
   try {
+    // Started by mpirun: join the job before any device exists. Process 0 logs; the others
+    // are quiet unless they fail.
+    std::FILE *log = stdout;
+    if (loom::distributed::launched_by_mpi()) {
+      loom::distributed::initialize();
+      if (loom::distributed::process_index() > 0)
+        log = std::fopen("/dev/null", "w");
+    }
     loom::train::Config config = loom::train::Config::load(configPath, overrides);
     loom::train::validateConfig(config);
     if (printConfig) {
@@ -84,7 +93,9 @@ int run(int argc, char **argv) {
       return 0;
     }
     loom::train::RunSummary s = loom::train::runTraining(
-        config, {.dumpIrDir = dumpIr, .resume = resume, .stopAfter = stopAfter}, stdout);
+        config, {.dumpIrDir = dumpIr, .resume = resume, .stopAfter = stopAfter}, log);
+    if (log != stdout)
+      return 0;
     if (s.stopped) {
       std::printf("stopped after step %ld with a checkpoint in %s (the loop was held %.3f s, "
                   "the write took %.3f s); continue with --resume\n",
@@ -112,6 +123,9 @@ int run(int argc, char **argv) {
                   "took %.3f s)\n",
                   s.checkpointPath.c_str(), s.saves, s.saveStallSeconds, s.saveWriteSeconds);
   } catch (const loom::Error &e) {
+    // In a job of several processes, the others may wait on this one: end them all.
+    if (loom::distributed::process_count() > 1)
+      loom::distributed::abort_job((std::string("loom-train: ") + e.what()).c_str());
     std::fprintf(stderr, "loom-train: %s\n", e.what());
     return 1;
   } catch (const std::bad_alloc &) {

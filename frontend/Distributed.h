@@ -1,0 +1,37 @@
+// Multi-process jobs, as in JAX: `loom::distributed::initialize()` joins the job that mpirun
+// (or a Kubernetes Indexed Job running mpirun) started; every process then runs the same
+// program on its local devices, and a mesh spans the devices of all processes.
+//
+//   loom::distributed::initialize();          // before the first array or jit call
+//   Mesh mesh({{"data", jax_process_count * local devices}});
+//   auto batch = Array::make_array_from_process_local_data(sharding, myRows, globalShape);
+#ifndef LOOM_FRONTEND_DISTRIBUTED_H
+#define LOOM_FRONTEND_DISTRIBUTED_H
+
+#include <vector>
+
+namespace loom::distributed {
+
+/// Joins the job from the MPI launcher's environment: process index and count come from
+/// mpirun. Idempotent. Throws Error if MPI cannot start or if arrays or jitted calls were
+/// already used in this process (the devices are numbered by then).
+void initialize();
+
+/// Whether this process was started by an MPI launcher (so initialize() applies).
+bool launched_by_mpi();
+
+/// This process's index, 0 .. process_count() - 1 (0 without initialize()).
+int process_index();
+/// The number of processes of the job (1 without initialize()).
+int process_count();
+/// The global ids of this process's devices; process p holds p * D ... p * D + D - 1 for D
+/// devices per process (LOOM_CPU_DEVICES), so a mesh's leading axes span processes.
+std::vector<int> local_devices();
+
+/// Ends the job after an error, printing `message` with this process's rank: every process
+/// exits (MPI_Abort), none is left waiting in a collective.
+[[noreturn]] void abort_job(const char *message, int code = 1);
+
+} // namespace loom::distributed
+
+#endif // LOOM_FRONTEND_DISTRIBUTED_H

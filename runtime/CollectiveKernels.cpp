@@ -1,0 +1,141 @@
+// Strided copies and reductions on row-major tensors, shared by the
+// collectives backends.
+#include "runtime/CollectiveKernels.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+namespace loom::rt {
+
+std::vector<int64_t> stridesOf(const std::vector<int64_t> &shape) {
+  std::vector<int64_t> strides(shape.size(), 1);
+  for (size_t i = shape.size(); i-- > 1;)
+    strides[i - 1] = strides[i] * shape[i];
+  return strides;
+}
+
+namespace {
+template <typename T>
+void combineTyped(void *dstBytes, const void *srcBytes, int64_t n,
+                  ReduceKind kind) {
+  T *dst = static_cast<T *>(dstBytes);
+  const T *src = static_cast<const T *>(srcBytes);
+  if (kind == ReduceKind::Sum) {
+    for (int64_t i = 0; i < n; ++i)
+      dst[i] += src[i];
+    return;
+  }
+  for (int64_t i = 0; i < n; ++i) {
+    // NaN wins, as in a max over floats that XLA and NCCL compute.
+    if constexpr (std::is_floating_point_v<T>) {
+      if (std::isnan(src[i]) || src[i] > dst[i])
+        dst[i] = src[i];
+    } else {
+      dst[i] = std::max(dst[i], src[i]);
+    }
+  }
+}
+
+} // namespace
+
+void combine(DType dtype, ReduceKind kind, void *dst, const void *src,
+             int64_t n) {
+  switch (dtype) {
+  case DType::F32:
+    return combineTyped<float>(dst, src, n, kind);
+  case DType::F64:
+    return combineTyped<double>(dst, src, n, kind);
+  case DType::I32:
+    return combineTyped<int32_t>(dst, src, n, kind);
+  case DType::I64:
+    return combineTyped<int64_t>(dst, src, n, kind);
+  default:
+    return;
+  }
+}
+
+uint64_t runKernel(const CollectiveRequest &r,
+                   const std::vector<const void *> &inputs) {
+  const int64_t n = r.group.size(), me = r.group.rank;
+  const size_t elem = byteSize(r.dtype);
+  auto *out = static_cast<char *>(r.output);
+  auto in = [&](int64_t rank) { return static_cast<const char *>(inputs[rank]); };
+  const std::vector<int64_t> outShape = r.outputShape();
+  const std::vector<int64_t> inStrides = stridesOf(r.shape);
+  const std::vector<int64_t> outStrides = stridesOf(outShape);
+  auto copyBox = [&](const std::vector<int64_t> &box, const char *src,
+                     int64_t srcOffset, int64_t dstOffset) {
+    forEachRun(box, srcOffset, inStrides, dstOffset, outStrides,
+               [&](int64_t s, int64_t d, int64_t len) {
+                 std::memcpy(out + d * elem, src + s * elem, len * elem);
+               });
+  };
+  const uint64_t inBytes = r.inputElements() * elem;
+  const uint64_t outBytes = r.outputElements() * elem;
+
+  switch (r.kind) {
+  case CollectiveKind::AllGather:
+    for (int64_t rank = 0; rank < n; ++rank)
+      copyBox(r.shape, in(rank), 0, rank * r.shape[r.dim] * outStrides[r.dim]);
+    return (n - 1) * inBytes;
+
+  case CollectiveKind::ReduceScatter: {
+    // The output is this rank's slice of dim `dim` of every input.
+    int64_t offset = me * outShape[r.dim] * inStrides[r.dim];
+    copyBox(outShape, in(0), offset, 0);
+    for (int64_t rank = 1; rank < n; ++rank)
+      forEachRun(outShape, offset, inStrides, 0, outStrides,
+                 [&](int64_t s, int64_t d, int64_t len) {
+                   combine(r.dtype, r.reduce, out + d * elem,
+                           in(rank) + s * elem, len);
+                 });
+    return (n - 1) * outBytes;
+  }
+
+  case CollectiveKind::AllReduce: {
+    // In blocks, so the output block stays in cache across the members.
+    const int64_t count = r.shape[0], block = 16384;
+    for (int64_t start = 0; start < count; start += block) {
+      int64_t len = std::min(block, count - start);
+      std::memcpy(out + start * elem, in(0) + start * elem, len * elem);
+      for (int64_t rank = 1; rank < n; ++rank)
+        combine(r.dtype, r.reduce, out + start * elem, in(rank) + start * elem,
+                len);
+    }
+    return (n - 1) * inBytes;
+  }
+
+  case CollectiveKind::AllToAll: {
+    // Piece `me` of every sender's split dim, placed at the sender's rank
+    // along the concat dim.
+    std::vector<int64_t> piece = r.shape;
+    piece[r.dim] /= n;
+    for (int64_t rank = 0; rank < n; ++rank)
+      copyBox(piece, in(rank), me * piece[r.dim] * inStrides[r.dim],
+              rank * r.shape[r.concatDim] * outStrides[r.concatDim]);
+    return (n - 1) * (inBytes / n);
+  }
+  }
+  return 0;
+}
+
+
+void copyPiece(const std::vector<int64_t> &shape, int64_t dim, int64_t count,
+               int64_t index, size_t elementBytes, char *whole, char *packed,
+               bool toPacked) {
+  std::vector<int64_t> piece = shape;
+  piece[dim] /= count;
+  int64_t offset = index * piece[dim] * stridesOf(shape)[dim];
+  forEachRun(piece, offset, stridesOf(shape), 0, stridesOf(piece),
+             [&](int64_t w, int64_t p, int64_t len) {
+               if (toPacked)
+                 std::memcpy(packed + p * elementBytes, whole + w * elementBytes,
+                             len * elementBytes);
+               else
+                 std::memcpy(whole + w * elementBytes, packed + p * elementBytes,
+                             len * elementBytes);
+             });
+}
+
+} // namespace loom::rt

@@ -1,0 +1,56 @@
+// The processes of a multi-process job: which one this is, how many there are, and how many
+// share this host. One process per host (or per GPU) joins the job through MPI; within a
+// process, its local devices are the Client's. The global device of local device l of
+// process p is p * devicesPerProcess + l, so the mesh's first axes span processes.
+#ifndef LOOM_RUNTIME_DISTRIBUTED_H
+#define LOOM_RUNTIME_DISTRIBUTED_H
+
+#include "runtime/Status.h"
+
+#include <string>
+
+namespace loom::rt::distributed {
+
+/// This process's place in the job.
+struct ProcessInfo {
+  int index = 0;
+  int count = 1;
+  /// Processes of the job on this host (they share its cores).
+  int onThisHost = 1;
+};
+
+/// Whether the environment says this process was started by an MPI launcher (mpirun sets
+/// OMPI_COMM_WORLD_SIZE, PMIX_RANK; Slurm's srun PMI_SIZE).
+bool launchedByMpi();
+
+/// Joins the job: initializes MPI (with the thread support the collectives need) and reads
+/// this process's rank and the job's size. Idempotent. Must precede the first use of the
+/// default Client. FailedPrecondition if the Client already exists, Unavailable if MPI
+/// cannot start.
+Status initialize();
+
+/// Whether initialize() succeeded in this process.
+bool initialized();
+
+/// This process (index 0 of 1 before initialize()).
+const ProcessInfo &process();
+
+/// "process 1 of 4 (pid 1234)", for messages.
+std::string describeProcess();
+
+/// Ends the whole job after an error: prints `message` prefixed with this process's rank,
+/// then MPI_Abort, so that no peer is left waiting in a collective. Without MPI, exits.
+[[noreturn]] void abortJob(const std::string &message, int code = 1);
+
+/// Leaves the job cleanly (MPI_Finalize) once every device is idle. Called at exit if the
+/// program does not.
+void finalize();
+
+namespace detail {
+/// Set by the Client when it is created, so initialize() can refuse to come after it.
+void noteClientCreated();
+} // namespace detail
+
+} // namespace loom::rt::distributed
+
+#endif // LOOM_RUNTIME_DISTRIBUTED_H

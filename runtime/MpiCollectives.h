@@ -1,0 +1,104 @@
+// The collectives backend of a job spanning processes: a collective whose group lies in this
+// process runs in-process; one that spans processes runs hierarchically, combining or
+// collecting the process's members first, then one non-blocking MPI collective among the
+// processes on a communicator of that group.
+#ifndef LOOM_RUNTIME_MPICOLLECTIVES_H
+#define LOOM_RUNTIME_MPICOLLECTIVES_H
+
+#include "runtime/Collectives.h"
+#include "runtime/InProcessCollectives.h"
+
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <thread>
+#include <unordered_map>
+
+namespace loom::rt {
+
+/// One instance per process (MpiCollectives::process()), called by the threads of all its
+/// devices. Device ids are global: process p holds p * devicesPerProcess ... + that - 1.
+///
+/// How a cross-process collective runs: start() records the member in the group's slot for
+/// that collective. When the process's last member of the group has started, the slot goes
+/// to the progress thread, which makes every MPI call of the process: it packs the members'
+/// inputs (summing them for reductions), posts the MPI collective and keeps testing it, so it
+/// makes progress while the devices compute. wait() waits for it and unpacks the member's
+/// output. Each group gets its own communicator (prepare()), so the collectives of different
+/// groups, started by different device threads in any interleaving, never meet the wrong peer.
+///
+/// Alongside each collective every process sends its peers a small arrival notice; on a
+/// timeout the error names the processes (and their devices) whose notice never came.
+class MpiCollectives final : public Collectives {
+public:
+  /// The process's backend: requires distributed::initialize(); `devicesPerProcess` is the
+  /// number of local devices, the same in every process.
+  static MpiCollectives &process(int devicesPerProcess);
+  /// The backend if process() has created it, else null.
+  static MpiCollectives *existing();
+
+  MpiCollectives(int devicesPerProcess, std::chrono::milliseconds timeout);
+  ~MpiCollectives() override;
+
+  /// Creates a communicator for every group of `mesh`'s devices, over any of its axes, that
+  /// spans processes. Collective over the job: every process calls it with the same meshes
+  /// in the same order (as the compiled program's first launch does). InvalidArgument if the
+  /// mesh's size is not processes x devicesPerProcess.
+  Status prepare(const MeshTopology &mesh);
+
+  using Collectives::wait;
+  Status wait(CollectiveHandle handle, std::chrono::milliseconds timeout) override;
+  CollectiveStats stats(int device) const override;
+
+  /// Stops the progress thread (before MPI_Finalize); later collectives fail.
+  void stop();
+
+private:
+  struct Group;
+  struct Slot;
+  struct Pending;
+
+  StatusOr<CollectiveHandle> startValidated(const CollectiveRequest &request) override;
+  void progressLoop();
+  /// On the progress thread: pack the slot's inputs and post its MPI calls.
+  void post(Slot &slot);
+  /// On the progress thread: whether the slot's MPI calls are all complete.
+  bool test(Slot &slot);
+  void unpack(const Slot &slot, int localPosition);
+  std::string missingMembers(const Slot &slot) const;
+  int processOf(int device) const { return device / devicesPerProcess; }
+
+  const int devicesPerProcess;
+  std::unique_ptr<InProcessCollectives> local;
+
+  mutable std::mutex mutex;
+  std::condition_variable changed;     ///< a slot finished or failed
+  std::condition_variable workArrived; ///< for the progress thread
+  std::deque<std::shared_ptr<Slot>> toPost;
+  std::deque<std::function<void()>> jobs;
+  bool stopping = false;
+  std::thread progress;
+
+  /// Communicators by the sorted device list of their group; `known` holds every group seen
+  /// by prepare(), this process's or not, so all processes number them alike.
+  std::map<std::vector<int>, std::shared_ptr<Group>> groups;
+  std::set<std::vector<int>> known;
+  std::map<std::pair<std::vector<int>, uint64_t>, std::shared_ptr<Slot>> slots;
+  std::map<std::pair<int, std::vector<int>>, uint64_t> sequences;
+  std::unordered_map<uint64_t, std::shared_ptr<Pending>> pending;
+  std::map<int, CollectiveStats> statistics;
+  uint64_t nextHandle = 1;
+};
+
+namespace distributed::detail {
+/// Stops the process's backend, if any, before MPI_Finalize.
+void stopMpiCollectives();
+} // namespace distributed::detail
+
+} // namespace loom::rt
+
+#endif // LOOM_RUNTIME_MPICOLLECTIVES_H
