@@ -66,7 +66,9 @@ struct MpiCollectives::Slot {
   std::vector<int> counts, displs, recvCounts, recvDispls;
   /// Members in communicator order (process, then rank), and where each one's block starts.
   std::vector<int> memberOrder;
-  bool direct = false; ///< the MPI call reads and writes the member's buffers itself
+  /// Set while the progress thread reads the members' inputs: a member that times out
+  /// meanwhile waits for it before returning (its caller may free the input then).
+  bool packing = false;
   MPI_Request request_ = MPI_REQUEST_NULL;
   std::vector<MPI_Request> arrivalSends, arrivalRecvs;
   std::vector<uint64_t> arrivalIn;
@@ -240,7 +242,7 @@ StatusOr<CollectiveHandle> MpiCollectives::startValidated(const CollectiveReques
     if (!slot) {
       slot = std::make_shared<Slot>();
       slot->what = request.describe() + " (collective #" + std::to_string(sequence) +
-                   " of the group)";
+                   " of the group, across processes)";
       slot->request = request;
       slot->group = found->second;
       slot->sequence = sequence;
@@ -359,29 +361,25 @@ void MpiCollectives::post(Slot &s) {
       combine(r.dtype, r.reduce, into.data(), s.inputs[i], r.inputElements());
   };
   MPI_Op op = r.reduce == ReduceKind::Sum ? MPI_SUM : MPI_MAX;
-  int rc = MPI_SUCCESS;
-  s.direct = localCount == 1 && rankOrderIsProcessOrder;
-  switch (r.kind) {
-  case CollectiveKind::AllReduce: {
-    s.direct = localCount == 1;
-    const void *in = s.inputs[0];
-    void *out = s.outputs[0];
-    if (!s.direct) {
-      combineLocal(s.send);
-      s.recv.resize(inBytes);
-      in = s.send.data(), out = s.recv.data();
+  // MPI reads and writes only the slot's own buffers: a collective cannot be cancelled, and
+  // after a timeout the members' buffers may be gone before it completes.
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (!s.failure.isOk()) { // a member timed out before its peers here all came
+      s.done = true;
+      return;
     }
-    rc = MPI_Iallreduce(in, out, static_cast<int>(r.inputElements()), mpiType(r.dtype), op, comm,
-                        &s.request_);
-    break;
+    s.packing = true;
   }
+  int rc = MPI_SUCCESS;
+  switch (r.kind) {
+  case CollectiveKind::AllReduce:
+    combineLocal(s.send);
+    s.recv.resize(inBytes);
+    rc = MPI_Iallreduce(s.send.data(), s.recv.data(), static_cast<int>(r.inputElements()),
+                        mpiType(r.dtype), op, comm, &s.request_);
+    break;
   case CollectiveKind::AllGather: {
-    s.direct &= r.dim == 0;
-    if (s.direct) {
-      rc = MPI_Iallgather(s.inputs[0], static_cast<int>(inBytes), MPI_BYTE, s.outputs[0],
-                          static_cast<int>(inBytes), MPI_BYTE, comm, &s.request_);
-      break;
-    }
     s.send.resize(localCount * inBytes);
     for (int i = 0; i < localCount; ++i)
       std::memcpy(s.send.data() + i * inBytes, s.inputs[i], inBytes);
@@ -398,19 +396,17 @@ void MpiCollectives::post(Slot &s) {
   }
   case CollectiveKind::ReduceScatter: {
     const int64_t pieceElems = r.inputElements() / n;
-    s.direct &= r.dim == 0;
-    if (s.direct) {
-      rc = MPI_Ireduce_scatter_block(s.inputs[0], s.outputs[0], static_cast<int>(pieceElems),
-                                     mpiType(r.dtype), op, comm, &s.request_);
-      break;
-    }
-    std::vector<char> combined;
-    combineLocal(combined);
     // Pieces in communicator order, so that process p receives its members' pieces.
-    s.send.resize(inBytes);
-    for (int i = 0; i < n; ++i)
-      copyPiece(r.shape, r.dim, n, s.memberOrder[i], elem, combined.data(),
-                s.send.data() + i * pieceElems * elem, true);
+    if (rankOrderIsProcessOrder && r.dim == 0) {
+      combineLocal(s.send);
+    } else {
+      std::vector<char> combined;
+      combineLocal(combined);
+      s.send.resize(inBytes);
+      for (int i = 0; i < n; ++i)
+        copyPiece(r.shape, r.dim, n, s.memberOrder[i], elem, combined.data(),
+                  s.send.data() + i * pieceElems * elem, true);
+    }
     s.recvCounts.assign(procs, 0);
     for (int p = 0; p < procs; ++p)
       s.recvCounts[p] = static_cast<int>(members[p].size() * pieceElems);
@@ -420,7 +416,6 @@ void MpiCollectives::post(Slot &s) {
     break;
   }
   case CollectiveKind::AllToAll: {
-    s.direct = false;
     const int64_t pieceBytes = inBytes / n;
     // To process p: for each local sender (ascending), each of p's members (ascending).
     s.send.resize(localCount * n * pieceBytes);
@@ -445,6 +440,11 @@ void MpiCollectives::post(Slot &s) {
     break;
   }
   }
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    s.packing = false;
+  }
+  changed.notify_all();
   // Arrival notices, so that a timeout can name who never came.
   s.arrivalOut = s.sequence;
   s.arrivalIn.assign(procs, 0);
@@ -466,10 +466,12 @@ void MpiCollectives::post(Slot &s) {
 }
 
 bool MpiCollectives::test(Slot &s) {
-  if (!s.failure.isOk())
-    return true;
+  // A slot that failed (a timeout) stays until MPI completes it, so that no request is
+  // left behind if the late peers come after all.
   int flag = 0;
-  if (!s.done) {
+  if (!s.done && s.request_ == MPI_REQUEST_NULL) {
+    s.done = true; // never posted (MPI refused it)
+  } else if (!s.done) {
     int rc = MPI_Test(&s.request_, &flag, MPI_STATUS_IGNORE);
     if (rc != MPI_SUCCESS || flag) {
       std::lock_guard<std::mutex> lock(mutex);
@@ -481,6 +483,8 @@ bool MpiCollectives::test(Slot &s) {
     }
   }
   // Arrival notices: record who came; the slot is finished once they all went through.
+  if (!s.posted)
+    return s.done;
   bool allArrived = true;
   size_t k = 0;
   for (int p = 0; p < static_cast<int>(s.group->processes.size()); ++p) {
@@ -503,8 +507,6 @@ bool MpiCollectives::test(Slot &s) {
 }
 
 void MpiCollectives::unpack(const Slot &s, int position) {
-  if (s.direct)
-    return;
   const CollectiveRequest &r = s.request;
   const int n = r.group.size();
   const int localCount = static_cast<int>(s.localRanks.size());
@@ -583,12 +585,15 @@ Status MpiCollectives::wait(CollectiveHandle handle, std::chrono::milliseconds t
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   std::unique_lock<std::mutex> lock(mutex);
   bool finished = changed.wait_until(lock, deadline, [&] { return s.done || !s.failure.isOk(); });
-  if (!finished)
+  if (!finished) {
+    // Not while the progress thread still reads the members' inputs.
+    changed.wait(lock, [&] { return !s.packing; });
     s.failure = Status::error(
         StatusCode::DeadlineExceeded,
-        s.what + " over devices " + joinInts(s.request.group.devices) + " on " +
+        s.what + " on " +
             distributed::describeProcess() + " timed out after " +
             std::to_string(timeout.count() / 1000.0).substr(0, 5) + " s: " + missingMembers(s));
+  }
   Status result = s.failure;
   if (result.isOk()) {
     lock.unlock();
