@@ -1,5 +1,6 @@
 // Joining and leaving a multi-process job through MPI.
 #include "runtime/Distributed.h"
+#include "runtime/Client.h"
 #include "runtime/MpiCollectives.h"
 
 #include <mpi.h>
@@ -65,6 +66,13 @@ const ProcessInfo &process() { return info; }
 std::string describeProcess() {
   return "process " + std::to_string(info.index) + " of " + std::to_string(info.count) +
          " (pid " + std::to_string(getpid()) + ")";
+}
+
+Status barrier() {
+  if (info.count == 1)
+    return Status::ok();
+  MpiCollectives &backend = MpiCollectives::process(Client::defaultClient().localDeviceCount());
+  return backend.barrier(backend.timeout());
 }
 
 void abortJob(const std::string &message, int code) {

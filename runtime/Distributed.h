@@ -38,6 +38,10 @@ const ProcessInfo &process();
 /// "process 1 of 4 (pid 1234)", for messages.
 std::string describeProcess();
 
+/// Waits until every process has called barrier() as often as this one; DeadlineExceeded
+/// after LOOM_COLLECTIVE_TIMEOUT_S. Ok at once with one process.
+Status barrier();
+
 /// Ends the whole job after an error: prints `message` prefixed with this process's rank,
 /// then MPI_Abort, so that no peer is left waiting in a collective. Without MPI, exits.
 [[noreturn]] void abortJob(const std::string &message, int code = 1);

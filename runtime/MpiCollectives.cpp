@@ -78,6 +78,11 @@ struct MpiCollectives::Slot {
   Status failure;
 };
 
+struct MpiCollectives::Barrier {
+  MPI_Request request = MPI_REQUEST_NULL;
+  bool done = false;
+};
+
 struct MpiCollectives::Pending {
   std::shared_ptr<Slot> slot;      ///< null: an in-process collective
   CollectiveHandle inner;          ///< the in-process backend's handle
@@ -287,7 +292,8 @@ void MpiCollectives::progressLoop() {
     {
       std::unique_lock<std::mutex> lock(mutex);
       workArrived.wait(lock, [&] {
-        return stopping || !toPost.empty() || !jobs.empty() || !active.empty();
+        return stopping || !toPost.empty() || !jobs.empty() || !active.empty() ||
+               !barriers.empty();
       });
       if (stopping)
         break;
@@ -314,10 +320,24 @@ void MpiCollectives::progressLoop() {
       progressed |= slot.done != wasDone;
       ++i;
     }
+    for (size_t i = 0; i < barriers.size();) {
+      int flag = 0;
+      MPI_Test(&barriers[i]->request, &flag, MPI_STATUS_IGNORE);
+      if (!flag) {
+        ++i;
+        continue;
+      }
+      {
+        std::lock_guard<std::mutex> lock(mutex);
+        barriers[i]->done = true;
+      }
+      barriers.erase(barriers.begin() + i);
+      progressed = true;
+    }
     if (progressed) {
       changed.notify_all();
       idleSleep = std::chrono::microseconds(5);
-    } else if (!active.empty()) {
+    } else if (!active.empty() || !barriers.empty()) {
       // Waiting on peers: test again soon, backing off so that a long wait costs little CPU.
       std::this_thread::sleep_for(idleSleep);
       idleSleep = std::min(idleSleep * 2, std::chrono::microseconds(1000));
@@ -329,6 +349,36 @@ void MpiCollectives::progressLoop() {
     if (!slot->done && slot->failure.isOk())
       slot->failure = Status::error(StatusCode::Cancelled, slot->what + ": MPI has stopped");
   changed.notify_all();
+}
+
+Status MpiCollectives::barrier(std::chrono::milliseconds timeout) {
+  auto b = std::make_shared<Barrier>();
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (stopping)
+      return Status::error(StatusCode::FailedPrecondition, "the MPI backend has stopped");
+    jobs.push_back([this, b] {
+      // Its own communicator: a barrier never meets another MPI operation.
+      if (!barrierComm) {
+        MPI_Comm dup;
+        MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+        static_assert(sizeof(MPI_Comm) <= sizeof(uint64_t));
+        std::memcpy(&barrierComm, &dup, sizeof dup);
+      }
+      MPI_Comm comm;
+      std::memcpy(&comm, &barrierComm, sizeof comm);
+      MPI_Ibarrier(comm, &b->request);
+      barriers.push_back(b);
+    });
+  }
+  workArrived.notify_all();
+  std::unique_lock<std::mutex> lock(mutex);
+  if (!changed.wait_for(lock, timeout, [&] { return b->done || stopping; }))
+    return Status::error(StatusCode::DeadlineExceeded,
+                         distributed::describeProcess() + ": the other processes did not reach "
+                         "the barrier within " + std::to_string(timeout.count() / 1000) + " s");
+  return b->done ? Status::ok()
+                 : Status::error(StatusCode::Cancelled, "the MPI backend has stopped");
 }
 
 void MpiCollectives::post(Slot &s) {

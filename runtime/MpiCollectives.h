@@ -54,6 +54,10 @@ public:
   Status wait(CollectiveHandle handle, std::chrono::milliseconds timeout) override;
   CollectiveStats stats(int device) const override;
 
+  /// Waits until every process of the job has called barrier() as often as this one (a
+  /// host-side rendezvous, e.g. for checkpoints); DeadlineExceeded after `timeout`.
+  Status barrier(std::chrono::milliseconds timeout);
+
   /// Stops the progress thread (before MPI_Finalize); later collectives fail.
   void stop();
 
@@ -80,6 +84,10 @@ private:
   std::condition_variable workArrived; ///< for the progress thread
   std::deque<std::shared_ptr<Slot>> toPost;
   std::deque<std::function<void()>> jobs;
+  /// Barriers in flight (progress thread only) and their communicator.
+  struct Barrier;
+  std::vector<std::shared_ptr<Barrier>> barriers;
+  uint64_t barrierComm = 0; ///< an MPI_Comm, created on the progress thread
   bool stopping = false;
   std::thread progress;
 

@@ -2,6 +2,10 @@
 #include "frontend/train/Checkpoint.h"
 
 #include "frontend/Error.h"
+#include "frontend/train/CheckpointIo.h"
+#include "frontend/train/CheckpointParts.h"
+#include "frontend/Distributed.h"
+#include "runtime/Distributed.h"
 #include "runtime/Process.h"
 
 #include <algorithm>
@@ -22,96 +26,7 @@ namespace fs = std::filesystem;
 namespace loom::train {
 
 namespace {
-constexpr int kFormatVersion = 2;
-constexpr const char *kTensors = "model.safetensors", *kMetadata = "metadata.json";
-
-const char *safetensorsType(DType t) {
-  switch (t) {
-  case DType::F32: return "F32";
-  case DType::F64: return "F64";
-  case DType::BF16: return "BF16";
-  case DType::F16: return "F16";
-  case DType::I32: return "I32";
-  case DType::I64: return "I64";
-  case DType::I1: return "BOOL";
-  }
-  return "?";
-}
-
-std::optional<DType> dtypeNamed(const std::string &name) {
-  for (DType t : {DType::F32, DType::F64, DType::BF16, DType::F16, DType::I32, DType::I64,
-                  DType::I1})
-    if (name == safetensorsType(t))
-      return t;
-  return std::nullopt;
-}
-
-uint32_t crc32Of(const void *data, size_t bytes) {
-  uLong crc = crc32(0L, Z_NULL, 0);
-  auto p = static_cast<const Bytef *>(data);
-  while (bytes > 0) { // zlib takes sizes as uInt
-    uInt n = static_cast<uInt>(std::min<size_t>(bytes, 1u << 30));
-    crc = crc32(crc, p, n);
-    p += n, bytes -= n;
-  }
-  return static_cast<uint32_t>(crc);
-}
-
-/// An open file written in pieces, then made durable.
-class DurableFile {
-public:
-  explicit DurableFile(fs::path p) : path(std::move(p)) {
-    fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (fd < 0)
-      throw Error(path.string() + ": cannot create the file");
-  }
-  ~DurableFile() {
-    if (fd >= 0)
-      ::close(fd);
-  }
-  void write(const void *data, size_t bytes) {
-    size_t done = 0;
-    while (done < bytes) {
-      ssize_t n = ::write(fd, static_cast<const char *>(data) + done, bytes - done);
-      if (n <= 0)
-        throw Error(path.string() + ": cannot write the file (disk full?)");
-      done += static_cast<size_t>(n);
-    }
-  }
-  void sync() {
-    bool synced = ::fsync(fd) == 0;
-    ::close(fd);
-    fd = -1;
-    if (!synced)
-      throw Error(path.string() + ": cannot sync the file to disk");
-  }
-
-private:
-  fs::path path;
-  int fd = -1;
-};
-
-/// Writes `bytes` to `path` and makes them durable.
-void writeDurably(const fs::path &path, const std::string &bytes) {
-  DurableFile file(path);
-  file.write(bytes.data(), bytes.size());
-  file.sync();
-}
-
-void syncDirectory(const fs::path &dir) {
-  int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY);
-  if (fd >= 0) {
-    ::fsync(fd);
-    ::close(fd);
-  }
-}
-
-std::string readFile(const fs::path &path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    throw Error(path.string() + ": cannot read the file");
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
+using namespace detail;
 
 std::string stepName(int64_t step) {
   char text[32];
@@ -137,6 +52,52 @@ std::string safetensorsHeader(const std::vector<std::pair<std::string, Array>> &
   return std::string(reinterpret_cast<const char *>(&size), 8) + json;
 }
 } // namespace
+
+void CheckpointWriter::commit(const fs::path &temporary, const fs::path &final, int64_t step) {
+  fs::remove_all(final);
+  fs::rename(temporary, final);
+  // The pointer last: until it is renamed, `latest` names the previous checkpoint.
+  writeDurably(fs::path(root) / "latest.tmp", stepName(step));
+  fs::rename(fs::path(root) / "latest.tmp", fs::path(root) / "latest");
+  syncDirectory(root);
+  // Keep the newest `keep`.
+  std::vector<fs::path> steps;
+  for (const auto &entry : fs::directory_iterator(root))
+    if (entry.is_directory() && entry.path().filename().string().rfind("step_", 0) == 0)
+      steps.push_back(entry.path());
+  std::sort(steps.begin(), steps.end());
+  for (size_t i = 0; i + keep < steps.size(); ++i)
+    fs::remove_all(steps[i]);
+}
+
+void CheckpointWriter::saveInParts(int64_t step, std::vector<std::pair<std::string, Array>> &arrays,
+                                   nlohmann::json &metadata) {
+  // Every process writes its parts into one temporary directory; process 0 indexes them and
+  // commits once all have written.
+  auto barrier = [&](const char *what) {
+    if (rt::Status s = rt::distributed::barrier(); !s.isOk())
+      throw Error(std::string("waiting for the other processes ") + what + ": " + s.message());
+  };
+  const bool first = distributed::process_index() == 0;
+  fs::path final = fs::path(root) / stepName(step);
+  fs::path temporary = fs::path(root) / (".tmp-" + stepName(step) + ".job");
+  if (first) {
+    fs::remove_all(temporary);
+    fs::create_directories(temporary);
+  }
+  barrier("to start the checkpoint");
+  detail::writeProcessParts(temporary, arrays);
+  barrier("to write their parts");
+  if (first) {
+    mergeProcessParts(temporary, distributed::process_count(), metadata);
+    metadata["format_version"] = kFormatVersion;
+    metadata["step"] = step;
+    metadata["processes"] = distributed::process_count();
+    writeDurably(temporary / kMetadata, metadata.dump(2));
+    syncDirectory(temporary);
+    commit(temporary, final, step);
+  }
+}
 
 CheckpointWriter::CheckpointWriter(std::string outDir, int keep)
     : root((fs::path(outDir) / "checkpoints").string()), keep(std::max(keep, 1)) {}
@@ -166,6 +127,12 @@ double CheckpointWriter::save(int64_t step, std::vector<std::pair<std::string, A
     try {
       fs::create_directories(root);
       fs::path final = fs::path(root) / stepName(step);
+      if (distributed::process_count() > 1) {
+        saveInParts(step, arrays, metadata);
+        writeSeconds +=
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+        return;
+      }
       // Named with the writer's pid: readers sweep only the temporaries of dead writers.
       fs::path temporary =
           fs::path(root) / (".tmp-" + stepName(step) + "." + std::to_string(::getpid()));
@@ -193,20 +160,7 @@ double CheckpointWriter::save(int64_t step, std::vector<std::pair<std::string, A
       metadata["crc32"] = crcs;
       writeDurably(temporary / kMetadata, metadata.dump(2));
       syncDirectory(temporary);
-      fs::remove_all(final);
-      fs::rename(temporary, final);
-      // The pointer last: until it is renamed, `latest` names the previous checkpoint.
-      writeDurably(fs::path(root) / "latest.tmp", stepName(step));
-      fs::rename(fs::path(root) / "latest.tmp", fs::path(root) / "latest");
-      syncDirectory(root);
-      // Keep the newest `keep`.
-      std::vector<fs::path> steps;
-      for (const auto &entry : fs::directory_iterator(root))
-        if (entry.is_directory() && entry.path().filename().string().rfind("step_", 0) == 0)
-          steps.push_back(entry.path());
-      std::sort(steps.begin(), steps.end());
-      for (size_t i = 0; i + keep < steps.size(); ++i)
-        fs::remove_all(steps[i]);
+      commit(temporary, final, step);
     } catch (const std::exception &e) {
       error = std::string("saving the checkpoint of step ") + std::to_string(step) + ": " +
               e.what();
@@ -259,6 +213,10 @@ Checkpoint readCheckpoint(const std::string &dir) {
                 std::to_string(c.metadata.value("format_version", 0)) + ", this Loom reads " +
                 std::to_string(kFormatVersion));
   c.step = c.metadata.value("step", int64_t(-1));
+  if (c.metadata.contains("parts")) { // written by several processes
+    detail::readParts(c);
+    return c;
+  }
   // Map the file: a tensor's bytes are read from disk only where they are used.
   int fd = ::open(tensorPath.c_str(), O_RDONLY);
   if (fd < 0)

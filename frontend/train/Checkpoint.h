@@ -1,5 +1,6 @@
 // Checkpoints of a training run: OUT/checkpoints/step_N/ with the tensors in safetensors format
-// (global tensors named by their tree path, so any tool reads them and any mesh restores them)
+// (global tensors named by their tree path, so any tool reads them and any mesh restores them;
+// a job of several processes writes one file of parts per process, see CheckpointParts.h)
 // and metadata.json (step, config, mesh, format version, the file's size, a CRC-32 per tensor).
 // A save takes a snapshot made on the device and writes it from a background thread into a
 // temporary directory that is fsynced and renamed; `latest` is updated last. A crash leaves the
@@ -13,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <optional>
@@ -68,6 +70,13 @@ public:
   double wait();
 
 private:
+  /// Renames `temporary` to `final`, points `latest` at it, keeps the newest `keep`.
+  void commit(const std::filesystem::path &temporary, const std::filesystem::path &final,
+              int64_t step);
+  /// save() in a job of several processes (CheckpointParts.h).
+  void saveInParts(int64_t step, std::vector<std::pair<std::string, Array>> &arrays,
+                   nlohmann::json &metadata);
+
   std::string root;
   int keep;
   std::thread writer;

@@ -61,6 +61,12 @@ const std::vector<ConfigKey> &configSchema() {
        {}, 0},
       {"training.seed", int64_t(0), "seed of parameters and batches", {}, 0},
       {"training.log_interval", int64_t(10), "steps between log lines (reads the loss)", {}, 1},
+      {"training.log_format", std::string("progress"),
+       "how steps are logged: \"progress\" (process 0: a live bar on a terminal, else a line "
+       "per logged step) or \"per_rank\" (every process, as the multi-host seed: \"Rank R: "
+       "epoch: e/E, batch: b/B, batch size: N, batch per host size: n\" per logged step, each "
+       "epoch's average loss, \"Rank R: training completed.\")",
+       S{"progress", "per_rank"}},
       {"training.eval_interval", int64_t(50), "steps between evaluations (0: only at the end)",
        {}, 0},
       {"training.out_dir", std::string("runs/gpt"),

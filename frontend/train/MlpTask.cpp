@@ -186,7 +186,10 @@ public:
     return -mean(sum(logp * one_hot(b.at("labels").leaf(), Digits::kClasses), {-1}));
   }
   Tree<Array> trainBatch(uint64_t seed, int64_t step) const override {
-    return place(data.trainBatch(seed, step, batch, 0, batch), false);
+    // Each process loads only the rows its devices hold (all of them in one process).
+    auto [first, rows] = shardings ? Array::processRowSpan(shardings->batch, {batch, Digits::kPixels})
+                                   : std::pair<int64_t, int64_t>{0, batch};
+    return place(data.trainBatch(seed, step, batch, first, rows), false, /*local=*/true);
   }
   NamedSharding batchSharding() const override {
     return shardings ? shardings->batch : NamedSharding();
@@ -210,11 +213,13 @@ public:
   }
 
 private:
-  Tree<Array> place(const DigitsBatch &b, bool withMask) const {
+  /// The batch's arrays; `local`: `b` holds this process's rows only, else the whole batch.
+  Tree<Array> place(const DigitsBatch &b, bool withMask, bool local = false) const {
     auto put = [&](const auto &v, const Shape &s) {
-      return shardings ? Array::make_array_from_process_local_data(shardings->batch,
-                                                                Array::processRows(shardings->batch, v, s), s)
-                       : Array::from(v, s);
+      if (!shardings)
+        return Array::from(v, s);
+      return Array::make_array_from_process_local_data(
+          shardings->batch, local ? v : Array::processRows(shardings->batch, v, s), s);
     };
     Tree<Array> t;
     t["images"] = put(b.images, {batch, Digits::kPixels});

@@ -50,6 +50,14 @@ void shard(JitOptions &options, std::vector<Tree<NamedSharding>> in,
 RunSummary runTraining(const Config &c, const RunOptions &options, std::FILE *log) {
   Clock::time_point start = Clock::now();
   validateConfig(c);
+  // Process 0 logs the run; with per_rank logging every process also logs its own lines.
+  const bool perRank = c.text("training.log_format") == "per_rank";
+  std::FILE *rankLog = log;
+  std::unique_ptr<std::FILE, int (*)(std::FILE *)> quiet(nullptr, &std::fclose);
+  if (distributed::process_index() > 0) {
+    quiet.reset(std::fopen("/dev/null", "w"));
+    log = quiet.get();
+  }
   // The virtual devices must exist before the first array is made; in a job of several
   // processes (mpirun), each holds its share of the mesh.
   const int processes = distributed::process_count();
@@ -57,17 +65,16 @@ RunSummary runTraining(const Config &c, const RunOptions &options, std::FILE *lo
     throw Error(fmt::format("mesh.shape {} has {} devices, which {} processes cannot share "
                             "evenly",
                             fmt::join(c.integers("mesh.shape"), "x"), devicesOf(c), processes));
-  if (processes > 1 && (options.resume || options.stopAfter))
-    throw Error("--resume and --stop-after need checkpoints, which multi-process runs do not "
-                "write yet");
   setenv("LOOM_CPU_DEVICES", std::to_string(devicesOf(c) / processes).c_str(),
          /*overwrite=*/1);
   std::unique_ptr<TrainTask> task = makeTask(c, log);
   const int64_t steps = stepsOf(c, *task);
   const double emaDecay = c.number("ema.decay");
   const auto seed = static_cast<uint64_t>(c.integer("training.seed"));
-  std::filesystem::path out(c.text("training.out_dir"));
-  // Process 0 writes the run's files; the others keep theirs apart, for inspection.
+  // Checkpoints are shared by the processes of a job (each writes its parts); process 0
+  // writes the run's other files, and the others keep theirs apart, for inspection.
+  const std::filesystem::path runDir(c.text("training.out_dir"));
+  std::filesystem::path out = runDir;
   if (distributed::process_index() > 0)
     out /= fmt::format("process-{}", distributed::process_index());
 
@@ -137,9 +144,9 @@ RunSummary runTraining(const Config &c, const RunOptions &options, std::FILE *lo
                            count * copies * sizeof(float));
   }
   if (options.resume) {
-    std::optional<std::string> latest = latestCheckpoint(out.string());
+    std::optional<std::string> latest = latestCheckpoint(runDir.string());
     if (!latest)
-      throw Error("--resume: no checkpoint in " + (out / "checkpoints").string());
+      throw Error("--resume: no checkpoint in " + (runDir / "checkpoints").string());
     Checkpoint checkpoint = readCheckpoint(*latest);
     run = restoreState(c, *task, checkpoint);
     summary.firstStep = checkpoint.step + 1;
@@ -154,14 +161,9 @@ RunSummary runTraining(const Config &c, const RunOptions &options, std::FILE *lo
 
   summary.metricsPath = (out / "metrics.jsonl").string();
   MetricsWriter metrics(summary.metricsPath, /*append=*/options.resume);
-  CheckpointWriter checkpoints(out.string(), static_cast<int>(c.integer("checkpoint.keep")));
+  CheckpointWriter checkpoints(runDir.string(), static_cast<int>(c.integer("checkpoint.keep")));
   const int64_t checkpointInterval = c.integer("checkpoint.interval");
-  if (processes > 1 && checkpointInterval > 0)
-    std::fprintf(log, "checkpoints: not written by multi-process runs yet (checkpoint.interval "
-                      "is ignored)\n");
   auto save = [&](int64_t step) {
-    if (processes > 1)
-      return;
     // A snapshot on the device: the next steps update the state in place meanwhile.
     TrainState snapshot{copyOnDevice(run.params), {}, {}};
     snapshot.optState["m"] = copyOnDevice(run.optState.at("m"));
@@ -176,7 +178,7 @@ RunSummary runTraining(const Config &c, const RunOptions &options, std::FILE *lo
                                {"next_step", step + 1}};
     summary.saveStallSeconds += checkpoints.save(step, snapshot.named(), metadata);
     ++summary.saves;
-    summary.checkpointPath = (out / "checkpoints").string();
+    summary.checkpointPath = (runDir / "checkpoints").string();
   };
   summary.plotPath = (out / "loss.svg").string();
   LossPlot plot(task->describe().substr(0, task->describe().find(" on ")) + ", " +
@@ -215,8 +217,39 @@ RunSummary runTraining(const Config &c, const RunOptions &options, std::FILE *lo
   Clock::time_point firstStepDone, windowStart = Clock::now();
   int64_t windowSteps = 0;
   double evalSeconds = 0;
+  const int64_t logInterval = c.integer("training.log_interval");
+  // per_rank: the seed's lines, with epochs of batchesPerEpoch steps.
+  const int64_t batchesPerEpoch = static_cast<int64_t>(std::ceil(task->stepsPerEpoch()));
+  const int64_t epochs = (steps + batchesPerEpoch - 1) / batchesPerEpoch;
+  double epochLoss = 0;
+  int64_t epochSteps = 0;
+  auto reportRank = [&](int64_t step, double value) {
+    const int rank = distributed::process_index();
+    int64_t epoch = step / batchesPerEpoch + 1, batch = step % batchesPerEpoch + 1;
+    epochLoss += value, ++epochSteps;
+    bool epochEnd = batch == batchesPerEpoch || step == steps - 1;
+    const int64_t rows = c.integer("data.batch");
+    if ((step + 1) % logInterval == 0 || epochEnd)
+      std::fprintf(rankLog,
+                   "Rank %d: epoch: %ld/%ld, batch: %ld/%ld, batch size: %ld, batch per host "
+                   "size: %ld\n",
+                   rank, static_cast<long>(epoch), static_cast<long>(epochs),
+                   static_cast<long>(batch), static_cast<long>(batchesPerEpoch),
+                   static_cast<long>(rows),
+                   static_cast<long>(rows / distributed::process_count()));
+    if (epochEnd) {
+      std::fprintf(rankLog, "Rank %d: epoch %ld/%ld, average epoch loss=%.4f\n", rank,
+                   static_cast<long>(epoch), static_cast<long>(epochs), epochLoss / epochSteps);
+      epochLoss = 0, epochSteps = 0;
+    }
+    std::fflush(rankLog);
+  };
   auto report = [&](int64_t step, const Array &loss) {
     double value = loss.item<float>();
+    if (perRank)
+      reportRank(step, value);
+    if (step != summary.firstStep && (step + 1) % logInterval && step != steps - 1)
+      return; // read only for per_rank's epoch average
     if (step == summary.firstStep) {
       firstStepDone = Clock::now();
       summary.secondsToFirstStep = secondsSince(start);
@@ -234,13 +267,13 @@ RunSummary runTraining(const Config &c, const RunOptions &options, std::FILE *lo
                                       .device(rt::Client::defaultClient().firstLocalDevice())
                                       .bytesInUse()}}
                       .dump());
-    progress.step(step, value, adamw.lr.at(step), perSecond);
+    if (!perRank)
+      progress.step(step, value, adamw.lr.at(step), perSecond);
   };
 
   // The loop: step N+1 is enqueued before step N's loss is read, and only logged steps read.
   // The host runs at most kAhead steps ahead: an unbounded queue would hold every batch.
   constexpr size_t kAhead = 2;
-  const int64_t logInterval = c.integer("training.log_interval");
   const int64_t evalInterval = c.integer("training.eval_interval");
   std::optional<std::pair<int64_t, Array>> unread;
   auto readPending = [&] {
@@ -264,7 +297,9 @@ RunSummary runTraining(const Config &c, const RunOptions &options, std::FILE *lo
       run.ema = emaStep(run.ema, run.params);
     ++windowSteps;
     readPending();
-    if (step == summary.firstStep || (step + 1) % logInterval == 0 || step == steps - 1)
+    // per_rank logging averages every step's loss over the epoch: each is read.
+    if (perRank || step == summary.firstStep || (step + 1) % logInterval == 0 ||
+        step == steps - 1)
       unread = {step, loss};
     bool last = step == steps - 1;
     if (checkpointInterval > 0 && (step + 1) % checkpointInterval == 0 && !last)
@@ -293,6 +328,8 @@ RunSummary runTraining(const Config &c, const RunOptions &options, std::FILE *lo
     save(steps - 1);
   evaluate(steps - 1);
   summary.saveWriteSeconds = checkpoints.wait();
+  if (perRank)
+    std::fprintf(rankLog, "Rank %d: training completed.\n", distributed::process_index());
   const JitStats &stats = trainStep.stats();
   summary.compileSeconds = stats.lastCompileSeconds;
   summary.compiledFromCache = stats.cacheHits > 0;

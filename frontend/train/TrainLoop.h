@@ -55,7 +55,8 @@ struct RunSummary {
   bool stopped = false;
 };
 
-/// Runs the training the config describes, logging to `log`. Throws loom::Error.
+/// Runs the training the config describes, logging to `log` (in a job of several processes,
+/// only process 0 logs there, unless training.log_format is per_rank). Throws loom::Error.
 RunSummary runTraining(const Config &config, const RunOptions &options, std::FILE *log);
 
 } // namespace loom::train

@@ -78,14 +78,10 @@ int run(int argc, char **argv) {
   if (configPath.empty())
     return usage("no config file given");
   try {
-    // Started by mpirun: join the job before any device exists. Process 0 logs; the others
-    // are quiet unless they fail.
-    std::FILE *log = stdout;
-    if (loom::distributed::launched_by_mpi()) {
+    // Started by mpirun: join the job before any device exists. Process 0 logs the run; the
+    // others only their errors (and their per_rank lines).
+    if (loom::distributed::launched_by_mpi())
       loom::distributed::initialize();
-      if (loom::distributed::process_index() > 0)
-        log = std::fopen("/dev/null", "w");
-    }
     loom::train::Config config = loom::train::Config::load(configPath, overrides);
     loom::train::validateConfig(config);
     if (printConfig) {
@@ -93,8 +89,8 @@ int run(int argc, char **argv) {
       return 0;
     }
     loom::train::RunSummary s = loom::train::runTraining(
-        config, {.dumpIrDir = dumpIr, .resume = resume, .stopAfter = stopAfter}, log);
-    if (log != stdout)
+        config, {.dumpIrDir = dumpIr, .resume = resume, .stopAfter = stopAfter}, stdout);
+    if (loom::distributed::process_index() > 0)
       return 0;
     if (s.stopped) {
       std::printf("stopped after step %ld with a checkpoint in %s (the loop was held %.3f s, "

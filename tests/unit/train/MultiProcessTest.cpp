@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <tuple>
 #include <unistd.h>
 #include <vector>
 
@@ -73,6 +74,87 @@ TEST(MultiProcess, EveryStrategyOnTwoAndFourProcessesGivesTheLossesOfOne) {
       EXPECT_TRUE(std::filesystem::exists(out / "process-1" / "metrics.jsonl"));
       std::filesystem::remove_all(out);
     }
+  }
+}
+
+TEST(MultiProcess, ACheckpointOfTwoProcessesResumesOnFourAndOnOneWithTheSameLosses) {
+  const std::string args = "--set training.steps=8 --set training.log_interval=1 "
+                           "--set training.eval_interval=0 --set mesh.strategy=fsdp ";
+  auto whole = scratch("whole");
+  auto [status, output] = runCommand(train(1, args + "--set training.out_dir=" + whole.string()));
+  ASSERT_EQ(status, 0) << output;
+  std::vector<double> reference = lossesOf(whole);
+  for (int resumeOn : {4, 1}) {
+    auto out = scratch("resume" + std::to_string(resumeOn));
+    std::tie(status, output) =
+        runCommand(train(2, args + "--stop-after 3 --set training.out_dir=" + out.string()));
+    ASSERT_EQ(status, 0) << output;
+    // Each process wrote its parts; process 0 indexed them.
+    auto step = out / "checkpoints" / "step_00000003";
+    EXPECT_TRUE(std::filesystem::exists(step / "process-0.safetensors"));
+    EXPECT_TRUE(std::filesystem::exists(step / "process-1.safetensors"));
+    if (resumeOn == 1) {
+      // A damaged part is named, with its file, when the checkpoint is read.
+      auto damaged = scratch("damaged");
+      std::filesystem::copy(out, damaged, std::filesystem::copy_options::recursive);
+      {
+        std::fstream f(damaged / "checkpoints" / "step_00000003" / "process-1.safetensors",
+                       std::ios::in | std::ios::out | std::ios::binary);
+        f.seekp(-16, std::ios::end);
+        f.write("damaged!damaged!", 16);
+      }
+      std::tie(status, output) =
+          runCommand(train(1, args + "--resume --set training.out_dir=" + damaged.string()));
+      EXPECT_NE(status, 0);
+      EXPECT_NE(output.find("process-1.safetensors: tensor "), std::string::npos) << output;
+      EXPECT_NE(output.find("checksum mismatch"), std::string::npos) << output;
+      std::filesystem::remove_all(damaged);
+    }
+    std::tie(status, output) =
+        runCommand(train(resumeOn, args + "--resume --set training.out_dir=" + out.string()));
+    ASSERT_EQ(status, 0) << output;
+    EXPECT_NE(output.find("resuming from"), std::string::npos) << output;
+    std::vector<double> losses = lossesOf(out);
+    ASSERT_EQ(losses.size(), reference.size()) << output;
+    for (size_t i = 0; i < losses.size(); ++i)
+      EXPECT_NEAR(losses[i], reference[i], 1e-5 * std::abs(reference[i]))
+          << "resumed on " << resumeOn << ", entry " << i;
+    std::filesystem::remove_all(out);
+  }
+  std::filesystem::remove_all(whole);
+}
+
+TEST(MultiProcess, TheSeedsDigitsJobLogsEveryRankInTheSeedsFormatAndMatchesOneProcess) {
+  std::string evalOfOne;
+  for (int processes : {1, 2}) {
+    auto out = scratch("digits" + std::to_string(processes));
+    std::string command = std::string(LOOM_TRAIN_BINARY) + " " + LOOM_SOURCE_DIR +
+                          "/configs/mlp-digits.toml --set training.epochs=2 "
+                          "--set training.out_dir=" + out.string();
+    if (processes > 1)
+      command = std::string(LOOM_MPIRUN) + " -np 2 " + command;
+    auto [status, output] = runCommand(command);
+    ASSERT_EQ(status, 0) << output;
+    // 1438 training digits in batches of 64: 23 per epoch (the last epoch's last is short).
+    for (int rank = 0; rank < processes; ++rank) {
+      std::string r = "Rank " + std::to_string(rank) + ": ";
+      std::string perHost = std::to_string(64 / processes);
+      EXPECT_NE(output.find(r + "epoch: 1/2, batch: 23/23, batch size: 64, batch per host size: " +
+                            perHost + "\n"),
+                std::string::npos)
+          << output;
+      EXPECT_NE(output.find(r + "epoch 2/2, average epoch loss="), std::string::npos) << output;
+      EXPECT_NE(output.find(r + "training completed.\n"), std::string::npos) << output;
+    }
+    // The same held-out evaluation on one process and two.
+    auto at = output.find("eval accuracy");
+    ASSERT_NE(at, std::string::npos) << output;
+    std::string eval = output.substr(at, output.find('\n', at) - at);
+    if (processes == 1)
+      evalOfOne = eval;
+    else
+      EXPECT_EQ(eval.substr(0, 40), evalOfOne.substr(0, 40));
+    std::filesystem::remove_all(out);
   }
 }
 
