@@ -10,7 +10,7 @@ PACKAGES=(
   cmake ninja-build ccache g++ git
   llvm-22-dev libmlir-22-dev mlir-22-tools
   libopenblas-dev libopenblas0-openmp libfmt-dev nlohmann-json3-dev libtomlplusplus-dev
-  libopenmpi-dev openmpi-bin
+  libopenmpi-dev openmpi-bin openssh-client python3-yaml
   libgtest-dev libgmock-dev libbenchmark-dev
   fortunes-min zlib1g-dev
 )
