@@ -4,8 +4,12 @@
 // per-device parameter + optimizer-state bytes relative to DP, bytes each device receives
 // through collectives per step next to the ideal for the strategy, and how much of the
 // collectives' time the schedule hides (FSDP with and without loom-overlap-collectives).
+//
+// Under mpirun (`mpirun -np 4 build/bin/loom-gpt-mesh-benchmark`) the 4 devices are 4
+// processes and the collectives go through MPI; benchmarks/mpi_vs_threads.sh runs both.
 #include "frontend/Loom.h"
 #include "runtime/Blas.h"
+#include "runtime/Distributed.h"
 
 #include <algorithm>
 #include <chrono>
@@ -33,12 +37,20 @@ struct Row {
 
 constexpr int kDevices = 4, kWarmup = 3, kSteps = 13;
 
+/// A part of `a` this process holds.
+const std::shared_ptr<rt::Buffer> &localPart(const Array &a) {
+  for (const auto &b : a.shardBuffers())
+    if (b)
+      return b;
+  return a.shardBuffers()[0];
+}
+
 /// Bytes one device holds of `tree` (each leaf's local part).
 double bytesPerDevice(const Tree<Array> &tree) {
   double bytes = 0;
   tree.visit([&](const Array &a) {
     if (a.isSharded())
-      bytes += static_cast<double>(a.shardBuffers()[0]->size());
+      bytes += static_cast<double>(localPart(a)->size());
     else
       bytes += static_cast<double>(a.numElements()) * rt::byteSize(a.dtype());
   });
@@ -50,6 +62,7 @@ Row run(const nn::GptConfig &config, std::optional<nn::GptStrategy> strategy,
   // One device gets every core for BLAS; four devices share them (as the client sets).
   int cores = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
   rt::setBlasThreads(strategy ? std::max(1, cores / 4) : cores);
+  const std::vector<int> local = distributed::local_devices();
   optim::AdamWOptions adamw;
   std::optional<nn::GptShardings> shardings;
   if (strategy)
@@ -66,7 +79,7 @@ Row run(const nn::GptConfig &config, std::optional<nn::GptStrategy> strategy,
   std::vector<CollectiveStats> before(kDevices);
   for (int i = 0; i < kSteps; ++i) {
     if (i == kWarmup)
-      for (int d = 0; d < kDevices; ++d)
+      for (int d : local)
         before[d] = collectiveStats(d);
     Array ids = Array::from(tokens, {config.batch, config.seq});
     auto start = Clock::now();
@@ -78,8 +91,8 @@ Row run(const nn::GptConfig &config, std::optional<nn::GptStrategy> strategy,
   }
   std::sort(times.begin(), times.end());
   row.stepSeconds = times[times.size() / 2];
-  const double perStep = 1.0 / ((kSteps - kWarmup) * kDevices);
-  for (int d = 0; d < kDevices; ++d) {
+  const double perStep = 1.0 / ((kSteps - kWarmup) * static_cast<double>(local.size()));
+  for (int d : local) {
     CollectiveStats after = collectiveStats(d);
     row.bytesReceived += (after.bytesReceived - before[d].bytesReceived) * perStep;
     row.inFlightSeconds += (after.inFlightSeconds - before[d].inFlightSeconds) * perStep;
@@ -87,7 +100,7 @@ Row run(const nn::GptConfig &config, std::optional<nn::GptStrategy> strategy,
   }
   params.visit([&](const Array &a) {
     double bytes = static_cast<double>(a.numElements()) * rt::byteSize(a.dtype());
-    (a.isSharded() && a.shardBuffers()[0]->size() < bytes
+    (a.isSharded() && localPart(a)->size() < bytes
          ? row.splitParamBytes
          : row.replicatedParamBytes) += bytes;
   });
@@ -105,33 +118,64 @@ int main(int argc, char **argv) {
     std::fputs("usage: loom-gpt-mesh-benchmark (takes no arguments)\n", help ? stdout : stderr);
     return help ? 0 : 2;
   }
-  setenv("LOOM_CPU_DEVICES", "4", /*overwrite=*/0); // before the default client exists
+  // Under mpirun the 4 devices are the processes' (one each with 4 processes).
+  if (distributed::launched_by_mpi())
+    distributed::initialize();
+  const int processes = distributed::process_count();
+  if (kDevices % processes) {
+    std::fprintf(stderr, "loom-gpt-mesh-benchmark: %d devices cannot be shared by %d processes\n",
+                 kDevices, processes);
+    return 2;
+  }
+  setenv("LOOM_CPU_DEVICES", std::to_string(kDevices / processes).c_str(),
+         /*overwrite=*/processes > 1);
+  const bool first = distributed::process_index() == 0;
   nn::GptConfig small{.vocab = 1024, .embed = 256, .layers = 4, .heads = 4, .seq = 128,
                       .batch = 8};
-  Row one = run(small, std::nullopt);
+  // The 1-device baseline runs in process 0 alone, the others waiting, so it has the cores.
+  Row one;
+  if (first)
+    one = run(small, std::nullopt);
+  if (rt::Status s = rt::distributed::barrier(); !s.isOk()) {
+    std::fprintf(stderr, "%s\n", s.message().c_str());
+    return 1;
+  }
   Row dp = run(small, nn::GptStrategy::DP);
   Row fsdp = run(small, nn::GptStrategy::FSDP);
   Row fsdpSerial = run(small, nn::GptStrategy::FSDP, {kDevices}, /*overlap=*/false);
-  Row tp = run(small, nn::GptStrategy::TP);
-  Row fsdpTp = run(small, nn::GptStrategy::FSDP_TP, {2, 2});
+  // TP and FSDP x TP in one process only (their activations' collectives are the in-process
+  // backend's strength; over processes the table is about DP and FSDP).
+  Row tp, fsdpTp;
+  if (processes == 1) {
+    tp = run(small, nn::GptStrategy::TP);
+    fsdpTp = run(small, nn::GptStrategy::FSDP_TP, {2, 2});
+  }
+  if (!first)
+    return 0;
 
-  // The ideal bytes a device receives per step, with the in-process accounting (all_gather and
-  // all_reduce: (n-1) x the input; reduce_scatter: (n-1) x the output):
-  //  * DP: one all_reduce of every gradient: (n-1) P.
+  // The ideal bytes a device receives per step: the physical bound, with an all_reduce of B
+  // bytes at 2 (n-1)/n B (reduce_scatter + all_gather), an all_gather or reduce_scatter at
+  // (n-1)/n of the whole:
+  //  * DP: one all_reduce of every gradient: 2 (n-1)/n P.
   //  * FSDP: each split parameter gathered once and its gradient reduce-scattered once,
-  //    2 (n-1)/n P_split, and the replicated ones' gradients all-reduced, (n-1) P_repl.
+  //    2 (n-1)/n P_split, and the replicated ones' gradients all-reduced, 2 (n-1)/n P_repl.
   //  * TP (Megatron): per layer two all_reduces of the activations [B,T,C] forward and two
-  //    backward, 4 L (n-1) BTC x 4 bytes, plus the replicated parameters' gradients.
-  const double n = kDevices;
+  //    backward, 4 L 2 (n-1)/n BTC x 4 bytes, plus the replicated parameters' gradients.
+  // The in-process backend's all_reduce reads every peer's input, (n-1) B (so DP is at n/2 x
+  // the ideal there); the MPI backend's counts 2 (n-1)/n B, what OpenMPI's algorithms for
+  // large messages (ring, Rabenseifner) move.
+  const double n = kDevices, ring = 2 * (n - 1) / n;
   const double activation = double(small.batch) * small.seq * small.embed * 4;
-  auto idealDp = (n - 1) * (dp.splitParamBytes + dp.replicatedParamBytes);
+  auto idealDp = ring * (dp.splitParamBytes + dp.replicatedParamBytes);
   auto idealFsdp = [&](const Row &r) {
-    return 2 * (n - 1) / n * r.splitParamBytes + (n - 1) * r.replicatedParamBytes;
+    return ring * (r.splitParamBytes + r.replicatedParamBytes);
   };
-  double idealTp = 4 * small.layers * (n - 1) * activation + (n - 1) * tp.replicatedParamBytes;
+  double idealTp = 4 * small.layers * ring * activation + ring * tp.replicatedParamBytes;
 
-  std::printf("GPT small (V1024 C256 L4 H4 T128 B8), median of %d steps, %d virtual devices\n\n",
-              kSteps - kWarmup, kDevices);
+  std::printf("GPT small (V1024 C256 L4 H4 T128 B8), median of %d steps, %d devices: %s\n\n",
+              kSteps - kWarmup, kDevices,
+              processes == 1 ? "virtual devices of one process"
+                             : (std::to_string(processes) + " MPI processes").c_str());
   std::printf("| strategy | losses vs 1 device (max rel. diff, %d steps) | step time | / 1 device "
               "| params + AdamW state per device | / DP | received per device per step | ideal "
               "| / ideal | in flight per step | waiting per step |\n"
@@ -159,7 +203,9 @@ int main(int argc, char **argv) {
   line("DP over 4", dp, idealDp);
   line("FSDP over 4", fsdp, idealFsdp(fsdp));
   line("FSDP over 4, no overlap", fsdpSerial, idealFsdp(fsdpSerial));
-  line("TP over 4", tp, idealTp);
-  line("FSDP x TP 2x2", fsdpTp, 0);
+  if (processes == 1) {
+    line("TP over 4", tp, idealTp);
+    line("FSDP x TP 2x2", fsdpTp, 0);
+  }
   return 0;
 }

@@ -72,7 +72,8 @@ struct CollectiveStats {
   /// Bytes the device read or received from other members (its own input
   /// does not count). Per collective, with n the group size and B bytes:
   /// all_gather (n-1)*B(input), reduce_scatter (n-1)*B(output),
-  /// all_reduce (n-1)*B(input), all_to_all (n-1)/n*B(input).
+  /// all_reduce (n-1)*B(input), all_to_all (n-1)/n*B(input). The MPI backend counts its
+  /// all_reduce at 2(n-1)/n*B(input), what MPI's bandwidth-optimal algorithms move.
   uint64_t bytesReceived = 0;
 };
 

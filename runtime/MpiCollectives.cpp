@@ -284,6 +284,13 @@ StatusOr<CollectiveHandle> MpiCollectives::startValidated(const CollectiveReques
 }
 
 void MpiCollectives::progressLoop() {
+  // The job-wide communicators first, in the same order on every process.
+  {
+    MPI_Comm dup;
+    MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+    std::memcpy(&barrierComm, &dup, sizeof dup);
+    liveness.start();
+  }
   std::vector<std::shared_ptr<Slot>> active;
   auto idleSleep = std::chrono::microseconds(5);
   while (true) {
@@ -291,9 +298,10 @@ void MpiCollectives::progressLoop() {
     std::vector<std::function<void()>> todo;
     {
       std::unique_lock<std::mutex> lock(mutex);
-      workArrived.wait(lock, [&] {
+      // Idle, it still wakes now and then to answer the peers' liveness probes.
+      workArrived.wait_for(lock, std::chrono::milliseconds(20), [&] {
         return stopping || !toPost.empty() || !jobs.empty() || !active.empty() ||
-               !barriers.empty();
+               !barriers.empty() || !livenessWaiters.empty();
       });
       if (stopping)
         break;
@@ -304,6 +312,12 @@ void MpiCollectives::progressLoop() {
     }
     for (auto &job : todo)
       job();
+    liveness.serve();
+    if (!livenessWaiters.empty() && liveness.roundOver()) {
+      for (auto &waiter : livenessWaiters)
+        waiter.set_value(liveness.silent());
+      livenessWaiters.clear();
+    }
     bool progressed = !fresh.empty() || !todo.empty();
     for (auto &slot : fresh) {
       post(*slot);
@@ -337,18 +351,39 @@ void MpiCollectives::progressLoop() {
     if (progressed) {
       changed.notify_all();
       idleSleep = std::chrono::microseconds(5);
-    } else if (!active.empty() || !barriers.empty()) {
+    } else if (!active.empty() || !barriers.empty() || !livenessWaiters.empty()) {
       // Waiting on peers: test again soon, backing off so that a long wait costs little CPU.
       std::this_thread::sleep_for(idleSleep);
       idleSleep = std::min(idleSleep * 2, std::chrono::microseconds(1000));
     }
   }
   // Stopping: nothing in flight can complete any more; fail every waiter.
+  liveness.stop();
+  for (auto &waiter : livenessWaiters)
+    waiter.set_value({});
+  livenessWaiters.clear();
   std::lock_guard<std::mutex> lock(mutex);
   for (auto &[key, slot] : slots)
     if (!slot->done && slot->failure.isOk())
       slot->failure = Status::error(StatusCode::Cancelled, slot->what + ": MPI has stopped");
   changed.notify_all();
+}
+
+std::vector<int> MpiCollectives::silentProcesses(const std::vector<int> &processes) {
+  std::promise<std::vector<int>> answer;
+  std::future<std::vector<int>> result = answer.get_future();
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (stopping)
+      return {};
+    jobs.push_back([this, processes, answer = std::make_shared<std::promise<std::vector<int>>>(
+                                         std::move(answer))]() mutable {
+      liveness.ask(processes, std::chrono::steady_clock::now() + std::chrono::seconds(1));
+      livenessWaiters.push_back(std::move(*answer));
+    });
+  }
+  workArrived.notify_all();
+  return result.get();
 }
 
 Status MpiCollectives::barrier(std::chrono::milliseconds timeout) {
@@ -359,12 +394,6 @@ Status MpiCollectives::barrier(std::chrono::milliseconds timeout) {
       return Status::error(StatusCode::FailedPrecondition, "the MPI backend has stopped");
     jobs.push_back([this, b] {
       // Its own communicator: a barrier never meets another MPI operation.
-      if (!barrierComm) {
-        MPI_Comm dup;
-        MPI_Comm_dup(MPI_COMM_WORLD, &dup);
-        static_assert(sizeof(MPI_Comm) <= sizeof(uint64_t));
-        std::memcpy(&barrierComm, &dup, sizeof dup);
-      }
       MPI_Comm comm;
       std::memcpy(&comm, &barrierComm, sizeof comm);
       MPI_Ibarrier(comm, &b->request);
@@ -610,7 +639,7 @@ std::string MpiCollectives::missingMembers(const Slot &s) const {
     if (!s.peerArrived[p])
       processes.push_back(s.group->processes[p]);
   if (processes.empty())
-    return "every process took part, but MPI did not complete it";
+    return "";
   for (int d : s.request.group.devices)
     if (std::find(processes.begin(), processes.end(), processOf(d)) != processes.end())
       devices.push_back(d);
@@ -638,11 +667,31 @@ Status MpiCollectives::wait(CollectiveHandle handle, std::chrono::milliseconds t
   if (!finished) {
     // Not while the progress thread still reads the members' inputs.
     changed.wait(lock, [&] { return !s.packing; });
-    s.failure = Status::error(
+    std::string missing = missingMembers(s);
+    if (missing.empty()) {
+      // Every process started it: one of them stopped in the middle. Ask who still answers.
+      std::vector<int> peers;
+      for (int p : s.group->processes)
+        if (p != distributed::process().index)
+          peers.push_back(p);
+      lock.unlock();
+      std::vector<int> silent = silentProcesses(peers);
+      lock.lock();
+      std::vector<int> devices;
+      for (int d : s.request.group.devices)
+        if (std::find(silent.begin(), silent.end(), processOf(d)) != silent.end())
+          devices.push_back(d);
+      missing = silent.empty()
+                    ? "every process took part and still answers, but MPI did not complete it"
+                    : "rank(s) " + joinInts(silent) + " (devices " + joinInts(devices) +
+                          ") took part, then stopped answering: the process is stuck or dead";
+    }
+    if (s.failure.isOk())
+      s.failure = Status::error(
         StatusCode::DeadlineExceeded,
         s.what + " on " +
             distributed::describeProcess() + " timed out after " +
-            std::to_string(timeout.count() / 1000.0).substr(0, 5) + " s: " + missingMembers(s));
+            std::to_string(timeout.count() / 1000.0).substr(0, 5) + " s: " + missing);
   }
   Status result = s.failure;
   if (result.isOk()) {
@@ -653,8 +702,11 @@ Status MpiCollectives::wait(CollectiveHandle handle, std::chrono::milliseconds t
     ++st.collectives;
     const CollectiveRequest &r = s.request;
     uint64_t in = r.inputElements() * byteSize(r.dtype), n = r.group.size();
+    // As the contract counts, except all_reduce: MPI's algorithms for it (ring,
+    // Rabenseifner) move 2 (n-1)/n of the input, not every peer's input.
     st.bytesReceived += r.kind == CollectiveKind::AllToAll        ? (n - 1) * in / n
                         : r.kind == CollectiveKind::ReduceScatter ? (n - 1) * in / n
+                        : r.kind == CollectiveKind::AllReduce     ? 2 * (n - 1) * in / n
                                                                   : (n - 1) * in;
   }
   if (++s.departed == static_cast<int>(s.localRanks.size()))

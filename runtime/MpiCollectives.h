@@ -7,10 +7,12 @@
 
 #include "runtime/Collectives.h"
 #include "runtime/InProcessCollectives.h"
+#include "runtime/MpiLiveness.h"
 
 #include <condition_variable>
 #include <deque>
 #include <functional>
+#include <future>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -73,7 +75,10 @@ private:
   /// On the progress thread: whether the slot's MPI calls are all complete.
   bool test(Slot &slot);
   void unpack(const Slot &slot, int localPosition);
+  /// Who kept `slot` from completing, or "" if every process started it.
   std::string missingMembers(const Slot &slot) const;
+  /// The processes among `processes` that do not answer a probe within a second.
+  std::vector<int> silentProcesses(const std::vector<int> &processes);
   int processOf(int device) const { return device / devicesPerProcess; }
 
   const int devicesPerProcess;
@@ -88,6 +93,8 @@ private:
   struct Barrier;
   std::vector<std::shared_ptr<Barrier>> barriers;
   uint64_t barrierComm = 0; ///< an MPI_Comm, created on the progress thread
+  MpiLiveness liveness;      ///< progress thread only
+  std::vector<std::promise<std::vector<int>>> livenessWaiters; ///< progress thread only
   bool stopping = false;
   std::thread progress;
 
