@@ -15,6 +15,9 @@ namespace loom::rt {
 
 namespace {
 constexpr int kArrivalTag = 7;
+// How long the progress thread sleeps at most between tests of collectives in flight: MPI
+// advances a collective only inside its calls, so each round of a ring waits up to this long.
+constexpr int kMaxPollMicros = 100;
 
 MPI_Datatype mpiType(DType dtype) {
   switch (dtype) {
@@ -354,7 +357,7 @@ void MpiCollectives::progressLoop() {
     } else if (!active.empty() || !barriers.empty() || !livenessWaiters.empty()) {
       // Waiting on peers: test again soon, backing off so that a long wait costs little CPU.
       std::this_thread::sleep_for(idleSleep);
-      idleSleep = std::min(idleSleep * 2, std::chrono::microseconds(1000));
+      idleSleep = std::min(idleSleep * 2, std::chrono::microseconds(kMaxPollMicros));
     }
   }
   // Stopping: nothing in flight can complete any more; fail every waiter.

@@ -1,5 +1,6 @@
 // Implementation of the optimizers and schedules (see Optim.h).
 #include "frontend/optim/Optim.h"
+#include "runtime/Client.h"
 
 #include "frontend/CallerScope.h"
 #include "runtime/Device.h"
@@ -45,7 +46,8 @@ Tree<Array> optim::zerosLike(const Tree<Array> &params) {
           return Array::device_put(zeros.data(), zeros.size(), p.shape(), p.dtype(),
                                    p.sharding());
         return Array::fromBytes(zeros.data(), zeros.size(), p.shape(), p.dtype(),
-                                p.buffer()->device().id());
+                                p.buffer()->device().id() -
+                                    rt::Client::defaultClient().firstLocalDevice());
       },
       params);
 }
