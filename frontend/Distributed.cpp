@@ -5,11 +5,21 @@
 #include "runtime/Client.h"
 #include "runtime/Distributed.h"
 
+#include <string>
+
 namespace loom::distributed {
 
 void initialize() {
   if (rt::Status s = rt::distributed::initialize(); !s.isOk())
     throw Error("distributed::initialize: " + s.message());
+}
+
+void initialize(int num_processes, int process_id) {
+  initialize();
+  if (num_processes != process_count() || process_id != process_index())
+    throw Error("distributed::initialize(" + std::to_string(num_processes) + ", " +
+                std::to_string(process_id) + "): the launcher started this as process " +
+                std::to_string(process_index()) + " of " + std::to_string(process_count()));
 }
 
 bool launched_by_mpi() { return rt::distributed::launchedByMpi(); }

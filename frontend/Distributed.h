@@ -17,6 +17,11 @@ namespace loom::distributed {
 /// already used in this process (the devices are numbered by then).
 void initialize();
 
+/// initialize(), then checks the launcher's count and index against `num_processes` and
+/// `process_id` (jax.distributed.initialize's explicit arguments; MPI's launcher, not a
+/// coordinator address, connects the processes). Throws Error naming both if they differ.
+void initialize(int num_processes, int process_id);
+
 /// Whether this process was started by an MPI launcher (so initialize() applies).
 bool launched_by_mpi();
 
