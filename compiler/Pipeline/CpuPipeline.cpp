@@ -1,6 +1,7 @@
 // The CPU pipeline as a readable list of passes, written once: loom-opt and the JIT both
 // build it from these lists.
 #include "compiler/Pipeline/CpuPipeline.h"
+#include "compiler/Pipeline/GpuPipeline.h"
 
 #include "compiler/Lowering/LoweringPatterns.h"
 #include "compiler/Lowering/Passes.h"
@@ -11,7 +12,9 @@
 #include "mlir/InitAllPasses.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/GPU/GPUToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
 #include "llvm/ADT/StringExtras.h"
 
 #include <mutex>
@@ -149,6 +152,7 @@ void mlir::loom::registerLoomPasses() {
     registerLoomTransformsPasses();
     registerLoomLoweringPasses();
     registerCpuPipelines();
+    registerGpuPipelines();
   });
 }
 
@@ -159,4 +163,7 @@ void mlir::loom::appendCpuPipelineDialects(DialectRegistry &registry) {
   registerAllExtensions(registry);
   registerBuiltinDialectTranslation(registry);
   registerLLVMDialectTranslation(registry);
+  // The GPU pipeline's kernels go through LLVM IR to PTX.
+  registerGPUDialectTranslation(registry);
+  registerNVVMDialectTranslation(registry);
 }

@@ -101,9 +101,12 @@ public:
     return nn::gptLoss(model, params, batch.at("ids").leaf(), batch.at("targets").leaf(), act);
   }
   Tree<Array> trainBatch(uint64_t seed, int64_t step) const override {
-    TokenBatch b = split->trainBatch(seed, step, 0, model.batch);
+    // Each process makes only the rows its devices hold (all of them in one process).
+    auto [first, rows] = shardings ? Array::processRowSpan(act.ids, {model.batch, model.seq})
+                                   : std::pair<int64_t, int64_t>{0, model.batch};
+    TokenBatch b = split->trainBatch(seed, step, first, rows);
     Tree<Array> batch;
-    batch["ids"] = place(b.ids), batch["targets"] = place(b.targets);
+    batch["ids"] = place(b.ids, true), batch["targets"] = place(b.targets, true);
     return batch;
   }
   NamedSharding batchSharding() const override { return act.ids; }
@@ -132,11 +135,14 @@ public:
   }
 
 private:
-  /// A [batch, seq] host array laid out like the batch.
-  template <typename T> Array place(const std::vector<T> &v) const {
+  /// A [batch, seq] host array laid out like the batch; `local`: `v` holds this process's
+  /// rows only, else the whole batch.
+  template <typename T> Array place(const std::vector<T> &v, bool local = false) const {
     Shape shape{model.batch, model.seq};
-    return shardings ? Array::make_array_from_process_local_data(act.ids, Array::processRows(act.ids, v, shape), shape)
-                     : Array::from(v, shape);
+    if (!shardings)
+      return Array::from(v, shape);
+    return Array::make_array_from_process_local_data(
+        act.ids, local ? v : Array::processRows(act.ids, v, shape), shape);
   }
 
   nn::GptConfig model;

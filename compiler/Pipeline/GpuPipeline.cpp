@@ -1,0 +1,96 @@
+// The GPU pipeline as readable lists of passes (see GpuPipeline.h).
+#include "compiler/Pipeline/GpuPipeline.h"
+
+#include "compiler/Pipeline/CpuPipeline.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "llvm/ADT/StringExtras.h"
+
+using namespace mlir;
+
+const std::vector<std::string> &mlir::loom::gpuBufferizePasses() {
+  static const std::vector<std::string> passes = {
+      "loom-donate-arguments",
+      "loom-privatize-inits",
+      "eliminate-empty-tensors",
+      "one-shot-bufferize{bufferize-function-boundaries "
+      "function-boundary-type-conversion=identity-layout-map}",
+      "canonicalize",
+      "loom-drop-donated-results",
+      "loom-distinct-results",
+      "buffer-results-to-out-params{hoist-static-allocs modify-public-functions}",
+      "func.func(loom-lower-strided-copies)",
+      // Parallel dims become the GPU's threads; reductions stay loops within a thread.
+      "func.func(convert-linalg-to-parallel-loops)",
+      "func.func(loom-promote-accumulators)",
+      "buffer-deallocation-pipeline",
+      "convert-bufferization-to-memref",
+      "canonicalize",
+  };
+  return passes;
+}
+
+const std::vector<std::string> &mlir::loom::gpuKernelPasses() {
+  static const std::vector<std::string> passes = {
+      // The outermost parallel dim in tiles of 256: tiles are blocks, a tile's iterations
+      // threads (guarded where the dim is not a multiple of 256); further parallel dims go
+      // to blocks.y/z. A 1-d loop's loads are coalesced;
+      // in a 2-d nest consecutive threads walk the outer dim (not coalesced yet).
+      "func.func(scf-parallel-loop-tiling{parallel-loop-tile-sizes=256 no-min-max-bounds=true})",
+      "func.func(gpu-map-parallel-loops)",
+      "func.func(convert-parallel-loops-to-gpu)",
+      "gpu-kernel-outlining",
+      "lower-affine",
+      "canonicalize",
+      "cse",
+  };
+  return passes;
+}
+
+std::vector<std::string> mlir::loom::gpuToBinaryPasses(const std::string &chip) {
+  return {
+      "nvvm-attach-target{chip=" + chip + " O=3}",
+      "gpu.module(convert-scf-to-cf,convert-gpu-to-nvvm,canonicalize,reconcile-unrealized-casts)",
+      // LLVM's NVPTX backend writes PTX; the CUDA toolkit's ptxas assembles the cubin.
+      "gpu-module-to-binary{format=bin toolkit=/usr/local/cuda}",
+  };
+}
+
+static LogicalResult addPasses(OpPassManager &pm, const std::vector<std::string> &passes) {
+  return parsePassPipeline(llvm::join(passes, ","), pm);
+}
+
+LogicalResult mlir::loom::buildGpuPipeline(OpPassManager &pm, const std::string &chip) {
+  registerLoomPasses();
+  return success(succeeded(addPasses(pm, cpuToLinalgPasses())) &&
+                 succeeded(addPasses(pm, gpuBufferizePasses())) &&
+                 succeeded(addPasses(pm, gpuKernelPasses())) &&
+                 succeeded(addPasses(pm, gpuToBinaryPasses(chip))));
+}
+
+namespace {
+struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
+  Option<std::string> chip{*this, "chip", llvm::cl::desc("the target GPU (sm_80, sm_90)"),
+                           llvm::cl::init("sm_90")};
+};
+} // namespace
+
+void mlir::loom::registerGpuPipelines() {
+  auto stage = [](const char *name, const char *summary,
+                  const std::vector<std::string> &(*passes)()) {
+    PassPipelineRegistration<>(name, summary, [passes](OpPassManager &pm) {
+      (void)addPasses(pm, passes());
+    });
+  };
+  stage("loom-gpu-bufferize", "tensors to memrefs and parallel loops, for the GPU",
+        gpuBufferizePasses);
+  stage("loom-gpu-kernels", "parallel loops to gpu.func kernels on blocks and threads",
+        gpuKernelPasses);
+  PassPipelineRegistration<GpuPipelineOptions>(
+      "loom-gpu-to-binary", "kernels to NVVM, PTX and a cubin",
+      [](OpPassManager &pm, const GpuPipelineOptions &o) {
+        (void)addPasses(pm, gpuToBinaryPasses(o.chip));
+      });
+  PassPipelineRegistration<GpuPipelineOptions>(
+      "loom-gpu-pipeline", "the whole GPU pipeline",
+      [](OpPassManager &pm, const GpuPipelineOptions &o) { (void)buildGpuPipeline(pm, o.chip); });
+}

@@ -1,0 +1,39 @@
+// The GPU compilation pipeline (NVVM/PTX), in stages that loom-opt can run one at a time,
+// sharing the CPU pipeline's front half (autodiff, lowering to linalg, fusion):
+//   loom-cpu-to-linalg    autodiff, then Loom ops -> fused linalg on tensors (shared)
+//   loom-gpu-bufferize    tensors -> memrefs with out-params; each linalg op's parallel dims
+//                         -> scf.parallel, reductions -> sequential loops inside them
+//   loom-gpu-kernels      parallel loops tiled onto blocks of 256 threads and outlined as
+//                         gpu.func kernels, launched by gpu.launch_func
+//   loom-gpu-to-binary    kernels -> NVVM -> PTX (LLVM's NVPTX backend) -> cubin (ptxas) for
+//                         the target chip
+// loom-gpu-pipeline runs all four.
+//
+// What this first GPU path does not do yet (see the GPU issue's note): GEMMs through cuBLASLt
+// (a matmul becomes a loop kernel), reductions with warp shuffles, the host side as an LLVM
+// function calling a CUDA runtime, mixed precision.
+#ifndef LOOM_COMPILER_PIPELINE_GPUPIPELINE_H
+#define LOOM_COMPILER_PIPELINE_GPUPIPELINE_H
+
+#include "mlir/Pass/PassManager.h"
+
+#include <string>
+#include <vector>
+
+namespace mlir::loom {
+
+/// The passes of each GPU stage, in order, as textual pass specifications.
+const std::vector<std::string> &gpuBufferizePasses();
+const std::vector<std::string> &gpuKernelPasses();
+/// For `chip` ("sm_90", "sm_80").
+std::vector<std::string> gpuToBinaryPasses(const std::string &chip);
+
+/// Appends the whole GPU pipeline for `chip` to `pm`.
+LogicalResult buildGpuPipeline(OpPassManager &pm, const std::string &chip = "sm_90");
+
+/// Registers loom-gpu-bufferize, loom-gpu-kernels, loom-gpu-to-binary and loom-gpu-pipeline.
+void registerGpuPipelines();
+
+} // namespace mlir::loom
+
+#endif // LOOM_COMPILER_PIPELINE_GPUPIPELINE_H
