@@ -1,0 +1,44 @@
+// The CUDA driver API, loaded at run time: Loom builds and runs on machines without a GPU
+// driver, and finds libcuda.so.1 only where one is installed. The first piece of the CUDA
+// device (the GPU issue): contexts, modules from cubins, memory, launches.
+#ifndef LOOM_RUNTIME_CUDADRIVER_H
+#define LOOM_RUNTIME_CUDADRIVER_H
+
+#include "runtime/Status.h"
+
+#include <cuda.h>
+
+#include <string>
+
+namespace loom::rt {
+
+/// The driver entry points Loom uses, resolved from libcuda.so.1.
+struct CudaDriver {
+  CUresult (*init)(unsigned int);
+  CUresult (*deviceGetCount)(int *);
+  CUresult (*deviceGet)(CUdevice *, int);
+  CUresult (*deviceGetName)(char *, int, CUdevice);
+  CUresult (*primaryCtxRetain)(CUcontext *, CUdevice);
+  CUresult (*ctxSetCurrent)(CUcontext);
+  CUresult (*ctxSynchronize)();
+  CUresult (*moduleLoadData)(CUmodule *, const void *);
+  CUresult (*moduleGetFunction)(CUfunction *, CUmodule, const char *);
+  CUresult (*memAlloc)(CUdeviceptr *, size_t);
+  CUresult (*memFree)(CUdeviceptr);
+  CUresult (*memcpyHtoD)(CUdeviceptr, const void *, size_t);
+  CUresult (*memcpyDtoH)(void *, CUdeviceptr, size_t);
+  CUresult (*launchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned,
+                           unsigned, unsigned, CUstream, void **, void **);
+  CUresult (*getErrorString)(CUresult, const char **);
+
+  /// The process's driver, loaded and initialized on first use; Unavailable (saying why:
+  /// no libcuda.so.1, a missing entry point, cuInit's error, no device) where there is none.
+  static StatusOr<const CudaDriver *> get();
+
+  /// Ok, or Internal naming `what` and the driver's message for `result`.
+  Status check(CUresult result, const std::string &what) const;
+};
+
+} // namespace loom::rt
+
+#endif // LOOM_RUNTIME_CUDADRIVER_H
