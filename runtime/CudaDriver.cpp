@@ -34,6 +34,7 @@ StatusOr<const CudaDriver *> load() {
   resolve(driver.memFree, "cuMemFree_v2");
   resolve(driver.memcpyHtoD, "cuMemcpyHtoD_v2");
   resolve(driver.memcpyDtoH, "cuMemcpyDtoH_v2");
+  resolve(driver.memcpyDtoD, "cuMemcpyDtoD_v2");
   resolve(driver.launchKernel, "cuLaunchKernel");
   resolve(driver.getErrorString, "cuGetErrorString");
   if (!missing.empty())

@@ -491,4 +491,30 @@ def ApproximateMath : Pass<"loom-approximate-math"> {
                            "mlir::vector::VectorDialect", "mlir::LLVM::LLVMDialect"];
 }
 
+def GpuCollapseLoops : Pass<"loom-gpu-collapse-loops"> {
+  let summary = "Collapses each outermost multi-dim scf.parallel into one dim, for GPU threads.";
+  let description = [{
+    The GPU pipeline tiles the first dim of a parallel loop into blocks and gives a tile's
+    iterations to consecutive threads. For a loop nest over [rows, cols] of a row-major buffer
+    consecutive threads would then walk rows, each access a whole row apart. Collapsed into one
+    dim (rows * cols, the indices recovered by division), consecutive threads touch
+    consecutive elements: the loads and stores are coalesced. Loops nested in another parallel
+    loop are left alone.
+
+    Input:
+    ```mlir
+    scf.parallel (%i, %j) = (%c0, %c0) to (%c1024, %c512) step (%c1, %c1) { ... }
+    ```
+    Output:
+    ```mlir
+    scf.parallel (%k) = (%c0) to (%c524288) step (%c1) {
+      %i = arith.divsi %k, %c512 : index
+      %j = arith.remsi %k, %c512 : index
+      ...
+    }
+    ```
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect", "mlir::scf::SCFDialect"];
+}
+
 #endif // LOOM_LOWERING_PASSES_TD

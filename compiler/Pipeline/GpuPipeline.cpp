@@ -31,10 +31,11 @@ const std::vector<std::string> &mlir::loom::gpuBufferizePasses() {
 
 const std::vector<std::string> &mlir::loom::gpuKernelPasses() {
   static const std::vector<std::string> passes = {
-      // The outermost parallel dim in tiles of 256: tiles are blocks, a tile's iterations
-      // threads (guarded where the dim is not a multiple of 256); further parallel dims go
-      // to blocks.y/z. A 1-d loop's loads are coalesced;
-      // in a 2-d nest consecutive threads walk the outer dim (not coalesced yet).
+      // Each loop nest one dim (consecutive threads on consecutive elements), in tiles of
+      // 256: tiles are blocks, a tile's iterations threads (guarded where the extent is not
+      // a multiple of 256).
+      "func.func(loom-gpu-collapse-loops)",
+      "canonicalize",
       "func.func(scf-parallel-loop-tiling{parallel-loop-tile-sizes=256 no-min-max-bounds=true})",
       "func.func(gpu-map-parallel-loops)",
       "func.func(convert-parallel-loops-to-gpu)",

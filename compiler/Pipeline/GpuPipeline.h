@@ -3,8 +3,9 @@
 //   loom-cpu-to-linalg    autodiff, then Loom ops -> fused linalg on tensors (shared)
 //   loom-gpu-bufferize    tensors -> memrefs with out-params; each linalg op's parallel dims
 //                         -> scf.parallel, reductions -> sequential loops inside them
-//   loom-gpu-kernels      parallel loops tiled onto blocks of 256 threads and outlined as
-//                         gpu.func kernels, launched by gpu.launch_func
+//   loom-gpu-kernels      each parallel loop nest collapsed to one dim, tiled onto blocks of
+//                         256 threads and outlined as a gpu.func kernel, launched by
+//                         gpu.launch_func
 //   loom-gpu-to-binary    kernels -> NVVM -> PTX (LLVM's NVPTX backend) -> cubin (ptxas) for
 //                         the target chip
 // loom-gpu-pipeline runs all four.
