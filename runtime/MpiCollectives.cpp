@@ -1,10 +1,9 @@
 // Collectives across processes: in-process rendezvous of a process's members, then one
-// non-blocking MPI collective per group, driven by a progress thread.
+// non-blocking MPI collective per group (the progress thread's side is MpiProgress.cpp).
 #include "runtime/MpiCollectives.h"
 #include "runtime/CollectiveKernels.h"
 #include "runtime/Distributed.h"
-
-#include <mpi.h>
+#include "runtime/MpiCollectiveState.h"
 
 #include <algorithm>
 #include <climits>
@@ -13,13 +12,9 @@
 
 namespace loom::rt {
 
-namespace {
-constexpr int kArrivalTag = 7;
-// How long the progress thread sleeps at most between tests of collectives in flight: MPI
-// advances a collective only inside its calls, so each round of a ring waits up to this long.
-constexpr int kMaxPollMicros = 100;
+using namespace mpi_detail;
 
-MPI_Datatype mpiType(DType dtype) {
+MPI_Datatype mpi_detail::mpiType(DType dtype) {
   switch (dtype) {
   case DType::F32:
     return MPI_FLOAT;
@@ -34,65 +29,19 @@ MPI_Datatype mpiType(DType dtype) {
   }
 }
 
-std::string joinInts(const std::vector<int> &values) {
+std::string mpi_detail::joinInts(const std::vector<int> &values) {
   std::string out = "[";
   for (size_t i = 0; i < values.size(); ++i)
     out.append(i ? ", " : "").append(std::to_string(values[i]));
   return out + "]";
 }
 
+namespace {
 bool sameCollective(const CollectiveRequest &a, const CollectiveRequest &b) {
   return a.kind == b.kind && a.dtype == b.dtype && a.shape == b.shape && a.dim == b.dim &&
          a.concatDim == b.concatDim && a.reduce == b.reduce && a.group.devices == b.group.devices;
 }
 } // namespace
-
-/// A communicator over the processes of one group of devices.
-struct MpiCollectives::Group {
-  MPI_Comm comm = MPI_COMM_NULL;
-  std::vector<int> processes; ///< sorted; the communicator's rank i is processes[i]
-  int myRank = 0;
-};
-
-/// One cross-process collective of one group, shared by this process's members.
-struct MpiCollectives::Slot {
-  std::string what;
-  CollectiveRequest request; ///< the first member's (rank and pointers are per member)
-  std::shared_ptr<Group> group;
-  std::vector<int> localRanks; ///< this process's members, ascending rank
-  std::vector<const void *> inputs;
-  std::vector<void *> outputs;
-  int arrived = 0, departed = 0;
-  uint64_t sequence = 0;
-  // Progress-thread state.
-  std::vector<char> send, recv;
-  std::vector<int> counts, displs, recvCounts, recvDispls;
-  /// Members in communicator order (process, then rank), and where each one's block starts.
-  std::vector<int> memberOrder;
-  /// Set while the progress thread reads the members' inputs: a member that times out
-  /// meanwhile waits for it before returning (its caller may free the input then).
-  bool packing = false;
-  MPI_Request request_ = MPI_REQUEST_NULL;
-  std::vector<MPI_Request> arrivalSends, arrivalRecvs;
-  std::vector<uint64_t> arrivalIn;
-  uint64_t arrivalOut = 0;
-  std::vector<bool> peerArrived; ///< by communicator rank, under the mutex
-  bool posted = false, done = false;
-  Status failure;
-};
-
-struct MpiCollectives::Barrier {
-  MPI_Request request = MPI_REQUEST_NULL;
-  bool done = false;
-};
-
-struct MpiCollectives::Pending {
-  std::shared_ptr<Slot> slot;      ///< null: an in-process collective
-  CollectiveHandle inner;          ///< the in-process backend's handle
-  int device = 0, position = 0;    ///< the member and its place among the local members
-  CollectiveRequest request;
-  std::pair<std::vector<int>, uint64_t> key;
-};
 
 namespace {
 std::mutex instanceMutex;
@@ -286,92 +235,6 @@ StatusOr<CollectiveHandle> MpiCollectives::startValidated(const CollectiveReques
   return CollectiveHandle{id};
 }
 
-void MpiCollectives::progressLoop() {
-  // The job-wide communicators first, in the same order on every process.
-  {
-    MPI_Comm dup;
-    MPI_Comm_dup(MPI_COMM_WORLD, &dup);
-    std::memcpy(&barrierComm, &dup, sizeof dup);
-    liveness.start();
-  }
-  std::vector<std::shared_ptr<Slot>> active;
-  auto idleSleep = std::chrono::microseconds(5);
-  while (true) {
-    std::vector<std::shared_ptr<Slot>> fresh;
-    std::vector<std::function<void()>> todo;
-    {
-      std::unique_lock<std::mutex> lock(mutex);
-      // Idle, it still wakes now and then to answer the peers' liveness probes.
-      workArrived.wait_for(lock, std::chrono::milliseconds(20), [&] {
-        return stopping || !toPost.empty() || !jobs.empty() || !active.empty() ||
-               !barriers.empty() || !livenessWaiters.empty();
-      });
-      if (stopping)
-        break;
-      fresh.assign(toPost.begin(), toPost.end());
-      toPost.clear();
-      todo.assign(jobs.begin(), jobs.end());
-      jobs.clear();
-    }
-    for (auto &job : todo)
-      job();
-    liveness.serve();
-    if (!livenessWaiters.empty() && liveness.roundOver()) {
-      for (auto &waiter : livenessWaiters)
-        waiter.set_value(liveness.silent());
-      livenessWaiters.clear();
-    }
-    bool progressed = !fresh.empty() || !todo.empty();
-    for (auto &slot : fresh) {
-      post(*slot);
-      active.push_back(slot);
-    }
-    for (size_t i = 0; i < active.size();) {
-      Slot &slot = *active[i];
-      bool wasDone = slot.done;
-      if (test(slot)) {
-        active.erase(active.begin() + i);
-        progressed = true;
-        continue;
-      }
-      progressed |= slot.done != wasDone;
-      ++i;
-    }
-    for (size_t i = 0; i < barriers.size();) {
-      int flag = 0;
-      MPI_Test(&barriers[i]->request, &flag, MPI_STATUS_IGNORE);
-      if (!flag) {
-        ++i;
-        continue;
-      }
-      {
-        std::lock_guard<std::mutex> lock(mutex);
-        barriers[i]->done = true;
-      }
-      barriers.erase(barriers.begin() + i);
-      progressed = true;
-    }
-    if (progressed) {
-      changed.notify_all();
-      idleSleep = std::chrono::microseconds(5);
-    } else if (!active.empty() || !barriers.empty() || !livenessWaiters.empty()) {
-      // Waiting on peers: test again soon, backing off so that a long wait costs little CPU.
-      std::this_thread::sleep_for(idleSleep);
-      idleSleep = std::min(idleSleep * 2, std::chrono::microseconds(kMaxPollMicros));
-    }
-  }
-  // Stopping: nothing in flight can complete any more; fail every waiter.
-  liveness.stop();
-  for (auto &waiter : livenessWaiters)
-    waiter.set_value({});
-  livenessWaiters.clear();
-  std::lock_guard<std::mutex> lock(mutex);
-  for (auto &[key, slot] : slots)
-    if (!slot->done && slot->failure.isOk())
-      slot->failure = Status::error(StatusCode::Cancelled, slot->what + ": MPI has stopped");
-  changed.notify_all();
-}
-
 std::vector<int> MpiCollectives::silentProcesses(const std::vector<int> &processes) {
   std::promise<std::vector<int>> answer;
   std::future<std::vector<int>> result = answer.get_future();
@@ -411,224 +274,6 @@ Status MpiCollectives::barrier(std::chrono::milliseconds timeout) {
                          "the barrier within " + std::to_string(timeout.count() / 1000) + " s");
   return b->done ? Status::ok()
                  : Status::error(StatusCode::Cancelled, "the MPI backend has stopped");
-}
-
-void MpiCollectives::post(Slot &s) {
-  const CollectiveRequest &r = s.request;
-  const Group &g = *s.group;
-  const int n = r.group.size(), procs = static_cast<int>(g.processes.size());
-  const int localCount = static_cast<int>(s.localRanks.size());
-  const size_t elem = byteSize(r.dtype);
-  const int64_t inBytes = r.inputElements() * elem;
-  const MPI_Comm comm = g.comm;
-  // Members by communicator rank, ascending rank within a process.
-  std::vector<std::vector<int>> members(procs);
-  for (int rank = 0; rank < n; ++rank) {
-    int p = processOf(r.group.devices[rank]);
-    members[std::lower_bound(g.processes.begin(), g.processes.end(), p) - g.processes.begin()]
-        .push_back(rank);
-  }
-  s.memberOrder.clear();
-  for (auto &m : members)
-    s.memberOrder.insert(s.memberOrder.end(), m.begin(), m.end());
-  bool rankOrderIsProcessOrder = true;
-  for (int i = 0; i < n; ++i)
-    rankOrderIsProcessOrder &= s.memberOrder[i] == i;
-  // The process's members combined in rank order (every process does the same, so the
-  // members of a process agree bitwise).
-  auto combineLocal = [&](std::vector<char> &into) {
-    into.assign(static_cast<const char *>(s.inputs[0]),
-                static_cast<const char *>(s.inputs[0]) + inBytes);
-    for (int i = 1; i < localCount; ++i)
-      combine(r.dtype, r.reduce, into.data(), s.inputs[i], r.inputElements());
-  };
-  MPI_Op op = r.reduce == ReduceKind::Sum ? MPI_SUM : MPI_MAX;
-  // MPI reads and writes only the slot's own buffers: a collective cannot be cancelled, and
-  // after a timeout the members' buffers may be gone before it completes.
-  {
-    std::lock_guard<std::mutex> lock(mutex);
-    if (!s.failure.isOk()) { // a member timed out before its peers here all came
-      s.done = true;
-      return;
-    }
-    s.packing = true;
-  }
-  int rc = MPI_SUCCESS;
-  switch (r.kind) {
-  case CollectiveKind::AllReduce:
-    combineLocal(s.send);
-    s.recv.resize(inBytes);
-    rc = MPI_Iallreduce(s.send.data(), s.recv.data(), static_cast<int>(r.inputElements()),
-                        mpiType(r.dtype), op, comm, &s.request_);
-    break;
-  case CollectiveKind::AllGather: {
-    s.send.resize(localCount * inBytes);
-    for (int i = 0; i < localCount; ++i)
-      std::memcpy(s.send.data() + i * inBytes, s.inputs[i], inBytes);
-    s.recvCounts.assign(procs, 0), s.recvDispls.assign(procs, 0);
-    for (int p = 0, at = 0; p < procs; ++p) {
-      s.recvCounts[p] = static_cast<int>(members[p].size() * inBytes);
-      s.recvDispls[p] = at;
-      at += s.recvCounts[p];
-    }
-    s.recv.resize(n * inBytes);
-    rc = MPI_Iallgatherv(s.send.data(), static_cast<int>(s.send.size()), MPI_BYTE, s.recv.data(),
-                         s.recvCounts.data(), s.recvDispls.data(), MPI_BYTE, comm, &s.request_);
-    break;
-  }
-  case CollectiveKind::ReduceScatter: {
-    const int64_t pieceElems = r.inputElements() / n;
-    // Pieces in communicator order, so that process p receives its members' pieces.
-    if (rankOrderIsProcessOrder && r.dim == 0) {
-      combineLocal(s.send);
-    } else {
-      std::vector<char> combined;
-      combineLocal(combined);
-      s.send.resize(inBytes);
-      for (int i = 0; i < n; ++i)
-        copyPiece(r.shape, r.dim, n, s.memberOrder[i], elem, combined.data(),
-                  s.send.data() + i * pieceElems * elem, true);
-    }
-    s.recvCounts.assign(procs, 0);
-    for (int p = 0; p < procs; ++p)
-      s.recvCounts[p] = static_cast<int>(members[p].size() * pieceElems);
-    s.recv.resize(localCount * pieceElems * elem);
-    rc = MPI_Ireduce_scatter(s.send.data(), s.recv.data(), s.recvCounts.data(),
-                             mpiType(r.dtype), op, comm, &s.request_);
-    break;
-  }
-  case CollectiveKind::AllToAll: {
-    const int64_t pieceBytes = inBytes / n;
-    // To process p: for each local sender (ascending), each of p's members (ascending).
-    s.send.resize(localCount * n * pieceBytes);
-    s.counts.assign(procs, 0), s.displs.assign(procs, 0);
-    s.recvCounts.assign(procs, 0), s.recvDispls.assign(procs, 0);
-    char *at = s.send.data();
-    for (int p = 0, sendAt = 0, recvAt = 0; p < procs; ++p) {
-      for (int i = 0; i < localCount; ++i)
-        for (int to : members[p]) {
-          copyPiece(r.shape, r.dim, n, to, elem,
-                    static_cast<char *>(const_cast<void *>(s.inputs[i])), at, true);
-          at += pieceBytes;
-        }
-      s.counts[p] = static_cast<int>(localCount * members[p].size() * pieceBytes);
-      s.displs[p] = sendAt, sendAt += s.counts[p];
-      s.recvCounts[p] = static_cast<int>(members[p].size() * localCount * pieceBytes);
-      s.recvDispls[p] = recvAt, recvAt += s.recvCounts[p];
-    }
-    s.recv.resize(n * localCount * pieceBytes);
-    rc = MPI_Ialltoallv(s.send.data(), s.counts.data(), s.displs.data(), MPI_BYTE, s.recv.data(),
-                        s.recvCounts.data(), s.recvDispls.data(), MPI_BYTE, comm, &s.request_);
-    break;
-  }
-  }
-  {
-    std::lock_guard<std::mutex> lock(mutex);
-    s.packing = false;
-  }
-  changed.notify_all();
-  // Arrival notices, so that a timeout can name who never came.
-  s.arrivalOut = s.sequence;
-  s.arrivalIn.assign(procs, 0);
-  for (int p = 0; p < procs; ++p) {
-    if (p == g.myRank)
-      continue;
-    s.arrivalSends.emplace_back(), s.arrivalRecvs.emplace_back();
-    MPI_Isend(&s.arrivalOut, 1, MPI_UINT64_T, p, kArrivalTag, comm, &s.arrivalSends.back());
-    MPI_Irecv(&s.arrivalIn[p], 1, MPI_UINT64_T, p, kArrivalTag, comm, &s.arrivalRecvs.back());
-  }
-  s.posted = true;
-  if (rc != MPI_SUCCESS) {
-    char text[MPI_MAX_ERROR_STRING];
-    int len = 0;
-    MPI_Error_string(rc, text, &len);
-    std::lock_guard<std::mutex> lock(mutex);
-    s.failure = Status::error(StatusCode::Unavailable, s.what + ": " + std::string(text, len));
-  }
-}
-
-bool MpiCollectives::test(Slot &s) {
-  // A slot that failed (a timeout) stays until MPI completes it, so that no request is
-  // left behind if the late peers come after all.
-  int flag = 0;
-  if (!s.done && s.request_ == MPI_REQUEST_NULL) {
-    s.done = true; // never posted (MPI refused it)
-  } else if (!s.done) {
-    int rc = MPI_Test(&s.request_, &flag, MPI_STATUS_IGNORE);
-    if (rc != MPI_SUCCESS || flag) {
-      std::lock_guard<std::mutex> lock(mutex);
-      if (rc != MPI_SUCCESS)
-        s.failure = Status::error(StatusCode::Unavailable,
-                                  s.what + ": the MPI collective failed (code " +
-                                      std::to_string(rc) + ")");
-      s.done = true;
-    }
-  }
-  // Arrival notices: record who came; the slot is finished once they all went through.
-  if (!s.posted)
-    return s.done;
-  bool allArrived = true;
-  size_t k = 0;
-  for (int p = 0; p < static_cast<int>(s.group->processes.size()); ++p) {
-    if (p == s.group->myRank)
-      continue;
-    int got = 1;
-    if (s.arrivalRecvs[k] != MPI_REQUEST_NULL)
-      MPI_Test(&s.arrivalRecvs[k], &got, MPI_STATUS_IGNORE);
-    if (got && !s.peerArrived[p]) {
-      std::lock_guard<std::mutex> lock(mutex);
-      s.peerArrived[p] = true;
-    }
-    int sent = 1;
-    if (s.arrivalSends[k] != MPI_REQUEST_NULL)
-      MPI_Test(&s.arrivalSends[k], &sent, MPI_STATUS_IGNORE);
-    allArrived &= got && sent;
-    ++k;
-  }
-  return s.done && allArrived;
-}
-
-void MpiCollectives::unpack(const Slot &s, int position) {
-  const CollectiveRequest &r = s.request;
-  const int n = r.group.size();
-  const int localCount = static_cast<int>(s.localRanks.size());
-  const size_t elem = byteSize(r.dtype);
-  const int64_t inBytes = r.inputElements() * elem;
-  char *out = static_cast<char *>(s.outputs[position]);
-  switch (r.kind) {
-  case CollectiveKind::AllReduce:
-    std::memcpy(out, s.recv.data(), inBytes);
-    return;
-  case CollectiveKind::ReduceScatter: {
-    const int64_t pieceBytes = inBytes / n;
-    std::memcpy(out, s.recv.data() + position * pieceBytes, pieceBytes);
-    return;
-  }
-  case CollectiveKind::AllGather:
-    // recv holds the members' inputs in communicator order.
-    for (int i = 0; i < n; ++i)
-      copyPiece(r.outputShape(), r.dim, n, s.memberOrder[i], elem, out,
-                const_cast<char *>(s.recv.data()) + i * inBytes, false);
-    return;
-  case CollectiveKind::AllToAll: {
-    // From process p: for each of its senders (ascending), each local receiver (ascending).
-    const int64_t pieceBytes = inBytes / n;
-    for (int i = 0, at = 0; i < n;) {
-      int p = processOf(r.group.devices[s.memberOrder[i]]);
-      int j = i;
-      while (j < n && processOf(r.group.devices[s.memberOrder[j]]) == p)
-        ++j;
-      for (int k = i; k < j; ++k)
-        copyPiece(r.outputShape(), r.concatDim, n, s.memberOrder[k], elem, out,
-                  const_cast<char *>(s.recv.data()) +
-                      (at + (k - i) * localCount + position) * pieceBytes,
-                  false);
-      at += (j - i) * localCount;
-      i = j;
-    }
-    return;
-  }
-  }
 }
 
 std::string MpiCollectives::missingMembers(const Slot &s) const {
