@@ -6,7 +6,9 @@
 # others to exit. The job's status is pod 0's.
 #
 # Environment (set by job.yaml): LOOM_JOB_NAME, LOOM_HOSTS, LOOM_DEVICES_PER_HOST,
-# LOOM_CONFIG, JOB_COMPLETION_INDEX. For running the pods as local processes (the tests):
+# LOOM_CONFIG, JOB_COMPLETION_INDEX; LOOM_CHECKPOINTS=true where training.out_dir is on a
+# volume all pods share (each process writes its part of a checkpoint there). For running the
+# pods as local processes (the tests):
 # LOOM_RSH_AGENT (instead of ssh), LOOM_START_SSHD=0, LOOM_DONE_FILE, LOOM_TRAIN, LOOM_ROOT.
 set -euo pipefail
 index=${JOB_COMPLETION_INDEX:?not set: run as a pod of an Indexed Job}
@@ -49,7 +51,8 @@ for name in $(compgen -e | grep '^LOOM_' || true); do exports+=(-x "$name"); don
 status=0
 mpirun --allow-run-as-root --host "$list" -np "$hosts" --map-by node \
   --mca plm_rsh_agent "$rsh" "${exports[@]}" \
-  "$train" "$root/$LOOM_CONFIG" --set "mesh.shape=[$((hosts * devices))]" "$@" || status=$?
+  "$train" "$root/$LOOM_CONFIG" --set "mesh.shape=[$((hosts * devices))]" \
+  --set "checkpoint.enabled=${LOOM_CHECKPOINTS:-false}" "$@" || status=$?
 for ((i = 1; i < hosts; i++)); do
   $rsh "$(host $i)" touch "$done_file" || true
 done

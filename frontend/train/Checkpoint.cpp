@@ -86,6 +86,10 @@ void CheckpointWriter::saveInParts(int64_t step, std::vector<std::pair<std::stri
     fs::create_directories(temporary);
   }
   barrier("to start the checkpoint");
+  if (!fs::is_directory(temporary))
+    throw Error(temporary.string() + ", which process 0 made, is not here: the processes of a "
+                "job must share training.out_dir (on several hosts, a shared volume), or set "
+                "checkpoint.enabled = false");
   detail::writeProcessParts(temporary, arrays);
   barrier("to write their parts");
   if (first) {

@@ -148,6 +148,11 @@ void mergeProcessParts(const fs::path &dir, int processes, nlohmann::json &metad
   nlohmann::json parts = nlohmann::json::object(), files = nlohmann::json::object();
   for (int p = 0; p < processes; ++p) {
     fs::path path = dir / processFile(p, ".json");
+    if (!fs::exists(path))
+      throw Error(dir.string() + ": process " + std::to_string(p) +
+                  " wrote its part elsewhere: the processes of a job must share "
+                  "training.out_dir (on several hosts, a shared volume), or set "
+                  "checkpoint.enabled = false");
     nlohmann::json summary = nlohmann::json::parse(readFile(path));
     files[summary["file"].get<std::string>()] = {{"bytes", summary["bytes"]}};
     for (const auto &[name, entry] : summary["tensors"].items()) {

@@ -74,6 +74,9 @@ const std::vector<ConfigKey> &configSchema() {
       {"checkpoint.interval", int64_t(0),
        "steps between checkpoints (0: only at the end of training)", {}, 0},
       {"checkpoint.keep", int64_t(3), "how many of the newest checkpoints are kept", {}, 1},
+      {"checkpoint.enabled", true,
+       "write checkpoints (the processes of a job on several hosts then need training.out_dir "
+       "on storage they share)"},
       {"ema.decay", 0.0,
        "decay of an exponential moving average of the parameters, evaluated instead of them "
        "(0: off)", {}, 0},

@@ -163,7 +163,13 @@ RunSummary runTraining(const Config &c, const RunOptions &options, std::FILE *lo
   MetricsWriter metrics(summary.metricsPath, /*append=*/options.resume);
   CheckpointWriter checkpoints(runDir.string(), static_cast<int>(c.integer("checkpoint.keep")));
   const int64_t checkpointInterval = c.integer("checkpoint.interval");
+  const bool checkpointing = c.flag("checkpoint.enabled");
+  if (!checkpointing && options.stopAfter)
+    throw Error("--stop-after ends with a checkpoint, but " + c.describe("checkpoint.enabled") +
+                " is false");
   auto save = [&](int64_t step) {
+    if (!checkpointing)
+      return;
     // A snapshot on the device: the next steps update the state in place meanwhile.
     TrainState snapshot{copyOnDevice(run.params), {}, {}};
     snapshot.optState["m"] = copyOnDevice(run.optState.at("m"));

@@ -158,6 +158,26 @@ TEST(MultiProcess, TheSeedsDigitsJobLogsEveryRankInTheSeedsFormatAndMatchesOnePr
   }
 }
 
+TEST(MultiProcess, ProcessesThatDoNotShareTheOutputDirectoryGetAClearCheckpointError) {
+  // mpirun's MPMD form gives each process its own out_dir, as pods without a shared volume.
+  auto a = scratch("apart-a"), b = scratch("apart-b");
+  std::string binary = std::string(LOOM_TRAIN_BINARY) + " " + LOOM_SOURCE_DIR +
+                       "/configs/gpt-tiny.toml --set training.steps=2 --set training.eval_interval=0 ";
+  auto [status, output] = runCommand(std::string(LOOM_MPIRUN) + " -np 1 " + binary +
+                                     "--set training.out_dir=" + a.string() + " : -np 1 " +
+                                     binary + "--set training.out_dir=" + b.string());
+  EXPECT_NE(status, 0) << output;
+  EXPECT_NE(output.find("the processes of a job must share training.out_dir"), std::string::npos)
+      << output;
+  // Off, the same run goes through.
+  std::tie(status, output) = runCommand(
+      std::string(LOOM_MPIRUN) + " -np 1 " + binary + "--set checkpoint.enabled=false " +
+      "--set training.out_dir=" + a.string() + " : -np 1 " + binary +
+      "--set checkpoint.enabled=false --set training.out_dir=" + b.string());
+  EXPECT_EQ(status, 0) << output;
+  std::filesystem::remove_all(a), std::filesystem::remove_all(b);
+}
+
 /// Starts a long 2-process run, waits until process 1 has logged a step, sends it `signal`,
 /// and returns the job's exit status, how long it took to end, and everything it printed.
 std::tuple<int, int, std::string> signalRankOne(const std::string &signal) {
