@@ -3,7 +3,7 @@
 // program on its local devices, and a mesh spans the devices of all processes.
 //
 //   loom::distributed::initialize();          // before the first array or jit call
-//   Mesh mesh({{"data", jax_process_count * local devices}});
+//   Mesh mesh({{"data", distributed::process_count() * devicesPerProcess}});
 //   auto batch = Array::make_array_from_process_local_data(sharding, myRows, globalShape);
 #ifndef LOOM_FRONTEND_DISTRIBUTED_H
 #define LOOM_FRONTEND_DISTRIBUTED_H

@@ -15,20 +15,27 @@ namespace loom::train::detail {
 
 const char *safetensorsType(DType t) {
   switch (t) {
-  case DType::F32: return "F32";
-  case DType::F64: return "F64";
-  case DType::BF16: return "BF16";
-  case DType::F16: return "F16";
-  case DType::I32: return "I32";
-  case DType::I64: return "I64";
-  case DType::I1: return "BOOL";
+  case DType::F32:
+    return "F32";
+  case DType::F64:
+    return "F64";
+  case DType::BF16:
+    return "BF16";
+  case DType::F16:
+    return "F16";
+  case DType::I32:
+    return "I32";
+  case DType::I64:
+    return "I64";
+  case DType::I1:
+    return "BOOL";
   }
   return "?";
 }
 
 std::optional<DType> dtypeNamed(const std::string &name) {
-  for (DType t : {DType::F32, DType::F64, DType::BF16, DType::F16, DType::I32, DType::I64,
-                  DType::I1})
+  for (DType t :
+       {DType::F32, DType::F64, DType::BF16, DType::F16, DType::I32, DType::I64, DType::I1})
     if (name == safetensorsType(t))
       return t;
   return std::nullopt;
@@ -46,31 +53,33 @@ uint32_t crc32Of(const void *data, size_t bytes) {
 }
 
 DurableFile::DurableFile(fs::path p) : path(std::move(p)) {
-    fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (fd < 0)
-      throw Error(path.string() + ": cannot create the file");
-  }
+  fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  if (fd < 0)
+    throw Error(path.string() + ": cannot create the file");
+}
+
 DurableFile::~DurableFile() {
   if (fd >= 0)
     ::close(fd);
 }
 
 void DurableFile::write(const void *data, size_t bytes) {
-    size_t done = 0;
-    while (done < bytes) {
-      ssize_t n = ::write(fd, static_cast<const char *>(data) + done, bytes - done);
-      if (n <= 0)
-        throw Error(path.string() + ": cannot write the file (disk full?)");
-      done += static_cast<size_t>(n);
-    }
+  size_t done = 0;
+  while (done < bytes) {
+    ssize_t n = ::write(fd, static_cast<const char *>(data) + done, bytes - done);
+    if (n <= 0)
+      throw Error(path.string() + ": cannot write the file (disk full?)");
+    done += static_cast<size_t>(n);
   }
+}
+
 void DurableFile::sync() {
-    bool synced = ::fsync(fd) == 0;
-    ::close(fd);
-    fd = -1;
-    if (!synced)
-      throw Error(path.string() + ": cannot sync the file to disk");
-  }
+  bool synced = ::fsync(fd) == 0;
+  ::close(fd);
+  fd = -1;
+  if (!synced)
+    throw Error(path.string() + ": cannot sync the file to disk");
+}
 
 void writeDurably(const fs::path &path, const std::string &bytes) {
   DurableFile file(path);
