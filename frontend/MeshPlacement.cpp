@@ -40,26 +40,23 @@ std::vector<int64_t> detail::partStart(const Shape &shape, const NamedSharding &
   return start;
 }
 
-void detail::copyPart(const Shape &shape, const NamedSharding &sharding,
-                      const rt::MeshTopology &mesh, int device, size_t elementBytes,
-                      char *global, char *local, bool toLocal) {
+void detail::copyBox(const Shape &shape, const std::vector<int64_t> &start, const Shape &box,
+                     size_t elementBytes, char *global, char *local, bool toLocal) {
   size_t rank = shape.size();
   if (rank == 0) { // a scalar is whole everywhere
     toLocal ? std::memcpy(local, global, elementBytes) : std::memcpy(global, local, elementBytes);
     return;
   }
-  Shape part = localShape(shape, sharding);
-  std::vector<int64_t> start = partStart(shape, sharding, mesh, device);
   // Row by row of the innermost dim.
-  int64_t inner = rank ? part[rank - 1] : 1, rows = 1;
+  int64_t rows = 1;
   for (size_t d = 0; d + 1 < rank; ++d)
-    rows *= part[d];
-  size_t rowBytes = static_cast<size_t>(inner) * elementBytes;
+    rows *= box[d];
+  size_t rowBytes = static_cast<size_t>(box[rank - 1]) * elementBytes;
   std::vector<int64_t> index(rank, 0);
   for (int64_t r = 0; r < rows; ++r) {
     int64_t rest = r, offset = 0, stride = 1;
     for (size_t d = rank - 1; d-- > 0;)
-      index[d] = rest % part[d], rest /= part[d];
+      index[d] = rest % box[d], rest /= box[d];
     for (size_t d = rank; d-- > 0;) {
       int64_t i = d + 1 == rank ? 0 : index[d];
       offset += (start[d] + i) * stride;
@@ -71,4 +68,11 @@ void detail::copyPart(const Shape &shape, const NamedSharding &sharding,
     else
       std::memcpy(g, l, rowBytes);
   }
+}
+
+void detail::copyPart(const Shape &shape, const NamedSharding &sharding,
+                      const rt::MeshTopology &mesh, int device, size_t elementBytes,
+                      char *global, char *local, bool toLocal) {
+  copyBox(shape, partStart(shape, sharding, mesh, device), localShape(shape, sharding),
+          elementBytes, global, local, toLocal);
 }

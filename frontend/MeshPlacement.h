@@ -23,6 +23,11 @@ Shape localShape(const Shape &shape, const NamedSharding &sharding);
 std::vector<int64_t> partStart(const Shape &shape, const NamedSharding &sharding,
                                const rt::MeshTopology &mesh, int device);
 
+/// Copies the box of shape `box` at `start` in the row-major `shape` array `global` to the
+/// row-major `local` (`toLocal`), or back.
+void copyBox(const Shape &shape, const std::vector<int64_t> &start, const Shape &box,
+             size_t elementBytes, char *global, char *local, bool toLocal);
+
 /// Copies `device`'s part of the global row-major `global` into `local` (`toLocal`), or back.
 void copyPart(const Shape &shape, const NamedSharding &sharding, const rt::MeshTopology &mesh,
               int device, size_t elementBytes, char *global, char *local, bool toLocal);

@@ -89,6 +89,11 @@ std::string CollectiveRequest::describe() const {
   return out.append(" over devices ").append(join(group.devices));
 }
 
+bool sameCollective(const CollectiveRequest &a, const CollectiveRequest &b) {
+  return a.kind == b.kind && a.dtype == b.dtype && a.shape == b.shape && a.dim == b.dim &&
+         a.concatDim == b.concatDim && a.reduce == b.reduce;
+}
+
 Status validate(const CollectiveRequest &r) {
   auto invalid = [&](const std::string &problem) {
     return Status::error(StatusCode::InvalidArgument,

@@ -174,6 +174,10 @@ private:
   std::chrono::milliseconds defaultTimeout;
 };
 
+/// Whether two members issued the same collective (kind, dtype, shape, dims, reduction);
+/// the group and the buffers are each member's own.
+bool sameCollective(const CollectiveRequest &a, const CollectiveRequest &b);
+
 /// Ok if `request` is well formed (group, rank, pointers, dtype, shape and
 /// dims), otherwise InvalidArgument naming the collective and the problem.
 Status validate(const CollectiveRequest &request);

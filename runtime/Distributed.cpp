@@ -16,11 +16,6 @@ namespace {
 ProcessInfo info;
 std::atomic<bool> joined{false}, clientCreated{false}, finalized{false};
 std::mutex initMutex;
-
-int envInt(const char *name, int fallback) {
-  const char *v = std::getenv(name);
-  return v && *v ? std::atoi(v) : fallback;
-}
 } // namespace
 
 bool launchedByMpi() {
@@ -53,7 +48,6 @@ Status initialize() {
   MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, info.index, MPI_INFO_NULL, &local);
   MPI_Comm_size(local, &info.onThisHost);
   MPI_Comm_free(&local);
-  info.onThisHost = envInt("OMPI_COMM_WORLD_LOCAL_SIZE", info.onThisHost);
   joined = true;
   std::atexit([] { finalize(); });
   return Status::ok();

@@ -20,13 +20,6 @@ std::string joinRanks(const std::vector<int> &ranks,
   }
   return "ranks " + r + "] (devices " + d + "])";
 }
-
-/// Whether two members issued the same collective.
-bool sameCollective(const CollectiveRequest &a, const CollectiveRequest &b) {
-  return a.kind == b.kind && a.dtype == b.dtype && a.shape == b.shape &&
-         a.dim == b.dim && a.concatDim == b.concatDim && a.reduce == b.reduce;
-}
-
 } // namespace
 
 //===--- Rendezvous state ---===//

@@ -37,13 +37,6 @@ std::string mpi_detail::joinInts(const std::vector<int> &values) {
 }
 
 namespace {
-bool sameCollective(const CollectiveRequest &a, const CollectiveRequest &b) {
-  return a.kind == b.kind && a.dtype == b.dtype && a.shape == b.shape && a.dim == b.dim &&
-         a.concatDim == b.concatDim && a.reduce == b.reduce && a.group.devices == b.group.devices;
-}
-} // namespace
-
-namespace {
 std::mutex instanceMutex;
 std::unique_ptr<MpiCollectives> instance;
 } // namespace

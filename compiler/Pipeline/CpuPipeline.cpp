@@ -98,7 +98,7 @@ const std::vector<std::string> &mlir::loom::cpuToLLVMPasses() {
   return passes;
 }
 
-static LogicalResult addPasses(OpPassManager &pm, const std::vector<std::string> &passes) {
+LogicalResult mlir::loom::addPasses(OpPassManager &pm, const std::vector<std::string> &passes) {
   return parsePassPipeline(llvm::join(passes, ","), pm);
 }
 

@@ -21,6 +21,10 @@ const std::vector<std::string> &cpuToLLVMPasses();
 /// one device of its mesh runs (before the CPU stages).
 const std::vector<std::string> &spmdPasses();
 
+/// Appends `passes` (textual pass specifications, in order) to `pm`; shared by the CPU and
+/// GPU pipelines.
+LogicalResult addPasses(OpPassManager &pm, const std::vector<std::string> &passes);
+
 /// Appends the whole pipeline (all three stages) to `pm`.
 /// `overlapCollectives` false leaves out loom-overlap-collectives (each collective's wait
 /// then follows its start), to measure what the scheduling buys.

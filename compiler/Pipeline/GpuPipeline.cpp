@@ -3,29 +3,22 @@
 
 #include "compiler/Pipeline/CpuPipeline.h"
 #include "mlir/Pass/PassRegistry.h"
-#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/STLExtras.h"
 
 using namespace mlir;
+using mlir::loom::addPasses;
 
 const std::vector<std::string> &mlir::loom::gpuBufferizePasses() {
-  static const std::vector<std::string> passes = {
-      "loom-donate-arguments",
-      "loom-privatize-inits",
-      "eliminate-empty-tensors",
-      "one-shot-bufferize{bufferize-function-boundaries "
-      "function-boundary-type-conversion=identity-layout-map}",
-      "canonicalize",
-      "loom-drop-donated-results",
-      "loom-distinct-results",
-      "buffer-results-to-out-params{hoist-static-allocs modify-public-functions}",
-      "func.func(loom-lower-strided-copies)",
-      // Parallel dims become the GPU's threads; reductions stay loops within a thread.
-      "func.func(convert-linalg-to-parallel-loops)",
-      "func.func(loom-promote-accumulators)",
-      "buffer-deallocation-pipeline",
-      "convert-bufferization-to-memref",
-      "canonicalize",
-  };
+  // The CPU's bufferization, less what only the CPU runs: BLAS calls, collectives scheduled
+  // around host compute, deallocations moved for the host's allocator. Parallel dims become
+  // the GPU's threads; reductions stay loops within a thread.
+  static const std::vector<std::string> passes = [] {
+    std::vector<std::string> list = cpuBufferizePasses();
+    for (const char *cpuOnly : {"loom-lower-matmul-to-blas", "func.func(loom-overlap-collectives)",
+                                "loom-sink-deallocs"})
+      llvm::erase(list, cpuOnly);
+    return list;
+  }();
   return passes;
 }
 
@@ -54,10 +47,6 @@ std::vector<std::string> mlir::loom::gpuToBinaryPasses(const std::string &chip) 
       // LLVM's NVPTX backend writes PTX; the CUDA toolkit's ptxas assembles the cubin.
       "gpu-module-to-binary{format=bin toolkit=/usr/local/cuda}",
   };
-}
-
-static LogicalResult addPasses(OpPassManager &pm, const std::vector<std::string> &passes) {
-  return parsePassPipeline(llvm::join(passes, ","), pm);
 }
 
 LogicalResult mlir::loom::buildGpuPipeline(OpPassManager &pm, const std::string &chip) {

@@ -70,6 +70,39 @@ void CheckpointWriter::commit(const fs::path &temporary, const fs::path &final, 
     fs::remove_all(steps[i]);
 }
 
+void CheckpointWriter::saveWhole(int64_t step, std::vector<std::pair<std::string, Array>> &arrays,
+                                 nlohmann::json &metadata) {
+  fs::path final = fs::path(root) / stepName(step);
+  // Named with the writer's pid: readers sweep only the temporaries of dead writers.
+  fs::path temporary =
+      fs::path(root) / (".tmp-" + stepName(step) + "." + std::to_string(::getpid()));
+  fs::remove_all(temporary);
+  fs::create_directories(temporary);
+  // One tensor at a time through a host buffer: the host never holds the whole state.
+  std::string header = safetensorsHeader(arrays);
+  DurableFile file(temporary / kTensors);
+  file.write(header.data(), header.size());
+  size_t total = header.size();
+  nlohmann::json crcs = nlohmann::json::object();
+  std::vector<uint8_t> host;
+  for (auto &[name, array] : arrays) {
+    host.resize(array.numElements() * rt::byteSize(array.dtype()));
+    array.copyTo(host.data(), host.size());
+    array = Array(); // the snapshot's device memory goes now
+    crcs[name] = crc32Of(host.data(), host.size());
+    file.write(host.data(), host.size());
+    total += host.size();
+  }
+  file.sync();
+  metadata["format_version"] = kFormatVersion;
+  metadata["step"] = step;
+  metadata["files"] = {{kTensors, {{"bytes", total}}}};
+  metadata["crc32"] = crcs;
+  writeDurably(temporary / kMetadata, metadata.dump(2));
+  syncDirectory(temporary);
+  commit(temporary, final, step);
+}
+
 void CheckpointWriter::saveInParts(int64_t step, std::vector<std::pair<std::string, Array>> &arrays,
                                    nlohmann::json &metadata) {
   // Every process writes its parts into one temporary directory; process 0 indexes them and
@@ -130,41 +163,10 @@ double CheckpointWriter::save(int64_t step, std::vector<std::pair<std::string, A
     auto begin = std::chrono::steady_clock::now();
     try {
       fs::create_directories(root);
-      fs::path final = fs::path(root) / stepName(step);
-      if (distributed::process_count() > 1) {
+      if (distributed::process_count() > 1)
         saveInParts(step, arrays, metadata);
-        writeSeconds +=
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
-        return;
-      }
-      // Named with the writer's pid: readers sweep only the temporaries of dead writers.
-      fs::path temporary =
-          fs::path(root) / (".tmp-" + stepName(step) + "." + std::to_string(::getpid()));
-      fs::remove_all(temporary);
-      fs::create_directories(temporary);
-      // One tensor at a time through a host buffer: the host never holds the whole state.
-      std::string header = safetensorsHeader(arrays);
-      DurableFile file(temporary / kTensors);
-      file.write(header.data(), header.size());
-      size_t total = header.size();
-      nlohmann::json crcs = nlohmann::json::object();
-      std::vector<uint8_t> host;
-      for (auto &[name, array] : arrays) {
-        host.resize(array.numElements() * rt::byteSize(array.dtype()));
-        array.copyTo(host.data(), host.size());
-        array = Array(); // the snapshot's device memory goes now
-        crcs[name] = crc32Of(host.data(), host.size());
-        file.write(host.data(), host.size());
-        total += host.size();
-      }
-      file.sync();
-      metadata["format_version"] = kFormatVersion;
-      metadata["step"] = step;
-      metadata["files"] = {{kTensors, {{"bytes", total}}}};
-      metadata["crc32"] = crcs;
-      writeDurably(temporary / kMetadata, metadata.dump(2));
-      syncDirectory(temporary);
-      commit(temporary, final, step);
+      else
+        saveWhole(step, arrays, metadata);
     } catch (const std::exception &e) {
       error = std::string("saving the checkpoint of step ") + std::to_string(step) + ": " +
               e.what();

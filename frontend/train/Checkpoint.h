@@ -73,6 +73,9 @@ private:
   /// Renames `temporary` to `final`, points `latest` at it, keeps the newest `keep`.
   void commit(const std::filesystem::path &temporary, const std::filesystem::path &final,
               int64_t step);
+  /// save() in one process: one safetensors file of global tensors.
+  void saveWhole(int64_t step, std::vector<std::pair<std::string, Array>> &arrays,
+                 nlohmann::json &metadata);
   /// save() in a job of several processes (CheckpointParts.h).
   void saveInParts(int64_t step, std::vector<std::pair<std::string, Array>> &arrays,
                    nlohmann::json &metadata);

@@ -22,31 +22,6 @@ std::string processFile(int p, const char *ext) {
   return "process-" + std::to_string(p) + ext;
 }
 
-/// Copies the box `part` (shape `partShape`, row-major) to `start` in the row-major `whole`.
-void placeBox(const Shape &shape, const std::vector<int64_t> &start, const Shape &partShape,
-              size_t elem, uint8_t *whole, const uint8_t *part) {
-  size_t rank = shape.size();
-  if (rank == 0) {
-    std::memcpy(whole, part, elem);
-    return;
-  }
-  int64_t rows = 1;
-  for (size_t d = 0; d + 1 < rank; ++d)
-    rows *= partShape[d];
-  size_t rowBytes = partShape[rank - 1] * elem;
-  std::vector<int64_t> index(rank, 0);
-  for (int64_t r = 0; r < rows; ++r) {
-    int64_t rest = r, offset = 0, stride = 1;
-    for (size_t d = rank - 1; d-- > 0;)
-      index[d] = rest % partShape[d], rest /= partShape[d];
-    for (size_t d = rank; d-- > 0;) {
-      offset += (start[d] + (d + 1 == rank ? 0 : index[d])) * stride;
-      stride *= shape[d];
-    }
-    std::memcpy(whole + offset * elem, part + r * rowBytes, rowBytes);
-  }
-}
-
 struct Mapping {
   const uint8_t *data = nullptr;
   size_t size = 0;
@@ -240,7 +215,9 @@ void readParts(Checkpoint &c) {
         throw Error(where + " has the wrong size");
       if (crc32Of(found->second.data(), partBytes) != part.value("crc32", 0u))
         throw Error(where + ": checksum mismatch (the file is damaged)");
-      placeBox(shape, start, partShape, elem, whole.data(), found->second.data());
+      loom::detail::copyBox(shape, start, partShape, elem, reinterpret_cast<char *>(whole.data()),
+                            const_cast<char *>(reinterpret_cast<const char *>(found->second.data())),
+                            /*toLocal=*/false);
       covered += partBytes;
     }
     if (covered != bytes)

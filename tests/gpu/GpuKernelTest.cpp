@@ -23,31 +23,32 @@ namespace {
 
 /// The loom-opt output of one program of kernels.mlir (split at "// -----"). On a machine
 /// without Loom's toolchain, LOOM_GPU_KERNELS_IR names a file holding that output.
-std::vector<std::string> compilePrograms() {
-  std::string command = std::string(LOOM_OPT_BINARY) + " " + LOOM_SOURCE_DIR +
-                        "/tests/gpu/kernels.mlir -split-input-file -loom-gpu-pipeline 2>&1";
-  if (const char *file = std::getenv("LOOM_GPU_KERNELS_IR"); file && *file)
-    command = std::string("cat ") + file;
-  FILE *pipe = popen(command.c_str(), "r");
-  std::string out;
-  char buffer[65536];
-  while (size_t n = fread(buffer, 1, sizeof buffer, pipe))
-    out.append(buffer, n);
-  pclose(pipe);
-  std::vector<std::string> programs;
-  size_t start = 0;
-  for (size_t at; (at = out.find("// -----", start)) != std::string::npos; start = at + 8)
-    programs.push_back(out.substr(start, at - start));
-  programs.push_back(out.substr(start));
+const std::vector<std::string> &compilePrograms() {
+  static const std::vector<std::string> programs = [] {
+    std::string command = std::string(LOOM_OPT_BINARY) + " " + LOOM_SOURCE_DIR +
+                          "/tests/gpu/kernels.mlir -split-input-file -loom-gpu-pipeline 2>&1";
+    if (const char *file = std::getenv("LOOM_GPU_KERNELS_IR"); file && *file)
+      command = std::string("cat ") + file;
+    FILE *pipe = popen(command.c_str(), "r");
+    std::string out;
+    char buffer[65536];
+    while (size_t n = fread(buffer, 1, sizeof buffer, pipe))
+      out.append(buffer, n);
+    pclose(pipe);
+    std::vector<std::string> programs;
+    size_t start = 0;
+    for (size_t at; (at = out.find("// -----", start)) != std::string::npos; start = at + 8)
+      programs.push_back(out.substr(start, at - start));
+    programs.push_back(out.substr(start));
+    return programs;
+  }();
   return programs;
 }
 
 using loom::rt::CudaArg;
 using Buffer = loom::rt::CudaBuffer;
 
-std::string cubinOf(const std::string &ir, const std::string &name) {
-  return loom::rt::cubinFromIr(ir, name);
-}
+using loom::rt::cubinFromIr;
 
 class GpuKernels : public ::testing::Test {
 protected:
@@ -102,23 +103,23 @@ std::vector<float> randomValues(size_t n, unsigned seed) {
 }
 
 TEST(GpuPipeline, EveryKernelOfTheProgramsBecomesACubin) {
-  std::vector<std::string> programs = compilePrograms();
+  const std::vector<std::string> &programs = compilePrograms();
   ASSERT_EQ(programs.size(), 2u);
-  EXPECT_EQ(cubinOf(programs[0], "main_kernel").substr(0, 4), "\x7f" "ELF") << programs[0];
+  EXPECT_EQ(cubinFromIr(programs[0], "main_kernel").substr(0, 4), "\x7f" "ELF") << programs[0];
   for (const char *k : {"main_kernel", "main_kernel_0", "main_kernel_1", "main_kernel_2",
                         "main_kernel_3", "main_kernel_4"})
-    EXPECT_EQ(cubinOf(programs[1], k).substr(0, 4), "\x7f" "ELF") << k;
+    EXPECT_EQ(cubinFromIr(programs[1], k).substr(0, 4), "\x7f" "ELF") << k;
 }
 
 TEST_F(GpuKernels, AFusedElementwiseChainMatchesTheCpu) {
-  std::vector<std::string> programs = compilePrograms();
+  const std::vector<std::string> &programs = compilePrograms();
   // The host function launches it on 16 blocks of 256 threads with (256, 0, 1, 0, x, y, out)
   // (tests/lit/pipeline/gpu-pipeline.mlir checks that IR).
   ASSERT_NE(programs[0].find("blocks in (%c16, %c1, %c1) threads in (%c256, %c1, %c1)"),
             std::string::npos);
   std::vector<float> x = randomValues(4096, 1), y = randomValues(4096, 2);
   CUdeviceptr dx = upload(x), dy = upload(y), dout = upload(std::vector<float>(4096));
-  launch(cubinOf(programs[0], "main_kernel"), {16, 1, 1}, {256, 1, 1},
+  launch(cubinFromIr(programs[0], "main_kernel"), {16, 1, 1}, {256, 1, 1},
          {int64_t(256), int64_t(0), int64_t(1), int64_t(0), Buffer{dx, {4096}},
           Buffer{dy, {4096}}, Buffer{dout, {4096}}});
   std::vector<float> out = download(dout, 4096);
@@ -128,7 +129,7 @@ TEST_F(GpuKernels, AFusedElementwiseChainMatchesTheCpu) {
 }
 
 TEST_F(GpuKernels, ARowSoftmaxMatchesTheCpu) {
-  std::vector<std::string> programs = compilePrograms();
+  const std::vector<std::string> &programs = compilePrograms();
   const std::string &ir = programs[1];
   std::vector<float> x = randomValues(1024 * 512, 3);
   CUdeviceptr dx = upload(x), dout = upload(std::vector<float>(1024 * 512)),
@@ -141,15 +142,15 @@ TEST_F(GpuKernels, ARowSoftmaxMatchesTheCpu) {
                     "(%c256, %c1, %c1)  args(%c256 : index, %c0 : index, %c1 : index, %c0 : "
                     "index, %c512 : index, %arg0"),
             std::string::npos);
-  launch(cubinOf(ir, "main_kernel"), {4, 1, 1}, {256, 1, 1},
+  launch(cubinFromIr(ir, "main_kernel"), {4, 1, 1}, {256, 1, 1},
          {c256, c0, c1, c0, -INFINITY, Tmp});
-  launch(cubinOf(ir, "main_kernel_0"), {4, 1, 1}, {256, 1, 1}, {c256, c0, c1, c0, Tmp, X, c512});
-  launch(cubinOf(ir, "main_kernel_1"), {2048, 1, 1}, {256, 1, 1},
+  launch(cubinFromIr(ir, "main_kernel_0"), {4, 1, 1}, {256, 1, 1}, {c256, c0, c1, c0, Tmp, X, c512});
+  launch(cubinFromIr(ir, "main_kernel_1"), {2048, 1, 1}, {256, 1, 1},
          {c256, c0, c1, c0, c512, X, Tmp, Out});
-  launch(cubinOf(ir, "main_kernel_2"), {4, 1, 1}, {256, 1, 1}, {c256, c0, c1, c0, 0.0f, Tmp});
-  launch(cubinOf(ir, "main_kernel_3"), {4, 1, 1}, {256, 1, 1},
+  launch(cubinFromIr(ir, "main_kernel_2"), {4, 1, 1}, {256, 1, 1}, {c256, c0, c1, c0, 0.0f, Tmp});
+  launch(cubinFromIr(ir, "main_kernel_3"), {4, 1, 1}, {256, 1, 1},
          {c256, c0, c1, c0, Tmp, Out, c512});
-  launch(cubinOf(ir, "main_kernel_4"), {2048, 1, 1}, {256, 1, 1},
+  launch(cubinFromIr(ir, "main_kernel_4"), {2048, 1, 1}, {256, 1, 1},
          {c256, c0, c1, c0, c512, Out, Tmp});
   std::vector<float> out = download(dout, 1024 * 512);
   for (int r = 0; r < 1024; ++r) {
