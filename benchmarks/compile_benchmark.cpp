@@ -1,9 +1,10 @@
 // How long a GPT train step takes to compile: cold (an empty compile cache) and from the cache,
 // for the small and medium configs on 1 device, small under FSDP on 4 devices, and a GPT of
-// 2, 4, 8 and 12 layers, with kernel outlining (loom-outline-kernels, the default) next to the
-// same compile with the step as one function (LOOM_OUTLINE_KERNELS=0), in the same run; and
-// cold but with the kernels of the same model at another depth in the cache (each kernel is
-// cached apart: a new depth, or a change to part of a model, recompiles only new kernels).
+// 2, 4, 8 and 12 layers, with each layer's code one function (loom-outline-repeated-blocks,
+// the default) next to the same compile lowering each layer apart (LOOM_OUTLINE_BLOCKS=0),
+// in the same run; and cold but with the kernels of the same model at another depth in the
+// cache (each kernel is cached apart: a new depth, or a change to part of a model, recompiles
+// only new kernels). The last line is how much longer 12 layers take than 2.
 //
 //   build/bin/loom-compile-benchmark [--no-baseline]
 #include "frontend/Loom.h"
@@ -12,6 +13,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <unistd.h>
@@ -23,21 +25,24 @@ namespace {
 
 struct Times {
   double cold = 0, cached = 0, kernelsCached = 0;
+  /// The cold compile's split: tracing, the MLIR pipeline, LLVM (optimisation and codegen).
+  JitStats coldSplit;
 };
 
 /// Compiles the train step for `config` (sharded by `strategy` over 4 devices if given) with
 /// an empty cache, then again in a new jit function from that cache; then, with an empty cache
 /// but for the step at another depth, compiled before the clock starts.
 Times compileStep(const nn::GptConfig &config, std::optional<nn::GptStrategy> strategy,
-                  bool outline) {
+                  bool blocks) {
   fs::path cache = fs::temp_directory_path() / ("loom-compile-benchmark-" +
                                                 std::to_string(::getpid()));
   fs::remove_all(cache);
   setenv("LOOM_CACHE_DIR", cache.c_str(), 1);
-  setenv("LOOM_OUTLINE_KERNELS", outline ? "1" : "0", 1);
+  setenv("LOOM_OUTLINE_BLOCKS", blocks ? "1" : "0", 1);
   Array ids = Array::from(std::vector<int32_t>(config.batch * config.seq, 1),
                           {config.batch, config.seq});
   // Seconds to compile the step of `c`.
+  JitStats split;
   auto compile = [&](const nn::GptConfig &c) {
     std::optional<nn::GptShardings> shardings;
     if (strategy)
@@ -47,12 +52,14 @@ Times compileStep(const nn::GptConfig &config, std::optional<nn::GptStrategy> st
                                     {.name = "gpt_train_step"});
     auto start = std::chrono::steady_clock::now();
     step.memory_analysis(params, state, ids, ids, Array::scalar(0.0f));
+    split = step.stats();
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   };
   Times times;
   times.cold = compile(config);
+  times.coldSplit = split;
   times.cached = compile(config);
-  if (outline) {
+  if (blocks) {
     fs::remove_all(cache);
     nn::GptConfig other = config;
     other.layers = config.layers == 2 ? 4 : 2;
@@ -63,19 +70,20 @@ Times compileStep(const nn::GptConfig &config, std::optional<nn::GptStrategy> st
   return times;
 }
 
-void row(const char *name, const nn::GptConfig &config, std::optional<nn::GptStrategy> strategy,
-         bool baseline) {
+Times row(const char *name, const nn::GptConfig &config, std::optional<nn::GptStrategy> strategy,
+          bool baseline) {
   Times now = compileStep(config, strategy, true);
   if (!baseline) {
     std::printf("| %s | %.1f s | %.1f s | %.2f s | | |\n", name, now.cold, now.kernelsCached,
                 now.cached);
     std::fflush(stdout);
-    return;
+    return now;
   }
   Times before = compileStep(config, strategy, false);
   std::printf("| %s | %.1f s | %.1f s | %.2f s | %.1f s | %.1fx |\n", name, now.cold,
               now.kernelsCached, now.cached, before.cold, before.cold / now.cold);
   std::fflush(stdout);
+  return now;
 }
 
 } // namespace
@@ -96,7 +104,7 @@ int main(int argc, char **argv) {
   }
   setenv("LOOM_CPU_DEVICES", "4", /*overwrite=*/0); // before the default client exists
   std::printf("| GPT train step | cold | cold, kernels of another depth cached | from the "
-              "cache | cold, one function (LOOM_OUTLINE_KERNELS=0) | speed-up |\n"
+              "cache | cold, each layer lowered apart (LOOM_OUTLINE_BLOCKS=0) | speed-up |\n"
               "|---|---|---|---|---|---|\n");
   nn::GptConfig small{.vocab = 1024, .embed = 256, .layers = 4, .heads = 4, .seq = 128,
                       .batch = 8};
@@ -105,11 +113,20 @@ int main(int argc, char **argv) {
   row("small, 1 device", small, std::nullopt, baseline);
   row("medium, 1 device", medium, std::nullopt, baseline);
   row("small, FSDP on 4 devices", small, nn::GptStrategy::FSDP, baseline);
+  std::map<int64_t, Times> byDepth;
   for (int64_t layers : {2, 4, 8, 12}) {
     nn::GptConfig c = small;
     c.layers = layers;
     std::string name = "small dims, L = " + std::to_string(layers) + ", 1 device";
-    row(name.c_str(), c, std::nullopt, baseline);
+    byDepth[layers] = row(name.c_str(), c, std::nullopt, baseline);
   }
+  std::printf("\nL = 12 over L = 2: cold %.2fx, kernels of another depth cached %.2fx\n",
+              byDepth[12].cold / byDepth[2].cold,
+              byDepth[12].kernelsCached / byDepth[2].kernelsCached);
+  std::printf("\n| layers | cold: trace | MLIR pipeline | LLVM | load |\n|---|---|---|---|---|\n");
+  for (auto &[layers, times] : byDepth)
+    std::printf("| %lld | %.2f s | %.2f s | %.2f s | %.2f s |\n", static_cast<long long>(layers),
+                times.coldSplit.lastTraceSeconds, times.coldSplit.lastLowerSeconds,
+                times.coldSplit.lastCodegenSeconds, times.coldSplit.lastLoadSeconds);
   return 0;
 }

@@ -3,7 +3,9 @@
 // tokens/s (median of 20 steps after warm-up; 20 more with kernels' loops on one thread, in
 // alternating rounds, give the speed-up of the device's worker pool), model FLOP/s as a fraction of the OpenBLAS
 // GEMM rate measured in the same run, peak device memory (next to the growth of PyTorch's
-// resident memory in training), and host time per step.
+// resident memory in training), and host time per step. A third kind of round runs the step
+// compiled with each layer lowered apart (LOOM_OUTLINE_BLOCKS=0) instead of as a function per
+// layer: its tokens/s over the default's says what compiling one layer costs at run time.
 // The baseline is PyTorch as a careful user runs it: 2 threads on Debian's OpenMP OpenBLAS
 // (libopenblas0-openmp, swapped in for the Python process alone through LD_LIBRARY_PATH;
 // Debian's default pthread OpenBLAS oversubscribes the cores under PyTorch's own threads).
@@ -67,24 +69,44 @@ void row(const char *name, const nn::GptConfig &c, double gemmGflops, const std:
         return nn::gptTrainStep(c, adamw, params, state, ids, targets, t);
       },
       {.name = std::string("gpt_") + name, .donateArgnums = {0, 1}});
+  setenv("LOOM_OUTLINE_BLOCKS", "0", 1);
+  auto apart = jit(
+      [&](Tree<Tensor> params, Tree<Tensor> state, Tensor ids, Tensor targets, Tensor t) {
+        return nn::gptTrainStep(c, adamw, params, state, ids, targets, t);
+      },
+      {.name = std::string("gpt_apart_") + name, .donateArgnums = {0, 1}});
   Tree<Array> params = nn::gptInit(c, 0), state = optim::adamwInit(params);
+  Tree<Array> apartParams = nn::gptInit(c, 0), apartState = optim::adamwInit(apartParams);
   std::vector<int32_t> tokens(c.batch * c.seq);
   for (size_t i = 0; i < tokens.size(); ++i)
     tokens[i] = static_cast<int32_t>((i * 7919) % c.vocab);
   Array ids = Array::from(tokens, {c.batch, c.seq});
   rt::Device &device = rt::Client::defaultClient().device(0);
-  // Rounds alternate between kernels' loops on the device's threads and on one thread, so
-  // that both see the same machine (its load drifts over seconds).
-  std::vector<double> stepTimes, serialTimes, hostTimes;
-  for (int i = 0; i < 3 + 8 * 5; ++i) {
-    bool serial = i >= 3 && (i - 3) / 5 % 2 == 1;
-    rt::setKernelThreadLimit(serial ? 1 : rt::kNoKernelThreadLimit);
+  for (int i = 0; i < 2; ++i) { // compiled (while the variable is set) and warmed up
+    auto [p, s, loss] = apart(apartParams, apartState, ids, ids, Array::scalar(float(i)));
+    loss.block_until_ready();
+    apartParams = p, apartState = s;
+  }
+  unsetenv("LOOM_OUTLINE_BLOCKS");
+  // Rounds alternate between kernels' loops on the device's threads, on one thread, and the
+  // step with layers lowered apart, so that all see the same machine (its load drifts).
+  std::vector<double> stepTimes, serialTimes, apartTimes, hostTimes;
+  for (int i = 0; i < 3 + 9 * 5; ++i) {
+    int kind = i < 3 ? 0 : (i - 3) / 5 % 3; // 0 default, 1 serial, 2 layers apart
+    rt::setKernelThreadLimit(kind == 1 ? 1 : rt::kNoKernelThreadLimit);
     auto start = Clock::now();
+    if (kind == 2) {
+      auto [p, s, loss] = apart(apartParams, apartState, ids, ids, Array::scalar(float(i)));
+      loss.block_until_ready();
+      apartTimes.push_back(seconds(start));
+      apartParams = p, apartState = s;
+      continue;
+    }
     auto [p, s, loss] = step(params, state, ids, ids, Array::scalar(float(i)));
     double host = seconds(start); // time until the call returned: the host's share
     loss.block_until_ready();
     if (i >= 3)
-      (serial ? serialTimes : stepTimes).push_back(seconds(start)), hostTimes.push_back(host);
+      (kind == 1 ? serialTimes : stepTimes).push_back(seconds(start)), hostTimes.push_back(host);
     params = p, state = s;
   }
   rt::setKernelThreadLimit(rt::kNoKernelThreadLimit);
@@ -92,7 +114,8 @@ void row(const char *name, const nn::GptConfig &c, double gemmGflops, const std:
     std::sort(v.begin(), v.end());
     return v[v.size() / 2];
   };
-  double stepTime = median(stepTimes), serialTime = median(serialTimes);
+  double stepTime = median(stepTimes), serialTime = median(serialTimes),
+         apartTime = median(apartTimes);
   std::sort(hostTimes.begin(), hostTimes.end());
   double tokensPerSecond = c.batch * c.seq / stepTime;
   TorchRun best = torchRun(c, script, /*openmp=*/true);
@@ -102,11 +125,11 @@ void row(const char *name, const nn::GptConfig &c, double gemmGflops, const std:
   double peak = device.peakBytesInUse();
   double utilisation = c.trainFlopsPerStep() / stepTime / 1e9 / gemmGflops;
   auto figure = [](double v) { return v > 0 ? std::to_string(int(v)) : std::string("n/a"); };
-  std::printf("| %s | %.0f | %s | %s | %s | %.2f | %.1f%% | %.1f MB | %s | %.2f ms | %s |\n",
+  std::printf("| %s | %.0f | %s | %s | %s | %.2f | %.2f | %.1f%% | %.1f MB | %s | %.2f ms | %s |\n",
               name,
               tokensPerSecond, figure(torch).c_str(),
               torch > 0 ? (std::to_string(tokensPerSecond / torch).substr(0, 4)).c_str() : "n/a",
-              figure(shipped).c_str(), serialTime / stepTime,
+              figure(shipped).c_str(), serialTime / stepTime, apartTime / stepTime,
               100 * utilisation, peak / 1e6,
               best.peakBytes > 0 ? (std::to_string(peak / best.peakBytes).substr(0, 4)).c_str()
                                  : "n/a",
@@ -136,9 +159,10 @@ int main(int argc, char **argv) {
   double gemm = blasGflops();
   std::printf("OpenBLAS sgemm 1024^3 in this run: %.1f GFLOP/s\n\n", gemm);
   std::printf("| config | Loom tokens/s | PyTorch tokens/s (OpenMP OpenBLAS) | Loom / PyTorch "
-              "| PyTorch as shipped | speed-up of the kernels' threads | model FLOP/s / GEMM rate | peak device memory | peak memory "
+              "| PyTorch as shipped | speed-up of the kernels' threads | speed-up of layers as functions "
+              "| model FLOP/s / GEMM rate | peak device memory | peak memory "
               "Loom / PyTorch | host time per step | compile |\n");
-  std::printf("|---|---|---|---|---|---|---|---|---|---|---|\n");
+  std::printf("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
   row("tiny", {.vocab = 256, .embed = 128, .layers = 2, .heads = 4, .seq = 64, .batch = 8}, gemm,
       script);
   row("small", {.vocab = 1024, .embed = 256, .layers = 4, .heads = 4, .seq = 128, .batch = 8},

@@ -85,6 +85,13 @@ LogicalResult LoomDialect::verifyOperationAttribute(Operation *op, NamedAttribut
       return op->emitOpError() << "loom.output_aliases must be an array<i64>, got " << value;
     return success();
   }
+  if (name == "loom.block") {
+    // Set by loom-outline-repeated-blocks on the function each repeat of a layer calls.
+    if (!isa<FunctionOpInterface>(op) || !isa<UnitAttr>(value))
+      return op->emitOpError() << "loom.block must be a unit attribute on a function, got "
+                               << value;
+    return success();
+  }
   if (name == "loom.parallel_extent" || name == "loom.parallel_grain") {
     // Set by loom-parallel-kernels on a kernel that runs its leading iterations in chunks.
     auto count = dyn_cast<IntegerAttr>(value);

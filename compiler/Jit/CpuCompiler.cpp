@@ -69,6 +69,13 @@ bool outlineKernels(const CpuCompileOptions &options) {
   return options.outlineKernels && !(env && std::string_view(env) == "0");
 }
 
+/// Blocks are outlined only with kernels (without, the step is to stay one function).
+bool outlineBlocks(const CpuCompileOptions &options) {
+  const char *env = std::getenv("LOOM_OUTLINE_BLOCKS");
+  return outlineKernels(options) && options.outlineBlocks &&
+         !(env && std::string_view(env) == "0");
+}
+
 bool profileKernels(const CpuCompileOptions &options) {
   return options.profileKernels || rt::profile::enabled();
 }
@@ -121,8 +128,11 @@ rt::StatusOr<std::string> generateObject(ModuleOp module,
     PassManager pm(ctx);
     if (timing)
       pm.enableTiming(); // MLIR's pass timing, printed to stderr when `pm` goes away
-    if (failed(buildCpuPipeline(pm, options.overlapCollectives, outlineKernels(options),
-                                profileKernels(options))))
+    CpuPipelineOptions pipeline{.overlapCollectives = options.overlapCollectives,
+                                .outlineKernels = outlineKernels(options),
+                                .outlineBlocks = outlineBlocks(options),
+                                .profileKernels = profileKernels(options)};
+    if (failed(buildCpuPipeline(pm, pipeline)))
       return internal("cannot build the CPU pipeline: " + diagnostics.text);
     if (!options.dumpDir.empty()) {
       ctx->disableMultithreading(); // IR printing requires it
@@ -255,6 +265,7 @@ rt::StatusOr<CpuCompileResult> mlir::loom::compileForCpu(ModuleOp module,
                          llvm::join(cpuToLLVMPasses(), ",") +
                          (options.overlapCollectives ? "" : ";no-overlap") +
                          (outlineKernels(options) ? "" : ";no-outline") +
+                         (outlineBlocks(options) ? "" : ";no-blocks") +
                          (profileKernels(options) ? ";profile" : "");
   // A kernel's object depends on the compiler, LLVM and the target, and on its own text.
   std::string kernelKeySalt = CompilationCache::hashKey(

@@ -25,6 +25,9 @@ struct CpuCompileOptions {
   /// Each loop nest a kernel function, identical ones compiled once (loom-outline-kernels).
   /// LOOM_OUTLINE_KERNELS=0 turns it off everywhere (to compare).
   bool outlineKernels = true;
+  /// Each layer's repeated code one function (loom-outline-repeated-blocks); only with
+  /// outlineKernels. LOOM_OUTLINE_BLOCKS=0 turns it off everywhere (to compare).
+  bool outlineBlocks = true;
   /// Calls the timeline profiler around each kernel (also whenever the profiler is recording,
   /// see runtime/Profiler.h).
   bool profileKernels = false;

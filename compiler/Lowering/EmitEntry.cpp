@@ -6,6 +6,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/SymbolTable.h"
 
 #include <numeric>
 
@@ -78,7 +79,10 @@ int64_t allocBytes(memref::AllocOp alloc) {
   return type.getNumElements() * std::max<int64_t>(1, (bits + 7) / 8);
 }
 
-TemporaryPlan planBlock(Block &block) {
+/// Plans of called functions, each computed once.
+using CalleePlans = DenseMap<Operation *, TemporaryPlan>;
+
+TemporaryPlan planBlock(Block &block, SymbolTable &symbols, CalleePlans &callees) {
   TemporaryPlan plan;
   int64_t liveBytes = 0, liveBuffers = 0;
   DenseMap<Value, int64_t> live;
@@ -98,10 +102,20 @@ TemporaryPlan planBlock(Block &block) {
         liveBytes -= found->second, --liveBuffers;
         live.erase(found);
       }
+    } else if (auto call = dyn_cast<func::CallOp>(op)) {
+      // A repeated block's temporaries live during its call.
+      auto callee = symbols.lookup<func::FuncOp>(call.getCallee());
+      if (!callee || callee.isExternal())
+        continue;
+      auto [found, fresh] = callees.try_emplace(callee, TemporaryPlan{});
+      if (fresh)
+        found->second = planBlock(callee.getBody().front(), symbols, callees);
+      TemporaryPlan inner = callees.lookup(callee);
+      peak(liveBytes + inner.peakBytes, liveBuffers + inner.peakBuffers);
     } else {
       for (Region &region : op.getRegions())
         for (Block &nested : region) {
-          TemporaryPlan inner = planBlock(nested);
+          TemporaryPlan inner = planBlock(nested, symbols, callees);
           peak(liveBytes + inner.peakBytes, liveBuffers + inner.peakBuffers);
         }
     }
@@ -110,8 +124,9 @@ TemporaryPlan planBlock(Block &block) {
 }
 
 /// The exported `loom_temporary_plan = {peak bytes, buffers at the peak}`.
-void emitTemporaryPlan(OpBuilder &b, Location loc, func::FuncOp fn) {
-  TemporaryPlan plan = planBlock(fn.getBody().front());
+void emitTemporaryPlan(OpBuilder &b, Location loc, func::FuncOp fn, SymbolTable &symbols) {
+  CalleePlans callees;
+  TemporaryPlan plan = planBlock(fn.getBody().front(), symbols, callees);
   emitTable(b, loc, "loom_temporary_plan", {plan.peakBytes, plan.peakBuffers});
 }
 
@@ -162,7 +177,8 @@ struct EmitEntryPass : mlir::loom::impl::EmitEntryBase<EmitEntryPass> {
           slots[arg++] = numInputs + output;
       emitAliasTable(b, loc, aliases.asArrayRef());
     }
-    emitTemporaryPlan(b, loc, target);
+    SymbolTable symbols(module);
+    emitTemporaryPlan(b, loc, target, symbols);
 
     auto ptr = LLVM::LLVMPointerType::get(&getContext());
     auto wrapper = func::FuncOp::create(b, loc, "loom_entry", b.getFunctionType({ptr}, {}));

@@ -78,8 +78,9 @@ struct OutlineKernelsPass : mlir::loom::impl::OutlineKernelsBase<OutlineKernelsP
         outline(nest, symbols, byBody);
       // What is left is straight-line code around calls: compiled without optimisation
       // (FastISel, no loop passes), as the kernels carry the work. LLVM's instruction
-      // selection and register allocation grow faster than linearly on one huge block.
-      if (!nests.empty() && !fn.isPrivate())
+      // selection and register allocation grow faster than linearly on one huge block. The
+      // repeated blocks the step calls (loom-outline-repeated-blocks) are sequencers too.
+      if ((!nests.empty() && !fn.isPrivate()) || fn->hasAttr("loom.block"))
         fn->setAttr("passthrough", OpBuilder(fn).getArrayAttr(
                                        {OpBuilder(fn).getStringAttr("optnone"),
                                         OpBuilder(fn).getStringAttr("noinline")}));

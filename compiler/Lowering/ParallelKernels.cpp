@@ -77,7 +77,8 @@ struct ParallelKernelsPass : mlir::loom::impl::ParallelKernelsBase<ParallelKerne
     llvm::StringMap<SmallVector<func::CallOp>> callsOf;
     module.walk([&](func::CallOp call) { callsOf[call.getCallee()].push_back(call); });
     for (func::FuncOp kernel : llvm::to_vector(module.getOps<func::FuncOp>()))
-      if (kernel.isPrivate() && !kernel.isExternal() && kernel.getNumResults() == 0)
+      if (kernel.isPrivate() && !kernel.isExternal() && kernel.getNumResults() == 0 &&
+          !kernel->hasAttr("loom.block"))
         if (scf::ParallelOp loop = soleLoop(kernel))
           chunk(kernel, loop, callsOf.lookup(kernel.getSymName()));
   }

@@ -104,7 +104,8 @@ def DistinctResults : Pass<"loom-distinct-results", "mlir::ModuleOp"> {
     Runs after bufferization, before results become out-params. After CSE two results may be
     one buffer, but the caller allocates one output buffer per result, and
     `buffer-results-to-out-params` cannot give one buffer to two results. A repeated result
-    is replaced by a copy.
+    is replaced by a copy. A repeated block (`loom.block`, whose callers are all in the module)
+    instead returns it once, and its calls read that result in both places.
 
     Input:
     ```mlir
@@ -388,6 +389,38 @@ def DispatchParallelKernels : Pass<"loom-dispatch-parallel-kernels", "mlir::Modu
     ```
   }];
   let dependentDialects = ["mlir::LLVM::LLVMDialect"];
+}
+
+def OutlineRepeatedBlocks : Pass<"loom-outline-repeated-blocks", "mlir::ModuleOp"> {
+  let summary = "Turns repeated straight-line code (each layer of a model) into calls of one function.";
+  let description = [{
+    Runs on Loom ops, after partitioning and before lowering. An L-layer model traces its
+    layers one after the other, and autodiff and the optimizer repeat them too; every later
+    pass would then work on L copies. This pass finds, in each public function, the longest
+    run of ops that repeats back to back (same ops, attributes and types; at least 8 ops and
+    48 ops saved), checks that each copy takes the same operands from the same places (values
+    of the copy itself, or from before it), and replaces the copies by calls of one private
+    function marked `loom.block`. Its arguments are what the copies read from before them; its
+    results what later code reads. Pure chains computed from constants alone (a causal mask's
+    iota and compare) are moved to the top first and cloned into the function, so that fusion
+    still sees them. It repeats until no repeat is left: the forward, the backward and the
+    update each become one function called L times. Later passes, LLVM's included, then
+    compile one layer, whatever the depth.
+
+    Input (period 2 here; the pass wants longer ones):
+    ```mlir
+    %1 = loom.mul %0, %w0 : tensor<4xf32>
+    %2 = loom.tanh %1 : tensor<4xf32>
+    %3 = loom.mul %2, %w1 : tensor<4xf32>
+    %4 = loom.tanh %3 : tensor<4xf32>
+    ```
+    Output:
+    ```mlir
+    %2 = call @"block:model.cpp:12"(%0, %w0) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    %4 = call @"block:model.cpp:12"(%2, %w1) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    ```
+  }];
+  let dependentDialects = ["mlir::func::FuncDialect"];
 }
 
 def OutlineKernels : Pass<"loom-outline-kernels", "mlir::ModuleOp"> {

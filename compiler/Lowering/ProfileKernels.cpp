@@ -55,11 +55,14 @@ struct ProfileKernelsPass : mlir::loom::impl::ProfileKernelsBase<ProfileKernelsP
     };
 
     for (auto fn : llvm::to_vector(module.getOps<func::FuncOp>())) {
-      if (fn.isPrivate() || fn.isExternal())
+      // The step and the repeated blocks it calls (loom-outline-repeated-blocks) call kernels.
+      bool isBlock = fn->hasAttr("loom.block");
+      if ((fn.isPrivate() && !isBlock) || fn.isExternal())
         continue;
       fn.walk([&](func::CallOp call) {
         auto kernel = symbols.lookup<func::FuncOp>(call.getCallee());
-        if (!kernel || !kernel.isPrivate() || kernel.isExternal())
+        if (!kernel || !kernel.isPrivate() || kernel.isExternal() ||
+            kernel->hasAttr("loom.block"))
           return;
         memref::GlobalOp name = nameOf(call.getCallee());
         b.setInsertionPoint(call);

@@ -28,6 +28,9 @@ const std::vector<std::string> &mlir::loom::cpuToLinalgPasses() {
       "inline",
       "symbol-dce",
       "canonicalize",
+      // Each layer's repeated code (forward, backward, update) one function called L times:
+      // what follows, LLVM included, then works on one layer whatever the depth.
+      "loom-outline-repeated-blocks",
       "loom-lower-to-linalg",
       "canonicalize",
       // Merge elementwise chains (and their producers into reductions) into single loops.
@@ -102,20 +105,22 @@ LogicalResult mlir::loom::addPasses(OpPassManager &pm, const std::vector<std::st
   return parsePassPipeline(llvm::join(passes, ","), pm);
 }
 
-LogicalResult mlir::loom::buildCpuPipeline(OpPassManager &pm, bool overlapCollectives,
-                                           bool outlineKernels, bool profileKernels) {
+LogicalResult mlir::loom::buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &options) {
   registerLoomPasses(); // the pass lists are parsed by name
+  std::vector<std::string> toLinalg = cpuToLinalgPasses();
+  if (!options.outlineBlocks)
+    llvm::erase(toLinalg, "loom-outline-repeated-blocks");
   std::vector<std::string> bufferize = cpuBufferizePasses();
-  if (!overlapCollectives)
+  if (!options.overlapCollectives)
     llvm::erase(bufferize, "func.func(loom-overlap-collectives)");
   std::vector<std::string> toLLVM = cpuToLLVMPasses();
-  if (!outlineKernels) {
+  if (!options.outlineKernels) {
     llvm::erase(toLLVM, "loom-outline-kernels");
     llvm::erase(toLLVM, "loom-parallel-kernels");
   }
-  else if (profileKernels)
+  else if (options.profileKernels)
     toLLVM.insert(llvm::find(toLLVM, "loom-outline-kernels") + 1, "loom-profile-kernels");
-  return success(succeeded(addPasses(pm, cpuToLinalgPasses())) &&
+  return success(succeeded(addPasses(pm, toLinalg)) &&
                  succeeded(addPasses(pm, bufferize)) &&
                  succeeded(addPasses(pm, toLLVM)));
 }

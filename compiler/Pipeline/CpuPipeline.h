@@ -25,13 +25,20 @@ const std::vector<std::string> &spmdPasses();
 /// GPU pipelines.
 LogicalResult addPasses(OpPassManager &pm, const std::vector<std::string> &passes);
 
+/// What the whole pipeline leaves out or adds (to measure what each part buys).
+struct CpuPipelineOptions {
+  /// false leaves out loom-overlap-collectives (each collective's wait then follows its start).
+  bool overlapCollectives = true;
+  /// false leaves out loom-outline-kernels (the step stays one function).
+  bool outlineKernels = true;
+  /// false leaves out loom-outline-repeated-blocks (each layer lowered apart).
+  bool outlineBlocks = true;
+  /// Adds loom-profile-kernels after loom-outline-kernels (the timeline profiler's calls).
+  bool profileKernels = false;
+};
+
 /// Appends the whole pipeline (all three stages) to `pm`.
-/// `overlapCollectives` false leaves out loom-overlap-collectives (each collective's wait
-/// then follows its start), to measure what the scheduling buys.
-/// `outlineKernels` false leaves out loom-outline-kernels (the step stays one function).
-/// `profileKernels` adds loom-profile-kernels after it (the timeline profiler's calls).
-LogicalResult buildCpuPipeline(OpPassManager &pm, bool overlapCollectives = true,
-                               bool outlineKernels = true, bool profileKernels = false);
+LogicalResult buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &options = {});
 
 /// Registers loom-cpu-to-linalg, loom-cpu-bufferize, loom-cpu-to-llvm and loom-cpu-pipeline.
 void registerCpuPipelines();

@@ -1,0 +1,376 @@
+// The loom-outline-repeated-blocks pass (see Passes.td): straight-line code that repeats, as
+// an L-layer model's forward, backward and update of each layer do, becomes L calls of one
+// private function, so every later pass and LLVM work on one layer.
+#include "compiler/IR/LoomOps.h"
+#include "compiler/Lowering/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/OperationSupport.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/MapVector.h"
+#include "llvm/Support/Path.h"
+
+#include <algorithm>
+#include <tuple>
+#include <variant>
+
+namespace mlir::loom {
+#define GEN_PASS_DEF_OUTLINEREPEATEDBLOCKS
+#include "compiler/Lowering/Passes.h.inc"
+} // namespace mlir::loom
+
+using namespace mlir;
+
+namespace {
+
+/// Shorter repeats are not worth a call (and lose fusion across their ends).
+constexpr size_t kMinPeriod = 8;
+/// Each copy replaced must leave at least this many ops fewer (each repeat is outlined
+/// however few its copies: the same blocks, so the same kernels, at every depth).
+constexpr size_t kMinSavedPerCopy = 4;
+/// Candidates tried per search before giving up on a function.
+constexpr size_t kCandidatesPerSearch = 8;
+
+/// `copies` consecutive runs of `period` ops from `start` with the same op sequence.
+struct Candidate {
+  size_t start, period, copies;
+  size_t saved() const { return period * (copies - 1); }
+};
+
+/// Pure ops computed from constants alone (the causal mask's iota/compare): moved to the top
+/// of the block so they do not interrupt the repeats, and cloned into a block that uses them
+/// so its fusion still sees how they are made.
+llvm::DenseSet<Operation *> hoistConstantChains(Block &block) {
+  llvm::DenseSet<Operation *> chain;
+  Operation *last = nullptr;
+  for (Operation &op : llvm::make_early_inc_range(block.without_terminator())) {
+    if (op.getNumRegions() || !isMemoryEffectFree(&op))
+      continue;
+    bool fromConstants = llvm::all_of(op.getOperands(), [&](Value v) {
+      return v.getDefiningOp() && chain.contains(v.getDefiningOp());
+    });
+    if (!fromConstants)
+      continue;
+    chain.insert(&op);
+    if (last)
+      op.moveAfter(last);
+    else
+      op.moveBefore(&block, block.begin());
+    last = &op;
+  }
+  return chain;
+}
+
+/// The attributes that make an op what it is: all but the partitioner's `reason` for a
+/// collective, which names the op it serves and may differ from layer to layer.
+DictionaryAttr meaningfulAttrs(Operation &op) {
+  DictionaryAttr all = op.getAttrDictionary(); // inherent ones (properties) included
+  if (!all.get("reason"))
+    return all;
+  NamedAttrList kept(all);
+  kept.erase("reason");
+  return kept.getDictionary(op.getContext());
+}
+
+/// The op's structure: name, attributes, operand and result types (not which values).
+llvm::hash_code shapeHash(Operation &op, const llvm::DenseSet<Operation *> &constants) {
+  // Never part of a repeat: calls of blocks (a block of blocks saves nothing) and the
+  // constant chains at the top (cloned into each block that reads them).
+  if (op.getNumRegions() || op.hasTrait<OpTrait::IsTerminator>() || isa<func::CallOp>(op) ||
+      constants.contains(&op))
+    return llvm::hash_value(&op);
+  llvm::hash_code hash = llvm::hash_combine(op.getName(), meaningfulAttrs(op));
+  for (Type type : op.getOperandTypes())
+    hash = llvm::hash_combine(hash, type);
+  for (Type type : op.getResultTypes())
+    hash = llvm::hash_combine(hash, type);
+  return hash;
+}
+
+bool sameShape(Operation *a, Operation *b) {
+  return a->getName() == b->getName() && meaningfulAttrs(*a) == meaningfulAttrs(*b) &&
+         a->getOperandTypes() == b->getOperandTypes() &&
+         a->getResultTypes() == b->getResultTypes() && a->getNumRegions() == 0 &&
+         b->getNumRegions() == 0;
+}
+
+/// The best repeats of `hashes`, most ops saved first: for each period, each maximal run in
+/// which an op equals the op one period later. Periods tried are the distances from ops to
+/// the last few equal ops before them (in a run of period P, an op that occurs at most that
+/// many times per copy recurs P later), so a search costs the ops times the distinct
+/// distances, not the ops squared.
+std::vector<Candidate> findRepeats(ArrayRef<llvm::hash_code> hashes) {
+  constexpr size_t kRecent = 4;
+  size_t n = hashes.size();
+  llvm::DenseMap<size_t, SmallVector<size_t, kRecent>> recentAt; // hash -> last positions
+  llvm::DenseSet<size_t> periods;
+  for (size_t i = 0; i < n; ++i) {
+    SmallVector<size_t, kRecent> &recent = recentAt[static_cast<size_t>(hashes[i])];
+    for (size_t before : recent)
+      if (i - before >= kMinPeriod && i - before <= n / 2)
+        periods.insert(i - before);
+    if (recent.size() == kRecent)
+      recent.erase(recent.begin());
+    recent.push_back(i);
+  }
+  std::vector<Candidate> found;
+  for (size_t period : periods) {
+    size_t run = 0;
+    for (size_t i = 0; i + period <= n; ++i) {
+      if (i + period < n && hashes[i] == hashes[i + period]) {
+        ++run;
+        continue;
+      }
+      if ((run + period) / period >= 2)
+        found.push_back({i - run, period, (run + period) / period});
+      run = 0;
+    }
+  }
+  // Most saved first; then the shorter period, then the earlier start (a stable order).
+  llvm::sort(found, [](const Candidate &a, const Candidate &b) {
+    return std::tuple(b.saved(), a.period, a.start) < std::tuple(a.saved(), b.period, b.start);
+  });
+  if (found.size() > kCandidatesPerSearch)
+    found.resize(kCandidatesPerSearch);
+  return found;
+}
+
+/// "block:Gpt.cpp:88" from the first file location in `loc`.
+std::string blockName(Location loc) {
+  std::string name = "block";
+  loc->walk([&](Location inner) {
+    if (auto file = dyn_cast<FileLineColLoc>(inner)) {
+      name += (":" + llvm::sys::path::filename(file.getFilename().getValue()) + ":" +
+               Twine(file.getLine()))
+                  .str();
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return name;
+}
+
+struct OutlineRepeatedBlocksPass
+    : mlir::loom::impl::OutlineRepeatedBlocksBase<OutlineRepeatedBlocksPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SymbolTable symbols(module);
+    for (func::FuncOp fn : llvm::to_vector(module.getOps<func::FuncOp>())) {
+      if (fn.isExternal() || !fn.getBody().hasOneBlock() || fn->hasAttr("loom.block"))
+        continue;
+      Block &block = fn.getBody().front();
+      llvm::DenseSet<Operation *> constants = hoistConstantChains(block);
+      // Each success shrinks the block; search again for the next repeat.
+      while (outlineBest(block, constants, symbols, fn)) {
+      }
+    }
+  }
+
+  bool outlineBest(Block &block, const llvm::DenseSet<Operation *> &constants,
+                   SymbolTable &symbols, func::FuncOp fn) {
+    std::vector<Operation *> ops;
+    std::vector<llvm::hash_code> hashes;
+    for (Operation &op : block) {
+      ops.push_back(&op);
+      hashes.push_back(shapeHash(op, constants));
+    }
+    for (const Candidate &c : findRepeats(hashes))
+      if (outline(ops, c, constants, symbols, fn))
+        return true;
+    return false;
+  }
+
+  /// Outlines candidate `c` if its copies also agree on where each operand comes from.
+  bool outline(ArrayRef<Operation *> ops, const Candidate &c,
+               const llvm::DenseSet<Operation *> &constants, SymbolTable &symbols,
+               func::FuncOp fn) {
+    llvm::DenseMap<Operation *, size_t> index;
+    for (auto [i, op] : llvm::enumerate(ops))
+      index[op] = i;
+    auto copyOp = [&](size_t copy, size_t j) { return ops[c.start + copy * c.period + j]; };
+    // Where `v`, used in `copy`, comes from: the op and result inside that copy, or outside.
+    auto inside = [&](Value v, size_t copy) -> std::optional<std::pair<size_t, unsigned>> {
+      auto result = dyn_cast<OpResult>(v);
+      if (!result)
+        return std::nullopt;
+      auto found = index.find(result.getOwner());
+      size_t first = c.start + copy * c.period;
+      if (found == index.end() || found->second < first || found->second >= first + c.period)
+        return std::nullopt;
+      return std::make_pair(found->second - first, result.getResultNumber());
+    };
+
+    // A repeat of elementwise code alone (random bits' rounds, an optimizer's updates) is
+    // fused by the lowering across copies that feed each other; outlining it would cut those
+    // chains into many small kernels. It is outlined only if its copies are independent.
+    bool anchored = false, chained = false;
+    size_t end = c.start + c.copies * c.period;
+    for (size_t copy = 0; copy < c.copies; ++copy)
+      for (size_t j = 0; j < c.period; ++j) {
+        Operation *op = copyOp(copy, j);
+        anchored |= isa<mlir::loom::DotGeneralOp, mlir::loom::ReduceOp, mlir::loom::GatherOp,
+                        mlir::loom::ScatterAddOp>(op) ||
+                    !isMemoryEffectFree(op);
+        for (Value operand : op->getOperands()) {
+          auto found = index.find(operand.getDefiningOp());
+          chained |= found != index.end() && found->second >= c.start && found->second < end &&
+                     !inside(operand, copy);
+        }
+      }
+    if (!anchored && chained)
+      return false;
+
+    // Each outside operand: a constant chain shared by all copies (cloned into the function),
+    // or an argument, one per distinct tuple of values (a value per copy).
+    llvm::MapVector<SmallVector<Value>, unsigned> arguments;
+    SmallVector<std::pair<size_t, unsigned>> placeOf; // where each argument is first read
+    SmallVector<SmallVector<std::variant<std::monostate, Value, unsigned>>> outsideOf(c.period);
+    for (size_t j = 0; j < c.period; ++j) {
+      Operation *first = copyOp(0, j);
+      outsideOf[j].resize(first->getNumOperands());
+      for (size_t copy = 1; copy < c.copies; ++copy)
+        if (!sameShape(first, copyOp(copy, j)))
+          return false;
+      for (unsigned t = 0; t < first->getNumOperands(); ++t) {
+        auto where = inside(first->getOperand(t), 0);
+        SmallVector<Value> values{first->getOperand(t)};
+        for (size_t copy = 1; copy < c.copies; ++copy) {
+          Value v = copyOp(copy, j)->getOperand(t);
+          if (inside(v, copy) != where)
+            return false;
+          values.push_back(v);
+        }
+        if (where)
+          continue;
+        Operation *def = values.front().getDefiningOp();
+        if (llvm::all_equal(values) && def && constants.contains(def))
+          outsideOf[j][t] = values.front();
+        else {
+          auto [found, fresh] = arguments.insert({values, arguments.size()});
+          if (fresh)
+            placeOf.push_back({j, t});
+          outsideOf[j][t] = found->second;
+        }
+      }
+    }
+    // The results: values of a copy used after it.
+    SmallVector<std::pair<size_t, unsigned>> escaping;
+    for (size_t j = 0; j < c.period; ++j)
+      for (unsigned r = 0; r < copyOp(0, j)->getNumResults(); ++r)
+        for (size_t copy = 0; copy < c.copies && !llvm::is_contained(escaping,
+                                                                     std::pair{j, r}); ++copy) {
+          size_t first = c.start + copy * c.period;
+          Value v = copyOp(copy, j)->getResult(r);
+          if (llvm::any_of(v.getUsers(), [&](Operation *user) {
+                auto found = index.find(topLevel(user));
+                return found == index.end() || found->second < first ||
+                       found->second >= first + c.period;
+              }))
+            escaping.push_back({j, r});
+        }
+
+    // Broadcasts, reshapes and constants read after the copy are recomputed there from what
+    // they read (returning the broadcast would write it out in full; fusion recomputes it).
+    SmallVector<size_t> recomputed;
+    for (size_t k = 0; k < escaping.size();) {
+      Operation *op = copyOp(0, escaping[k].first);
+      if (!isa<mlir::loom::BroadcastInDimOp, mlir::loom::ReshapeOp>(op) &&
+          !op->hasTrait<OpTrait::ConstantLike>()) {
+        ++k;
+        continue;
+      }
+      recomputed.push_back(escaping[k].first);
+      escaping.erase(escaping.begin() + k);
+      // What it reads from inside the copy is returned instead (or recomputed in turn).
+      for (Value operand : op->getOperands())
+        if (auto place = inside(operand, 0); place && !llvm::is_contained(escaping, *place) &&
+                                             !llvm::is_contained(recomputed, place->first))
+          escaping.push_back(*place);
+    }
+    llvm::sort(recomputed);
+    // Each copy leaves a call and what it recomputes.
+    if (c.period < 1 + recomputed.size() + kMinSavedPerCopy)
+      return false;
+
+    // The function: copy 0's ops, outside constants cloned in, the rest arguments.
+    OpBuilder b(fn);
+    SmallVector<Type> argumentTypes, resultTypes;
+    for (auto &[values, _] : arguments)
+      argumentTypes.push_back(values.front().getType());
+    for (auto [j, r] : escaping)
+      resultTypes.push_back(copyOp(0, j)->getResult(r).getType());
+    Location loc = copyOp(0, 0)->getLoc();
+    auto callee = func::FuncOp::create(b, loc, blockName(loc),
+                                       b.getFunctionType(argumentTypes, resultTypes));
+    callee.setPrivate();
+    callee->setAttr("loom.block", b.getUnitAttr());
+    symbols.insert(callee); // renamed if the name is taken
+    Block *body = callee.addEntryBlock();
+    OpBuilder inner = OpBuilder::atBlockBegin(body);
+    IRMapping mapping, constantMapping;
+    for (size_t j = 0; j < c.period; ++j) {
+      Operation *op = copyOp(0, j);
+      Operation *clone = inner.clone(*op, mapping); // inside operands mapped, outside kept
+      for (unsigned t = 0; t < op->getNumOperands(); ++t) {
+        if (auto *constant = std::get_if<Value>(&outsideOf[j][t])) {
+          OpBuilder before(clone);
+          clone->setOperand(t, cloneChain(before, *constant, constantMapping));
+        } else if (auto *argument = std::get_if<unsigned>(&outsideOf[j][t])) {
+          clone->setOperand(t, body->getArgument(*argument));
+        }
+      }
+      mapping.map(op->getResults(), clone->getResults());
+    }
+    SmallVector<Value> returned;
+    for (auto [j, r] : escaping)
+      returned.push_back(mapping.lookup(copyOp(0, j)->getResult(r)));
+    func::ReturnOp::create(inner, loc, returned);
+
+    // Each copy becomes a call. Its operands are read from its ops now: one may be a result
+    // of the previous copy, replaced by its call's.
+    for (size_t copy = 0; copy < c.copies; ++copy) {
+      SmallVector<Value> operands;
+      for (auto [j, t] : placeOf)
+        operands.push_back(copyOp(copy, j)->getOperand(t));
+      OpBuilder at(copyOp(copy, 0));
+      auto call = func::CallOp::create(at, copyOp(copy, 0)->getLoc(), callee, operands);
+      IRMapping after;
+      for (auto [k, place] : llvm::enumerate(escaping))
+        after.map(copyOp(copy, place.first)->getResult(place.second), call.getResult(k));
+      at.setInsertionPointAfter(call);
+      SmallVector<Operation *> clones;
+      for (size_t j : recomputed)
+        clones.push_back(at.clone(*copyOp(copy, j), after));
+      for (auto [k, place] : llvm::enumerate(escaping))
+        copyOp(copy, place.first)->getResult(place.second).replaceAllUsesWith(call.getResult(k));
+      for (auto [j, clone] : llvm::zip(recomputed, clones))
+        copyOp(copy, j)->replaceAllUsesWith(clone);
+      for (size_t j = c.period; j-- > 0;)
+        copyOp(copy, j)->erase();
+    }
+    return true;
+  }
+
+  /// The op at the top level of the function that holds `op` (or is it).
+  static Operation *topLevel(Operation *op) {
+    while (op->getParentOp() && !isa<func::FuncOp>(op->getParentOp()))
+      op = op->getParentOp();
+    return op;
+  }
+
+  /// Clones the constant chain that computes `v` (once per value) before the block's ops.
+  /// (Its ops are all constant chains: their operands are too.)
+  Value cloneChain(OpBuilder &b, Value v, IRMapping &mapping) {
+    if (Value known = mapping.lookupOrNull(v))
+      return known;
+    Operation *def = v.getDefiningOp();
+    for (Value operand : def->getOperands())
+      cloneChain(b, operand, mapping);
+    b.clone(*def, mapping);
+    return mapping.lookup(v);
+  }
+};
+} // namespace

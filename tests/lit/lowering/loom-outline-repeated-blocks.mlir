@@ -1,0 +1,158 @@
+// RUN: loom-opt %s -loom-outline-repeated-blocks -split-input-file | FileCheck %s
+
+// Three layers in a row become three calls of one function. What a layer reads from before it
+// (the residual stream, its weights) are arguments; what later code reads is returned. The
+// mask, computed from constants alone in the first layer (CSE has merged the others'), is
+// moved to the top and cloned into the block; the broadcast that later code reads is
+// recomputed after each call from the returned row sums.
+// CHECK-LABEL: func.func private @"block:layer.cpp:10"
+// CHECK-SAME:    (%[[X:.*]]: tensor<4x8xf32>, %[[W:.*]]: tensor<8x8xf32>)
+// CHECK-SAME:    -> (tensor<4x8xf32>, tensor<4xf32>)
+// CHECK-SAME:    attributes {loom.block}
+// CHECK:         %[[H:.*]] = loom.dot_general %[[X]], %[[W]]
+// CHECK:         loom.iota dim = 0
+// CHECK:         loom.iota dim = 1
+// CHECK:         loom.compare ge
+// CHECK:         loom.select
+// CHECK:         %[[S:.*]] = loom.reduce sum
+// CHECK:         %[[OUT:.*]] = loom.add %[[X]]
+// CHECK:         return %[[OUT]], %[[S]]
+// CHECK-LABEL: func.func @main
+// CHECK-SAME:    (%[[X0:.*]]: tensor<4x8xf32>, %[[W0:.*]]: tensor<8x8xf32>, %[[W1:.*]]: tensor<8x8xf32>, %[[W2:.*]]: tensor<8x8xf32>)
+// CHECK:         %[[L0:.*]]:2 = call @"block:layer.cpp:10"(%[[X0]], %[[W0]])
+// CHECK-NEXT:    %[[B0:.*]] = loom.broadcast_in_dim %[[L0]]#1
+// CHECK-NEXT:    %[[L1:.*]]:2 = call @"block:layer.cpp:10"(%[[L0]]#0, %[[W1]])
+// CHECK-NEXT:    %[[B1:.*]] = loom.broadcast_in_dim %[[L1]]#1
+// CHECK-NEXT:    %[[L2:.*]]:2 = call @"block:layer.cpp:10"(%[[L1]]#0, %[[W2]])
+// CHECK-NEXT:    %[[B2:.*]] = loom.broadcast_in_dim %[[L2]]#1
+// CHECK-NEXT:    %[[T0:.*]] = loom.add %[[B0]], %[[B1]]
+// CHECK-NEXT:    %[[T1:.*]] = loom.add %[[T0]], %[[B2]]
+// CHECK-NEXT:    return %[[L2]]#0, %[[T1]]
+func.func @main(%x0: tensor<4x8xf32>, %w0: tensor<8x8xf32>, %w1: tensor<8x8xf32>,
+                %w2: tensor<8x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) {
+  %h0 = loom.dot_general %x0, %w0, batching_dims = [] x [], contracting_dims = [1] x [0] : (tensor<4x8xf32>, tensor<8x8xf32>) -> tensor<4x8xf32> loc("layer.cpp":10:1)
+  %r0 = loom.iota dim = 0 : tensor<4x8xi32>
+  %c0 = loom.iota dim = 1 : tensor<4x8xi32>
+  %m0 = loom.compare ge, %r0, %c0 : tensor<4x8xi32> -> tensor<4x8xi1>
+  %z0 = loom.constant dense<0.0> : tensor<4x8xf32>
+  %k0 = loom.select %m0, %h0, %z0 : tensor<4x8xi1>, tensor<4x8xf32>
+  %t0 = loom.tanh %k0 : tensor<4x8xf32>
+  %s0 = loom.reduce sum %t0, dims = [1] : tensor<4x8xf32> -> tensor<4xf32>
+  %b0 = loom.broadcast_in_dim %s0, dims = [0] : tensor<4xf32> -> tensor<4x8xf32>
+  %q0 = loom.mul %t0, %b0 : tensor<4x8xf32>
+  %n0 = loom.neg %q0 : tensor<4x8xf32>
+  %x1 = loom.add %x0, %n0 : tensor<4x8xf32>
+
+  %h1 = loom.dot_general %x1, %w1, batching_dims = [] x [], contracting_dims = [1] x [0] : (tensor<4x8xf32>, tensor<8x8xf32>) -> tensor<4x8xf32> loc("layer.cpp":10:1)
+  %k1 = loom.select %m0, %h1, %z0 : tensor<4x8xi1>, tensor<4x8xf32>
+  %t1 = loom.tanh %k1 : tensor<4x8xf32>
+  %s1 = loom.reduce sum %t1, dims = [1] : tensor<4x8xf32> -> tensor<4xf32>
+  %b1 = loom.broadcast_in_dim %s1, dims = [0] : tensor<4xf32> -> tensor<4x8xf32>
+  %q1 = loom.mul %t1, %b1 : tensor<4x8xf32>
+  %n1 = loom.neg %q1 : tensor<4x8xf32>
+  %x2 = loom.add %x1, %n1 : tensor<4x8xf32>
+
+  %h2 = loom.dot_general %x2, %w2, batching_dims = [] x [], contracting_dims = [1] x [0] : (tensor<4x8xf32>, tensor<8x8xf32>) -> tensor<4x8xf32> loc("layer.cpp":10:1)
+  %k2 = loom.select %m0, %h2, %z0 : tensor<4x8xi1>, tensor<4x8xf32>
+  %t2 = loom.tanh %k2 : tensor<4x8xf32>
+  %s2 = loom.reduce sum %t2, dims = [1] : tensor<4x8xf32> -> tensor<4xf32>
+  %b2 = loom.broadcast_in_dim %s2, dims = [0] : tensor<4xf32> -> tensor<4x8xf32>
+  %q2 = loom.mul %t2, %b2 : tensor<4x8xf32>
+  %n2 = loom.neg %q2 : tensor<4x8xf32>
+  %x3 = loom.add %x2, %n2 : tensor<4x8xf32>
+
+  %u = loom.add %b0, %b1 : tensor<4x8xf32>
+  %v = loom.add %u, %b2 : tensor<4x8xf32>
+  return %x3, %v : tensor<4x8xf32>, tensor<4x8xf32>
+}
+
+// -----
+
+// Elementwise rounds that feed each other (random bits, a polynomial) stay where they are:
+// lowering fuses them across rounds, and calls would cut those chains.
+// CHECK-LABEL: func.func @rounds
+// CHECK-NOT:     call
+// CHECK-NOT:     func.func private
+func.func @rounds(%a: tensor<16xi32>, %k: tensor<16xi32>) -> tensor<16xi32> {
+  %s = loom.constant dense<13> : tensor<16xi32>
+  %t = loom.constant dense<19> : tensor<16xi32>
+  %a1 = loom.add %a, %k : tensor<16xi32>
+  %b1 = loom.shift_left %a1, %s : tensor<16xi32>
+  %c1 = loom.shift_right_logical %a1, %t : tensor<16xi32>
+  %d1 = loom.or %b1, %c1 : tensor<16xi32>
+  %e1 = loom.xor %d1, %a1 : tensor<16xi32>
+  %f1 = loom.add %e1, %k : tensor<16xi32>
+  %g1 = loom.xor %f1, %d1 : tensor<16xi32>
+  %h1 = loom.add %g1, %e1 : tensor<16xi32>
+  %a2 = loom.add %h1, %k : tensor<16xi32>
+  %b2 = loom.shift_left %a2, %s : tensor<16xi32>
+  %c2 = loom.shift_right_logical %a2, %t : tensor<16xi32>
+  %d2 = loom.or %b2, %c2 : tensor<16xi32>
+  %e2 = loom.xor %d2, %a2 : tensor<16xi32>
+  %f2 = loom.add %e2, %k : tensor<16xi32>
+  %g2 = loom.xor %f2, %d2 : tensor<16xi32>
+  %h2 = loom.add %g2, %e2 : tensor<16xi32>
+  return %h2 : tensor<16xi32>
+}
+
+// -----
+
+// Independent elementwise copies (an optimizer's update of each layer's parameter) are
+// outlined: no chain runs between them.
+// CHECK-LABEL: func.func private @"block:optim.cpp:5"
+// CHECK-SAME:    (%{{.*}}: tensor<8xf32>, %{{.*}}: tensor<8xf32>, %{{.*}}: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>)
+// CHECK-LABEL: func.func @update
+// CHECK-COUNT-2: call @"block:optim.cpp:5"
+func.func @update(%p0: tensor<8xf32>, %m0: tensor<8xf32>, %g0: tensor<8xf32>,
+                  %p1: tensor<8xf32>, %m1: tensor<8xf32>, %g1: tensor<8xf32>)
+    -> (tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>) {
+  %b = loom.constant dense<0.9> : tensor<8xf32>
+  %c = loom.constant dense<0.1> : tensor<8xf32>
+  %lr = loom.constant dense<0.01> : tensor<8xf32>
+  %e = loom.constant dense<1.0e-8> : tensor<8xf32>
+  %a0 = loom.mul %m0, %b : tensor<8xf32> loc("optim.cpp":5:1)
+  %d0 = loom.mul %g0, %c : tensor<8xf32>
+  %n0 = loom.add %a0, %d0 : tensor<8xf32>
+  %s0 = loom.mul %n0, %n0 : tensor<8xf32>
+  %r0 = loom.sqrt %s0 : tensor<8xf32>
+  %q0 = loom.add %r0, %e : tensor<8xf32>
+  %u0 = loom.div %n0, %q0 : tensor<8xf32>
+  %v0 = loom.mul %u0, %lr : tensor<8xf32>
+  %o0 = loom.sub %p0, %v0 : tensor<8xf32>
+  %a1 = loom.mul %m1, %b : tensor<8xf32> loc("optim.cpp":5:1)
+  %d1 = loom.mul %g1, %c : tensor<8xf32>
+  %n1 = loom.add %a1, %d1 : tensor<8xf32>
+  %s1 = loom.mul %n1, %n1 : tensor<8xf32>
+  %r1 = loom.sqrt %s1 : tensor<8xf32>
+  %q1 = loom.add %r1, %e : tensor<8xf32>
+  %u1 = loom.div %n1, %q1 : tensor<8xf32>
+  %v1 = loom.mul %u1, %lr : tensor<8xf32>
+  %o1 = loom.sub %p1, %v1 : tensor<8xf32>
+  return %o0, %n0, %o1, %n1 : tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>
+}
+
+// -----
+
+// Copies that look alike but read an operand from different places (the second reads its own
+// value where the first reads one from before it) are not the same computation: left alone.
+// CHECK-LABEL: func.func @different
+// CHECK-NOT:     call
+func.func @different(%x: tensor<4x4xf32>, %w: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  %a0 = loom.dot_general %x, %w, batching_dims = [] x [], contracting_dims = [1] x [0] : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+  %b0 = loom.tanh %a0 : tensor<4x4xf32>
+  %c0 = loom.add %b0, %x : tensor<4x4xf32>
+  %d0 = loom.exp %c0 : tensor<4x4xf32>
+  %e0 = loom.mul %d0, %w : tensor<4x4xf32>
+  %f0 = loom.sub %e0, %x : tensor<4x4xf32>
+  %g0 = loom.neg %f0 : tensor<4x4xf32>
+  %h0 = loom.abs %g0 : tensor<4x4xf32>
+  %a1 = loom.dot_general %h0, %w, batching_dims = [] x [], contracting_dims = [1] x [0] : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+  %b1 = loom.tanh %a1 : tensor<4x4xf32>
+  %c1 = loom.add %b1, %b1 : tensor<4x4xf32>
+  %d1 = loom.exp %c1 : tensor<4x4xf32>
+  %e1 = loom.mul %d1, %w : tensor<4x4xf32>
+  %f1 = loom.sub %e1, %x : tensor<4x4xf32>
+  %g1 = loom.neg %f1 : tensor<4x4xf32>
+  %h1 = loom.abs %g1 : tensor<4x4xf32>
+  return %h1 : tensor<4x4xf32>
+}
