@@ -1,7 +1,7 @@
 // How long a GPT train step takes to compile: cold (an empty compile cache) and from the cache,
 // for the small and medium configs on 1 device, small under FSDP on 4 devices, and a GPT of
 // 2, 4, 8 and 12 layers, with each layer's code one function (loom-outline-repeated-blocks,
-// the default) next to the same compile lowering each layer apart (LOOM_OUTLINE_BLOCKS=0),
+// LOOM_OUTLINE_BLOCKS=1) next to the same compile lowering each layer apart (the default),
 // in the same run; and cold but with the kernels of the same model at another depth in the
 // cache (each kernel is cached apart: a new depth, or a change to part of a model, recompiles
 // only new kernels). The last line is how much longer 12 layers take than 2.
@@ -103,7 +103,7 @@ int main(int argc, char **argv) {
     }
   }
   setenv("LOOM_CPU_DEVICES", "4", /*overwrite=*/0); // before the default client exists
-  std::printf("| GPT train step | cold | cold, kernels of another depth cached | from the "
+  std::printf("| GPT train step (layers as functions, LOOM_OUTLINE_BLOCKS=1) | cold | cold, kernels of another depth cached | from the "
               "cache | cold, each layer lowered apart (LOOM_OUTLINE_BLOCKS=0) | speed-up |\n"
               "|---|---|---|---|---|---|\n");
   nn::GptConfig small{.vocab = 1024, .embed = 256, .layers = 4, .heads = 4, .seq = 128,

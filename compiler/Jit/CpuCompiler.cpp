@@ -72,8 +72,8 @@ bool outlineKernels(const CpuCompileOptions &options) {
 /// Blocks are outlined only with kernels (without, the step is to stay one function).
 bool outlineBlocks(const CpuCompileOptions &options) {
   const char *env = std::getenv("LOOM_OUTLINE_BLOCKS");
-  return outlineKernels(options) && options.outlineBlocks &&
-         !(env && std::string_view(env) == "0");
+  bool wanted = env ? std::string_view(env) != "0" : options.outlineBlocks;
+  return outlineKernels(options) && wanted;
 }
 
 bool profileKernels(const CpuCompileOptions &options) {

@@ -14,6 +14,7 @@
 #include "llvm/Support/Path.h"
 
 #include <algorithm>
+#include <functional>
 #include <tuple>
 #include <variant>
 
@@ -138,6 +139,15 @@ std::vector<Candidate> findRepeats(ArrayRef<llvm::hash_code> hashes) {
   return found;
 }
 
+/// Where a block's operand comes from outside its copies (see `resolve`).
+struct OutsideValue {
+  Value constant;                   ///< a constant chain, cloned in
+  Operation *cheap = nullptr;       ///< copy 0's broadcast or reshape, cloned in...
+  SmallVector<unsigned> operands;   ///< ...on these outside values
+  std::optional<unsigned> argument; ///< else the function's argument
+  Type type;
+};
+
 /// "block:Gpt.cpp:88" from the first file location in `loc`.
 std::string blockName(Location loc) {
   std::string name = "block";
@@ -223,11 +233,49 @@ struct OutlineRepeatedBlocksPass
     if (!anchored && chained)
       return false;
 
-    // Each outside operand: a constant chain shared by all copies (cloned into the function),
-    // or an argument, one per distinct tuple of values (a value per copy).
-    llvm::MapVector<SmallVector<Value>, unsigned> arguments;
-    SmallVector<std::pair<size_t, unsigned>> placeOf; // where each argument is first read
-    SmallVector<SmallVector<std::variant<std::monostate, Value, unsigned>>> outsideOf(c.period);
+    // Each outside operand, as a tuple of values (one per copy): a constant chain shared by
+    // all copies (cloned into the function); a broadcast or reshape of the same shape in
+    // every copy (cloned in, its operands resolved in turn: passing the small operand, not
+    // the broadcast written out); or an argument, one per distinct tuple.
+    SmallVector<OutsideValue> outside;
+    llvm::DenseMap<SmallVector<Value>, unsigned> outsideOfTuple;
+    SmallVector<SmallVector<unsigned>> argumentPaths; // where each copy's argument is read
+    std::function<unsigned(SmallVector<Value>, SmallVector<unsigned>)> resolve =
+        [&](SmallVector<Value> values, SmallVector<unsigned> path) -> unsigned {
+      if (auto known = outsideOfTuple.find(values); known != outsideOfTuple.end())
+        return known->second;
+      OutsideValue node;
+      Operation *def = values.front().getDefiningOp();
+      auto outsideRegion = [&](Value v) {
+        auto found = index.find(v.getDefiningOp());
+        return found == index.end() || found->second < c.start || found->second >= end;
+      };
+      bool cheap = def && isa<mlir::loom::BroadcastInDimOp, mlir::loom::ReshapeOp>(def) &&
+                   llvm::all_of(values, [&](Value v) {
+                     return v.getDefiningOp() && outsideRegion(v) &&
+                            sameShape(def, v.getDefiningOp());
+                   });
+      if (llvm::all_equal(values) && def && constants.contains(def)) {
+        node.constant = values.front();
+      } else if (cheap) {
+        node.cheap = def;
+        for (unsigned k = 0; k < def->getNumOperands(); ++k) {
+          SmallVector<Value> operands;
+          for (Value v : values)
+            operands.push_back(v.getDefiningOp()->getOperand(k));
+          SmallVector<unsigned> deeper = path;
+          deeper.push_back(k);
+          node.operands.push_back(resolve(operands, deeper));
+        }
+      } else {
+        node.argument = argumentPaths.size();
+        argumentPaths.push_back(path);
+        node.type = values.front().getType();
+      }
+      outside.push_back(node);
+      return outsideOfTuple[values] = outside.size() - 1;
+    };
+    SmallVector<SmallVector<std::optional<unsigned>>> outsideOf(c.period);
     for (size_t j = 0; j < c.period; ++j) {
       Operation *first = copyOp(0, j);
       outsideOf[j].resize(first->getNumOperands());
@@ -243,17 +291,8 @@ struct OutlineRepeatedBlocksPass
             return false;
           values.push_back(v);
         }
-        if (where)
-          continue;
-        Operation *def = values.front().getDefiningOp();
-        if (llvm::all_equal(values) && def && constants.contains(def))
-          outsideOf[j][t] = values.front();
-        else {
-          auto [found, fresh] = arguments.insert({values, arguments.size()});
-          if (fresh)
-            placeOf.push_back({j, t});
-          outsideOf[j][t] = found->second;
-        }
+        if (!where)
+          outsideOf[j][t] = resolve(values, {static_cast<unsigned>(j), t});
       }
     }
     // The results: values of a copy used after it.
@@ -271,6 +310,19 @@ struct OutlineRepeatedBlocksPass
               }))
             escaping.push_back({j, r});
         }
+
+    // A result written in place into a donated argument (an update of parameters or optimizer
+    // state) would, computed in a function, be copied there.
+    llvm::SmallDenseSet<unsigned> donatedResults;
+    for (unsigned i = 0; i < fn.getNumArguments(); ++i)
+      if (auto output = fn.getArgAttrOfType<IntegerAttr>(i, "loom.aliased_output"))
+        donatedResults.insert(output.getInt());
+    for (auto [j, r] : escaping)
+      for (size_t copy = 0; copy < c.copies; ++copy)
+        for (OpOperand &use : copyOp(copy, j)->getResult(r).getUses())
+          if (isa<func::ReturnOp>(use.getOwner()) &&
+              donatedResults.contains(use.getOperandNumber()))
+            return false;
 
     // Broadcasts, reshapes and constants read after the copy are recomputed there from what
     // they read (returning the broadcast would write it out in full; fusion recomputes it).
@@ -295,11 +347,13 @@ struct OutlineRepeatedBlocksPass
     if (c.period < 1 + recomputed.size() + kMinSavedPerCopy)
       return false;
 
-    // The function: copy 0's ops, outside constants cloned in, the rest arguments.
+    // The function: copy 0's ops, outside constants and cheap ops cloned in, the rest
+    // arguments.
     OpBuilder b(fn);
-    SmallVector<Type> argumentTypes, resultTypes;
-    for (auto &[values, _] : arguments)
-      argumentTypes.push_back(values.front().getType());
+    SmallVector<Type> argumentTypes(argumentPaths.size()), resultTypes;
+    for (const OutsideValue &node : outside)
+      if (node.argument)
+        argumentTypes[*node.argument] = node.type;
     for (auto [j, r] : escaping)
       resultTypes.push_back(copyOp(0, j)->getResult(r).getType());
     Location loc = copyOp(0, 0)->getLoc();
@@ -311,17 +365,34 @@ struct OutlineRepeatedBlocksPass
     Block *body = callee.addEntryBlock();
     OpBuilder inner = OpBuilder::atBlockBegin(body);
     IRMapping mapping, constantMapping;
+    DenseMap<unsigned, Value> made; // outside node -> its value in the function
+    std::function<Value(unsigned, OpBuilder &)> materialize = [&](unsigned n,
+                                                                   OpBuilder &at) -> Value {
+      if (Value known = made.lookup(n))
+        return known;
+      const OutsideValue &node = outside[n];
+      Value value;
+      if (node.argument) {
+        value = body->getArgument(*node.argument);
+      } else if (node.constant) {
+        value = cloneChain(at, node.constant, constantMapping);
+      } else {
+        SmallVector<Value> operands;
+        for (unsigned child : node.operands)
+          operands.push_back(materialize(child, at));
+        Operation *clone = at.clone(*node.cheap);
+        clone->setOperands(operands);
+        value = clone->getResult(0);
+      }
+      return made[n] = value;
+    };
     for (size_t j = 0; j < c.period; ++j) {
       Operation *op = copyOp(0, j);
       Operation *clone = inner.clone(*op, mapping); // inside operands mapped, outside kept
-      for (unsigned t = 0; t < op->getNumOperands(); ++t) {
-        if (auto *constant = std::get_if<Value>(&outsideOf[j][t])) {
-          OpBuilder before(clone);
-          clone->setOperand(t, cloneChain(before, *constant, constantMapping));
-        } else if (auto *argument = std::get_if<unsigned>(&outsideOf[j][t])) {
-          clone->setOperand(t, body->getArgument(*argument));
-        }
-      }
+      OpBuilder before(clone);
+      for (unsigned t = 0; t < op->getNumOperands(); ++t)
+        if (outsideOf[j][t])
+          clone->setOperand(t, materialize(*outsideOf[j][t], before));
       mapping.map(op->getResults(), clone->getResults());
     }
     SmallVector<Value> returned;
@@ -329,12 +400,17 @@ struct OutlineRepeatedBlocksPass
       returned.push_back(mapping.lookup(copyOp(0, j)->getResult(r)));
     func::ReturnOp::create(inner, loc, returned);
 
-    // Each copy becomes a call. Its operands are read from its ops now: one may be a result
-    // of the previous copy, replaced by its call's.
+    // Each copy becomes a call. Its operands are read from its ops now, along each argument's
+    // path (through the cheap ops cloned in): one may be a result of the previous copy,
+    // replaced by its call's.
     for (size_t copy = 0; copy < c.copies; ++copy) {
       SmallVector<Value> operands;
-      for (auto [j, t] : placeOf)
-        operands.push_back(copyOp(copy, j)->getOperand(t));
+      for (const SmallVector<unsigned> &path : argumentPaths) {
+        Value v = copyOp(copy, path[0])->getOperand(path[1]);
+        for (unsigned k : ArrayRef(path).drop_front(2))
+          v = v.getDefiningOp()->getOperand(k);
+        operands.push_back(v);
+      }
       OpBuilder at(copyOp(copy, 0));
       auto call = func::CallOp::create(at, copyOp(copy, 0)->getLoc(), callee, operands);
       IRMapping after;

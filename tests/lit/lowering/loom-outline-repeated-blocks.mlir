@@ -97,7 +97,7 @@ func.func @rounds(%a: tensor<16xi32>, %k: tensor<16xi32>) -> tensor<16xi32> {
 
 // -----
 
-// Independent elementwise copies (an optimizer's update of each layer's parameter) are
+// Independent elementwise copies (a gradient clipping's scaling of each layer's gradient) are
 // outlined: no chain runs between them.
 // CHECK-LABEL: func.func private @"block:optim.cpp:5"
 // CHECK-SAME:    (%{{.*}}: tensor<8xf32>, %{{.*}}: tensor<8xf32>, %{{.*}}: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>)
@@ -105,6 +105,44 @@ func.func @rounds(%a: tensor<16xi32>, %k: tensor<16xi32>) -> tensor<16xi32> {
 // CHECK-COUNT-2: call @"block:optim.cpp:5"
 func.func @update(%p0: tensor<8xf32>, %m0: tensor<8xf32>, %g0: tensor<8xf32>,
                   %p1: tensor<8xf32>, %m1: tensor<8xf32>, %g1: tensor<8xf32>)
+    -> (tensor<8xf32>, tensor<8xf32>) {
+  %b = loom.constant dense<0.9> : tensor<8xf32>
+  %c = loom.constant dense<0.1> : tensor<8xf32>
+  %lr = loom.constant dense<0.01> : tensor<8xf32>
+  %e = loom.constant dense<1.0e-8> : tensor<8xf32>
+  %a0 = loom.mul %m0, %b : tensor<8xf32> loc("optim.cpp":5:1)
+  %d0 = loom.mul %g0, %c : tensor<8xf32>
+  %n0 = loom.add %a0, %d0 : tensor<8xf32>
+  %s0 = loom.mul %n0, %n0 : tensor<8xf32>
+  %r0 = loom.sqrt %s0 : tensor<8xf32>
+  %q0 = loom.add %r0, %e : tensor<8xf32>
+  %u0 = loom.div %n0, %q0 : tensor<8xf32>
+  %v0 = loom.mul %u0, %lr : tensor<8xf32>
+  %o0 = loom.sub %p0, %v0 : tensor<8xf32>
+  %a1 = loom.mul %m1, %b : tensor<8xf32> loc("optim.cpp":5:1)
+  %d1 = loom.mul %g1, %c : tensor<8xf32>
+  %n1 = loom.add %a1, %d1 : tensor<8xf32>
+  %s1 = loom.mul %n1, %n1 : tensor<8xf32>
+  %r1 = loom.sqrt %s1 : tensor<8xf32>
+  %q1 = loom.add %r1, %e : tensor<8xf32>
+  %u1 = loom.div %n1, %q1 : tensor<8xf32>
+  %v1 = loom.mul %u1, %lr : tensor<8xf32>
+  %o1 = loom.sub %p1, %v1 : tensor<8xf32>
+  %to = loom.add %o0, %o1 : tensor<8xf32>
+  %tn = loom.add %n0, %n1 : tensor<8xf32>
+  return %to, %tn : tensor<8xf32>, tensor<8xf32>
+}
+
+// -----
+
+// Copies whose results the function returns into donated arguments (an optimizer's update of
+// each layer's parameters, written in place) stay where they are: computed in a function, each
+// result would be copied into its argument.
+// CHECK-LABEL: func.func @returned
+// CHECK-NOT:     call
+func.func @returned(%p0: tensor<8xf32> {loom.aliased_output = 0 : i64}, %m0: tensor<8xf32>,
+                    %g0: tensor<8xf32>, %p1: tensor<8xf32> {loom.aliased_output = 2 : i64},
+                    %m1: tensor<8xf32>, %g1: tensor<8xf32>)
     -> (tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>) {
   %b = loom.constant dense<0.9> : tensor<8xf32>
   %c = loom.constant dense<0.1> : tensor<8xf32>

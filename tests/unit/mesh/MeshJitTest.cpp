@@ -192,13 +192,14 @@ TEST(MeshJit, GptTrainStepUnderEveryStrategyMatchesOneDevice) {
   expectGptClose(trainGpt(nn::GptStrategy::FSDP_TP, {2, 2}), one, "FSDP x TP on 2x2");
 }
 
-/// Each layer's forward, backward and update as one function called once per layer
-/// (loom-outline-repeated-blocks, the default) computes what lowering every layer apart does,
-/// under FSDP, whose layer functions hold the gathers of its parameters.
+/// Each layer's forward and backward as one function called once per layer
+/// (loom-outline-repeated-blocks, LOOM_OUTLINE_BLOCKS=1) computes what lowering every layer
+/// apart (the default) does, under FSDP, whose layer functions hold the gathers of its
+/// parameters.
 TEST(MeshJit, GptWithEachLayerOneFunctionMatchesEachLayerLoweredApart) {
-  std::vector<float> blocks = trainGpt(nn::GptStrategy::FSDP, {4});
-  setenv("LOOM_OUTLINE_BLOCKS", "0", 1);
   std::vector<float> apart = trainGpt(nn::GptStrategy::FSDP, {4});
+  setenv("LOOM_OUTLINE_BLOCKS", "1", 1);
+  std::vector<float> blocks = trainGpt(nn::GptStrategy::FSDP, {4});
   unsetenv("LOOM_OUTLINE_BLOCKS");
   expectGptClose(blocks, apart, "layers as functions vs each layer lowered apart");
 }
