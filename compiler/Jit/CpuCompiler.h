@@ -26,7 +26,7 @@ struct CpuCompileOptions {
   /// LOOM_OUTLINE_KERNELS=0 turns it off everywhere (to compare).
   bool outlineKernels = true;
   /// Each layer's repeated code one function (loom-outline-repeated-blocks); only with
-  /// outlineKernels. Off by default: it compiles deep models faster but their steps ran 3-4%
+  /// outlineKernels. Off by default: it compiles deep models faster but their steps ran 2-4%
   /// slower (loom-gpt-benchmark). LOOM_OUTLINE_BLOCKS=1 turns it on everywhere, =0 off.
   bool outlineBlocks = false;
   /// Calls the timeline profiler around each kernel (also whenever the profiler is recording,

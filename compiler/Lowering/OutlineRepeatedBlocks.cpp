@@ -98,6 +98,28 @@ bool sameShape(Operation *a, Operation *b) {
          b->getNumRegions() == 0;
 }
 
+/// Ops recomputed on whichever side of a block boundary reads them rather than passed across
+/// it: views and broadcasts (passing the small operand instead), and a negation (which then
+/// fuses into its reader, as a layer's residual update does into the next layer).
+bool isCheap(Operation *op) {
+  return isa<mlir::loom::BroadcastInDimOp, mlir::loom::ReshapeOp, mlir::loom::NegOp>(op);
+}
+
+/// Whether `a` and `b` are computed by constant chains of the same ops (so are equal; CSE
+/// has not run yet, and each layer may compute its own causal mask).
+bool sameChain(Value a, Value b, const llvm::DenseSet<Operation *> &constants) {
+  if (a == b)
+    return true;
+  Operation *x = a.getDefiningOp(), *y = b.getDefiningOp();
+  if (!x || !y || !constants.contains(x) || !constants.contains(y) || !sameShape(x, y) ||
+      cast<OpResult>(a).getResultNumber() != cast<OpResult>(b).getResultNumber())
+    return false;
+  for (auto [p, q] : llvm::zip(x->getOperands(), y->getOperands()))
+    if (!sameChain(p, q, constants))
+      return false;
+  return true;
+}
+
 /// The best repeats of `hashes`, most ops saved first: for each period, each maximal run in
 /// which an op equals the op one period later. Periods tried are the distances from ops to
 /// the last few equal ops before them (in a run of period P, an op that occurs at most that
@@ -142,7 +164,7 @@ std::vector<Candidate> findRepeats(ArrayRef<llvm::hash_code> hashes) {
 /// Where a block's operand comes from outside its copies (see `resolve`).
 struct OutsideValue {
   Value constant;                   ///< a constant chain, cloned in
-  Operation *cheap = nullptr;       ///< copy 0's broadcast or reshape, cloned in...
+  Operation *cheap = nullptr;       ///< copy 0's cheap op (see isCheap), cloned in...
   SmallVector<unsigned> operands;   ///< ...on these outside values
   std::optional<unsigned> argument; ///< else the function's argument
   Type type;
@@ -234,7 +256,7 @@ struct OutlineRepeatedBlocksPass
       return false;
 
     // Each outside operand, as a tuple of values (one per copy): a constant chain shared by
-    // all copies (cloned into the function); a broadcast or reshape of the same shape in
+    // all copies (cloned into the function); a cheap op (see isCheap) of the same shape in
     // every copy (cloned in, its operands resolved in turn: passing the small operand, not
     // the broadcast written out); or an argument, one per distinct tuple.
     SmallVector<OutsideValue> outside;
@@ -250,12 +272,14 @@ struct OutlineRepeatedBlocksPass
         auto found = index.find(v.getDefiningOp());
         return found == index.end() || found->second < c.start || found->second >= end;
       };
-      bool cheap = def && isa<mlir::loom::BroadcastInDimOp, mlir::loom::ReshapeOp>(def) &&
+      bool cheap = def && isCheap(def) &&
                    llvm::all_of(values, [&](Value v) {
                      return v.getDefiningOp() && outsideRegion(v) &&
                             sameShape(def, v.getDefiningOp());
                    });
-      if (llvm::all_equal(values) && def && constants.contains(def)) {
+      if (def && constants.contains(def) && llvm::all_of(values, [&](Value v) {
+            return sameChain(values.front(), v, constants);
+          })) {
         node.constant = values.front();
       } else if (cheap) {
         node.cheap = def;
@@ -324,13 +348,12 @@ struct OutlineRepeatedBlocksPass
               donatedResults.contains(use.getOperandNumber()))
             return false;
 
-    // Broadcasts, reshapes and constants read after the copy are recomputed there from what
-    // they read (returning the broadcast would write it out in full; fusion recomputes it).
+    // Cheap ops (see isCheap) and constants read after the copy are recomputed there from what
+    // they read (returning a broadcast would write it out in full; fusion recomputes it).
     SmallVector<size_t> recomputed;
     for (size_t k = 0; k < escaping.size();) {
       Operation *op = copyOp(0, escaping[k].first);
-      if (!isa<mlir::loom::BroadcastInDimOp, mlir::loom::ReshapeOp>(op) &&
-          !op->hasTrait<OpTrait::ConstantLike>()) {
+      if (!isCheap(op) && !op->hasTrait<OpTrait::ConstantLike>()) {
         ++k;
         continue;
       }

@@ -2,9 +2,9 @@
 
 // Three layers in a row become three calls of one function. What a layer reads from before it
 // (the residual stream, its weights) are arguments; what later code reads is returned. The
-// mask, computed from constants alone in the first layer (CSE has merged the others'), is
-// moved to the top and cloned into the block; the broadcast that later code reads is
-// recomputed after each call from the returned row sums.
+// mask, computed from constants alone (by the first two layers; the third reuses the first's,
+// as after CSE), is moved to the top and cloned into the block; the broadcast that later code
+// reads is recomputed after each call from the returned row sums.
 // CHECK-LABEL: func.func private @"block:layer.cpp:10"
 // CHECK-SAME:    (%[[X:.*]]: tensor<4x8xf32>, %[[W:.*]]: tensor<8x8xf32>)
 // CHECK-SAME:    -> (tensor<4x8xf32>, tensor<4xf32>)
@@ -44,7 +44,11 @@ func.func @main(%x0: tensor<4x8xf32>, %w0: tensor<8x8xf32>, %w1: tensor<8x8xf32>
   %x1 = loom.add %x0, %n0 : tensor<4x8xf32>
 
   %h1 = loom.dot_general %x1, %w1, batching_dims = [] x [], contracting_dims = [1] x [0] : (tensor<4x8xf32>, tensor<8x8xf32>) -> tensor<4x8xf32> loc("layer.cpp":10:1)
-  %k1 = loom.select %m0, %h1, %z0 : tensor<4x8xi1>, tensor<4x8xf32>
+  %r1 = loom.iota dim = 0 : tensor<4x8xi32>
+  %c1 = loom.iota dim = 1 : tensor<4x8xi32>
+  %m1 = loom.compare ge, %r1, %c1 : tensor<4x8xi32> -> tensor<4x8xi1>
+  %z1 = loom.constant dense<0.0> : tensor<4x8xf32>
+  %k1 = loom.select %m1, %h1, %z1 : tensor<4x8xi1>, tensor<4x8xf32>
   %t1 = loom.tanh %k1 : tensor<4x8xf32>
   %s1 = loom.reduce sum %t1, dims = [1] : tensor<4x8xf32> -> tensor<4xf32>
   %b1 = loom.broadcast_in_dim %s1, dims = [0] : tensor<4xf32> -> tensor<4x8xf32>
