@@ -3,20 +3,17 @@
 // private function, so every later pass and LLVM work on one layer.
 #include "compiler/IR/LoomOps.h"
 #include "compiler/Lowering/Passes.h"
+#include "compiler/Lowering/RepeatSearch.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/IRMapping.h"
-#include "mlir/IR/OperationSupport.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/DenseSet.h"
-#include "llvm/ADT/MapVector.h"
 #include "llvm/Support/Path.h"
 
 #include <algorithm>
 #include <functional>
-#include <tuple>
-#include <variant>
 
 namespace mlir::loom {
 #define GEN_PASS_DEF_OUTLINEREPEATEDBLOCKS
@@ -24,6 +21,10 @@ namespace mlir::loom {
 } // namespace mlir::loom
 
 using namespace mlir;
+using mlir::loom::findRepeats;
+using mlir::loom::Repeat;
+using mlir::loom::sameShape;
+using mlir::loom::shapeHash;
 
 namespace {
 
@@ -32,14 +33,8 @@ constexpr size_t kMinPeriod = 8;
 /// Each copy replaced must leave at least this many ops fewer (each repeat is outlined
 /// however few its copies: the same blocks, so the same kernels, at every depth).
 constexpr size_t kMinSavedPerCopy = 4;
-/// Candidates tried per search before giving up on a function.
+/// Repeats tried per search before giving up on a function.
 constexpr size_t kCandidatesPerSearch = 8;
-
-/// `copies` consecutive runs of `period` ops from `start` with the same op sequence.
-struct Candidate {
-  size_t start, period, copies;
-  size_t saved() const { return period * (copies - 1); }
-};
 
 /// Pure ops computed from constants alone (the causal mask's iota/compare): moved to the top
 /// of the block so they do not interrupt the repeats, and cloned into a block that uses them
@@ -65,39 +60,6 @@ llvm::DenseSet<Operation *> hoistConstantChains(Block &block) {
   return chain;
 }
 
-/// The attributes that make an op what it is: all but the partitioner's `reason` for a
-/// collective, which names the op it serves and may differ from layer to layer.
-DictionaryAttr meaningfulAttrs(Operation &op) {
-  DictionaryAttr all = op.getAttrDictionary(); // inherent ones (properties) included
-  if (!all.get("reason"))
-    return all;
-  NamedAttrList kept(all);
-  kept.erase("reason");
-  return kept.getDictionary(op.getContext());
-}
-
-/// The op's structure: name, attributes, operand and result types (not which values).
-llvm::hash_code shapeHash(Operation &op, const llvm::DenseSet<Operation *> &constants) {
-  // Never part of a repeat: calls of blocks (a block of blocks saves nothing) and the
-  // constant chains at the top (cloned into each block that reads them).
-  if (op.getNumRegions() || op.hasTrait<OpTrait::IsTerminator>() || isa<func::CallOp>(op) ||
-      constants.contains(&op))
-    return llvm::hash_value(&op);
-  llvm::hash_code hash = llvm::hash_combine(op.getName(), meaningfulAttrs(op));
-  for (Type type : op.getOperandTypes())
-    hash = llvm::hash_combine(hash, type);
-  for (Type type : op.getResultTypes())
-    hash = llvm::hash_combine(hash, type);
-  return hash;
-}
-
-bool sameShape(Operation *a, Operation *b) {
-  return a->getName() == b->getName() && meaningfulAttrs(*a) == meaningfulAttrs(*b) &&
-         a->getOperandTypes() == b->getOperandTypes() &&
-         a->getResultTypes() == b->getResultTypes() && a->getNumRegions() == 0 &&
-         b->getNumRegions() == 0;
-}
-
 /// Ops recomputed on whichever side of a block boundary reads them rather than passed across
 /// it: views and broadcasts (passing the small operand instead), and a negation (which then
 /// fuses into its reader, as a layer's residual update does into the next layer).
@@ -118,47 +80,6 @@ bool sameChain(Value a, Value b, const llvm::DenseSet<Operation *> &constants) {
     if (!sameChain(p, q, constants))
       return false;
   return true;
-}
-
-/// The best repeats of `hashes`, most ops saved first: for each period, each maximal run in
-/// which an op equals the op one period later. Periods tried are the distances from ops to
-/// the last few equal ops before them (in a run of period P, an op that occurs at most that
-/// many times per copy recurs P later), so a search costs the ops times the distinct
-/// distances, not the ops squared.
-std::vector<Candidate> findRepeats(ArrayRef<llvm::hash_code> hashes) {
-  constexpr size_t kRecent = 4;
-  size_t n = hashes.size();
-  llvm::DenseMap<size_t, SmallVector<size_t, kRecent>> recentAt; // hash -> last positions
-  llvm::DenseSet<size_t> periods;
-  for (size_t i = 0; i < n; ++i) {
-    SmallVector<size_t, kRecent> &recent = recentAt[static_cast<size_t>(hashes[i])];
-    for (size_t before : recent)
-      if (i - before >= kMinPeriod && i - before <= n / 2)
-        periods.insert(i - before);
-    if (recent.size() == kRecent)
-      recent.erase(recent.begin());
-    recent.push_back(i);
-  }
-  std::vector<Candidate> found;
-  for (size_t period : periods) {
-    size_t run = 0;
-    for (size_t i = 0; i + period <= n; ++i) {
-      if (i + period < n && hashes[i] == hashes[i + period]) {
-        ++run;
-        continue;
-      }
-      if ((run + period) / period >= 2)
-        found.push_back({i - run, period, (run + period) / period});
-      run = 0;
-    }
-  }
-  // Most saved first; then the shorter period, then the earlier start (a stable order).
-  llvm::sort(found, [](const Candidate &a, const Candidate &b) {
-    return std::tuple(b.saved(), a.period, a.start) < std::tuple(a.saved(), b.period, b.start);
-  });
-  if (found.size() > kCandidatesPerSearch)
-    found.resize(kCandidatesPerSearch);
-  return found;
 }
 
 /// Where a block's operand comes from outside its copies (see `resolve`).
@@ -209,14 +130,14 @@ struct OutlineRepeatedBlocksPass
       ops.push_back(&op);
       hashes.push_back(shapeHash(op, constants));
     }
-    for (const Candidate &c : findRepeats(hashes))
+    for (const Repeat &c : findRepeats(hashes, kMinPeriod, kCandidatesPerSearch))
       if (outline(ops, c, constants, symbols, fn))
         return true;
     return false;
   }
 
-  /// Outlines candidate `c` if its copies also agree on where each operand comes from.
-  bool outline(ArrayRef<Operation *> ops, const Candidate &c,
+  /// Outlines repeat `c` if its copies also agree on where each operand comes from.
+  bool outline(ArrayRef<Operation *> ops, const Repeat &c,
                const llvm::DenseSet<Operation *> &constants, SymbolTable &symbols,
                func::FuncOp fn) {
     llvm::DenseMap<Operation *, size_t> index;

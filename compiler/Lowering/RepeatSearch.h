@@ -1,0 +1,35 @@
+// Finding code that repeats back to back in a block of straight-line ops (each layer of a
+// model): used by loom-outline-repeated-blocks.
+#ifndef LOOM_COMPILER_LOWERING_REPEATSEARCH_H
+#define LOOM_COMPILER_LOWERING_REPEATSEARCH_H
+
+#include "mlir/IR/Operation.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/Hashing.h"
+
+#include <vector>
+
+namespace mlir::loom {
+
+/// `copies` consecutive runs of `period` ops from `start` with the same op sequence.
+struct Repeat {
+  size_t start, period, copies;
+  size_t saved() const { return period * (copies - 1); }
+};
+
+/// The op's structure: name, attributes (but a collective's `reason`), operand and result
+/// types, not which values. Ops in `unique` (and calls, terminators, ops with regions) hash
+/// to themselves: never part of a repeat.
+llvm::hash_code shapeHash(Operation &op, const llvm::DenseSet<Operation *> &unique);
+
+/// Whether `a` and `b` have the same structure (as shapeHash sees it).
+bool sameShape(Operation *a, Operation *b);
+
+/// The best repeats in a block whose ops hash to `hashes`, most ops saved first (at most
+/// `limit`; periods of at least `minPeriod` ops).
+std::vector<Repeat> findRepeats(llvm::ArrayRef<llvm::hash_code> hashes, size_t minPeriod,
+                                size_t limit);
+
+} // namespace mlir::loom
+
+#endif
