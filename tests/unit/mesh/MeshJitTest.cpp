@@ -240,8 +240,13 @@ TEST(MeshJit, DonatedShardedArrayIsUpdatedInPlaceOnEveryDevice) {
 /// allocates on every device (the runtime adds a header and alignment padding per buffer).
 TEST(MeshJit, MemoryReportMatchesMeasuredAllocation) {
   nn::GptConfig config{.vocab = 64, .embed = 32, .layers = 2, .heads = 4, .seq = 16, .batch = 8};
-  for (bool sharded : {false, true}) {
-    SCOPED_TRACE(sharded ? "FSDP over 4" : "one device");
+  // Also with each layer a function (LOOM_OUTLINE_BLOCKS=1): the plan then adds what a
+  // layer's function holds while it runs.
+  for (auto [sharded, blocks] : {std::pair{false, false}, {true, false}, {false, true},
+                                 {true, true}}) {
+    SCOPED_TRACE(std::string(sharded ? "FSDP over 4" : "one device") +
+                 (blocks ? ", layers as functions" : ""));
+    setenv("LOOM_OUTLINE_BLOCKS", blocks ? "1" : "0", 1);
     const int devices = sharded ? 4 : 1;
     std::optional<nn::GptShardings> fsdp;
     if (sharded)
@@ -280,6 +285,7 @@ TEST(MeshJit, MemoryReportMatchesMeasuredAllocation) {
       EXPECT_LE(measured, memory.temporaryBytes + slack) << "device " << d;
     }
   }
+  unsetenv("LOOM_OUTLINE_BLOCKS");
 }
 
 } // namespace
