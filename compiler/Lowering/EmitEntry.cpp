@@ -107,9 +107,11 @@ TemporaryPlan planBlock(Block &block, SymbolTable &symbols, CalleePlans &callees
       auto callee = symbols.lookup<func::FuncOp>(call.getCallee());
       if (!callee || callee.isExternal())
         continue;
-      auto [found, fresh] = callees.try_emplace(callee, TemporaryPlan{});
-      if (fresh)
-        found->second = planBlock(callee.getBody().front(), symbols, callees);
+      if (!callees.count(callee)) {
+        // (Planned before it is stored: planning it may add to the map.)
+        TemporaryPlan planned = planBlock(callee.getBody().front(), symbols, callees);
+        callees[callee] = planned;
+      }
       TemporaryPlan inner = callees.lookup(callee);
       peak(liveBytes + inner.peakBytes, liveBuffers + inner.peakBuffers);
     } else {
