@@ -394,18 +394,21 @@ def DispatchParallelKernels : Pass<"loom-dispatch-parallel-kernels", "mlir::Modu
 def OutlineRepeatedBlocks : Pass<"loom-outline-repeated-blocks", "mlir::ModuleOp"> {
   let summary = "Turns repeated straight-line code (each layer of a model) into calls of one function.";
   let description = [{
-    Runs on Loom ops, after partitioning and before lowering. An L-layer model traces its
-    layers one after the other, and autodiff and the optimizer repeat them too; every later
-    pass would then work on L copies. This pass finds, in each public function, the longest
-    run of ops that repeats back to back (same ops, attributes and types; at least 8 ops and
-    48 ops saved), checks that each copy takes the same operands from the same places (values
-    of the copy itself, or from before it), and replaces the copies by calls of one private
-    function marked `loom.block`. Its arguments are what the copies read from before them; its
-    results what later code reads. Pure chains computed from constants alone (a causal mask's
-    iota and compare) are moved to the top first and cloned into the function, so that fusion
-    still sees them. It repeats until no repeat is left: the forward, the backward and the
-    update each become one function called L times. Later passes, LLVM's included, then
-    compile one layer, whatever the depth.
+    Runs on Loom ops, after partitioning and before lowering (in the CPU pipeline when
+    LOOM_OUTLINE_BLOCKS=1). An L-layer model traces its layers one after the other, and
+    autodiff repeats them too; every later pass would then work on L copies. This pass finds,
+    in each public function, the run of ops that repeats back to back saving the most ops
+    (same ops, attributes and types; at least 8 ops a copy), checks that each copy takes the
+    same operands from the same places (values of the copy itself, or from before it), and
+    replaces the copies by calls of one private function marked `loom.block`. Its arguments
+    are what the copies read from before them; its results what later code reads. Pure chains
+    computed from constants alone (a causal mask's iota and compare) are moved to the top
+    first and cloned into the function, so that fusion still sees them; broadcasts, reshapes
+    and negations are recomputed on the side that reads them. Left alone: elementwise-only
+    repeats whose copies feed each other (fusion would lose the chain), repeats whose results
+    are written into donated arguments (they would be copied there), and repeats that save
+    fewer than 4 ops a copy. It repeats until no repeat is left: a GPT's forward and backward
+    each become one function called L times.
 
     Input (period 2 here; the pass wants longer ones):
     ```mlir
