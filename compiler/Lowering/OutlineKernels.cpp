@@ -1,6 +1,7 @@
 // The loom-outline-kernels pass (see Passes.td): each top-level loop nest of a function
 // becomes a call to a kernel function, created once per distinct body.
 #include "compiler/Lowering/Passes.h"
+#include "compiler/Lowering/SourceName.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -18,6 +19,7 @@ namespace mlir::loom {
 } // namespace mlir::loom
 
 using namespace mlir;
+using mlir::loom::sourceName;
 
 namespace {
 
@@ -47,20 +49,6 @@ std::string opsName(Operation *nest) {
   return names.empty() ? "copy" : llvm::join(names, "_");
 }
 
-/// ":Gpt.cpp:88": the first file location in `loc`, or "".
-std::string sourceName(Location loc) {
-  std::string result;
-  loc->walk([&](Location inner) {
-    if (auto file = dyn_cast<FileLineColLoc>(inner)) {
-      result = (":" + llvm::sys::path::filename(file.getFilename().getValue()) + ":" +
-                Twine(file.getLine()))
-                   .str();
-      return WalkResult::interrupt();
-    }
-    return WalkResult::advance();
-  });
-  return result;
-}
 
 struct OutlineKernelsPass : mlir::loom::impl::OutlineKernelsBase<OutlineKernelsPass> {
   void runOnOperation() override {
@@ -140,3 +128,17 @@ struct OutlineKernelsPass : mlir::loom::impl::OutlineKernelsBase<OutlineKernelsP
   }
 };
 } // namespace
+
+std::string mlir::loom::sourceName(Location loc) {
+  std::string result;
+  loc->walk([&](Location inner) {
+    if (auto file = dyn_cast<FileLineColLoc>(inner)) {
+      result = (":" + llvm::sys::path::filename(file.getFilename().getValue()) + ":" +
+                Twine(file.getLine()))
+                   .str();
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return result;
+}

@@ -4,13 +4,13 @@
 #include "compiler/IR/LoomOps.h"
 #include "compiler/Lowering/Passes.h"
 #include "compiler/Lowering/RepeatSearch.h"
+#include "compiler/Lowering/SourceName.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/DenseSet.h"
-#include "llvm/Support/Path.h"
 
 #include <algorithm>
 #include <functional>
@@ -92,19 +92,7 @@ struct OutsideValue {
 };
 
 /// "block:Gpt.cpp:88" from the first file location in `loc`.
-std::string blockName(Location loc) {
-  std::string name = "block";
-  loc->walk([&](Location inner) {
-    if (auto file = dyn_cast<FileLineColLoc>(inner)) {
-      name += (":" + llvm::sys::path::filename(file.getFilename().getValue()) + ":" +
-               Twine(file.getLine()))
-                  .str();
-      return WalkResult::interrupt();
-    }
-    return WalkResult::advance();
-  });
-  return name;
-}
+std::string blockName(Location loc) { return "block" + mlir::loom::sourceName(loc); }
 
 struct OutlineRepeatedBlocksPass
     : mlir::loom::impl::OutlineRepeatedBlocksBase<OutlineRepeatedBlocksPass> {
