@@ -6,6 +6,7 @@
 #include "compiler/Lowering/RepeatSearch.h"
 #include "compiler/Lowering/SourceName.h"
 
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
@@ -244,19 +245,6 @@ struct OutlineRepeatedBlocksPass
             escaping.push_back({j, r});
         }
 
-    // A result written in place into a donated argument (an update of parameters or optimizer
-    // state) would, computed in a function, be copied there.
-    llvm::SmallDenseSet<unsigned> donatedResults;
-    for (unsigned i = 0; i < fn.getNumArguments(); ++i)
-      if (auto output = fn.getArgAttrOfType<IntegerAttr>(i, "loom.aliased_output"))
-        donatedResults.insert(output.getInt());
-    for (auto [j, r] : escaping)
-      for (size_t copy = 0; copy < c.copies; ++copy)
-        for (OpOperand &use : copyOp(copy, j)->getResult(r).getUses())
-          if (isa<func::ReturnOp>(use.getOwner()) &&
-              donatedResults.contains(use.getOperandNumber()))
-            return false;
-
     // Cheap ops (see isCheap) and constants read after the copy are recomputed there from what
     // they read (returning a broadcast would write it out in full; fusion recomputes it).
     SmallVector<size_t> recomputed;
@@ -277,6 +265,30 @@ struct OutlineRepeatedBlocksPass
     llvm::sort(recomputed);
     // Each copy leaves a call and what it recomputes.
     if (c.period < 1 + recomputed.size() + kMinSavedPerCopy)
+      return false;
+
+    // A copy's call operands, read from its ops along each argument's path (through the
+    // cheap ops cloned in).
+    auto readOperands = [&](size_t copy) {
+      SmallVector<Value> operands;
+      for (const SmallVector<unsigned> &path : argumentPaths) {
+        Value v = copyOp(copy, path[0])->getOperand(path[1]);
+        for (unsigned k : ArrayRef(path).drop_front(2))
+          v = v.getDefiningOp()->getOperand(k);
+        operands.push_back(v);
+      }
+      return operands;
+    };
+    SmallVector<SmallVector<Value>> callOperands;
+    for (size_t copy = 0; copy < c.copies; ++copy)
+      callOperands.push_back(readOperands(copy));
+    SmallVector<std::optional<unsigned>> destinations;
+    if (!donatedDestinations(fn, escaping, callOperands,
+                             [&](size_t copy, size_t k) {
+                               auto [j, r] = escaping[k];
+                               return copyOp(copy, j)->getResult(r);
+                             },
+                             destinations))
       return false;
 
     // The function: copy 0's ops, outside constants and cheap ops cloned in, the rest
@@ -328,23 +340,22 @@ struct OutlineRepeatedBlocksPass
       mapping.map(op->getResults(), clone->getResults());
     }
     SmallVector<Value> returned;
-    for (auto [j, r] : escaping)
-      returned.push_back(mapping.lookup(copyOp(0, j)->getResult(r)));
+    for (auto [k, place] : llvm::enumerate(escaping)) {
+      Value value = mapping.lookup(copyOp(0, place.first)->getResult(place.second));
+      if (destinations[k])
+        value = bufferization::MaterializeInDestinationOp::create(
+                    inner, loc, value.getType(), value, body->getArgument(*destinations[k]))
+                    .getResult();
+      returned.push_back(value);
+    }
     func::ReturnOp::create(inner, loc, returned);
 
-    // Each copy becomes a call. Its operands are read from its ops now, along each argument's
-    // path (through the cheap ops cloned in): one may be a result of the previous copy,
-    // replaced by its call's.
+    // Each copy becomes a call. An operand may be a result of the previous copy, which its
+    // call's result replaces before this copy's operands are read again.
     for (size_t copy = 0; copy < c.copies; ++copy) {
-      SmallVector<Value> operands;
-      for (const SmallVector<unsigned> &path : argumentPaths) {
-        Value v = copyOp(copy, path[0])->getOperand(path[1]);
-        for (unsigned k : ArrayRef(path).drop_front(2))
-          v = v.getDefiningOp()->getOperand(k);
-        operands.push_back(v);
-      }
       OpBuilder at(copyOp(copy, 0));
-      auto call = func::CallOp::create(at, copyOp(copy, 0)->getLoc(), callee, operands);
+      auto call =
+          func::CallOp::create(at, copyOp(copy, 0)->getLoc(), callee, readOperands(copy));
       IRMapping after;
       for (auto [k, place] : llvm::enumerate(escaping))
         after.map(copyOp(copy, place.first)->getResult(place.second), call.getResult(k));
@@ -359,6 +370,46 @@ struct OutlineRepeatedBlocksPass
       for (size_t j = c.period; j-- > 0;)
         copyOp(copy, j)->erase();
     }
+    return true;
+  }
+
+  /// For each of a block's results, the argument it is written into, if every copy returns
+  /// it from the function into a donated argument (loom.aliased_output: an optimizer's update
+  /// of a parameter or of its state) and passes that argument to the block. Bufferized
+  /// across the call, the block then updates the caller's buffer in place instead of
+  /// returning a temporary that would be copied there. Fails if the copies disagree.
+  static bool donatedDestinations(
+      func::FuncOp fn, ArrayRef<std::pair<size_t, unsigned>> escaping,
+      ArrayRef<SmallVector<Value>> callOperands,
+      llvm::function_ref<Value(size_t copy, size_t k)> resultOf,
+      SmallVector<std::optional<unsigned>> &destinations) {
+    llvm::DenseMap<unsigned, unsigned> donorOfOutput;
+    for (unsigned i = 0; i < fn.getNumArguments(); ++i)
+      if (auto output = fn.getArgAttrOfType<IntegerAttr>(i, "loom.aliased_output"))
+        donorOfOutput[output.getInt()] = i;
+    destinations.assign(escaping.size(), std::nullopt);
+    llvm::SmallDenseSet<unsigned> taken;
+    for (size_t k = 0; k < escaping.size(); ++k)
+      for (size_t copy = 0; copy < callOperands.size(); ++copy) {
+        std::optional<unsigned> destination;
+        for (OpOperand &use : resultOf(copy, k).getUses()) {
+          auto donor = donorOfOutput.find(use.getOperandNumber());
+          if (!isa<func::ReturnOp>(use.getOwner()) || donor == donorOfOutput.end())
+            continue;
+          const Value *passed =
+              llvm::find(callOperands[copy], fn.getArgument(donor->second));
+          if (destination || passed == callOperands[copy].end())
+            return false; // returned twice, or its argument is not the block's to write
+          destination = passed - callOperands[copy].begin();
+        }
+        if (copy == 0) {
+          if (destination && !taken.insert(*destination).second)
+            return false; // two results into one argument
+          destinations[k] = destination;
+        } else if (destination != destinations[k]) {
+          return false;
+        }
+      }
     return true;
   }
 

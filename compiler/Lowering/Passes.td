@@ -423,7 +423,8 @@ def OutlineRepeatedBlocks : Pass<"loom-outline-repeated-blocks", "mlir::ModuleOp
     %4 = call @"block:model.cpp:12"(%2, %w1) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
     ```
   }];
-  let dependentDialects = ["mlir::func::FuncDialect"];
+  let dependentDialects = ["mlir::bufferization::BufferizationDialect",
+                           "mlir::func::FuncDialect"];
 }
 
 def OutlineKernels : Pass<"loom-outline-kernels", "mlir::ModuleOp"> {

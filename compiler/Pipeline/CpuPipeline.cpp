@@ -51,6 +51,9 @@ const std::vector<std::string> &mlir::loom::cpuBufferizePasses() {
       "one-shot-bufferize{bufferize-function-boundaries "
       "function-boundary-type-conversion=identity-layout-map}",
       "canonicalize",
+      // A private function's result that is its argument's buffer (a layer's update of its
+      // parameters, written in place) is dropped; the caller reads the argument.
+      "drop-equivalent-buffer-results",
       "loom-drop-donated-results",
       // The caller (the runtime) allocates outputs; results are written in place.
       "loom-distinct-results",

@@ -140,10 +140,20 @@ func.func @update(%p0: tensor<8xf32>, %m0: tensor<8xf32>, %g0: tensor<8xf32>,
 // -----
 
 // Copies whose results the function returns into donated arguments (an optimizer's update of
-// each layer's parameters, written in place) stay where they are: computed in a function, each
-// result would be copied into its argument.
+// each layer's parameters) write them into the block's argument for them
+// (materialize_in_destination): bufferized, the block updates the caller's buffer in place.
+// The state, returned but not donated, is an ordinary result.
+// CHECK-LABEL: func.func private @"block:optim.cpp:5"
+// CHECK-SAME:    (%[[M:.*]]: tensor<8xf32>, %[[G:.*]]: tensor<8xf32>, %[[P:.*]]: tensor<8xf32>)
+// CHECK:         %[[N:.*]] = loom.add
+// CHECK:         %[[O:.*]] = loom.sub %[[P]]
+// CHECK:         %[[W:.*]] = bufferization.materialize_in_destination %[[O]] in %[[P]]
+// CHECK:         return %[[N]], %[[W]]
 // CHECK-LABEL: func.func @returned
-// CHECK-NOT:     call
+// CHECK-SAME:    (%[[P0:[^:]*]]: tensor<8xf32> {loom.aliased_output = 0 : i64}, %[[M0:[^:]*]]: tensor<8xf32>, %[[G0:[^:]*]]: tensor<8xf32>, %[[P1:[^:]*]]: tensor<8xf32> {loom.aliased_output = 2 : i64}, %[[M1:[^:]*]]: tensor<8xf32>, %[[G1:[^:]*]]: tensor<8xf32>)
+// CHECK:         %[[C0:.*]]:2 = call @"block:optim.cpp:5"(%[[M0]], %[[G0]], %[[P0]])
+// CHECK:         %[[C1:.*]]:2 = call @"block:optim.cpp:5"(%[[M1]], %[[G1]], %[[P1]])
+// CHECK:         return %[[C0]]#1, %[[C0]]#0, %[[C1]]#1, %[[C1]]#0
 func.func @returned(%p0: tensor<8xf32> {loom.aliased_output = 0 : i64}, %m0: tensor<8xf32>,
                     %g0: tensor<8xf32>, %p1: tensor<8xf32> {loom.aliased_output = 2 : i64},
                     %m1: tensor<8xf32>, %g1: tensor<8xf32>)
