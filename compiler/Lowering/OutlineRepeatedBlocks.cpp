@@ -62,10 +62,13 @@ llvm::DenseSet<Operation *> hoistConstantChains(Block &block) {
 }
 
 /// Ops recomputed on whichever side of a block boundary reads them rather than passed across
-/// it: views and broadcasts (passing the small operand instead), and a negation (which then
-/// fuses into its reader, as a layer's residual update does into the next layer).
+/// it: views (a slice returned would be copied out; its source is returned instead, and the
+/// reader takes the slice as a view) and broadcasts (passing the small operand instead), and
+/// a negation (which then fuses into its reader, as a layer's residual update does into the
+/// next layer).
 bool isCheap(Operation *op) {
-  return isa<mlir::loom::BroadcastInDimOp, mlir::loom::ReshapeOp, mlir::loom::NegOp>(op);
+  return isa<mlir::loom::BroadcastInDimOp, mlir::loom::ReshapeOp, mlir::loom::SliceOp,
+             mlir::loom::NegOp>(op);
 }
 
 /// Whether `a` and `b` are computed by constant chains of the same ops (so are equal; CSE

@@ -403,11 +403,12 @@ def OutlineRepeatedBlocks : Pass<"loom-outline-repeated-blocks", "mlir::ModuleOp
     replaces the copies by calls of one private function marked `loom.block`. Its arguments
     are what the copies read from before them; its results what later code reads. Pure chains
     computed from constants alone (a causal mask's iota and compare) are moved to the top
-    first and cloned into the function, so that fusion still sees them; broadcasts, reshapes
-    and negations are recomputed on the side that reads them. Left alone: elementwise-only
-    repeats whose copies feed each other (fusion would lose the chain), repeats whose results
-    are written into donated arguments (they would be copied there), and repeats that save
-    fewer than 4 ops a copy. It repeats until no repeat is left: a GPT's forward and backward
+    first and cloned into the function, so that fusion still sees them; broadcasts, reshapes,
+    slices and negations are recomputed on the side that reads them. A result the function
+    returns into a donated argument (an optimizer's update of a layer's parameters) is written
+    into the block's argument for it (`bufferization.materialize_in_destination`), so the
+    update stays in place. Left alone: elementwise-only repeats whose copies feed each other
+    (fusion would lose the chain), and repeats that save fewer than 4 ops a copy. It repeats until no repeat is left: a GPT's forward and backward
     each become one function called L times.
 
     Input (period 2 here; the pass wants longer ones):
