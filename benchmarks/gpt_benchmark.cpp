@@ -4,8 +4,9 @@
 // alternating rounds, give the speed-up of the device's worker pool), model FLOP/s as a fraction of the OpenBLAS
 // GEMM rate measured in the same run, peak device memory (next to the growth of PyTorch's
 // resident memory in training), and host time per step. A third kind of round runs the step
-// compiled with each layer as a function (LOOM_OUTLINE_BLOCKS=1) instead of lowered apart
-// (the default): the default's tokens/s over it says what compiling one layer costs at run time.
+// compiled with each layer lowered apart (LOOM_OUTLINE_BLOCKS=0) instead of as one function
+// called per layer (the default): its time over the default's says what compiling one layer
+// costs at run time (above 1: nothing).
 // The baseline is PyTorch as a careful user runs it: 2 threads on Debian's OpenMP OpenBLAS
 // (libopenblas0-openmp, swapped in for the Python process alone through LD_LIBRARY_PATH;
 // Debian's default pthread OpenBLAS oversubscribes the cores under PyTorch's own threads).
@@ -69,37 +70,37 @@ void row(const char *name, const nn::GptConfig &c, double gemmGflops, const std:
         return nn::gptTrainStep(c, adamw, params, state, ids, targets, t);
       },
       {.name = std::string("gpt_") + name, .donateArgnums = {0, 1}});
-  setenv("LOOM_OUTLINE_BLOCKS", "1", 1);
-  auto blocks = jit(
+  setenv("LOOM_OUTLINE_BLOCKS", "0", 1);
+  auto apart = jit(
       [&](Tree<Tensor> params, Tree<Tensor> state, Tensor ids, Tensor targets, Tensor t) {
         return nn::gptTrainStep(c, adamw, params, state, ids, targets, t);
       },
-      {.name = std::string("gpt_blocks_") + name, .donateArgnums = {0, 1}});
+      {.name = std::string("gpt_apart_") + name, .donateArgnums = {0, 1}});
   Tree<Array> params = nn::gptInit(c, 0), state = optim::adamwInit(params);
-  Tree<Array> blocksParams = nn::gptInit(c, 0), blocksState = optim::adamwInit(blocksParams);
+  Tree<Array> apartParams = nn::gptInit(c, 0), apartState = optim::adamwInit(apartParams);
   std::vector<int32_t> tokens(c.batch * c.seq);
   for (size_t i = 0; i < tokens.size(); ++i)
     tokens[i] = static_cast<int32_t>((i * 7919) % c.vocab);
   Array ids = Array::from(tokens, {c.batch, c.seq});
   rt::Device &device = rt::Client::defaultClient().device(0);
   for (int i = 0; i < 2; ++i) { // compiled (while the variable is set) and warmed up
-    auto [p, s, loss] = blocks(blocksParams, blocksState, ids, ids, Array::scalar(float(i)));
+    auto [p, s, loss] = apart(apartParams, apartState, ids, ids, Array::scalar(float(i)));
     loss.block_until_ready();
-    blocksParams = p, blocksState = s;
+    apartParams = p, apartState = s;
   }
   unsetenv("LOOM_OUTLINE_BLOCKS");
   // Rounds alternate between kernels' loops on the device's threads, on one thread, and the
-  // step with layers as functions, so that all see the same machine (its load drifts).
-  std::vector<double> stepTimes, serialTimes, blocksTimes, hostTimes;
+  // step with each layer lowered apart, so that all see the same machine (its load drifts).
+  std::vector<double> stepTimes, serialTimes, apartTimes, hostTimes;
   for (int i = 0; i < 3 + 9 * 5; ++i) {
-    int kind = i < 3 ? 0 : (i - 3) / 5 % 3; // 0 default, 1 serial, 2 layers as functions
+    int kind = i < 3 ? 0 : (i - 3) / 5 % 3; // 0 default, 1 serial, 2 each layer apart
     rt::setKernelThreadLimit(kind == 1 ? 1 : rt::kNoKernelThreadLimit);
     auto start = Clock::now();
     if (kind == 2) {
-      auto [p, s, loss] = blocks(blocksParams, blocksState, ids, ids, Array::scalar(float(i)));
+      auto [p, s, loss] = apart(apartParams, apartState, ids, ids, Array::scalar(float(i)));
       loss.block_until_ready();
-      blocksTimes.push_back(seconds(start));
-      blocksParams = p, blocksState = s;
+      apartTimes.push_back(seconds(start));
+      apartParams = p, apartState = s;
       continue;
     }
     auto [p, s, loss] = step(params, state, ids, ids, Array::scalar(float(i)));
@@ -115,7 +116,7 @@ void row(const char *name, const nn::GptConfig &c, double gemmGflops, const std:
     return v[v.size() / 2];
   };
   double stepTime = median(stepTimes), serialTime = median(serialTimes),
-         blocksTime = median(blocksTimes);
+         apartTime = median(apartTimes);
   std::sort(hostTimes.begin(), hostTimes.end());
   double tokensPerSecond = c.batch * c.seq / stepTime;
   TorchRun best = torchRun(c, script, /*openmp=*/true);
@@ -129,7 +130,7 @@ void row(const char *name, const nn::GptConfig &c, double gemmGflops, const std:
               name,
               tokensPerSecond, figure(torch).c_str(),
               torch > 0 ? (std::to_string(tokensPerSecond / torch).substr(0, 4)).c_str() : "n/a",
-              figure(shipped).c_str(), serialTime / stepTime, blocksTime / stepTime,
+              figure(shipped).c_str(), serialTime / stepTime, apartTime / stepTime,
               100 * utilisation, peak / 1e6,
               best.peakBytes > 0 ? (std::to_string(peak / best.peakBytes).substr(0, 4)).c_str()
                                  : "n/a",
@@ -159,7 +160,7 @@ int main(int argc, char **argv) {
   double gemm = blasGflops();
   std::printf("OpenBLAS sgemm 1024^3 in this run: %.1f GFLOP/s\n\n", gemm);
   std::printf("| config | Loom tokens/s | PyTorch tokens/s (OpenMP OpenBLAS) | Loom / PyTorch "
-              "| PyTorch as shipped | speed-up of the kernels' threads | layers as functions: time / default's "
+              "| PyTorch as shipped | speed-up of the kernels' threads | each layer lowered apart: time / default's "
               "| model FLOP/s / GEMM rate | peak device memory | peak memory "
               "Loom / PyTorch | host time per step | compile |\n");
   std::printf("|---|---|---|---|---|---|---|---|---|---|---|---|\n");

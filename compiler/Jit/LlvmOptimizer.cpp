@@ -3,11 +3,14 @@
 #include "compiler/Jit/LlvmOptimizer.h"
 
 #include "llvm/IR/Module.h"
+#include "llvm/IR/PassManager.h"
 #include "llvm/IR/PassTimingInfo.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Passes/StandardInstrumentations.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Target/TargetMachine.h"
+#include "llvm/Transforms/Scalar/DCE.h"
+#include "llvm/Transforms/Scalar/InstSimplifyPass.h"
 
 #include <cstdlib>
 #include <string_view>
@@ -44,4 +47,25 @@ llvm::Error mlir::loom::optimizeLlvmModule(llvm::Module &module, llvm::TargetMac
   if (timing)
     timePasses.print();
   return llvm::Error::success();
+}
+
+void mlir::loom::prepareSequencers(llvm::Module &module) {
+  llvm::FunctionAnalysisManager functions;
+  llvm::PassBuilder builder;
+  builder.registerFunctionAnalyses(functions);
+  llvm::FunctionPassManager simplify;
+  simplify.addPass(llvm::InstSimplifyPass());
+  simplify.addPass(llvm::DCEPass());
+  for (llvm::Function &fn : module) {
+    if (fn.isDeclaration())
+      continue;
+    // optnone kept the -O3 pipeline away when the module was compiled whole; here the code
+    // generator runs without optimization anyway.
+    fn.removeFnAttr(llvm::Attribute::OptimizeNone);
+    simplify.run(fn, functions);
+    llvm::BasicBlock &entry = fn.getEntryBlock();
+    auto first = entry.getFirstNonPHIOrDbgOrAlloca();
+    if (first != entry.end() && !first->isTerminator())
+      entry.splitBasicBlock(first, "body");
+  }
 }

@@ -18,6 +18,14 @@ bool compileTimingEnabled();
 /// for `tm`. With `timing`, LLVM's per-pass timing report goes to stderr.
 llvm::Error optimizeLlvmModule(llvm::Module &module, llvm::TargetMachine &tm, bool timing);
 
+/// Readies a module of sequencers (straight-line calls, see ModuleSplitter.h) for the fast
+/// code generator (FastISel): their memref descriptors' insertvalue/extractvalue chains are
+/// folded away (FastISel cannot select aggregates and would hand each function's one big
+/// block to SelectionDAG, whose time grows faster than the block), and each body starts a
+/// block after the entry (arguments FastISel cannot lower, past the sixth, then send only the
+/// entry to SelectionDAG).
+void prepareSequencers(llvm::Module &module);
+
 } // namespace mlir::loom
 
 #endif // LOOM_COMPILER_JIT_LLVMOPTIMIZER_H

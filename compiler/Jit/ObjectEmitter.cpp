@@ -110,11 +110,13 @@ void compileUnit(Unit &unit, const llvm::orc::JITTargetMachineBuilder &target,
   }
   llvm::Module &module = *unit.llvmModule;
   auto start = std::chrono::steady_clock::now();
-  if (!unit.fast)
-    if (llvm::Error err = mlir::loom::optimizeLlvmModule(module, **machine, options.timing)) {
-      unit.error = "LLVM optimization failed: " + llvm::toString(std::move(err));
-      return;
-    }
+  if (unit.fast) {
+    mlir::loom::prepareSequencers(module);
+  } else if (llvm::Error err =
+                 mlir::loom::optimizeLlvmModule(module, **machine, options.timing)) {
+    unit.error = "LLVM optimization failed: " + llvm::toString(std::move(err));
+    return;
+  }
   unit.optimize = secondsSince(start);
   if (!options.dumpPrefix.empty()) {
     std::error_code ec;

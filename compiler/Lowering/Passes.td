@@ -394,8 +394,8 @@ def DispatchParallelKernels : Pass<"loom-dispatch-parallel-kernels", "mlir::Modu
 def OutlineRepeatedBlocks : Pass<"loom-outline-repeated-blocks", "mlir::ModuleOp"> {
   let summary = "Turns repeated straight-line code (each layer of a model) into calls of one function.";
   let description = [{
-    Runs on Loom ops, after partitioning and before lowering (in the CPU pipeline when
-    LOOM_OUTLINE_BLOCKS=1). An L-layer model traces its layers one after the other, and
+    Runs on Loom ops, after partitioning and before lowering (in the CPU pipeline unless
+    LOOM_OUTLINE_BLOCKS=0). An L-layer model traces its layers one after the other, and
     autodiff repeats them too; every later pass would then work on L copies. This pass finds,
     in each public function, the run of ops that repeats back to back saving the most ops
     (same ops, attributes and types; at least 8 ops a copy), checks that each copy takes the

@@ -192,11 +192,12 @@ TEST(MeshJit, GptTrainStepUnderEveryStrategyMatchesOneDevice) {
   expectGptClose(trainGpt(nn::GptStrategy::FSDP_TP, {2, 2}), one, "FSDP x TP on 2x2");
 }
 
-/// Each layer's forward and backward as one function called once per layer
-/// (loom-outline-repeated-blocks, LOOM_OUTLINE_BLOCKS=1) computes what lowering every layer
-/// apart (the default) does, under FSDP, whose layer functions hold the gathers of its
+/// Each layer's forward, backward and update as one function called once per layer
+/// (loom-outline-repeated-blocks, the default) computes what lowering every layer apart
+/// (LOOM_OUTLINE_BLOCKS=0) does, under FSDP, whose layer functions hold the gathers of its
 /// parameters.
 TEST(MeshJit, GptWithEachLayerOneFunctionMatchesEachLayerLoweredApart) {
+  setenv("LOOM_OUTLINE_BLOCKS", "0", 1);
   std::vector<float> apart = trainGpt(nn::GptStrategy::FSDP, {4});
   setenv("LOOM_OUTLINE_BLOCKS", "1", 1);
   std::vector<float> blocks = trainGpt(nn::GptStrategy::FSDP, {4});
@@ -240,7 +241,7 @@ TEST(MeshJit, DonatedShardedArrayIsUpdatedInPlaceOnEveryDevice) {
 /// allocates on every device (the runtime adds a header and alignment padding per buffer).
 TEST(MeshJit, MemoryReportMatchesMeasuredAllocation) {
   nn::GptConfig config{.vocab = 64, .embed = 32, .layers = 2, .heads = 4, .seq = 16, .batch = 8};
-  // Also with each layer a function (LOOM_OUTLINE_BLOCKS=1): the plan then adds what a
+  // With each layer lowered apart and as a function (the default): the plan then adds what a
   // layer's function holds while it runs.
   for (auto [sharded, blocks] : {std::pair{false, false}, {true, false}, {false, true},
                                  {true, true}}) {
