@@ -6,6 +6,7 @@
 #include "passes/Sharding/Propagation.h"
 
 #include "mlir/IR/Builders.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
 
@@ -95,12 +96,34 @@ LogicalResult Propagation::run() {
   for (auto [i, entry] : llvm::enumerate(ops))
     ruleIndex[entry.first] = i;
   // Forward then backward sweeps until nothing changes; shardings only grow, so this ends.
+  // A visit reads only the states of the op's own operands and results, so an op whose last
+  // visit changed nothing is skipped until one of them changes: the same result as visiting
+  // it, without costing its choices again (most of a deep model settles in the first sweep).
+  llvm::DenseSet<Operation *> stale;
+  for (auto &entry : ops)
+    stale.insert(entry.first);
+  auto visitIfStale = [&](Operation *op, const ShardingRule &rule) {
+    if (!stale.erase(op) || !visit(op, rule))
+      return false;
+    auto touch = [&](Value v) {
+      if (Operation *def = v.getDefiningOp(); def && ruleIndex.count(def))
+        stale.insert(def);
+      for (Operation *user : v.getUsers())
+        if (ruleIndex.count(user))
+          stale.insert(user);
+    };
+    for (Value v : op->getOperands())
+      touch(v);
+    for (Value v : op->getResults())
+      touch(v);
+    return true;
+  };
   for (int sweep = 0; sweep < 32; ++sweep) {
     bool changed = false;
     for (auto &[op, rule] : ops)
-      changed |= visit(op, rule);
+      changed |= visitIfStale(op, rule);
     for (auto &[op, rule] : llvm::reverse(ops))
-      changed |= visit(op, rule);
+      changed |= visitIfStale(op, rule);
     if (!changed)
       return success();
   }
