@@ -240,6 +240,29 @@ def SinkDeallocs : Pass<"loom-sink-deallocs"> {
   }];
 }
 
+def SplitDeallocs : Pass<"loom-split-deallocs", "mlir::func::FuncOp"> {
+  let summary = "Splits a dealloc of distinct allocations into one dealloc per allocation.";
+  let description = [{
+    Runs after ownership-based-buffer-deallocation, which frees every temporary of a block with
+    one `bufferization.dealloc` at its end, and before buffer-deallocation-simplification, which
+    splits such an op by checking every pair of its buffers for aliasing: quadratic in the
+    temporaries of a step (0.09 s for a 12-layer GPT step, against 0.007 s for 2 layers). When
+    the op retains nothing and each buffer is the result of its own `memref.alloc`, no two
+    alias, and the op is split here in one pass over it.
+
+    Input:
+    ```mlir
+    bufferization.dealloc (%a, %b : memref<4xf32>, memref<8xf32>) if (%true, %true)
+    ```
+    Output:
+    ```mlir
+    bufferization.dealloc (%a : memref<4xf32>) if (%true)
+    bufferization.dealloc (%b : memref<8xf32>) if (%true)
+    ```
+  }];
+  let dependentDialects = ["mlir::bufferization::BufferizationDialect"];
+}
+
 def ProfileKernels : Pass<"loom-profile-kernels", "mlir::ModuleOp"> {
   let summary = "Brackets each kernel call of a step with the profiler's begin and end calls.";
   let description = [{

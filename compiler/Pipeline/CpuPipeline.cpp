@@ -63,7 +63,17 @@ const std::vector<std::string> &mlir::loom::cpuBufferizePasses() {
       // Parallel dims of each linalg op become scf.parallel (loom-parallel-kernels chunks them).
       "func.func(convert-linalg-to-parallel-loops)",
       "func.func(loom-promote-accumulators)",
-      "buffer-deallocation-pipeline",
+      // buffer-deallocation-pipeline, with the one dealloc of a step's many temporaries split
+      // in linear time first (the simplification's own split checks every pair).
+      "expand-realloc",
+      "canonicalize",
+      "ownership-based-buffer-deallocation",
+      "canonicalize",
+      "func.func(loom-split-deallocs)",
+      "buffer-deallocation-simplification",
+      "bufferization-lower-deallocations",
+      "cse",
+      "canonicalize",
       "convert-bufferization-to-memref",
       "canonicalize",
       // Collectives in flight while the device computes (before deallocs move to last uses:
