@@ -21,6 +21,10 @@ inline constexpr int kArrivalTag = 7;
 inline constexpr int kMaxPollMicros = 100;
 
 MPI_Datatype mpiType(DType dtype);
+/// The reduction of `kind` as an MPI op. A max is Loom's own (a NaN wins, as in the in-process
+/// backend, XLA and NCCL): MPI_MAX compares with `>`, so whether a NaN survives depends on the
+/// order the ranks are combined in. Created on first use (after MPI_Init).
+MPI_Op mpiOp(ReduceKind kind);
 /// "[0, 1, 2]"
 std::string joinInts(const std::vector<int> &values);
 } // namespace mpi_detail

@@ -29,6 +29,28 @@ MPI_Datatype mpi_detail::mpiType(DType dtype) {
   }
 }
 
+namespace {
+/// MPI_User_function for a max: `inout` = max(`in`, `inout`), a NaN winning.
+void maxLettingNaNWin(void *in, void *inout, int *count, MPI_Datatype *type) {
+  DType dtype = *type == MPI_FLOAT    ? DType::F32
+                : *type == MPI_DOUBLE ? DType::F64
+                : *type == MPI_INT32_T ? DType::I32
+                                       : DType::I64;
+  combine(dtype, ReduceKind::Max, inout, in, *count);
+}
+} // namespace
+
+MPI_Op mpi_detail::mpiOp(ReduceKind kind) {
+  if (kind == ReduceKind::Sum)
+    return MPI_SUM;
+  static MPI_Op max = [] {
+    MPI_Op op = MPI_OP_NULL;
+    MPI_Op_create(&maxLettingNaNWin, /*commute=*/1, &op);
+    return op;
+  }();
+  return max;
+}
+
 std::string mpi_detail::joinInts(const std::vector<int> &values) {
   std::string out = "[";
   for (size_t i = 0; i < values.size(); ++i)
