@@ -6,7 +6,7 @@
 // resident memory in training), and host time per step. A third kind of round runs the step
 // compiled with each layer lowered apart (LOOM_OUTLINE_BLOCKS=0) instead of as one function
 // called per layer (the default): its time over the default's says what compiling one layer
-// costs at run time (above 1: nothing).
+// costs at run time (at or above 1: nothing).
 // The baseline is PyTorch as a careful user runs it: 2 threads on Debian's OpenMP OpenBLAS
 // (libopenblas0-openmp, swapped in for the Python process alone through LD_LIBRARY_PATH;
 // Debian's default pthread OpenBLAS oversubscribes the cores under PyTorch's own threads).
