@@ -44,9 +44,8 @@ Times compileStep(const nn::GptConfig &config, std::optional<nn::GptStrategy> st
   setenv("LOOM_OUTLINE_BLOCKS", blocks ? "1" : "0", 1);
   Array ids = Array::from(std::vector<int32_t>(config.batch * config.seq, 1),
                           {config.batch, config.seq});
-  // Seconds to compile the step of `c`.
-  JitStats split;
-  auto compile = [&](const nn::GptConfig &c) {
+  // Seconds to compile the step of `c`, and the compile's split.
+  auto compile = [&](const nn::GptConfig &c) -> std::pair<double, JitStats> {
     std::optional<nn::GptShardings> shardings;
     if (strategy)
       shardings = nn::gptShardings(c, *strategy, nn::gptMesh(*strategy, {4}));
@@ -59,29 +58,28 @@ Times compileStep(const nn::GptConfig &config, std::optional<nn::GptStrategy> st
                                     {.name = "gpt_train_step"});
     auto start = std::chrono::steady_clock::now();
     step.memory_analysis(params, state, ids, ids, Array::scalar(0.0f));
-    split = step.stats();
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return {std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
+            step.stats()};
   };
   // Cold: the median of three compiles, each from an empty cache (one varies by 20-40% on a
   // shared 2-core machine); the split is the median run's.
   std::vector<std::pair<double, JitStats>> colds;
   for (int run = 0; run < 3; ++run) {
     fs::remove_all(cache);
-    double seconds = compile(config);
-    colds.emplace_back(seconds, split);
+    colds.push_back(compile(config));
   }
   std::sort(colds.begin(), colds.end(),
             [](const auto &a, const auto &b) { return a.first < b.first; });
   Times times;
   times.cold = colds[1].first;
   times.coldSplit = colds[1].second;
-  times.cached = compile(config);
+  times.cached = compile(config).first;
   if (blocks) {
     fs::remove_all(cache);
     nn::GptConfig other = config;
     other.layers = config.layers == 2 ? 4 : 2;
     compile(other);
-    times.kernelsCached = compile(config);
+    times.kernelsCached = compile(config).first;
   }
   fs::remove_all(cache);
   return times;

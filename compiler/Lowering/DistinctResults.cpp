@@ -53,7 +53,7 @@ struct DistinctResultsPass : mlir::loom::impl::DistinctResultsBase<DistinctResul
     llvm::StringMap<SmallVector<func::CallOp>> callsOf;
     module.walk([&](func::CallOp call) { callsOf[call.getCallee()].push_back(call); });
     for (auto block : llvm::to_vector(module.getOps<func::FuncOp>()))
-      if (block->hasAttr("loom.block") && !block.isExternal() &&
+      if (mlir::loom::isRepeatedBlock(block) && !block.isExternal() &&
           failed(mergeRepeatedResults(block, callsOf.lookup(block.getSymName()))))
         return signalPassFailure();
     module.walk([](func::FuncOp fn) {

@@ -17,7 +17,7 @@ namespace mlir::loom {
 using namespace mlir;
 
 namespace {
-constexpr llvm::StringLiteral kAliasedOutput = "loom.aliased_output";
+using mlir::loom::kAliasedOutput;
 constexpr llvm::StringLiteral kOutputAliases = "loom.output_aliases";
 
 /// The only return of a public function with a body, or null.

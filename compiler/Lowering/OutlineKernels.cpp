@@ -68,7 +68,7 @@ struct OutlineKernelsPass : mlir::loom::impl::OutlineKernelsBase<OutlineKernelsP
       // (FastISel, no loop passes), as the kernels carry the work. LLVM's instruction
       // selection and register allocation grow faster than linearly on one huge block. The
       // repeated blocks the step calls (loom-outline-repeated-blocks) are sequencers too.
-      if ((!nests.empty() && !fn.isPrivate()) || fn->hasAttr("loom.block"))
+      if ((!nests.empty() && !fn.isPrivate()) || mlir::loom::isRepeatedBlock(fn))
         fn->setAttr("passthrough", OpBuilder(fn).getArrayAttr(
                                        {OpBuilder(fn).getStringAttr("optnone"),
                                         OpBuilder(fn).getStringAttr("noinline")}));

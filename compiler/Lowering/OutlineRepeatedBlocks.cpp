@@ -104,7 +104,7 @@ struct OutlineRepeatedBlocksPass
     ModuleOp module = getOperation();
     SymbolTable symbols(module);
     for (func::FuncOp fn : llvm::to_vector(module.getOps<func::FuncOp>())) {
-      if (fn.isExternal() || !fn.getBody().hasOneBlock() || fn->hasAttr("loom.block"))
+      if (fn.isExternal() || !fn.getBody().hasOneBlock() || mlir::loom::isRepeatedBlock(fn))
         continue;
       Block &block = fn.getBody().front();
       llvm::DenseSet<Operation *> constants = hoistConstantChains(block);
@@ -307,7 +307,7 @@ struct OutlineRepeatedBlocksPass
     auto callee = func::FuncOp::create(b, loc, blockName(loc),
                                        b.getFunctionType(argumentTypes, resultTypes));
     callee.setPrivate();
-    callee->setAttr("loom.block", b.getUnitAttr());
+    callee->setAttr(mlir::loom::kBlockAttr, b.getUnitAttr());
     symbols.insert(callee); // renamed if the name is taken
     Block *body = callee.addEntryBlock();
     OpBuilder inner = OpBuilder::atBlockBegin(body);
@@ -388,7 +388,7 @@ struct OutlineRepeatedBlocksPass
       SmallVector<std::optional<unsigned>> &destinations) {
     llvm::DenseMap<unsigned, unsigned> donorOfOutput;
     for (unsigned i = 0; i < fn.getNumArguments(); ++i)
-      if (auto output = fn.getArgAttrOfType<IntegerAttr>(i, "loom.aliased_output"))
+      if (auto output = fn.getArgAttrOfType<IntegerAttr>(i, mlir::loom::kAliasedOutput))
         donorOfOutput[output.getInt()] = i;
     destinations.assign(escaping.size(), std::nullopt);
     llvm::SmallDenseSet<unsigned> taken;

@@ -78,7 +78,7 @@ struct ParallelKernelsPass : mlir::loom::impl::ParallelKernelsBase<ParallelKerne
     module.walk([&](func::CallOp call) { callsOf[call.getCallee()].push_back(call); });
     for (func::FuncOp kernel : llvm::to_vector(module.getOps<func::FuncOp>()))
       if (kernel.isPrivate() && !kernel.isExternal() && kernel.getNumResults() == 0 &&
-          !kernel->hasAttr("loom.block"))
+          !mlir::loom::isRepeatedBlock(kernel))
         if (scf::ParallelOp loop = soleLoop(kernel))
           chunk(kernel, loop, callsOf.lookup(kernel.getSymName()));
   }

@@ -56,13 +56,13 @@ struct ProfileKernelsPass : mlir::loom::impl::ProfileKernelsBase<ProfileKernelsP
 
     for (auto fn : llvm::to_vector(module.getOps<func::FuncOp>())) {
       // The step and the repeated blocks it calls (loom-outline-repeated-blocks) call kernels.
-      bool isBlock = fn->hasAttr("loom.block");
+      bool isBlock = mlir::loom::isRepeatedBlock(fn);
       if ((fn.isPrivate() && !isBlock) || fn.isExternal())
         continue;
       fn.walk([&](func::CallOp call) {
         auto kernel = symbols.lookup<func::FuncOp>(call.getCallee());
         if (!kernel || !kernel.isPrivate() || kernel.isExternal() ||
-            kernel->hasAttr("loom.block"))
+            mlir::loom::isRepeatedBlock(kernel))
           return;
         memref::GlobalOp name = nameOf(call.getCallee());
         b.setInsertionPoint(call);
