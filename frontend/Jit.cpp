@@ -6,9 +6,11 @@
 
 #include "compiler/IR/LoomOps.h"
 #include "compiler/Jit/CpuCompiler.h"
+#include "compiler/Jit/GpuCompiler.h"
 #include "compiler/Jit/LlvmOptimizer.h"
 #include "compiler/Pipeline/CpuPipeline.h"
 #include "runtime/Client.h"
+#include "runtime/CudaPlatform.h"
 #include "runtime/Device.h"
 #include "runtime/Profiler.h"
 #include "runtime/Distributed.h"
@@ -244,6 +246,12 @@ struct JitFunction::Impl {
     Compiled entry;
     partitionForMesh(*module, entry);
     double partitionSeconds = since(start);
+    rt::Client &client = rt::Client::defaultClient();
+    if (auto *gpu = dynamic_cast<rt::CudaPlatform *>(
+            &client.device(client.firstLocalDevice()).platform()))
+      return cache.emplace(sig, compileForGpu(*module, *gpu, std::move(entry), std::move(ir),
+                                              std::move(outputs), std::move(positions), start))
+          .first->second;
     mlir::loom::CpuCompileOptions compileOptions;
     compileOptions.useCache = options.useCache;
     compileOptions.overlapCollectives = options.overlapCollectives;
@@ -281,6 +289,37 @@ struct JitFunction::Impl {
     entry.outputs = std::move(outputs);
     entry.positions = std::move(positions);
     return cache.emplace(sig, std::move(entry)).first->second;
+  }
+
+  /// The program for the client's GPUs (LOOM_DEVICE=cuda): compiled by the GPU pipeline for
+  /// their chip. Not cached on disk yet.
+  Compiled compileForGpu(mlir::ModuleOp module, const rt::CudaPlatform &gpu, Compiled entry,
+                         std::string ir, TreeDef outputs, std::vector<size_t> positions,
+                         std::chrono::steady_clock::time_point start) {
+    mlir::loom::GpuCompileOptions compileOptions;
+    compileOptions.chip = gpu.chip();
+    compileOptions.dumpDir = options.dumpIrDir;
+    auto compiled = mlir::loom::compileForGpu(module, compileOptions);
+    if (!compiled.ok())
+      throw Error(fmt::format("{}: compilation for {} failed: {}", options.name,
+                              gpu.description(), compiled.status().message()));
+    stats.lastCompileSeconds = since(start);
+    stats.lastLowerSeconds = compiled->lowerSeconds;
+    stats.lastLoadSeconds = compiled->loadSeconds;
+    stats.lastKernels = compiled->kernels;
+    if (mlir::loom::compileTimingEnabled())
+      fmt::print(stderr,
+                 "loom: compile timing of '{}' for {}: trace {:.2f} s, MLIR GPU pipeline {:.2f} "
+                 "s ({} kernels), host code {:.2f} s\n",
+                 options.name, gpu.description(), stats.lastTraceSeconds,
+                 compiled->lowerSeconds, compiled->kernels, compiled->loadSeconds);
+    auto executable = std::const_pointer_cast<rt::Executable>(compiled->executable);
+    executable->name = options.name;
+    entry.executable = executable;
+    entry.ir = std::move(ir);
+    entry.outputs = std::move(outputs);
+    entry.positions = std::move(positions);
+    return entry;
   }
 
   /// A program whose mesh has several devices becomes the program of one device of it

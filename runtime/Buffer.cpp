@@ -13,7 +13,8 @@ namespace loom::rt {
 
 Buffer::Buffer(Device &owner, std::shared_ptr<detail::MemoryStats> stats,
                void *storage, size_t bytes, bool counted)
-    : owner(owner), stats(std::move(stats)), storage(storage), bytes(bytes) {
+    : owner(owner), platform(owner.sharedPlatform()), stats(std::move(stats)), storage(storage),
+      bytes(bytes) {
   if (!counted)
     this->stats->add(bytes);
 }
@@ -22,7 +23,7 @@ Buffer::~Buffer() {
   // A donated buffer's memory belongs to the buffer it was donated to.
   if (donated.load())
     return;
-  HostAllocator::instance().release(storage, bytes);
+  platform->release(storage, bytes);
   stats->remove(bytes);
 }
 
@@ -36,7 +37,7 @@ std::shared_ptr<Buffer> Buffer::donate() {
 std::shared_ptr<Buffer> Buffer::allocate(Device &device, size_t bytes) {
   // A zero-size buffer still gets one line so that data() is a real pointer
   // kernels may receive.
-  void *storage = HostAllocator::instance().allocate(bytes);
+  void *storage = device.platform().allocate(bytes);
   if (!storage)
     return nullptr;
   return std::shared_ptr<Buffer>(
@@ -50,8 +51,8 @@ std::shared_ptr<Buffer> Buffer::fromHost(Device &device, const void *data,
   auto buffer = allocate(device, bytes);
   if (!buffer)
     return nullptr;
-  if (bytes != 0)
-    std::memcpy(buffer->data(), data, bytes);
+  if (bytes != 0 && !buffer->platform->copyFromHost(buffer->data(), data, bytes).isOk())
+    return nullptr; // the device failed: a lost GPU, nothing a caller can tell from no memory
   buffer->ready()->signal(Status::ok());
   return buffer;
 }
@@ -78,9 +79,7 @@ Status copyToHost(const Buffer &buffer, void *dst, size_t bytes) {
   std::shared_lock<std::shared_mutex> lock(buffer.hostReadLock());
   if (buffer.isDonated()) // donated while we waited
     return donatedError();
-  if (bytes != 0)
-    std::memcpy(dst, buffer.data(), bytes);
-  return Status::ok();
+  return buffer.platform->copyToHost(dst, buffer.data(), bytes);
 }
 
 } // namespace loom::rt

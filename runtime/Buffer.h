@@ -5,6 +5,7 @@
 #define LOOM_RUNTIME_BUFFER_H
 
 #include "runtime/Event.h"
+#include "runtime/Platform.h"
 #include "runtime/Status.h"
 
 #include <atomic>
@@ -19,7 +20,9 @@ namespace detail {
 struct MemoryStats;
 } // namespace detail
 
-/// A block of memory on one device, 64-byte aligned, plus the event that is
+/// A block of memory on one device (host memory for a CPU device, GPU memory for a GPU;
+/// compiled code for the device reads data() directly, the host reads it through
+/// copyToHost), 64-byte aligned, plus the event that is
 /// signalled once its contents have been produced (with an error if the work
 /// producing them failed).
 ///
@@ -36,8 +39,8 @@ public:
   static std::shared_ptr<Buffer> allocate(Device &device, size_t bytes);
 
   /// A buffer on `device` holding a copy of `bytes` bytes at `data`; it is
-  /// ready at once. Returns nullptr when memory runs out, or when `data` is
-  /// null and `bytes` is not zero.
+  /// ready at once. Returns nullptr when memory runs out (or a GPU fails the copy), or when
+  /// `data` is null and `bytes` is not zero.
   static std::shared_ptr<Buffer> fromHost(Device &device, const void *data,
                                           size_t bytes);
 
@@ -70,10 +73,13 @@ public:
   std::shared_mutex &hostReadLock() const { return hostReads; }
 
 private:
+  friend Status copyToHost(const Buffer &buffer, void *dst, size_t bytes);
   Buffer(Device &owner, std::shared_ptr<detail::MemoryStats> stats,
          void *storage, size_t bytes, bool counted = false);
 
   Device &owner;
+  /// The device's platform, which frees the memory (even after the device is gone).
+  std::shared_ptr<Platform> platform;
   std::shared_ptr<detail::MemoryStats> stats;
   void *storage;
   size_t bytes;

@@ -2,6 +2,7 @@
 // the lazily created process-wide client.
 #include "runtime/Client.h"
 #include "runtime/Blas.h"
+#include "runtime/CudaPlatform.h"
 #include "runtime/Distributed.h"
 
 #include <algorithm>
@@ -49,6 +50,37 @@ Client::Client(int numDevices, int processes, int index)
     devices.push_back(std::make_unique<Device>(first + i, kernelThreads));
 }
 
+Client::Client(std::vector<std::shared_ptr<Platform>> gpus) {
+  distributed::detail::noteClientCreated();
+  for (size_t i = 0; i < gpus.size(); ++i)
+    devices.push_back(std::make_unique<Device>(static_cast<int>(i), 1, std::move(gpus[i])));
+}
+
+StatusOr<std::unique_ptr<Client>> Client::createCuda(int numDevices) {
+  auto driver = CudaDriver::get();
+  if (!driver.ok())
+    return driver.status();
+  int available = CudaPlatform::deviceCount();
+  if (numDevices <= 0)
+    numDevices = available;
+  if (numDevices > available)
+    return Status::error(StatusCode::Unavailable,
+                         "asked for " + std::to_string(numDevices) + " GPUs, the driver sees " +
+                             std::to_string(available));
+  if (distributed::process().count > 1)
+    return Status::error(StatusCode::FailedPrecondition,
+                         "GPUs in a job of several processes need NCCL, which Loom does not "
+                         "use yet");
+  std::vector<std::shared_ptr<Platform>> gpus;
+  for (int i = 0; i < numDevices; ++i) {
+    auto gpu = CudaPlatform::create(i);
+    if (!gpu.ok())
+      return gpu.status();
+    gpus.push_back(std::move(*gpu));
+  }
+  return std::unique_ptr<Client>(new Client(std::move(gpus)));
+}
+
 StatusOr<std::unique_ptr<Client>> Client::createCpu(int numDevices) {
   if (numDevices > maxCpuDevices)
     return Status::error(StatusCode::InvalidArgument,
@@ -68,7 +100,15 @@ StatusOr<std::unique_ptr<Client>> Client::createCpu(int numDevices) {
 Client &Client::defaultClient() {
   // A function-local static: created once, thread-safely, on first use.
   static std::unique_ptr<Client> client = [] {
-    StatusOr<std::unique_ptr<Client>> created = createCpu(0);
+    const char *kind = std::getenv(deviceKindEnv);
+    std::string_view wanted = kind && *kind ? kind : "cpu";
+    StatusOr<std::unique_ptr<Client>> created =
+        wanted == "cpu"    ? createCpu(0)
+        : wanted == "cuda" ? createCuda(0)
+                           : StatusOr<std::unique_ptr<Client>>(Status::error(
+                                 StatusCode::InvalidArgument,
+                                 std::string(deviceKindEnv) + "='" + std::string(wanted) +
+                                     "' is neither 'cpu' nor 'cuda'"));
     if (created.ok())
       return std::move(*created);
     std::fprintf(stderr, "loom runtime: %s; using 1 CPU device\n",

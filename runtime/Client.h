@@ -1,5 +1,5 @@
 // The entry point of the runtime: a Client owns the devices of this process
-// (N virtual CPU devices, each with its own stream). In a job of several processes
+// (N virtual CPU devices or the GPUs, each with its own stream). In a job of several processes
 // (distributed::initialize()) device ids are global and the Client holds its process's share.
 #ifndef LOOM_RUNTIME_CLIENT_H
 #define LOOM_RUNTIME_CLIENT_H
@@ -29,10 +29,21 @@ public:
   /// device count, so devices running GEMMs at once do not oversubscribe the machine.
   static StatusOr<std::unique_ptr<Client>> createCpu(int numDevices = 0);
 
-  /// The process-wide client, created on first use from LOOM_CPU_DEVICES. If
-  /// that value is invalid, the error is printed to stderr and one device is
-  /// used.
+  /// The environment variable choosing the default client's devices: "cpu" (the default:
+  /// LOOM_CPU_DEVICES virtual CPU devices) or "cuda" (every GPU the driver sees).
+  static constexpr const char *deviceKindEnv = "LOOM_DEVICE";
+
+  /// A client whose devices are the GPUs 0..numDevices-1 (every GPU when `numDevices` <= 0);
+  /// Unavailable, saying why, without a CUDA driver or with fewer GPUs.
+  static StatusOr<std::unique_ptr<Client>> createCuda(int numDevices = 0);
+
+  /// The process-wide client, created on first use from LOOM_DEVICE and LOOM_CPU_DEVICES.
+  /// If those are invalid or ask for GPUs that are not there, the error is printed to stderr
+  /// and one CPU device is used.
   static Client &defaultClient();
+
+  /// "cpu" or "cuda": the platform of its devices.
+  const char *platformName() const { return devices[0]->platform().name(); }
 
   /// The number of devices of the job, every process's (this process's alone without
   /// distributed::initialize()).
@@ -47,6 +58,8 @@ public:
 private:
   /// `numDevices` local devices; `processes` processes of which this is `index`, all alike.
   Client(int numDevices, int processes = 1, int index = 0);
+  /// One device per GPU platform.
+  explicit Client(std::vector<std::shared_ptr<Platform>> gpus);
 
   std::vector<std::unique_ptr<Device>> devices;
   int processes = 1, first = 0;

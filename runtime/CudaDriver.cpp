@@ -37,6 +37,17 @@ StatusOr<const CudaDriver *> load() {
   resolve(driver.memcpyDtoD, "cuMemcpyDtoD_v2");
   resolve(driver.launchKernel, "cuLaunchKernel");
   resolve(driver.getErrorString, "cuGetErrorString");
+  resolve(driver.deviceGetAttribute, "cuDeviceGetAttribute");
+  resolve(driver.streamCreate, "cuStreamCreate");
+  resolve(driver.streamSynchronize, "cuStreamSynchronize");
+  resolve(driver.memAllocAsync, "cuMemAllocAsync");
+  resolve(driver.memFreeAsync, "cuMemFreeAsync");
+  resolve(driver.memcpyAsync, "cuMemcpyAsync");
+  resolve(driver.memsetD32Async, "cuMemsetD32Async");
+  resolve(driver.memsetD16Async, "cuMemsetD16Async");
+  resolve(driver.deviceGetDefaultMemPool, "cuDeviceGetDefaultMemPool");
+  resolve(driver.memPoolSetAttribute, "cuMemPoolSetAttribute");
+  resolve(driver.moduleUnload, "cuModuleUnload");
   if (!missing.empty())
     return Status::error(StatusCode::Unavailable,
                          "libcuda.so.1 lacks " + missing + " (a driver too old?)");

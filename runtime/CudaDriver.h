@@ -31,6 +31,19 @@ struct CudaDriver {
   CUresult (*launchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned,
                            unsigned, unsigned, CUstream, void **, void **);
   CUresult (*getErrorString)(CUresult, const char **);
+  // What the CUDA device (CudaPlatform) adds: its stream, stream-ordered memory from the
+  // device's pool, copies in any direction (unified addressing), the chip's version.
+  CUresult (*deviceGetAttribute)(int *, CUdevice_attribute, CUdevice);
+  CUresult (*streamCreate)(CUstream *, unsigned int);
+  CUresult (*streamSynchronize)(CUstream);
+  CUresult (*memAllocAsync)(CUdeviceptr *, size_t, CUstream);
+  CUresult (*memFreeAsync)(CUdeviceptr, CUstream);
+  CUresult (*memcpyAsync)(CUdeviceptr, CUdeviceptr, size_t, CUstream);
+  CUresult (*memsetD32Async)(CUdeviceptr, unsigned int, size_t, CUstream);
+  CUresult (*memsetD16Async)(CUdeviceptr, unsigned short, size_t, CUstream);
+  CUresult (*deviceGetDefaultMemPool)(CUmemoryPool *, CUdevice);
+  CUresult (*memPoolSetAttribute)(CUmemoryPool, CUmemPool_attribute, void *);
+  CUresult (*moduleUnload)(CUmodule);
 
   /// The process's driver, loaded and initialized on first use; Unavailable (saying why:
   /// no libcuda.so.1, a missing entry point, cuInit's error, no device) where there is none.

@@ -26,8 +26,8 @@ void detail::MemoryStats::addTemporary(size_t bytes) {
   }
 }
 
-Device::Device(int id, int kernelThreads)
-    : index(id), pool(std::make_unique<WorkerPool>(kernelThreads, [stats = memoryStats.get()] {
+Device::Device(int id, int kernelThreads, std::shared_ptr<Platform> platform)
+    : index(id), kind(std::move(platform)), pool(std::make_unique<WorkerPool>(kernelThreads, [stats = memoryStats.get()] {
         detail::setTempMemoryStats(stats);
       })) {
   // Started last, once every member the worker touches exists.
@@ -88,6 +88,7 @@ void Device::serve() {
   detail::setTempMemoryStats(memoryStats.get());
   // Parallel loops of the kernels it runs share the device's pool.
   detail::setCurrentWorkerPool(pool.get());
+  kind->bindWorkerThread();
   for (;;) {
     WorkItem item;
     {
@@ -249,9 +250,11 @@ Device::execute(std::shared_ptr<const Executable> exe,
                                            std::to_string(i) +
                                            " failed: " + cause.message());
   };
-  auto work = [exe, inputs, outputs, copies, donors, spmd, deviceId = id()]() {
+  auto work = [exe, inputs, outputs, copies, donors, spmd, deviceId = id(),
+               platform = kind]() {
     for (const auto &[from, to] : copies)
-      std::memcpy(to->data(), from->data(), from->size());
+      if (Status s = platform->copyWithin(to->data(), from->data(), from->size()); !s.isOk())
+        return s;
     // Host reads of a donated buffer that began before the donation finish
     // before its memory is overwritten.
     std::vector<std::unique_lock<std::shared_mutex>> writing;
@@ -265,8 +268,12 @@ Device::execute(std::shared_ptr<const Executable> exe,
       pointers.push_back(buffer->data());
     profile::LaunchScope launch(deviceId, exe->name);
     detail::beginSpmdLaunch(spmd ? &*spmd : nullptr);
+    platform->beginLaunch();
     exe->entry(pointers.data());
+    Status ran = platform->endLaunch();
     Status status = detail::endSpmdLaunch();
+    if (status.isOk())
+      status = std::move(ran);
     if (!status.isOk())
       return Status::error(status.code(),
                            "executable '" + exe->name + "': " + status.message());

@@ -6,6 +6,7 @@
 #include "runtime/Buffer.h"
 #include "runtime/Event.h"
 #include "runtime/Executable.h"
+#include "runtime/Platform.h"
 #include "runtime/SpmdCalls.h"
 #include "runtime/Status.h"
 #include "runtime/WorkerPool.h"
@@ -43,7 +44,8 @@ struct MemoryStats {
 };
 } // namespace detail
 
-/// A CPU device with one stream, served by a worker thread the device owns.
+/// A device with one stream, served by a worker thread the device owns: a virtual CPU device,
+/// or a GPU whose worker thread enqueues the launches on the GPU's stream (CudaPlatform.h).
 ///
 /// Usage: the host enqueues work and gets its results back at once; nothing
 /// waits until the host reads a value.
@@ -79,8 +81,10 @@ struct MemoryStats {
 class Device {
 public:
   /// A device with index `id`, starting its worker thread; the parallel loops of the
-  /// kernels it runs use `kernelThreads` threads (its own included).
-  explicit Device(int id, int kernelThreads = 1);
+  /// kernels it runs use `kernelThreads` threads (its own included). Its memory and launches
+  /// are `platform`'s (the host's unless given).
+  explicit Device(int id, int kernelThreads = 1,
+                  std::shared_ptr<Platform> platform = hostPlatform());
   Device(const Device &) = delete;
   Device &operator=(const Device &) = delete;
   /// Runs everything still queued, then stops the worker thread.
@@ -88,6 +92,9 @@ public:
 
   /// The device's index within its Client.
   int id() const { return index; }
+  /// What kind of device it is: where its memory lives, how its code launches.
+  Platform &platform() const { return *kind; }
+  const std::shared_ptr<Platform> &sharedPlatform() const { return kind; }
   /// Threads the parallel loops of its kernels run on, its own included.
   int kernelThreads() const { return pool->threads(); }
   /// Parallel loops of its kernels that ran on more than one thread so far.
@@ -152,6 +159,7 @@ private:
   static Status runItem(WorkItem &item);
 
   int index;
+  std::shared_ptr<Platform> kind;
   std::shared_ptr<detail::MemoryStats> memoryStats =
       std::make_shared<detail::MemoryStats>();
 

@@ -24,6 +24,14 @@ struct Header {
 } // namespace
 
 void detail::setTempMemoryStats(MemoryStats *stats) { tempStats = stats; }
+void detail::countTemporary(size_t bytes) {
+  if (tempStats)
+    tempStats->addTemporary(bytes);
+}
+void detail::uncountTemporary(size_t bytes) {
+  if (tempStats)
+    tempStats->removeTemporary(bytes);
+}
 } // namespace loom::rt
 
 using namespace loom::rt;

@@ -13,6 +13,10 @@ struct MemoryStats;
 /// Makes temporaries allocated by this thread count in `stats` (null: count nowhere). The
 /// device's worker thread sets it while it runs work.
 void setTempMemoryStats(MemoryStats *stats);
+/// Counts `bytes` of temporaries allocated elsewhere (a GPU's) in the calling thread's
+/// statistics, and takes them off again.
+void countTemporary(size_t bytes);
+void uncountTemporary(size_t bytes);
 } // namespace detail
 } // namespace loom::rt
 

@@ -5,6 +5,7 @@
 
 #include "compiler/Jit/CompilationCache.h"
 #include "compiler/Jit/CompilerFingerprint.h"
+#include "compiler/Jit/DiagnosticCollector.h"
 #include "compiler/Jit/LlvmOptimizer.h"
 #include "compiler/Jit/ObjectEmitter.h"
 #include "compiler/Jit/PerfMap.h"
@@ -83,20 +84,6 @@ bool profileKernels(const CpuCompileOptions &options) {
 rt::Status internal(std::string message) {
   return rt::Status::error(rt::StatusCode::Internal, std::move(message));
 }
-
-/// Collects the diagnostics emitted while it lives, to return them in a Status.
-struct DiagnosticCollector {
-  explicit DiagnosticCollector(MLIRContext *ctx)
-      : handler(ctx, [this](Diagnostic &diag) {
-          llvm::raw_string_ostream os(text);
-          os << diag.getLocation() << ": " << diag << "\n";
-          for (Diagnostic &note : diag.getNotes())
-            os << note.getLocation() << ": note: " << note << "\n";
-          return success();
-        }) {}
-  std::string text;
-  ScopedDiagnosticHandler handler;
-};
 
 rt::StatusOr<rt::DType> dtypeOf(Type type) {
   if (type.isF32()) return rt::DType::F32;

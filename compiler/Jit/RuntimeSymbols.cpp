@@ -2,6 +2,7 @@
 #include "compiler/Jit/RuntimeSymbols.h"
 
 #include "runtime/Blas.h"
+#include "runtime/CudaLaunchAbi.h"
 #include "runtime/Profiler.h"
 #include "runtime/SpmdCalls.h"
 #include "runtime/TempMemory.h"
@@ -41,6 +42,19 @@ Error mlir::loom::defineRuntimeSymbols(LLJIT &jit) {
   add("_mlir_memref_to_llvm_alloc", &loom_rt_temp_alloc);
   add("_mlir_memref_to_llvm_aligned_alloc", &loom_rt_temp_aligned_alloc);
   add("_mlir_memref_to_llvm_free", &loom_rt_temp_free);
+  // GPU programs' host code: launches, copies and allocations on the CUDA device.
+  add("mgpuModuleLoad", &mgpuModuleLoad);
+  add("mgpuModuleUnload", &mgpuModuleUnload);
+  add("mgpuModuleGetFunction", &mgpuModuleGetFunction);
+  add("mgpuStreamCreate", &mgpuStreamCreate);
+  add("mgpuStreamDestroy", &mgpuStreamDestroy);
+  add("mgpuStreamSynchronize", &mgpuStreamSynchronize);
+  add("mgpuLaunchKernel", &mgpuLaunchKernel);
+  add("mgpuMemAlloc", &mgpuMemAlloc);
+  add("mgpuMemFree", &mgpuMemFree);
+  add("mgpuMemcpy", &mgpuMemcpy);
+  add("mgpuMemset32", &mgpuMemset32);
+  add("mgpuMemset16", &mgpuMemset16);
   // Copies between strided memrefs that LLVM cannot turn into a memcpy.
   add("memrefCopy", &memrefCopy);
   return dylib.define(absoluteSymbols(std::move(symbols)));

@@ -579,3 +579,33 @@ def GpuCollapseLoops : Pass<"loom-gpu-collapse-loops"> {
 }
 
 #endif // LOOM_LOWERING_PASSES_TD
+
+def GpuHostToDevice : Pass<"loom-gpu-host-to-device"> {
+  let summary = "Leaves the GPU program's host side only allocating, copying and launching.";
+  let description = [{
+    Runs after parallel loops became `gpu.launch`. What is left on the host must not touch
+    buffer memory, which lives on the GPU:
+    - `memref.alloc`/`dealloc` become `gpu.alloc`/`gpu.dealloc`;
+    - a `memref.get_global` constant is copied to a `gpu.alloc` buffer (freed at the return);
+    - a contiguous `memref.copy` becomes `gpu.memcpy`;
+    - each run of consecutive ops that read or write memory (the loops of a full reduction to
+      a scalar) becomes a kernel of one thread, `gpu.launch` on a 1x1x1 grid;
+    - a loop around launches stays on the host, and its body is treated the same way.
+    A call (collectives, BLAS) and a value such a run computes for the host are errors that
+    name the op.
+  }];
+  let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::arith::ArithDialect"];
+}
+
+def GpuSequentialLoops : Pass<"loom-gpu-sequential-loops"> {
+  let summary = "Makes host loops that read buffer memory sequential as a whole, for the GPU.";
+  let description = [{
+    A scatter-add lowers to a loop over the updates that loads each row index from a buffer
+    and adds the row with a parallel loop. On the GPU the parallel loop would become a kernel
+    launched by a host loop that cannot read the index, which lives in GPU memory. Such a loop
+    (one that reads memory outside its parallel loops) has its parallel loops made sequential
+    (`scf.for` nests), so loom-gpu-host-to-device runs it whole as one kernel of one thread.
+    Loops without such reads are left alone.
+  }];
+  let dependentDialects = ["mlir::scf::SCFDialect"];
+}

@@ -27,11 +27,15 @@ const std::vector<std::string> &mlir::loom::gpuKernelPasses() {
       // Each loop nest one dim (consecutive threads on consecutive elements), in tiles of
       // 256: tiles are blocks, a tile's iterations threads (guarded where the extent is not
       // a multiple of 256).
+      // Loops whose iterations read memory (a scatter's indices) run whole in one kernel.
+      "func.func(loom-gpu-sequential-loops)",
       "func.func(loom-gpu-collapse-loops)",
       "canonicalize",
       "func.func(scf-parallel-loop-tiling{parallel-loop-tile-sizes=256 no-min-max-bounds=true})",
       "func.func(gpu-map-parallel-loops)",
       "func.func(convert-parallel-loops-to-gpu)",
+      // The host keeps allocations, copies and launches; all else becomes kernels.
+      "func.func(loom-gpu-host-to-device)",
       "gpu-kernel-outlining",
       "lower-affine",
       "canonicalize",
@@ -43,10 +47,31 @@ const std::vector<std::string> &mlir::loom::gpuKernelPasses() {
 std::vector<std::string> mlir::loom::gpuToBinaryPasses(const std::string &chip) {
   return {
       "nvvm-attach-target{chip=" + chip + " O=3}",
-      "gpu.module(convert-scf-to-cf,convert-gpu-to-nvvm,canonicalize,reconcile-unrealized-casts)",
+      // Views (a scatter's row) become pointer arithmetic first.
+      "gpu.module(expand-strided-metadata,lower-affine,convert-scf-to-cf,convert-gpu-to-nvvm,"
+      "canonicalize,reconcile-unrealized-casts)",
       // LLVM's NVPTX backend writes PTX; the CUDA toolkit's ptxas assembles the cubin.
       "gpu-module-to-binary{format=bin toolkit=/usr/local/cuda}",
   };
+}
+
+const std::vector<std::string> &mlir::loom::gpuHostToLLVMPasses() {
+  static const std::vector<std::string> passes = {
+      "loom-emit-entry",
+      // One stream for the function's launches, copies and allocations, in order; the
+      // runtime hands the device's own (CudaLaunchAbi.h).
+      "func.func(gpu-async-region)",
+      "convert-scf-to-cf",
+      "expand-strided-metadata",
+      "lower-affine",
+      "gpu-to-llvm",
+      "finalize-memref-to-llvm",
+      "convert-arith-to-llvm",
+      "convert-func-to-llvm",
+      "convert-cf-to-llvm",
+      "reconcile-unrealized-casts",
+  };
+  return passes;
 }
 
 LogicalResult mlir::loom::buildGpuPipeline(OpPassManager &pm, const std::string &chip) {
@@ -58,7 +83,8 @@ LogicalResult mlir::loom::buildGpuPipeline(OpPassManager &pm, const std::string 
   return success(succeeded(addPasses(pm, toLinalg)) &&
                  succeeded(addPasses(pm, gpuBufferizePasses())) &&
                  succeeded(addPasses(pm, gpuKernelPasses())) &&
-                 succeeded(addPasses(pm, gpuToBinaryPasses(chip))));
+                 succeeded(addPasses(pm, gpuToBinaryPasses(chip))) &&
+                 succeeded(addPasses(pm, gpuHostToLLVMPasses())));
 }
 
 namespace {
@@ -84,6 +110,8 @@ void mlir::loom::registerGpuPipelines() {
       [](OpPassManager &pm, const GpuPipelineOptions &o) {
         (void)addPasses(pm, gpuToBinaryPasses(o.chip));
       });
+  stage("loom-gpu-host-to-llvm", "the host function to LLVM, calling the CUDA device",
+        gpuHostToLLVMPasses);
   PassPipelineRegistration<GpuPipelineOptions>(
       "loom-gpu-pipeline", "the whole GPU pipeline",
       [](OpPassManager &pm, const GpuPipelineOptions &o) { (void)buildGpuPipeline(pm, o.chip); });

@@ -6,13 +6,17 @@
 //   loom-gpu-kernels      each parallel loop nest collapsed to one dim, tiled onto blocks of
 //                         256 threads and outlined as a gpu.func kernel, launched by
 //                         gpu.launch_func
+//                         (loom-gpu-host-to-device first leaves the host only allocating,
+//                         copying and launching: what else it did becomes 1-thread kernels)
 //   loom-gpu-to-binary    kernels -> NVVM -> PTX (LLVM's NVPTX backend) -> cubin (ptxas) for
 //                         the target chip
-// loom-gpu-pipeline runs all four.
+//   loom-gpu-host-to-llvm the host function -> LLVM with loom_entry, its launches, copies and
+//                         allocations calls into the CUDA device (runtime/CudaLaunchAbi.h)
+// loom-gpu-pipeline runs all five; compileForGpu (compiler/Jit/GpuCompiler.h) JITs the result.
 //
-// What this first GPU path does not do yet (see the GPU issue's note): GEMMs through cuBLASLt
-// (a matmul becomes a loop kernel), reductions with warp shuffles, the host side as an LLVM
-// function calling a CUDA runtime, mixed precision.
+// What this GPU path does not do yet (see the GPU issue's note): GEMMs through cuBLASLt
+// (a matmul becomes a loop kernel), reductions with warp shuffles, collectives, mixed
+// precision.
 #ifndef LOOM_COMPILER_PIPELINE_GPUPIPELINE_H
 #define LOOM_COMPILER_PIPELINE_GPUPIPELINE_H
 
@@ -28,11 +32,13 @@ const std::vector<std::string> &gpuBufferizePasses();
 const std::vector<std::string> &gpuKernelPasses();
 /// For `chip` ("sm_90", "sm_80").
 std::vector<std::string> gpuToBinaryPasses(const std::string &chip);
+const std::vector<std::string> &gpuHostToLLVMPasses();
 
 /// Appends the whole GPU pipeline for `chip` to `pm`.
 LogicalResult buildGpuPipeline(OpPassManager &pm, const std::string &chip = "sm_90");
 
-/// Registers loom-gpu-bufferize, loom-gpu-kernels, loom-gpu-to-binary and loom-gpu-pipeline.
+/// Registers loom-gpu-bufferize, loom-gpu-kernels, loom-gpu-to-binary, loom-gpu-host-to-llvm
+/// and loom-gpu-pipeline.
 void registerGpuPipelines();
 
 } // namespace mlir::loom

@@ -1,0 +1,168 @@
+// Implementation of compileForGpu: Loom IR -> GPU pipeline (cubins in gpu.binary ops, host
+// code in the LLVM dialect) -> LLVM IR -> LLJIT.
+#include "compiler/Jit/GpuCompiler.h"
+
+#include "compiler/Jit/CpuCompiler.h"
+#include "compiler/Jit/DiagnosticCollector.h"
+#include "compiler/Jit/RuntimeSymbols.h"
+#include "compiler/Pipeline/CpuPipeline.h"
+#include "compiler/Pipeline/GpuPipeline.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/ExecutionEngine/Orc/LLJIT.h"
+#include "llvm/ExecutionEngine/Orc/ThreadSafeModule.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/TargetSelect.h"
+
+#include <chrono>
+#include <mutex>
+
+using namespace mlir;
+using namespace mlir::loom;
+namespace rt = ::loom::rt;
+
+namespace {
+
+double secondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+rt::Status internal(std::string message) {
+  return rt::Status::error(rt::StatusCode::Internal, std::move(message));
+}
+
+/// The functions listed in `name` (llvm.global_ctors or llvm.global_dtors), which the global
+/// is then removed from `module`, made callable by name. The embedded cubins register
+/// themselves in such constructors; the JIT calls them explicitly instead of relying on a
+/// platform that runs static initializers.
+std::vector<std::string> takeInitializers(llvm::Module &module, const char *name) {
+  std::vector<std::string> functions;
+  llvm::GlobalVariable *list = module.getNamedGlobal(name);
+  if (!list)
+    return functions;
+  if (auto *entries = llvm::dyn_cast<llvm::ConstantArray>(list->getInitializer()))
+    for (llvm::Use &entry : entries->operands())
+      if (auto *fields = llvm::dyn_cast<llvm::ConstantStruct>(entry.get()))
+        if (auto *fn = llvm::dyn_cast<llvm::Function>(fields->getOperand(1))) {
+          fn->setLinkage(llvm::GlobalValue::ExternalLinkage);
+          functions.push_back(fn->getName().str());
+        }
+  list->eraseFromParent();
+  return functions;
+}
+
+/// What an executable's code needs while it lives: the JIT, and the module unloads to call
+/// when it goes.
+struct LoadedGpuCode {
+  std::unique_ptr<llvm::orc::LLJIT> jit;
+  std::vector<void (*)()> unloads;
+  ~LoadedGpuCode() {
+    for (auto unload : unloads)
+      unload();
+  }
+};
+
+} // namespace
+
+rt::StatusOr<GpuCompileResult> mlir::loom::compileForGpu(ModuleOp module,
+                                                         const GpuCompileOptions &options) {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+  });
+  DialectRegistry registry;
+  appendCpuPipelineDialects(registry);
+  MLIRContext *ctx = module.getContext();
+  ctx->appendDialectRegistry(registry);
+  auto layouts = entryLayouts(module, options.entry);
+  if (!layouts.ok())
+    return layouts.status();
+
+  GpuCompileResult result;
+  auto start = std::chrono::steady_clock::now();
+  OwningOpRef<ModuleOp> clone = module.clone();
+  DiagnosticCollector diagnostics(ctx);
+  {
+    PassManager pm(ctx);
+    if (failed(buildGpuPipeline(pm, options.chip)))
+      return internal("cannot build the GPU pipeline: " + diagnostics.text);
+    if (!options.dumpDir.empty()) {
+      ctx->disableMultithreading(); // IR printing requires it
+      pm.enableIRPrintingToFileTree([](Pass *, Operation *) { return false; },
+                                    [](Pass *, Operation *) { return true; },
+                                    /*printModuleScope=*/true, /*printAfterOnlyOnChange=*/false,
+                                    /*printAfterOnlyOnFailure=*/false, options.dumpDir);
+    }
+    LogicalResult lowered = pm.run(*clone);
+    if (!options.dumpDir.empty())
+      ctx->enableMultithreading();
+    if (failed(lowered))
+      return internal("lowering '" + options.entry + "' for the GPU failed:\n" +
+                      diagnostics.text);
+  }
+  result.kernels = static_cast<int>(llvm::range_size(clone->getOps<gpu::BinaryOp>()));
+  result.lowerSeconds = secondsSince(start);
+
+  start = std::chrono::steady_clock::now();
+  auto llvmContext = std::make_unique<llvm::LLVMContext>();
+  std::unique_ptr<llvm::Module> llvmModule = translateModuleToLLVMIR(*clone, *llvmContext);
+  if (!llvmModule)
+    return internal("translating '" + options.entry + "' to LLVM IR failed:\n" +
+                    diagnostics.text);
+  std::vector<std::string> loads = takeInitializers(*llvmModule, "llvm.global_ctors");
+  std::vector<std::string> unloads = takeInitializers(*llvmModule, "llvm.global_dtors");
+
+  auto jit = llvm::orc::LLJITBuilder().create();
+  if (!jit)
+    return internal(llvm::toString(jit.takeError()));
+  if (llvm::Error err = defineRuntimeSymbols(**jit))
+    return internal(llvm::toString(std::move(err)));
+  llvmModule->setDataLayout((*jit)->getDataLayout());
+  if (llvm::Error err = (*jit)->addIRModule(
+          llvm::orc::ThreadSafeModule(std::move(llvmModule), std::move(llvmContext))))
+    return internal(llvm::toString(std::move(err)));
+  auto code = std::make_shared<LoadedGpuCode>();
+  code->jit = std::move(*jit);
+  auto lookup = [&](const std::string &name) -> rt::StatusOr<void *> {
+    auto symbol = code->jit->lookup(name);
+    if (!symbol)
+      return internal("the GPU program lacks '" + name + "': " +
+                      llvm::toString(symbol.takeError()));
+    return symbol->toPtr<void *>();
+  };
+  for (const std::string &name : loads) {
+    auto fn = lookup(name);
+    if (!fn.ok())
+      return fn.status();
+    reinterpret_cast<void (*)()>(*fn)(); // registers a cubin; touches no GPU yet
+  }
+  for (const std::string &name : unloads) {
+    auto fn = lookup(name);
+    if (!fn.ok())
+      return fn.status();
+    code->unloads.push_back(reinterpret_cast<void (*)()>(*fn));
+  }
+  auto entry = lookup("loom_entry");
+  if (!entry.ok())
+    return entry.status();
+
+  auto executable = std::make_shared<rt::Executable>();
+  executable->name = options.entry;
+  executable->entry = reinterpret_cast<rt::Executable::EntryFn>(*entry);
+  executable->inputs = std::move(layouts->first);
+  executable->outputs = std::move(layouts->second);
+  if (auto table = code->jit->lookup("loom_output_aliases")) {
+    const int64_t *aliases = table->toPtr<const int64_t *>();
+    executable->outputAliases.assign(aliases + 1, aliases + 1 + aliases[0]);
+  } else {
+    llvm::consumeError(table.takeError());
+  }
+  executable->keepAlive = code;
+  result.executable = std::move(executable);
+  result.loadSeconds = secondsSince(start);
+  return result;
+}

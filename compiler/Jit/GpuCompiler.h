@@ -1,0 +1,43 @@
+// Compiles a Loom module for a CUDA device and loads it: the GPU pipeline (kernels as cubins
+// for the GPU's chip, embedded in the host code), the host code JITed by an ORC LLJIT that
+// links it against the runtime's CUDA launch functions (runtime/CudaLaunchAbi.h). The result
+// is a runtime Executable that a CUDA device (runtime/CudaPlatform.h) runs on device pointers.
+#ifndef LOOM_COMPILER_JIT_GPUCOMPILER_H
+#define LOOM_COMPILER_JIT_GPUCOMPILER_H
+
+#include "runtime/Executable.h"
+#include "runtime/Status.h"
+
+#include "mlir/IR/BuiltinOps.h"
+
+#include <memory>
+#include <string>
+
+namespace mlir::loom {
+
+struct GpuCompileOptions {
+  /// The function to compile; it becomes the executable's entry.
+  std::string entry = "main";
+  /// The GPU the cubins are for ("sm_90" for an H100, "sm_80" for an A100).
+  std::string chip = "sm_90";
+  /// If not empty, the module after each pipeline stage is written here (for debugging).
+  std::string dumpDir;
+};
+
+struct GpuCompileResult {
+  std::shared_ptr<const ::loom::rt::Executable> executable;
+  /// MLIR's GPU pipeline (ptxas included); translating and JIT-compiling the host code.
+  double lowerSeconds = 0, loadSeconds = 0;
+  /// Kernels embedded as cubins.
+  int kernels = 0;
+};
+
+/// Compiles `module` (Loom IR, not modified). Errors (a failing pass, an op the GPU path does
+/// not support yet) come back as a Status whose message holds the MLIR diagnostics with
+/// their locations. Not cached on disk yet.
+::loom::rt::StatusOr<GpuCompileResult> compileForGpu(ModuleOp module,
+                                                     const GpuCompileOptions &options);
+
+} // namespace mlir::loom
+
+#endif // LOOM_COMPILER_JIT_GPUCOMPILER_H

@@ -1,0 +1,149 @@
+// The loom-gpu-host-to-device pass (see Passes.td): what parallel-loop mapping left on the GPU
+// program's host side moves to the device, so that the host only allocates, copies and
+// launches and never touches a buffer's memory.
+#include "compiler/Lowering/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/MemRef/Utils/MemRefUtils.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+namespace mlir::loom {
+#define GEN_PASS_DEF_GPUHOSTTODEVICE
+#include "compiler/Lowering/Passes.h.inc"
+} // namespace mlir::loom
+
+using namespace mlir;
+
+namespace {
+
+bool containsLaunch(Operation *op) {
+  return op->walk([](gpu::LaunchOp) { return WalkResult::interrupt(); }).wasInterrupted();
+}
+
+bool contiguous(Value memref) {
+  auto type = dyn_cast<MemRefType>(memref.getType());
+  return type && memref::isStaticShapeAndContiguousRowMajor(type);
+}
+
+struct GpuHostToDevicePass : mlir::loom::impl::GpuHostToDeviceBase<GpuHostToDevicePass> {
+  void runOnOperation() override {
+    // Run on functions (func.func(loom-gpu-host-to-device)).
+    auto fn = dyn_cast<func::FuncOp>(getOperation());
+    if (!fn || fn.isExternal())
+      return;
+    IRRewriter rewriter(&getContext());
+    SmallVector<Value> constants;
+    if (failed(moveToDevice(fn.getBody().front(), rewriter, constants)))
+      return signalPassFailure();
+    // Constants copied to the device live until the function returns.
+    fn.walk([&](func::ReturnOp ret) {
+      rewriter.setInsertionPoint(ret);
+      for (Value c : constants)
+        gpu::DeallocOp::create(rewriter, ret.getLoc(), Type(), ValueRange{}, c);
+    });
+  }
+
+  /// Rewrites the host ops of `block`: allocations and copies become the GPU's, runs of ops
+  /// that read or write memory become single-thread kernels, and loops around kernels are
+  /// entered.
+  LogicalResult moveToDevice(Block &block, IRRewriter &rewriter, SmallVector<Value> &constants) {
+    SmallVector<Operation *> run;
+    for (Operation &op : llvm::make_early_inc_range(block)) {
+      Operation *o = &op;
+      bool hostSide = isa<memref::AllocOp, memref::DeallocOp, memref::GetGlobalOp,
+                          memref::CopyOp, func::CallOp>(o) ||
+                      containsLaunch(o);
+      if (!hostSide && isMemoryEffectFree(o) && !o->hasTrait<OpTrait::IsTerminator>()) {
+        // Scalar arithmetic on what the run loaded joins it; the rest (index math of the
+        // launches) stays where it is, which the run may move past: it touches no memory.
+        if (llvm::any_of(o->getOperands(), [&](Value v) {
+              return v.getDefiningOp() && llvm::is_contained(run, v.getDefiningOp());
+            }))
+          run.push_back(o);
+        continue;
+      }
+      if (isa<gpu::LaunchOp>(o) || o->hasTrait<OpTrait::IsTerminator>()) {
+        if (failed(flush(run, rewriter)))
+          return failure();
+        continue;
+      }
+      if (!hostSide) {
+        run.push_back(o);
+        continue;
+      }
+      if (failed(flush(run, rewriter)))
+        return failure();
+      rewriter.setInsertionPoint(o);
+      if (auto alloc = dyn_cast<memref::AllocOp>(o)) {
+        rewriter.replaceOp(alloc, gpu::AllocOp::create(rewriter, alloc.getLoc(), alloc.getType(),
+                                                       Type(), ValueRange{},
+                                                       alloc.getDynamicSizes(), ValueRange{})
+                                      .getMemref());
+      } else if (auto dealloc = dyn_cast<memref::DeallocOp>(o)) {
+        gpu::DeallocOp::create(rewriter, dealloc.getLoc(), Type(), ValueRange{},
+                               dealloc.getMemref());
+        rewriter.eraseOp(dealloc);
+      } else if (auto global = dyn_cast<memref::GetGlobalOp>(o)) {
+        // The constant lives in host memory; kernels read a device copy of it.
+        auto copy = gpu::AllocOp::create(rewriter, global.getLoc(), global.getType(), Type(),
+                                         ValueRange{}, ValueRange{}, ValueRange{});
+        rewriter.setInsertionPointAfter(global);
+        rewriter.replaceAllUsesWith(global.getResult(), copy.getMemref());
+        gpu::MemcpyOp::create(rewriter, global.getLoc(), Type(), ValueRange{}, copy.getMemref(),
+                              global.getResult());
+        rewriter.setInsertionPoint(global);
+        rewriter.moveOpBefore(global, copy);
+        constants.push_back(copy.getMemref());
+      } else if (auto copy = dyn_cast<memref::CopyOp>(o)) {
+        if (!contiguous(copy.getSource()) || !contiguous(copy.getTarget()))
+          return copy.emitOpError("copies between non-contiguous buffers are not supported on "
+                                  "the GPU yet");
+        gpu::MemcpyOp::create(rewriter, copy.getLoc(), Type(), ValueRange{}, copy.getTarget(),
+                              copy.getSource());
+        rewriter.eraseOp(copy);
+      } else if (auto call = dyn_cast<func::CallOp>(o)) {
+        return call.emitOpError("calls '")
+               << call.getCallee()
+               << "' on the host, which the GPU pipeline cannot run yet (collectives need "
+                  "NCCL, GEMMs cuBLAS)";
+      } else {
+        // A loop around kernels stays on the host; its body is moved like a function's.
+        for (Region &region : o->getRegions())
+          for (Block &inner : region)
+            if (failed(moveToDevice(inner, rewriter, constants)))
+              return failure();
+      }
+    }
+    return flush(run, rewriter);
+  }
+
+  /// Moves `run` (consecutive ops of one block) into a kernel of one thread.
+  LogicalResult flush(SmallVector<Operation *> &run, IRRewriter &rewriter) {
+    if (run.empty())
+      return success();
+    llvm::SmallPtrSet<Operation *, 8> inRun(run.begin(), run.end());
+    for (Operation *op : run)
+      for (Value result : op->getResults())
+        for (Operation *user : result.getUsers())
+          if (!inRun.contains(run.front()->getBlock()->findAncestorOpInBlock(*user)))
+            return op->emitOpError("computes a value the GPU program's host side uses");
+    Location loc = run.front()->getLoc();
+    // After the run's last op: host ops between its ops stay before the kernel.
+    rewriter.setInsertionPointAfter(run.back());
+    Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
+    auto launch = gpu::LaunchOp::create(rewriter, loc, one, one, one, one, one, one);
+    Block &body = launch.getBody().front();
+    rewriter.setInsertionPointToEnd(&body);
+    auto terminator = gpu::TerminatorOp::create(rewriter, loc);
+    for (Operation *op : run)
+      rewriter.moveOpBefore(op, terminator);
+    run.clear();
+    return success();
+  }
+};
+
+} // namespace

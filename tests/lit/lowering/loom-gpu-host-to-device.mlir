@@ -1,0 +1,69 @@
+// RUN: loom-opt %s -split-input-file -verify-diagnostics -pass-pipeline='builtin.module(func.func(loom-gpu-host-to-device))' | FileCheck %s
+
+// Tests of loom-gpu-host-to-device (compiler/Lowering/GpuHostToDevice.cpp): the GPU program's
+// host side keeps only allocations, copies and launches.
+
+// Tests that allocations become the GPU's, a contiguous copy a gpu.memcpy, a constant a device
+// copy freed at the return, and the scalar code of a full reduction (load, arithmetic, store)
+// one kernel of one thread, while the launch's index math stays on the host.
+// CHECK-LABEL: func.func @host_side
+// CHECK: %[[T:.*]] = gpu.alloc () : memref<4xf32>
+// CHECK: %[[G:.*]] = memref.get_global @table
+// CHECK: %[[C:.*]] = gpu.alloc () : memref<4xf32>
+// CHECK: gpu.memcpy %[[C]], %[[G]]
+// CHECK: gpu.memcpy %[[T]], %[[C]]
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %[[ONE:.*]], {{.*}} = %[[ONE]], {{.*}} = %[[ONE]]) threads({{.*}}) in ({{.*}} = %[[ONE]], {{.*}} = %[[ONE]], {{.*}} = %[[ONE]])
+// CHECK-NEXT: scf.for
+// CHECK: memref.load %[[T]]
+// CHECK: memref.store
+// CHECK: memref.load %arg1[]
+// CHECK-NEXT: arith.negf
+// CHECK-NEXT: memref.store
+// CHECK-NEXT: gpu.terminator
+// CHECK: gpu.dealloc %[[T]]
+// CHECK: gpu.dealloc %[[C]]
+// CHECK-NEXT: return
+memref.global "private" constant @table : memref<4xf32> = dense<[1.0, 2.0, 3.0, 4.0]>
+func.func @host_side(%out: memref<f32>, %acc: memref<f32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %t = memref.alloc() {alignment = 64 : i64} : memref<4xf32>
+  %g = memref.get_global @table : memref<4xf32>
+  memref.copy %g, %t : memref<4xf32> to memref<4xf32>
+  scf.for %i = %c0 to %c4 step %c1 {
+    %x = memref.load %t[%i] : memref<4xf32>
+    %a = memref.load %acc[] : memref<f32>
+    %s = arith.addf %a, %x : f32
+    memref.store %s, %acc[] : memref<f32>
+  }
+  %v = memref.load %acc[] : memref<f32>
+  %n = arith.negf %v : f32
+  memref.store %n, %out[] : memref<f32>
+  memref.dealloc %t : memref<4xf32>
+  return
+}
+
+// -----
+
+// Tests that a call left on the host (a collective, a BLAS call) is an error naming it.
+func.func private @loom_rt_collective_start(memref<4xf32>)
+func.func @call(%x: memref<4xf32>) {
+  // expected-error @+1 {{calls 'loom_rt_collective_start' on the host, which the GPU pipeline cannot run yet}}
+  func.call @loom_rt_collective_start(%x) : (memref<4xf32>) -> ()
+  return
+}
+
+// -----
+
+// Tests that a value loaded on the device that the host needs (here a launch's size) is an
+// error naming the op.
+func.func @escapes(%n: memref<index>, %out: memref<?xf32>) {
+  %c1 = arith.constant 1 : index
+  // expected-error @+1 {{computes a value the GPU program's host side uses}}
+  %v = memref.load %n[] : memref<index>
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %v, %gy = %c1, %gz = %c1) threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    gpu.terminator
+  }
+  return
+}
