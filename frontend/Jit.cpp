@@ -19,6 +19,7 @@
 #include "runtime/SpmdCalls.h"
 #include "frontend/MeshPlacement.h"
 #include "frontend/MemoryCheck.h"
+#include "frontend/ProgramRecorder.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "mlir/Pass/PassManager.h"
@@ -471,9 +472,13 @@ std::pair<std::vector<Array>, const TreeDef *> JitFunction::call(const FlatArgs 
                               impl->options.name, a.describe(), a.sharding().describe()));
     buffers.push_back(a.buffer());
   }
+  detail::ProgramRecorder *recorder = detail::ProgramRecorder::get();
+  std::string recordedInputs = recorder ? recorder->captureInputs(buffers) : std::string();
   auto outputs = device.execute(executable, std::move(buffers));
   if (!outputs.ok())
     throw Error(outputs.status().message());
+  if (recorder)
+    recorder->record(impl->options.name, compiled->ir, recordedInputs, *outputs);
   std::vector<Array> results;
   for (size_t i : *positions)
     results.emplace_back((*outputs)[i], executable->outputs[i].shape,

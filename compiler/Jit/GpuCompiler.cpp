@@ -15,9 +15,15 @@
 #include "llvm/ExecutionEngine/Orc/ThreadSafeModule.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/Module.h"
+#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/MC/TargetRegistry.h"
 #include "llvm/Support/TargetSelect.h"
+#include "llvm/Target/TargetMachine.h"
 
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <mutex>
 
 using namespace mlir;
@@ -65,25 +71,15 @@ struct LoadedGpuCode {
   }
 };
 
-} // namespace
-
-rt::StatusOr<GpuCompileResult> mlir::loom::compileForGpu(ModuleOp module,
-                                                         const GpuCompileOptions &options) {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    llvm::InitializeNativeTarget();
-    llvm::InitializeNativeTargetAsmPrinter();
-  });
+/// The GPU pipeline on a clone of `module`, translated to LLVM IR in `llvmContext`.
+rt::StatusOr<std::unique_ptr<llvm::Module>> lowerToLLVM(ModuleOp module,
+                                                        const GpuCompileOptions &options,
+                                                        llvm::LLVMContext &llvmContext,
+                                                        int &kernels) {
   DialectRegistry registry;
   appendCpuPipelineDialects(registry);
   MLIRContext *ctx = module.getContext();
   ctx->appendDialectRegistry(registry);
-  auto layouts = entryLayouts(module, options.entry);
-  if (!layouts.ok())
-    return layouts.status();
-
-  GpuCompileResult result;
-  auto start = std::chrono::steady_clock::now();
   OwningOpRef<ModuleOp> clone = module.clone();
   DiagnosticCollector diagnostics(ctx);
   {
@@ -104,15 +100,40 @@ rt::StatusOr<GpuCompileResult> mlir::loom::compileForGpu(ModuleOp module,
       return internal("lowering '" + options.entry + "' for the GPU failed:\n" +
                       diagnostics.text);
   }
-  result.kernels = static_cast<int>(llvm::range_size(clone->getOps<gpu::BinaryOp>()));
-  result.lowerSeconds = secondsSince(start);
-
-  start = std::chrono::steady_clock::now();
-  auto llvmContext = std::make_unique<llvm::LLVMContext>();
-  std::unique_ptr<llvm::Module> llvmModule = translateModuleToLLVMIR(*clone, *llvmContext);
+  kernels = static_cast<int>(llvm::range_size(clone->getOps<gpu::BinaryOp>()));
+  std::unique_ptr<llvm::Module> llvmModule = translateModuleToLLVMIR(*clone, llvmContext);
   if (!llvmModule)
     return internal("translating '" + options.entry + "' to LLVM IR failed:\n" +
                     diagnostics.text);
+  return llvmModule;
+}
+
+void initializeNativeTarget() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+  });
+}
+
+} // namespace
+
+rt::StatusOr<GpuCompileResult> mlir::loom::compileForGpu(ModuleOp module,
+                                                         const GpuCompileOptions &options) {
+  initializeNativeTarget();
+  auto layouts = entryLayouts(module, options.entry);
+  if (!layouts.ok())
+    return layouts.status();
+
+  GpuCompileResult result;
+  auto start = std::chrono::steady_clock::now();
+  auto llvmContext = std::make_unique<llvm::LLVMContext>();
+  auto lowered = lowerToLLVM(module, options, *llvmContext, result.kernels);
+  if (!lowered.ok())
+    return lowered.status();
+  std::unique_ptr<llvm::Module> llvmModule = std::move(*lowered);
+  result.lowerSeconds = secondsSince(start);
+  start = std::chrono::steady_clock::now();
   std::vector<std::string> loads = takeInitializers(*llvmModule, "llvm.global_ctors");
   std::vector<std::string> unloads = takeInitializers(*llvmModule, "llvm.global_dtors");
 
@@ -165,4 +186,53 @@ rt::StatusOr<GpuCompileResult> mlir::loom::compileForGpu(ModuleOp module,
   result.executable = std::move(executable);
   result.loadSeconds = secondsSince(start);
   return result;
+}
+
+rt::StatusOr<GpuBundleInfo> mlir::loom::writeGpuSharedObject(ModuleOp module,
+                                                             const GpuCompileOptions &options,
+                                                             const std::string &path) {
+  initializeNativeTarget();
+  auto layouts = entryLayouts(module, options.entry);
+  if (!layouts.ok())
+    return layouts.status();
+  GpuBundleInfo info;
+  info.inputs = std::move(layouts->first);
+  info.outputs = std::move(layouts->second);
+  llvm::LLVMContext llvmContext;
+  auto lowered = lowerToLLVM(module, options, llvmContext, info.kernels);
+  if (!lowered.ok())
+    return lowered.status();
+  llvm::Module &llvmModule = **lowered;
+  if (auto *aliases = llvmModule.getNamedGlobal("loom_output_aliases"))
+    if (auto *values = llvm::dyn_cast<llvm::ConstantDataArray>(aliases->getInitializer()))
+      for (unsigned i = 1; i < values->getNumElements(); ++i)
+        info.outputAliases.push_back(static_cast<int>(values->getElementAsInteger(i)));
+
+  auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!jtmb)
+    return internal(llvm::toString(jtmb.takeError()));
+  jtmb->setRelocationModel(llvm::Reloc::PIC_);
+  auto tm = jtmb->createTargetMachine();
+  if (!tm)
+    return internal(llvm::toString(tm.takeError()));
+  llvmModule.setDataLayout((*tm)->createDataLayout());
+  llvmModule.setTargetTriple((*tm)->getTargetTriple());
+  std::string object = path + ".o";
+  {
+    std::error_code error;
+    llvm::raw_fd_ostream out(object, error);
+    if (error)
+      return internal("cannot write " + object + ": " + error.message());
+    llvm::legacy::PassManager pm;
+    if ((*tm)->addPassesToEmitFile(pm, out, nullptr, llvm::CodeGenFileType::ObjectFile))
+      return internal("the host target cannot emit an object file");
+    pm.run(llvmModule);
+  }
+  // The system's C compiler links it (no LLVM is needed where it runs).
+  std::string link = "cc -shared -o '" + path + "' '" + object + "'";
+  int status = std::system(link.c_str());
+  std::remove(object.c_str());
+  if (status != 0)
+    return internal("linking " + path + " failed: " + link);
+  return info;
 }

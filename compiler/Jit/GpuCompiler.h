@@ -38,6 +38,19 @@ struct GpuCompileResult {
 ::loom::rt::StatusOr<GpuCompileResult> compileForGpu(ModuleOp module,
                                                      const GpuCompileOptions &options);
 
+/// Ahead of time, for a GPU machine without LLVM (tools/loom-gpu-bundle): `module` compiled as
+/// compileForGpu does, into a shared object at `path` whose loom_entry runs it. Its
+/// constructors register the cubins; the program loading it (tools/loom-gpu-replay) must
+/// export the runtime's mgpu* functions. Returns the entry's layouts and output aliases.
+struct GpuBundleInfo {
+  std::vector<::loom::rt::BufferLayout> inputs, outputs;
+  std::vector<int> outputAliases;
+  int kernels = 0;
+};
+::loom::rt::StatusOr<GpuBundleInfo> writeGpuSharedObject(ModuleOp module,
+                                                         const GpuCompileOptions &options,
+                                                         const std::string &path);
+
 } // namespace mlir::loom
 
 #endif // LOOM_COMPILER_JIT_GPUCOMPILER_H

@@ -7,7 +7,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
-#include "mlir/Dialect/MemRef/Utils/MemRefUtils.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
@@ -24,9 +24,45 @@ bool containsLaunch(Operation *op) {
   return op->walk([](gpu::LaunchOp) { return WalkResult::interrupt(); }).wasInterrupted();
 }
 
-bool contiguous(Value memref) {
+/// Whether gpu.memcpy can copy it: the lowering takes the memref's data pointer as the start.
+bool plainBuffer(Value memref) {
   auto type = dyn_cast<MemRefType>(memref.getType());
-  return type && memref::isStaticShapeAndContiguousRowMajor(type);
+  return type && type.hasStaticShape() && type.getLayout().isIdentity();
+}
+
+/// `copy` as a kernel of a thread per element (256 to a block): views with offsets or
+/// strides, which gpu.memcpy does not take.
+void copyKernel(memref::CopyOp copy, IRRewriter &rewriter) {
+  Location loc = copy.getLoc();
+  auto type = cast<MemRefType>(copy.getSource().getType());
+  int64_t count = type.getNumElements();
+  constexpr int64_t threads = 256;
+  auto index = [&](int64_t v) { return arith::ConstantIndexOp::create(rewriter, loc, v); };
+  Value one = index(1);
+  auto launch = gpu::LaunchOp::create(rewriter, loc, index((count + threads - 1) / threads), one,
+                                      one, index(threads), one, one);
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPointToStart(&launch.getBody().front());
+  Value flat = arith::AddIOp::create(
+      rewriter, loc,
+      arith::MulIOp::create(rewriter, loc, launch.getBlockIds().x, index(threads)),
+      launch.getThreadIds().x);
+  Value inRange = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult, flat,
+                                        index(count));
+  auto guarded = scf::IfOp::create(rewriter, loc, inRange, /*withElseRegion=*/false);
+  rewriter.setInsertionPointToStart(&guarded.getThenRegion().front());
+  SmallVector<Value> indices(type.getRank());
+  Value rest = flat;
+  for (int64_t d = type.getRank() - 1; d >= 0; --d) {
+    Value size = index(type.getDimSize(d));
+    indices[d] = d == 0 ? rest : arith::RemUIOp::create(rewriter, loc, rest, size).getResult();
+    if (d > 0)
+      rest = arith::DivUIOp::create(rewriter, loc, rest, size);
+  }
+  Value value = memref::LoadOp::create(rewriter, loc, copy.getSource(), indices);
+  memref::StoreOp::create(rewriter, loc, value, copy.getTarget(), indices);
+  rewriter.setInsertionPointToEnd(&launch.getBody().front());
+  gpu::TerminatorOp::create(rewriter, loc);
 }
 
 struct GpuHostToDevicePass : mlir::loom::impl::GpuHostToDeviceBase<GpuHostToDevicePass> {
@@ -99,11 +135,14 @@ struct GpuHostToDevicePass : mlir::loom::impl::GpuHostToDeviceBase<GpuHostToDevi
         rewriter.moveOpBefore(global, copy);
         constants.push_back(copy.getMemref());
       } else if (auto copy = dyn_cast<memref::CopyOp>(o)) {
-        if (!contiguous(copy.getSource()) || !contiguous(copy.getTarget()))
-          return copy.emitOpError("copies between non-contiguous buffers are not supported on "
-                                  "the GPU yet");
-        gpu::MemcpyOp::create(rewriter, copy.getLoc(), Type(), ValueRange{}, copy.getTarget(),
-                              copy.getSource());
+        if (plainBuffer(copy.getSource()) && plainBuffer(copy.getTarget()))
+          gpu::MemcpyOp::create(rewriter, copy.getLoc(), Type(), ValueRange{},
+                                copy.getTarget(), copy.getSource());
+        else if (cast<MemRefType>(copy.getSource().getType()).hasStaticShape())
+          copyKernel(copy, rewriter);
+        else
+          return copy.emitOpError("copies a buffer of dynamic shape, which the GPU pipeline "
+                                  "does not support yet");
         rewriter.eraseOp(copy);
       } else if (auto call = dyn_cast<func::CallOp>(o)) {
         return call.emitOpError("calls '")

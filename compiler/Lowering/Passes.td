@@ -587,14 +587,16 @@ def GpuHostToDevice : Pass<"loom-gpu-host-to-device"> {
     buffer memory, which lives on the GPU:
     - `memref.alloc`/`dealloc` become `gpu.alloc`/`gpu.dealloc`;
     - a `memref.get_global` constant is copied to a `gpu.alloc` buffer (freed at the return);
-    - a contiguous `memref.copy` becomes `gpu.memcpy`;
+    - a `memref.copy` between plain buffers becomes `gpu.memcpy`, one between views (offsets,
+      strides) a kernel of a thread per element;
     - each run of consecutive ops that read or write memory (the loops of a full reduction to
       a scalar) becomes a kernel of one thread, `gpu.launch` on a 1x1x1 grid;
     - a loop around launches stays on the host, and its body is treated the same way.
     A call (collectives, BLAS) and a value such a run computes for the host are errors that
     name the op.
   }];
-  let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::arith::ArithDialect"];
+  let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::arith::ArithDialect",
+                           "mlir::scf::SCFDialect"];
 }
 
 def GpuSequentialLoops : Pass<"loom-gpu-sequential-loops"> {

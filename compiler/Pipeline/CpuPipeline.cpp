@@ -184,4 +184,6 @@ void mlir::loom::appendCpuPipelineDialects(DialectRegistry &registry) {
   // The GPU pipeline's kernels go through LLVM IR to PTX.
   registerGPUDialectTranslation(registry);
   registerNVVMDialectTranslation(registry);
+  // The host code of GPU programs embeds its cubins (#gpu.select_object).
+  gpu::registerOffloadingLLVMTranslationInterfaceExternalModels(registry);
 }

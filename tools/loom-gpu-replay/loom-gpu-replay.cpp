@@ -1,0 +1,179 @@
+// loom-gpu-replay: runs programs compiled by loom-gpu-bundle on a GPU and compares every output
+// with the one recorded on the machine that recorded them (see frontend/ProgramRecorder.h).
+// It needs no LLVM: only the runtime and the CUDA driver.
+//
+//   loom-gpu-replay DIR [--rtol 1e-4] [--atol 1e-5] [--repeat N]
+//
+// Floats pass when |gpu - recorded| <= atol + rtol * |recorded| (NaN meets NaN, an infinity
+// the same infinity; f64 with the tolerances squared), integers and booleans bit for bit.
+// Prints one line per program and a summary; exits 1 when a program fails or does not run.
+#include "runtime/Buffer.h"
+#include "runtime/CudaLaunchAbi.h"
+#include "runtime/CudaPlatform.h"
+#include "runtime/Device.h"
+
+#include <nlohmann/json.hpp>
+
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace fs = std::filesystem;
+namespace rt = loom::rt;
+
+namespace {
+
+// The bundles call the mgpu* functions of this executable (exported): referencing one links
+// them all in.
+[[maybe_unused]] __attribute__((used)) void *const keepLaunchAbi =
+    reinterpret_cast<void *>(&mgpuLaunchKernel);
+
+struct Tolerance {
+  double atol = 1e-5, rtol = 1e-4;
+};
+
+std::vector<rt::BufferLayout> layouts(const nlohmann::json &list) {
+  std::vector<rt::BufferLayout> result;
+  for (const auto &l : list)
+    result.push_back({l["shape"].get<std::vector<int64_t>>(),
+                      *rt::parseDType(l["dtype"].get<std::string>())});
+  return result;
+}
+
+double element(const char *data, rt::DType dtype, int64_t i) {
+  switch (dtype) {
+  case rt::DType::F32: { float v; std::memcpy(&v, data + 4 * i, 4); return v; }
+  case rt::DType::F64: { double v; std::memcpy(&v, data + 8 * i, 8); return v; }
+  default: return 0;
+  }
+}
+
+/// "" when `got` matches `want`, else what differs first and how many elements differ.
+std::string compare(const rt::BufferLayout &layout, const char *got, const char *want,
+                    Tolerance tol, double &worst) {
+  bool isFloat = layout.dtype == rt::DType::F32 || layout.dtype == rt::DType::F64;
+  if (!isFloat)
+    return std::memcmp(got, want, layout.bytes()) == 0 ? "" : "integer bits differ";
+  if (layout.dtype == rt::DType::F64)
+    tol = {tol.atol * tol.atol, tol.rtol * tol.rtol};
+  int64_t bad = 0, first = -1;
+  for (int64_t i = 0; i < layout.numElements(); ++i) {
+    double g = element(got, layout.dtype, i), w = element(want, layout.dtype, i);
+    bool ok = (std::isnan(g) && std::isnan(w)) || (std::isinf(w) && g == w) ||
+              (std::isfinite(w) && std::abs(g - w) <= tol.atol + tol.rtol * std::abs(w));
+    if (std::isfinite(w) && std::isfinite(g))
+      worst = std::max(worst, std::abs(g - w) / (tol.atol + tol.rtol * std::abs(w)));
+    if (!ok && bad++ == 0)
+      first = i;
+  }
+  if (bad == 0)
+    return "";
+  std::ostringstream os;
+  os << bad << " of " << layout.numElements() << " elements differ; first at " << first
+     << ": gpu " << element(got, layout.dtype, first) << ", recorded "
+     << element(want, layout.dtype, first);
+  return os.str();
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    std::fprintf(stderr, "usage: loom-gpu-replay DIR [--rtol R] [--atol A] [--repeat N]\n");
+    return 2;
+  }
+  Tolerance tol;
+  int repeat = 1;
+  for (int i = 2; i + 1 < argc; i += 2) {
+    std::string flag = argv[i];
+    if (flag == "--rtol") tol.rtol = std::stod(argv[i + 1]);
+    else if (flag == "--atol") tol.atol = std::stod(argv[i + 1]);
+    else if (flag == "--repeat") repeat = std::stoi(argv[i + 1]);
+  }
+  auto gpu = rt::CudaPlatform::create(0);
+  if (!gpu.ok()) {
+    std::fprintf(stderr, "loom-gpu-replay: %s\n", gpu.status().message().c_str());
+    return 1;
+  }
+  std::printf("GPU: %s\n", (*gpu)->description().c_str());
+  rt::Device device(0, 1, *gpu);
+
+  std::vector<fs::path> programs;
+  for (const auto &entry : fs::directory_iterator(argv[1]))
+    if (entry.path().extension() == ".so")
+      programs.push_back(entry.path());
+  std::sort(programs.begin(), programs.end());
+  int passed = 0, failed = 0;
+  for (const fs::path &so : programs) {
+    fs::path stem = fs::path(so).replace_extension("");
+    std::string name = stem.filename().string();
+    nlohmann::json info = nlohmann::json::parse(std::ifstream(stem.string() + ".json"));
+    std::ifstream binFile(stem.string() + ".bin", std::ios::binary);
+    std::string data((std::istreambuf_iterator<char>(binFile)), {});
+    void *handle = dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL);
+    auto entry = handle ? dlsym(handle, "loom_entry") : nullptr;
+    if (!entry) {
+      std::printf("FAIL %s: cannot load: %s\n", name.c_str(), dlerror());
+      ++failed;
+      continue;
+    }
+    auto exe = std::make_shared<rt::Executable>();
+    exe->name = name;
+    exe->entry = reinterpret_cast<rt::Executable::EntryFn>(entry);
+    exe->inputs = layouts(info["inputs"]);
+    exe->outputs = layouts(info["outputs"]);
+    exe->outputAliases = info["aliases"].get<std::vector<int>>();
+    exe->keepAlive = std::shared_ptr<void>(handle, [](void *h) { dlclose(h); });
+
+    std::string problem;
+    double worst = 0, seconds = 0;
+    for (int round = 0; round < repeat && problem.empty(); ++round) {
+      size_t offset = 0;
+      std::vector<std::shared_ptr<rt::Buffer>> inputs;
+      for (const rt::BufferLayout &l : exe->inputs) {
+        inputs.push_back(rt::Buffer::fromHost(device, data.data() + offset, l.bytes()));
+        offset += l.bytes();
+      }
+      auto start = std::chrono::steady_clock::now();
+      auto outputs = device.execute(exe, inputs);
+      if (!outputs.ok()) {
+        problem = outputs.status().message();
+        break;
+      }
+      for (size_t o = 0; o < outputs->size() && problem.empty(); ++o) {
+        const rt::BufferLayout &l = exe->outputs[o];
+        std::string got(l.bytes(), '\0');
+        if (rt::Status s = rt::copyToHost(*(*outputs)[o], got.data(), got.size()); !s.isOk())
+          problem = s.message();
+        else if (offset + l.bytes() > data.size())
+          problem = "the recording is shorter than the layouts say";
+        else if (std::string diff = compare(l, got.data(), data.data() + offset, tol, worst);
+                 !diff.empty())
+          problem = "output " + std::to_string(o) + " " + l.toString() + ": " + diff;
+        offset += l.bytes();
+      }
+      seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    }
+    if (problem.empty()) {
+      ++passed;
+      std::printf("ok   %s (%d kernels, %.3f ms, worst error %.2f of the tolerance)\n",
+                  name.c_str(), info["kernels"].get<int>(), seconds * 1e3, worst);
+    } else {
+      ++failed;
+      std::printf("FAIL %s: %s\n", name.c_str(), problem.c_str());
+    }
+    std::fflush(stdout);
+  }
+  std::printf("loom-gpu-replay: %d passed, %d failed on %s\n", passed, failed,
+              (*gpu)->description().c_str());
+  return failed == 0 && passed > 0 ? 0 : 1;
+}
