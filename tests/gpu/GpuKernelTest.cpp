@@ -1,4 +1,5 @@
-// The GPU pipeline's kernels on a GPU: loom-opt -loom-gpu-pipeline compiles Loom programs
+// The GPU pipeline's kernels on a GPU: loom-opt's GPU stages up to loom-gpu-to-binary compile
+// Loom programs
 // (kernels.mlir) to cubins; the test loads them through the CUDA driver (loaded at run time),
 // launches them as the host function's gpu.launch_func ops say, and compares the results
 // with the same computation on the CPU. Without a GPU driver the tests skip, saying so; the
@@ -26,7 +27,8 @@ namespace {
 const std::vector<std::string> &compilePrograms() {
   static const std::vector<std::string> programs = [] {
     std::string command = std::string(LOOM_OPT_BINARY) + " " + LOOM_SOURCE_DIR +
-                          "/tests/gpu/kernels.mlir -split-input-file -loom-gpu-pipeline 2>&1";
+                          "/tests/gpu/kernels.mlir -split-input-file -loom-cpu-to-linalg -loom-gpu-bufferize "
+                          "-loom-gpu-kernels -loom-gpu-to-binary 2>&1";
     if (const char *file = std::getenv("LOOM_GPU_KERNELS_IR"); file && *file)
       command = std::string("cat ") + file;
     FILE *pipe = popen(command.c_str(), "r");

@@ -19,6 +19,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -53,18 +54,39 @@ double element(const char *data, rt::DType dtype, int64_t i) {
   switch (dtype) {
   case rt::DType::F32: { float v; std::memcpy(&v, data + 4 * i, 4); return v; }
   case rt::DType::F64: { double v; std::memcpy(&v, data + 8 * i, 8); return v; }
+  case rt::DType::BF16: {
+    uint16_t h; std::memcpy(&h, data + 2 * i, 2);
+    uint32_t bits = uint32_t(h) << 16; float v; std::memcpy(&v, &bits, 4); return v;
+  }
+  case rt::DType::F16: {
+    uint16_t h; std::memcpy(&h, data + 2 * i, 2);
+    int exponent = (h >> 10) & 31, mantissa = h & 1023;
+    double magnitude = exponent == 0    ? std::ldexp(mantissa, -24)
+                       : exponent == 31 ? (mantissa ? NAN : INFINITY)
+                                        : std::ldexp(1024 + mantissa, exponent - 25);
+    return (h & 0x8000) ? -magnitude : magnitude;
+  }
   default: return 0;
   }
+}
+
+uint16_t bits16(const char *data, int64_t i) {
+  uint16_t h;
+  std::memcpy(&h, data + 2 * i, 2);
+  return h;
 }
 
 /// "" when `got` matches `want`, else what differs first and how many elements differ.
 std::string compare(const rt::BufferLayout &layout, const char *got, const char *want,
                     Tolerance tol, double &worst) {
-  bool isFloat = layout.dtype == rt::DType::F32 || layout.dtype == rt::DType::F64;
+  bool half = layout.dtype == rt::DType::BF16 || layout.dtype == rt::DType::F16;
+  bool isFloat = half || layout.dtype == rt::DType::F32 || layout.dtype == rt::DType::F64;
   if (!isFloat)
     return std::memcmp(got, want, layout.bytes()) == 0 ? "" : "integer bits differ";
   if (layout.dtype == rt::DType::F64)
     tol = {tol.atol * tol.atol, tol.rtol * tol.rtol};
+  if (half) // conversions to 16 bits round once: the same value, any NaN for a NaN
+    tol = {0, 0};
   int64_t bad = 0, first = -1;
   for (int64_t i = 0; i < layout.numElements(); ++i) {
     double g = element(got, layout.dtype, i), w = element(want, layout.dtype, i);
@@ -81,6 +103,9 @@ std::string compare(const rt::BufferLayout &layout, const char *got, const char 
   os << bad << " of " << layout.numElements() << " elements differ; first at " << first
      << ": gpu " << element(got, layout.dtype, first) << ", recorded "
      << element(want, layout.dtype, first);
+  if (half)
+    os << std::hex << " (bits 0x" << bits16(got, first) << " and 0x" << bits16(want, first)
+       << ")";
   return os.str();
 }
 
@@ -91,6 +116,7 @@ int main(int argc, char **argv) {
     std::fprintf(stderr, "usage: loom-gpu-replay DIR [--rtol R] [--atol A] [--repeat N]\n");
     return 2;
   }
+  std::setvbuf(stdout, nullptr, _IOLBF, 0); // each line out before a crash could lose it
   Tolerance tol;
   int repeat = 1;
   for (int i = 2; i + 1 < argc; i += 2) {
