@@ -208,6 +208,11 @@ rt::StatusOr<GpuBundleInfo> mlir::loom::writeGpuSharedObject(ModuleOp module,
       for (unsigned i = 1; i < values->getNumElements(); ++i)
         info.outputAliases.push_back(static_cast<int>(values->getElementAsInteger(i)));
 
+  // Only loom_entry is the object's to export: its functions are called main and the like,
+  // which the loading program would otherwise interpose with its own.
+  for (llvm::Function &fn : llvmModule)
+    if (!fn.isDeclaration() && fn.getName() != "loom_entry")
+      fn.setLinkage(llvm::GlobalValue::InternalLinkage);
   auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
   if (!jtmb)
     return internal(llvm::toString(jtmb.takeError()));
@@ -229,7 +234,7 @@ rt::StatusOr<GpuBundleInfo> mlir::loom::writeGpuSharedObject(ModuleOp module,
     pm.run(llvmModule);
   }
   // The system's C compiler links it (no LLVM is needed where it runs).
-  std::string link = "cc -shared -o '" + path + "' '" + object + "'";
+  std::string link = "cc -shared -Wl,-Bsymbolic -o '" + path + "' '" + object + "'";
   int status = std::system(link.c_str());
   std::remove(object.c_str());
   if (status != 0)

@@ -2,6 +2,7 @@
 #include "compiler/Jit/RuntimeSymbols.h"
 
 #include "runtime/Blas.h"
+#include "runtime/CudaBlas.h"
 #include "runtime/CudaLaunchAbi.h"
 #include "runtime/Profiler.h"
 #include "runtime/SpmdCalls.h"
@@ -55,6 +56,8 @@ Error mlir::loom::defineRuntimeSymbols(LLJIT &jit) {
   add("mgpuMemcpy", &mgpuMemcpy);
   add("mgpuMemset32", &mgpuMemset32);
   add("mgpuMemset16", &mgpuMemset16);
+  add("loom_rt_gpu_gemm_f32", &loom_rt_gpu_gemm_f32);
+  add("loom_rt_gpu_gemm_f64", &loom_rt_gpu_gemm_f64);
   // Copies between strided memrefs that LLVM cannot turn into a memcpy.
   add("memrefCopy", &memrefCopy);
   return dylib.define(absoluteSymbols(std::move(symbols)));

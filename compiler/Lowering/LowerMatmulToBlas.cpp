@@ -70,7 +70,7 @@ func::FuncOp declareGemm(ModuleOp module, StringRef name) {
   return fn;
 }
 
-LogicalResult lowerMatmul(linalg::LinalgOp op, ModuleOp module) {
+LogicalResult lowerMatmul(linalg::LinalgOp op, ModuleOp module, bool onGpu) {
   if (!op.hasPureBufferSemantics())
     return failure();
   auto a = dyn_cast<MemRefType>(op.getDpsInputs()[0].getType());
@@ -80,9 +80,9 @@ LogicalResult lowerMatmul(linalg::LinalgOp op, ModuleOp module) {
       bType.getElementType() != c.getElementType())
     return failure();
   Type elementType = c.getElementType();
-  StringRef name = elementType.isF32() ? "loom_rt_gemm_f32"
-                   : elementType.isF64() ? "loom_rt_gemm_f64"
-                                        : "";
+  StringRef name = elementType.isF32() ? (onGpu ? "loom_rt_gpu_gemm_f32" : "loom_rt_gemm_f32")
+                   : elementType.isF64() ? (onGpu ? "loom_rt_gpu_gemm_f64" : "loom_rt_gemm_f64")
+                                         : "";
   // Matmuls with transposed indexing maps or odd layouts stay for the loop lowering.
   if (name.empty())
     return failure();
@@ -137,6 +137,7 @@ LogicalResult lowerMatmul(linalg::LinalgOp op, ModuleOp module) {
 }
 
 struct LowerMatmulToBlasPass : mlir::loom::impl::LowerMatmulToBlasBase<LowerMatmulToBlasPass> {
+  using LowerMatmulToBlasBase::LowerMatmulToBlasBase;
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SmallVector<linalg::LinalgOp> matmuls;
@@ -145,7 +146,7 @@ struct LowerMatmulToBlasPass : mlir::loom::impl::LowerMatmulToBlasBase<LowerMatm
         matmuls.push_back(op);
     });
     for (linalg::LinalgOp op : matmuls)
-      (void)lowerMatmul(op, module);
+      (void)lowerMatmul(op, module, onGpu);
   }
 };
 

@@ -54,6 +54,8 @@ def LowerMatmulToBlas : Pass<"loom-lower-matmul-to-blas", "mlir::ModuleOp"> {
     func.call @loom_rt_gemm_f32(%batch, %m, %n, %k, %pa, %offa, %lda, %sa, %pb, ..., %beta)
     ```
   }];
+  let options = [Option<"onGpu", "gpu", "bool", "false",
+                        "call loom_rt_gpu_gemm_* (cuBLAS on the CUDA device, runtime/CudaBlas.h)">];
   let dependentDialects = ["mlir::func::FuncDialect", "mlir::memref::MemRefDialect",
                            "mlir::arith::ArithDialect"];
 }
@@ -592,7 +594,8 @@ def GpuHostToDevice : Pass<"loom-gpu-host-to-device"> {
     - each run of consecutive ops that read or write memory (the loops of a full reduction to
       a scalar) becomes a kernel of one thread, `gpu.launch` on a 1x1x1 grid;
     - a loop around launches stays on the host, and its body is treated the same way.
-    A call (collectives, BLAS) and a value such a run computes for the host are errors that
+    A call (a collective) other than the runtime's GPU entry points (`loom_rt_gpu_*`, cuBLAS
+    GEMMs, which stay) and a value such a run computes for the host are errors that
     name the op.
   }];
   let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::arith::ArithDialect",

@@ -9,14 +9,15 @@ using namespace mlir;
 using mlir::loom::addPasses;
 
 const std::vector<std::string> &mlir::loom::gpuBufferizePasses() {
-  // The CPU's bufferization, less what only the CPU runs: BLAS calls, collectives scheduled
-  // around host compute, deallocations moved for the host's allocator. Parallel dims become
-  // the GPU's threads; reductions stay loops within a thread.
+  // The CPU's bufferization, less what only the CPU runs: collectives scheduled around host
+  // compute, deallocations moved for the host's allocator. Parallel dims become the GPU's
+  // threads; reductions stay loops within a thread; GEMMs call cuBLAS.
   static const std::vector<std::string> passes = [] {
     std::vector<std::string> list = cpuBufferizePasses();
-    for (const char *cpuOnly : {"loom-lower-matmul-to-blas", "func.func(loom-overlap-collectives)",
-                                "loom-sink-deallocs"})
+    for (const char *cpuOnly : {"func.func(loom-overlap-collectives)", "loom-sink-deallocs"})
       llvm::erase(list, cpuOnly);
+    // GEMMs go to cuBLAS on the device's stream.
+    *llvm::find(list, "loom-lower-matmul-to-blas") = "loom-lower-matmul-to-blas{gpu=true}";
     return list;
   }();
   return passes;

@@ -2,15 +2,19 @@
 // with the one recorded on the machine that recorded them (see frontend/ProgramRecorder.h).
 // It needs no LLVM: only the runtime and the CUDA driver.
 //
-//   loom-gpu-replay DIR [--rtol 1e-4] [--atol 1e-5] [--repeat N]
+//   loom-gpu-replay DIR [--rtol 1e-4] [--atol 1e-5] [--repeat N] [--gemm N]
 //
 // Floats pass when |gpu - recorded| <= atol + rtol * |recorded| (NaN meets NaN, an infinity
 // the same infinity; f64 with the tolerances squared), integers and booleans bit for bit.
-// Prints one line per program and a summary; exits 1 when a program fails or does not run.
+// Prints one line per program (its time: from launch to outputs ready, the fastest of the
+// repeats) and a summary; exits 1 when a program fails or does not run. A program without a
+// recording (NNNN.bin) runs on small values and is only timed: how benchmarks come here.
 #include "runtime/Buffer.h"
+#include "runtime/CudaBlas.h"
 #include "runtime/CudaLaunchAbi.h"
 #include "runtime/CudaPlatform.h"
 #include "runtime/Device.h"
+#include "runtime/Event.h"
 
 #include <nlohmann/json.hpp>
 
@@ -33,10 +37,10 @@ namespace rt = loom::rt;
 
 namespace {
 
-// The bundles call the mgpu* functions of this executable (exported): referencing one links
-// them all in.
-[[maybe_unused]] __attribute__((used)) void *const keepLaunchAbi =
-    reinterpret_cast<void *>(&mgpuLaunchKernel);
+// The bundles call the mgpu* and loom_rt_gpu_* functions of this executable (exported):
+// referencing one of each file links them all in.
+[[maybe_unused]] __attribute__((used)) void *const keepLaunchAbi[] = {
+    reinterpret_cast<void *>(&mgpuLaunchKernel), reinterpret_cast<void *>(&loom_rt_gpu_gemm_f32)};
 
 struct Tolerance {
   double atol = 1e-5, rtol = 1e-4;
@@ -68,6 +72,21 @@ double element(const char *data, rt::DType dtype, int64_t i) {
   }
   default: return 0;
   }
+}
+
+/// Inputs for a program without a recording: floats in [-1, 1), integers and booleans 0.
+std::string smallValues(const rt::BufferLayout &l) {
+  std::string bytes(l.bytes(), '\0');
+  for (int64_t i = 0; i < l.numElements(); ++i) {
+    double v = static_cast<double>((i * 7919) % 2048) / 1024.0 - 1.0;
+    if (l.dtype == rt::DType::F32) {
+      float f = static_cast<float>(v);
+      std::memcpy(bytes.data() + 4 * i, &f, 4);
+    } else if (l.dtype == rt::DType::F64) {
+      std::memcpy(bytes.data() + 8 * i, &v, 8);
+    }
+  }
+  return bytes;
 }
 
 uint16_t bits16(const char *data, int64_t i) {
@@ -109,21 +128,59 @@ std::string compare(const rt::BufferLayout &layout, const char *got, const char 
   return os.str();
 }
 
+/// The baseline of a jitted GEMM: cuBLAS's f32 GEMM of n x n x n called directly through the
+/// runtime's entry point, on the device's stream; prints the fastest of `repeat`.
+void timeDirectGemm(rt::Device &device, rt::CudaPlatform &gpu, int64_t n, int repeat) {
+  size_t bytes = static_cast<size_t>(n * n) * 4;
+  std::string values = smallValues({{n, n}, rt::DType::F32});
+  auto a = rt::Buffer::fromHost(device, values.data(), bytes);
+  auto b = rt::Buffer::fromHost(device, values.data(), bytes);
+  auto c = rt::Buffer::allocate(device, bytes);
+  double best = 1e30;
+  for (int r = 0; r < repeat; ++r) {
+    auto done = rt::Event::create();
+    auto start = std::chrono::steady_clock::now();
+    device.enqueue(
+        [&] {
+          gpu.beginLaunch();
+          auto address = [](const std::shared_ptr<rt::Buffer> &x) {
+            return reinterpret_cast<int64_t>(x->data());
+          };
+          loom_rt_gpu_gemm_f32(1, n, n, n, address(a), 0, n, 0, address(b), 0, n, 0,
+                               address(c), 0, n, 0, 0, 0, 0);
+          return gpu.endLaunch();
+        },
+        {}, {done});
+    if (rt::Status s = done->wait(); !s.isOk()) {
+      std::printf("direct cuBLAS GEMM failed: %s\n", s.message().c_str());
+      return;
+    }
+    best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                                         start).count());
+  }
+  std::printf("cuBLAS f32 GEMM %ldx%ldx%ld called directly: %.3f ms, %.1f TFLOP/s (the fastest "
+              "of %d)\n",
+              static_cast<long>(n), static_cast<long>(n), static_cast<long>(n), best * 1e3,
+              2.0 * n * n * n / best / 1e12, repeat);
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: loom-gpu-replay DIR [--rtol R] [--atol A] [--repeat N]\n");
+    std::fprintf(stderr, "usage: loom-gpu-replay DIR [--rtol R] [--atol A] [--repeat N] [--gemm N]\n");
     return 2;
   }
   std::setvbuf(stdout, nullptr, _IOLBF, 0); // each line out before a crash could lose it
   Tolerance tol;
   int repeat = 1;
+  int64_t gemmSize = 0;
   for (int i = 2; i + 1 < argc; i += 2) {
     std::string flag = argv[i];
     if (flag == "--rtol") tol.rtol = std::stod(argv[i + 1]);
     else if (flag == "--atol") tol.atol = std::stod(argv[i + 1]);
     else if (flag == "--repeat") repeat = std::stoi(argv[i + 1]);
+    else if (flag == "--gemm") gemmSize = std::stoll(argv[i + 1]);
   }
   auto gpu = rt::CudaPlatform::create(0);
   if (!gpu.ok()) {
@@ -132,6 +189,9 @@ int main(int argc, char **argv) {
   }
   std::printf("GPU: %s\n", (*gpu)->description().c_str());
   rt::Device device(0, 1, *gpu);
+
+  if (gemmSize > 0)
+    timeDirectGemm(device, **gpu, gemmSize, repeat);
 
   std::vector<fs::path> programs;
   for (const auto &entry : fs::directory_iterator(argv[1]))
@@ -145,6 +205,8 @@ int main(int argc, char **argv) {
     nlohmann::json info = nlohmann::json::parse(std::ifstream(stem.string() + ".json"));
     std::ifstream binFile(stem.string() + ".bin", std::ios::binary);
     std::string data((std::istreambuf_iterator<char>(binFile)), {});
+    // A program without a recording (a benchmark's) runs on small values and is timed only.
+    bool recorded = !data.empty();
     void *handle = dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL);
     auto entry = handle ? dlsym(handle, "loom_entry") : nullptr;
     if (!entry) {
@@ -159,9 +221,12 @@ int main(int argc, char **argv) {
     exe->outputs = layouts(info["outputs"]);
     exe->outputAliases = info["aliases"].get<std::vector<int>>();
     exe->keepAlive = std::shared_ptr<void>(handle, [](void *h) { dlclose(h); });
+    if (!recorded)
+      for (const rt::BufferLayout &l : exe->inputs)
+        data += smallValues(l);
 
     std::string problem;
-    double worst = 0, seconds = 0;
+    double worst = 0, seconds = 1e30;
     for (int round = 0; round < repeat && problem.empty(); ++round) {
       size_t offset = 0;
       std::vector<std::shared_ptr<rt::Buffer>> inputs;
@@ -175,11 +240,17 @@ int main(int argc, char **argv) {
         problem = outputs.status().message();
         break;
       }
+      for (const auto &output : *outputs)
+        (void)output->ready()->wait();
+      seconds = std::min(seconds, std::chrono::duration<double>(
+                                      std::chrono::steady_clock::now() - start).count());
       for (size_t o = 0; o < outputs->size() && problem.empty(); ++o) {
         const rt::BufferLayout &l = exe->outputs[o];
         std::string got(l.bytes(), '\0');
         if (rt::Status s = rt::copyToHost(*(*outputs)[o], got.data(), got.size()); !s.isOk())
           problem = s.message();
+        else if (!recorded)
+          continue;
         else if (offset + l.bytes() > data.size())
           problem = "the recording is shorter than the layouts say";
         else if (std::string diff = compare(l, got.data(), data.data() + offset, tol, worst);
@@ -187,12 +258,16 @@ int main(int argc, char **argv) {
           problem = "output " + std::to_string(o) + " " + l.toString() + ": " + diff;
         offset += l.bytes();
       }
-      seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     }
     if (problem.empty()) {
       ++passed;
-      std::printf("ok   %s (%d kernels, %.3f ms, worst error %.2f of the tolerance)\n",
-                  name.c_str(), info["kernels"].get<int>(), seconds * 1e3, worst);
+      if (recorded)
+        std::printf("ok   %s (%d kernels, %.3f ms, worst error %.2f of the tolerance)\n",
+                    name.c_str(), info["kernels"].get<int>(), seconds * 1e3, worst);
+      else
+        std::printf("ran  %s (%d kernels, %.3f ms, the fastest of %d; nothing recorded to "
+                    "compare)\n",
+                    name.c_str(), info["kernels"].get<int>(), seconds * 1e3, repeat);
     } else {
       ++failed;
       std::printf("FAIL %s: %s\n", name.c_str(), problem.c_str());

@@ -1,0 +1,125 @@
+// cuBLAS GEMMs for the CUDA device (see CudaBlas.h).
+#include "runtime/CudaBlas.h"
+#include "runtime/CudaPlatform.h"
+
+#include <cublas_v2.h>
+#include <dlfcn.h>
+
+#include <cstdlib>
+#include <map>
+#include <vector>
+#include <mutex>
+#include <string>
+
+using loom::rt::CudaPlatform;
+using loom::rt::Status;
+using loom::rt::StatusCode;
+
+namespace {
+
+struct Cublas {
+  cublasStatus_t (*create)(cublasHandle_t *);
+  cublasStatus_t (*setStream)(cublasHandle_t, cudaStream_t);
+  cublasStatus_t (*sgemm)(cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int,
+                          const float *, const float *, int, long long, const float *, int,
+                          long long, const float *, float *, int, long long, int);
+  cublasStatus_t (*dgemm)(cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int,
+                          const double *, const double *, int, long long, const double *, int,
+                          long long, const double *, double *, int, long long, int);
+  std::string error; ///< why cuBLAS is not there, if it is not
+};
+
+const Cublas &cublas() {
+  static const Cublas loaded = [] {
+    Cublas c{};
+    std::vector<std::string> candidates = {"libcublas.so.13", "libcublas.so.12",
+                                           "/usr/local/cuda/lib64/libcublas.so.13"};
+    if (const char *path = std::getenv("LOOM_CUBLAS"); path && *path)
+      candidates.insert(candidates.begin(), path);
+    void *lib = nullptr;
+    for (const std::string &name : candidates)
+      if ((lib = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL)))
+        break;
+    if (!lib) {
+      c.error = "no cuBLAS (libcublas.so.13; LOOM_CUBLAS may name the file): " +
+                std::string(dlerror());
+      return c;
+    }
+    c.create = reinterpret_cast<decltype(c.create)>(dlsym(lib, "cublasCreate_v2"));
+    c.setStream = reinterpret_cast<decltype(c.setStream)>(dlsym(lib, "cublasSetStream_v2"));
+    c.sgemm = reinterpret_cast<decltype(c.sgemm)>(dlsym(lib, "cublasSgemmStridedBatched"));
+    c.dgemm = reinterpret_cast<decltype(c.dgemm)>(dlsym(lib, "cublasDgemmStridedBatched"));
+    if (!c.create || !c.setStream || !c.sgemm || !c.dgemm)
+      c.error = "the cuBLAS found lacks the strided batched GEMMs";
+    return c;
+  }();
+  return loaded;
+}
+
+/// The handle of `gpu`, bound to its stream; created on first use.
+cublasHandle_t handleOf(CudaPlatform *gpu) {
+  static std::mutex mutex;
+  static std::map<CudaPlatform *, cublasHandle_t> handles;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto [it, inserted] = handles.emplace(gpu, nullptr);
+  if (inserted) {
+    if (cublas().create(&it->second) != CUBLAS_STATUS_SUCCESS ||
+        cublas().setStream(it->second, reinterpret_cast<cudaStream_t>(gpu->stream())) !=
+            CUBLAS_STATUS_SUCCESS)
+      it->second = nullptr;
+  }
+  return it->second;
+}
+
+template <typename T, typename Gemm>
+void gemm(Gemm call, const char *type, int64_t batch, int64_t m, int64_t n, int64_t k,
+          int64_t a, int64_t aOffset, int64_t lda, int64_t aStride, int64_t b, int64_t bOffset,
+          int64_t ldb, int64_t bStride, int64_t c, int64_t cOffset, int64_t ldc,
+          int64_t cStride, int64_t beta, int64_t transposeA, int64_t transposeB) {
+  CudaPlatform *gpu = CudaPlatform::current();
+  if (!gpu || gpu->failed())
+    return;
+  std::string what = gpu->description() + ": " + type + " GEMM [" + std::to_string(batch) +
+                     " x " + std::to_string(m) + "x" + std::to_string(n) + "x" +
+                     std::to_string(k) + "]";
+  if (!cublas().error.empty())
+    return gpu->fail(Status::error(StatusCode::Unavailable, what + ": " + cublas().error));
+  cublasHandle_t handle = handleOf(gpu);
+  if (!handle)
+    return gpu->fail(Status::error(StatusCode::Internal, what + ": cublasCreate failed"));
+  // Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T: the operands swap.
+  const T one = 1, betaValue = static_cast<T>(beta);
+  const T *pa = reinterpret_cast<const T *>(a) + aOffset;
+  const T *pb = reinterpret_cast<const T *>(b) + bOffset;
+  T *pc = reinterpret_cast<T *>(c) + cOffset;
+  cublasStatus_t status =
+      call(handle, transposeB ? CUBLAS_OP_T : CUBLAS_OP_N, transposeA ? CUBLAS_OP_T : CUBLAS_OP_N,
+           static_cast<int>(n), static_cast<int>(m), static_cast<int>(k), &one, pb,
+           static_cast<int>(ldb), bStride, pa, static_cast<int>(lda), aStride, &betaValue, pc,
+           static_cast<int>(ldc), cStride, static_cast<int>(batch));
+  if (status != CUBLAS_STATUS_SUCCESS)
+    gpu->fail(Status::error(StatusCode::Internal,
+                            what + ": cuBLAS error " + std::to_string(static_cast<int>(status))));
+}
+
+} // namespace
+
+extern "C" void loom_rt_gpu_gemm_f32(int64_t batch, int64_t m, int64_t n, int64_t k, int64_t a,
+                                     int64_t aOffset, int64_t lda, int64_t aBatchStride,
+                                     int64_t b, int64_t bOffset, int64_t ldb,
+                                     int64_t bBatchStride, int64_t c, int64_t cOffset,
+                                     int64_t ldc, int64_t cBatchStride, int64_t beta,
+                                     int64_t transposeA, int64_t transposeB) {
+  gemm<float>(cublas().sgemm, "f32", batch, m, n, k, a, aOffset, lda, aBatchStride, b, bOffset,
+              ldb, bBatchStride, c, cOffset, ldc, cBatchStride, beta, transposeA, transposeB);
+}
+
+extern "C" void loom_rt_gpu_gemm_f64(int64_t batch, int64_t m, int64_t n, int64_t k, int64_t a,
+                                     int64_t aOffset, int64_t lda, int64_t aBatchStride,
+                                     int64_t b, int64_t bOffset, int64_t ldb,
+                                     int64_t bBatchStride, int64_t c, int64_t cOffset,
+                                     int64_t ldc, int64_t cBatchStride, int64_t beta,
+                                     int64_t transposeA, int64_t transposeB) {
+  gemm<double>(cublas().dgemm, "f64", batch, m, n, k, a, aOffset, lda, aBatchStride, b, bOffset,
+               ldb, bBatchStride, c, cOffset, ldc, cBatchStride, beta, transposeA, transposeB);
+}
