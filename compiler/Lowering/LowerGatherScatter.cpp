@@ -95,6 +95,8 @@ struct LowerScatterAdd : OpConversionPattern<ScatterAddOp> {
           Value next = tensor::InsertSliceOp::create(b, l, sum, acc[0], at, sizes, strides);
           scf::YieldOp::create(b, l, next);
         });
+    // Named for the GPU, which runs the rows at once with atomic adds (GpuSequentialLoops).
+    loop->setAttr("scatter_add", rewriter.getUnitAttr());
     rewriter.replaceOp(
         op, reshapeTensor(rewriter, loc, loop.getResult(0), resultType.getShape()));
     return success();

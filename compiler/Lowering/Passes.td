@@ -614,3 +614,60 @@ def GpuSequentialLoops : Pass<"loom-gpu-sequential-loops"> {
   }];
   let dependentDialects = ["mlir::scf::SCFDialect"];
 }
+
+def GpuSplitReductions : Pass<"loom-gpu-split-reductions", "mlir::ModuleOp"> {
+  let summary = "Splits large reductions to a scalar into many threads' partials, for the GPU.";
+  let description = [{
+    On the GPU a reduction to a scalar has no parallel dim: it would run on one thread (the
+    clipping norm's sum of squares over every parameter, the mean loss). For n elements (at
+    least 512), the operand is viewed as [n / p, p] with p the largest divisor of n in
+    [64, 4096]: a reduction over dim 0 gives p partials, one thread each, reading consecutive
+    elements side by side. While more than 64 partials are left they are reduced the same
+    way, at most 64 to a thread (a thread's loads are serial, each a memory latency); one
+    thread sums the last ones. Sums are reassociated (the rounding differs from one serial
+    sum, as on the CPU's vector lanes).
+
+    Input:
+    ```mlir
+    %s = loom.reduce sum %x, dims = [0, 1] : tensor<512x768xf32> -> tensor<f32>
+    ```
+    Output:
+    ```mlir
+    %r = loom.reshape %x : tensor<512x768xf32> -> tensor<96x4096xf32>
+    %p = loom.reduce sum %r, dims = [0] : tensor<96x4096xf32> -> tensor<4096xf32>
+    %q = loom.reshape %p : tensor<4096xf32> -> tensor<64x64xf32>
+    %r = loom.reduce sum %q, dims = [0] : tensor<64x64xf32> -> tensor<64xf32>
+    %s = loom.reduce sum %r, dims = [0] : tensor<64xf32> -> tensor<f32>
+    ```
+  }];
+}
+
+def GpuParallelDimsFirst : Pass<"loom-gpu-parallel-dims-first"> {
+  let summary = "Moves each linalg.generic's parallel dims in front of its reduction dims.";
+  let description = [{
+    Only the leading parallel dims of a linalg op become parallel loops, and so GPU threads: a
+    reduction over a leading dim (a bias gradient, summing [rows, cols] over rows) would run
+    whole on one thread. Interchanged (linalg::interchangeGenericOp), every parallel dim comes
+    first, a thread per output element, consecutive threads on the contiguous dim; the
+    reduction dims follow in their order, as a loop in each thread.
+
+    Input: `iterator_types = ["reduction", "parallel"]` with maps `(d0, d1) -> (d0, d1)`,
+    `(d0, d1) -> (d1)`. Output: `["parallel", "reduction"]` with `(d0, d1) -> (d1, d0)`,
+    `(d0, d1) -> (d0)`.
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect"];
+}
+
+def GpuAtomicScatter : Pass<"loom-gpu-atomic-scatter"> {
+  let summary = "Runs a scatter-add's rows at once with atomic adds, for the GPU.";
+  let description = [{
+    A scatter-add lowers to a loop over its updates (marked `scatter_add`): each iteration loads
+    the row's index and adds the update to that row with a parallel loop. Rows may repeat, so
+    the CPU runs them in order. Here the loop and its row loop become one parallel loop over
+    (update, element), adding with `memref.atomic_rmw addf` (addi for integers): a thread per
+    element of every update. The sums' order, and so their rounding, then varies from run to
+    run, as with PyTorch's index_add on a GPU. Loops of another shape are left alone (to
+    loom-gpu-sequential-loops).
+  }];
+  let dependentDialects = ["mlir::memref::MemRefDialect", "mlir::scf::SCFDialect"];
+}

@@ -18,6 +18,9 @@ const std::vector<std::string> &mlir::loom::gpuBufferizePasses() {
       llvm::erase(list, cpuOnly);
     // GEMMs go to cuBLAS on the device's stream.
     *llvm::find(list, "loom-lower-matmul-to-blas") = "loom-lower-matmul-to-blas{gpu=true}";
+    // Every parallel dim a thread, also where a reduction dim leads.
+    list.insert(llvm::find(list, "func.func(convert-linalg-to-parallel-loops)"),
+                "func.func(loom-gpu-parallel-dims-first)");
     return list;
   }();
   return passes;
@@ -28,7 +31,9 @@ const std::vector<std::string> &mlir::loom::gpuKernelPasses() {
       // Each loop nest one dim (consecutive threads on consecutive elements), in tiles of
       // 256: tiles are blocks, a tile's iterations threads (guarded where the extent is not
       // a multiple of 256).
-      // Loops whose iterations read memory (a scatter's indices) run whole in one kernel.
+      // A scatter-add's rows at once, with atomic adds; other loops whose iterations read
+      // memory run whole in one kernel.
+      "func.func(loom-gpu-atomic-scatter)",
       "func.func(loom-gpu-sequential-loops)",
       "func.func(loom-gpu-collapse-loops)",
       "canonicalize",
@@ -49,8 +54,9 @@ std::vector<std::string> mlir::loom::gpuToBinaryPasses(const std::string &chip) 
   return {
       "nvvm-attach-target{chip=" + chip + " O=3}",
       // Views (a scatter's row) become pointer arithmetic first.
+      // Math that NVVM has no libdevice call for (integer abs) goes to LLVM intrinsics.
       "gpu.module(expand-strided-metadata,lower-affine,convert-scf-to-cf,convert-gpu-to-nvvm,"
-      "canonicalize,reconcile-unrealized-casts)",
+      "convert-math-to-llvm,canonicalize,reconcile-unrealized-casts)",
       // LLVM's NVPTX backend writes PTX; the CUDA toolkit's ptxas assembles the cubin.
       "gpu-module-to-binary{format=bin toolkit=/usr/local/cuda}",
   };
@@ -81,6 +87,8 @@ LogicalResult mlir::loom::buildGpuPipeline(OpPassManager &pm, const std::string 
   // symbols cannot hold the ':' of their names.
   std::vector<std::string> toLinalg = cpuToLinalgPasses();
   llvm::erase(toLinalg, "loom-outline-repeated-blocks");
+  // Reductions to a scalar spread over threads (after autodiff: the gradient is the CPU's).
+  toLinalg.insert(llvm::find(toLinalg, "loom-lower-to-linalg"), "loom-gpu-split-reductions");
   return success(succeeded(addPasses(pm, toLinalg)) &&
                  succeeded(addPasses(pm, gpuBufferizePasses())) &&
                  succeeded(addPasses(pm, gpuKernelPasses())) &&
