@@ -1,6 +1,5 @@
 // The GPU pipeline's kernels on a GPU: loom-opt's GPU stages up to loom-gpu-to-binary compile
-// Loom programs
-// (kernels.mlir) to cubins; the test loads them through the CUDA driver (loaded at run time),
+// Loom programs (kernels.mlir) to cubins; the test loads them through the CUDA driver (loaded at run time),
 // launches them as the host function's gpu.launch_func ops say, and compares the results
 // with the same computation on the CPU. Without a GPU driver the tests skip, saying so; the
 // compilation to cubins is checked everywhere.
