@@ -1,7 +1,9 @@
 """The GPT decoder of frontend/nn/Gpt.h written in PyTorch, to time its training step in the
 same run as Loom's (benchmarks/gpt_benchmark.cpp). Prints one line: tokens per second, and
 the growth of the resident memory from before the parameters exist to its peak in training
-(parameters, gradients, optimizer state, activations and the allocator's slack), in bytes."""
+(parameters, gradients, optimizer state, activations and the allocator's slack), in bytes.
+With an 8th argument "cuda" it trains on the GPU instead (f32, as Loom's GPU path), timing each
+step to its end on the device; the memory figure is then the GPU's peak allocation."""
 import math
 import os
 import resource
@@ -13,6 +15,10 @@ import torch
 torch.set_num_threads(2)
 torch.manual_seed(0)
 V, C, L, H, T, B = (int(a) for a in sys.argv[1:7])
+DEVICE = sys.argv[7] if len(sys.argv) > 7 else "cpu"
+if DEVICE == "cuda":
+    torch.set_default_device("cuda")
+    torch.backends.cuda.matmul.allow_tf32 = False  # f32 products, as Loom's cuBLAS calls
 D = C // H
 with open("/proc/self/statm") as statm:
     resident_before = int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
@@ -56,8 +62,13 @@ for step in range(23):
     opt.zero_grad(set_to_none=True)
     loss_fn(ids, ids.roll(-1, 1)).backward()
     opt.step()
+    if DEVICE == "cuda":
+        torch.cuda.synchronize()
     if step >= 3:
         times.append(time.perf_counter() - start)
 times.sort()
 peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # Linux reports KiB
+if DEVICE == "cuda":
+    peak = torch.cuda.max_memory_allocated()
+    resident_before = 0
 print(B * T / times[len(times) // 2], peak - resident_before)
