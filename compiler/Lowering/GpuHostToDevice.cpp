@@ -153,11 +153,17 @@ struct GpuHostToDevicePass : mlir::loom::impl::GpuHostToDeviceBase<GpuHostToDevi
                << "' on the host, which the GPU pipeline cannot run yet (collectives need "
                   "NCCL)";
       } else {
-        // A loop around kernels stays on the host; its body is moved like a function's.
+        // A loop around kernels stays on the host; its body is moved like a function's, and
+        // the constants it copies are freed at the end of each iteration.
         for (Region &region : o->getRegions())
-          for (Block &inner : region)
-            if (failed(moveToDevice(inner, rewriter, constants)))
+          for (Block &inner : region) {
+            SmallVector<Value> innerConstants;
+            if (failed(moveToDevice(inner, rewriter, innerConstants)))
               return failure();
+            rewriter.setInsertionPoint(inner.getTerminator());
+            for (Value c : innerConstants)
+              gpu::DeallocOp::create(rewriter, o->getLoc(), Type(), ValueRange{}, c);
+          }
       }
     }
     return flush(run, rewriter);

@@ -67,3 +67,32 @@ func.func @escapes(%n: memref<index>, %out: memref<?xf32>) {
   }
   return
 }
+
+// -----
+
+// Tests that a constant read inside a host loop around kernels is copied to the device in
+// each iteration and freed at its end (its copy does not outlive the iteration).
+// CHECK-LABEL: func.func @constant_in_loop
+// CHECK: scf.for
+// CHECK: %[[G:.*]] = memref.get_global @row
+// CHECK: %[[C:.*]] = gpu.alloc () : memref<4xf32>
+// CHECK: gpu.memcpy %[[C]], %[[G]]
+// CHECK: gpu.launch
+// CHECK: gpu.dealloc %[[C]]
+// CHECK-NEXT: }
+// CHECK-NEXT: return
+memref.global "private" constant @row : memref<4xf32> = dense<[1.0, 2.0, 3.0, 4.0]>
+func.func @constant_in_loop(%out: memref<4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  scf.for %i = %c0 to %c3 step %c1 {
+    %g = memref.get_global @row : memref<4xf32>
+    gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1) threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+      %v = memref.load %g[%c0] : memref<4xf32>
+      memref.store %v, %out[%c0] : memref<4xf32>
+      gpu.terminator
+    }
+  }
+  return
+}
