@@ -248,20 +248,31 @@ struct JitFunction::Impl {
     partitionForMesh(*module, entry);
     double partitionSeconds = since(start);
     rt::Client &client = rt::Client::defaultClient();
-    if (auto *gpu = dynamic_cast<rt::CudaPlatform *>(
-            &client.device(client.firstLocalDevice()).platform()))
-      return cache.emplace(sig, compileForGpu(*module, *gpu, std::move(entry), std::move(ir),
-                                              std::move(outputs), std::move(positions), start))
-          .first->second;
+    auto *gpu =
+        dynamic_cast<rt::CudaPlatform *>(&client.device(client.firstLocalDevice()).platform());
+    auto executable = std::const_pointer_cast<rt::Executable>(
+        gpu ? compileForGpu(*module, *gpu, start) : compileForCpu(*module, start, partitionSeconds));
+    span.reset();
+    executable->name = options.name;
+    entry.executable = executable;
+    entry.ir = std::move(ir);
+    entry.outputs = std::move(outputs);
+    entry.positions = std::move(positions);
+    return cache.emplace(sig, std::move(entry)).first->second;
+  }
+
+  /// The program for this host's CPU (the default), through the compile cache.
+  std::shared_ptr<const rt::Executable> compileForCpu(mlir::ModuleOp module,
+                                                      std::chrono::steady_clock::time_point start,
+                                                      double partitionSeconds) {
     mlir::loom::CpuCompileOptions compileOptions;
     compileOptions.useCache = options.useCache;
     compileOptions.overlapCollectives = options.overlapCollectives;
     compileOptions.dumpDir = options.dumpIrDir;
-    auto compiled = mlir::loom::compileForCpu(*module, compileOptions);
+    auto compiled = mlir::loom::compileForCpu(module, compileOptions);
     if (!compiled.ok())
       throw Error(fmt::format("{}: compilation failed: {}", options.name,
                               compiled.status().message()));
-    span.reset();
     stats.cacheHits += compiled->cacheHit;
     stats.lastCompileSeconds = since(start);
     stats.lastLowerSeconds = compiled->lowerSeconds;
@@ -283,20 +294,14 @@ struct JitFunction::Impl {
                                    compiled->optimizeSeconds, compiled->emitSeconds,
                                    compiled->kernels, compiled->kernelsFromCache),
                  compiled->loadSeconds, stats.lastTraceSeconds + stats.lastCompileSeconds);
-    auto executable = std::const_pointer_cast<rt::Executable>(compiled->executable);
-    executable->name = options.name;
-    entry.executable = executable;
-    entry.ir = std::move(ir);
-    entry.outputs = std::move(outputs);
-    entry.positions = std::move(positions);
-    return cache.emplace(sig, std::move(entry)).first->second;
+    return compiled->executable;
   }
 
   /// The program for the client's GPUs (LOOM_DEVICE=cuda): compiled by the GPU pipeline for
   /// their chip. Not cached on disk yet.
-  Compiled compileForGpu(mlir::ModuleOp module, const rt::CudaPlatform &gpu, Compiled entry,
-                         std::string ir, TreeDef outputs, std::vector<size_t> positions,
-                         std::chrono::steady_clock::time_point start) {
+  std::shared_ptr<const rt::Executable> compileForGpu(mlir::ModuleOp module,
+                                                      const rt::CudaPlatform &gpu,
+                                                      std::chrono::steady_clock::time_point start) {
     mlir::loom::GpuCompileOptions compileOptions;
     compileOptions.chip = gpu.chip();
     compileOptions.dumpDir = options.dumpIrDir;
@@ -314,13 +319,7 @@ struct JitFunction::Impl {
                  "s ({} kernels), host code {:.2f} s\n",
                  options.name, gpu.description(), stats.lastTraceSeconds,
                  compiled->lowerSeconds, compiled->kernels, compiled->loadSeconds);
-    auto executable = std::const_pointer_cast<rt::Executable>(compiled->executable);
-    executable->name = options.name;
-    entry.executable = executable;
-    entry.ir = std::move(ir);
-    entry.outputs = std::move(outputs);
-    entry.positions = std::move(positions);
-    return entry;
+    return compiled->executable;
   }
 
   /// A program whose mesh has several devices becomes the program of one device of it

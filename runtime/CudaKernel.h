@@ -1,7 +1,8 @@
 // A kernel of the GPU pipeline on a GPU: its cubin loaded through the CUDA driver, launched
 // with arguments laid out as the NVVM lowering expects them (an index or f32 per 8-byte
 // parameter, a memref as its expanded descriptor: allocated and aligned pointers, offset,
-// sizes, strides). What the CUDA device will launch; today the GPU tests and benchmarks do.
+// sizes, strides). The GPU kernel tests and the bandwidth benchmark launch single kernels
+// with it; whole programs go through the CUDA device (CudaPlatform.h, CudaLaunchAbi.h).
 #ifndef LOOM_RUNTIME_CUDAKERNEL_H
 #define LOOM_RUNTIME_CUDAKERNEL_H
 

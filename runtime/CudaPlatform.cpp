@@ -2,7 +2,6 @@
 #include "runtime/CudaPlatform.h"
 
 #include <cstdint>
-#include <cstdio>
 
 namespace loom::rt {
 

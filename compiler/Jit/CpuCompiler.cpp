@@ -4,6 +4,7 @@
 #include "compiler/Jit/CpuCompiler.h"
 
 #include "compiler/Jit/CompilationCache.h"
+#include "compiler/Jit/CompileSupport.h"
 #include "compiler/Jit/CompilerFingerprint.h"
 #include "compiler/Jit/DiagnosticCollector.h"
 #include "compiler/Jit/LlvmOptimizer.h"
@@ -40,31 +41,6 @@ namespace rt = ::loom::rt;
 
 namespace {
 
-double secondsSince(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
-void initializeNativeTarget() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    llvm::InitializeNativeTarget();
-    llvm::InitializeNativeTargetAsmPrinter();
-    // LLVM aborts when an allocation fails while compiling ("LLVM ERROR: out of memory"); end
-    // with the reason and exit status 1 like every other out-of-memory error instead.
-    llvm::install_bad_alloc_error_handler([](void *, const char *reason, bool) {
-      const char message[] = "loom: out of memory while compiling (LLVM could not allocate)\n";
-      if (::write(2, message, sizeof message - 1) < 0 || reason)
-        std::_Exit(1);
-      std::_Exit(1);
-    });
-    // Fully unrolled reduction loops make LLVM's IndVarSimplify take minutes on a whole train
-    // step (measured: 58 s -> 14 s for the tiny GPT step with this cap), for no speed gain.
-    auto &options = llvm::cl::getRegisteredOptions();
-    if (auto *maxCount = options.lookup("unroll-full-max-count"))
-      (void)maxCount->addOccurrence(0, "unroll-full-max-count", "4");
-  });
-}
-
 bool outlineKernels(const CpuCompileOptions &options) {
   const char *env = std::getenv("LOOM_OUTLINE_KERNELS");
   return options.outlineKernels && !(env && std::string_view(env) == "0");
@@ -79,10 +55,6 @@ bool outlineBlocks(const CpuCompileOptions &options) {
 
 bool profileKernels(const CpuCompileOptions &options) {
   return options.profileKernels || rt::profile::enabled();
-}
-
-rt::Status internal(std::string message) {
-  return rt::Status::error(rt::StatusCode::Internal, std::move(message));
 }
 
 rt::StatusOr<rt::DType> dtypeOf(Type type) {
@@ -120,16 +92,11 @@ rt::StatusOr<std::string> generateObject(ModuleOp module,
                                 .outlineBlocks = outlineBlocks(options),
                                 .profileKernels = profileKernels(options)};
     if (failed(buildCpuPipeline(pm, pipeline)))
-      return internal("cannot build the CPU pipeline: " + diagnostics.text);
-    if (!options.dumpDir.empty()) {
-      ctx->disableMultithreading(); // IR printing requires it
-      pm.enableIRPrintingToFileTree([](Pass *, Operation *) { return false; },
-                                    [](Pass *, Operation *) { return true; },
-                                    /*printModuleScope=*/true, /*printAfterOnlyOnChange=*/false,
-                                    /*printAfterOnlyOnFailure=*/false, options.dumpDir);
-    }
+      return internalError("cannot build the CPU pipeline: " + diagnostics.text);
+    if (!options.dumpDir.empty())
+      dumpIrAfterEachPass(pm, options.dumpDir);
     if (failed(pm.run(*clone)))
-      return internal("lowering '" + options.entry + "' failed:\n" + diagnostics.text);
+      return internalError("lowering '" + options.entry + "' failed:\n" + diagnostics.text);
   }
   result.lowerSeconds = secondsSince(start);
 
@@ -149,7 +116,7 @@ rt::StatusOr<std::string> generateObject(ModuleOp module,
   if (!options.dumpDir.empty())
     ctx->enableMultithreading();
   if (!objects.ok())
-    return internal(objects.status().message() + "\n" + diagnostics.text);
+    return internalError(objects.status().message() + "\n" + diagnostics.text);
   result.codegenSeconds = secondsSince(start);
   result.translateSeconds = times.translate;
   result.optimizeSeconds = times.optimize;
@@ -165,10 +132,10 @@ rt::StatusOr<std::shared_ptr<llvm::orc::LLJIT>> loadObject(const std::string &bl
                                                            const std::string &name) {
   std::optional<std::vector<std::string>> objects = unpackObjects(blob);
   if (!objects)
-    return internal("not a packed set of object files");
+    return internalError("not a packed set of object files");
   auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
   if (!jtmb)
-    return internal(llvm::toString(jtmb.takeError()));
+    return internalError(llvm::toString(jtmb.takeError()));
   llvm::orc::LLJITBuilder builder;
   builder.setJITTargetMachineBuilder(std::move(*jtmb));
   if (perfMapEnabled())
@@ -179,14 +146,14 @@ rt::StatusOr<std::shared_ptr<llvm::orc::LLJIT>> loadObject(const std::string &bl
     });
   auto jit = builder.create();
   if (!jit)
-    return internal(llvm::toString(jit.takeError()));
+    return internalError(llvm::toString(jit.takeError()));
   if (llvm::Error err = defineRuntimeSymbols(**jit))
-    return internal(llvm::toString(std::move(err)));
+    return internalError(llvm::toString(std::move(err)));
   for (size_t i = 0; i < objects->size(); ++i) {
     auto buffer =
         llvm::MemoryBuffer::getMemBufferCopy((*objects)[i], name + "." + std::to_string(i));
     if (llvm::Error err = (*jit)->addObjectFile(std::move(buffer)))
-      return internal(llvm::toString(std::move(err)));
+      return internalError(llvm::toString(std::move(err)));
   }
   return std::shared_ptr<llvm::orc::LLJIT>(std::move(*jit));
 }
@@ -234,11 +201,11 @@ rt::StatusOr<CpuCompileResult> mlir::loom::compileForCpu(ModuleOp module,
 
   auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
   if (!jtmb)
-    return internal(llvm::toString(jtmb.takeError()));
+    return internalError(llvm::toString(jtmb.takeError()));
   jtmb->setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
   auto tm = jtmb->createTargetMachine();
   if (!tm)
-    return internal(llvm::toString(tm.takeError()));
+    return internalError(llvm::toString(tm.takeError()));
 
   // The key covers everything that changes the object: the module (without locations),
   // the compiler's own sources, the pipeline, the LLVM version and the exact target.
@@ -292,7 +259,7 @@ rt::StatusOr<CpuCompileResult> mlir::loom::compileForCpu(ModuleOp module,
     return jit.status();
   auto symbol = (*jit)->lookup("loom_entry");
   if (!symbol)
-    return internal(llvm::toString(symbol.takeError()));
+    return internalError(llvm::toString(symbol.takeError()));
   auto executable = std::make_shared<rt::Executable>();
   executable->name = options.entry;
   executable->entry = symbol->toPtr<rt::Executable::EntryFn>();
@@ -302,7 +269,7 @@ rt::StatusOr<CpuCompileResult> mlir::loom::compileForCpu(ModuleOp module,
   if (auto table = (*jit)->lookup("loom_output_aliases")) {
     const int64_t *aliases = table->toPtr<const int64_t *>();
     if (aliases[0] != static_cast<int64_t>(executable->outputs.size()))
-      return internal("loom_output_aliases lists " + std::to_string(aliases[0]) +
+      return internalError("loom_output_aliases lists " + std::to_string(aliases[0]) +
                       " outputs, the entry has " + std::to_string(executable->outputs.size()));
     executable->outputAliases.assign(aliases + 1, aliases + 1 + aliases[0]);
   } else {

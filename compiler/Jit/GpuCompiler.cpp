@@ -2,6 +2,7 @@
 // code in the LLVM dialect) -> LLVM IR -> LLJIT.
 #include "compiler/Jit/GpuCompiler.h"
 
+#include "compiler/Jit/CompileSupport.h"
 #include "compiler/Jit/CpuCompiler.h"
 #include "compiler/Jit/DiagnosticCollector.h"
 #include "compiler/Jit/RuntimeSymbols.h"
@@ -18,27 +19,17 @@
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/MC/TargetRegistry.h"
-#include "llvm/Support/TargetSelect.h"
 #include "llvm/Target/TargetMachine.h"
 
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <mutex>
 
 using namespace mlir;
 using namespace mlir::loom;
 namespace rt = ::loom::rt;
 
 namespace {
-
-double secondsSince(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
-rt::Status internal(std::string message) {
-  return rt::Status::error(rt::StatusCode::Internal, std::move(message));
-}
 
 /// The functions listed in `name` (llvm.global_ctors or llvm.global_dtors), which the global
 /// is then removed from `module`, made callable by name. The embedded cubins register
@@ -85,35 +76,33 @@ rt::StatusOr<std::unique_ptr<llvm::Module>> lowerToLLVM(ModuleOp module,
   {
     PassManager pm(ctx);
     if (failed(buildGpuPipeline(pm, options.chip)))
-      return internal("cannot build the GPU pipeline: " + diagnostics.text);
-    if (!options.dumpDir.empty()) {
-      ctx->disableMultithreading(); // IR printing requires it
-      pm.enableIRPrintingToFileTree([](Pass *, Operation *) { return false; },
-                                    [](Pass *, Operation *) { return true; },
-                                    /*printModuleScope=*/true, /*printAfterOnlyOnChange=*/false,
-                                    /*printAfterOnlyOnFailure=*/false, options.dumpDir);
-    }
+      return internalError("cannot build the GPU pipeline: " + diagnostics.text);
+    if (!options.dumpDir.empty())
+      dumpIrAfterEachPass(pm, options.dumpDir);
     LogicalResult lowered = pm.run(*clone);
     if (!options.dumpDir.empty())
       ctx->enableMultithreading();
     if (failed(lowered))
-      return internal("lowering '" + options.entry + "' for the GPU failed:\n" +
+      return internalError("lowering '" + options.entry + "' for the GPU failed:\n" +
                       diagnostics.text);
   }
   kernels = static_cast<int>(llvm::range_size(clone->getOps<gpu::BinaryOp>()));
   std::unique_ptr<llvm::Module> llvmModule = translateModuleToLLVMIR(*clone, llvmContext);
   if (!llvmModule)
-    return internal("translating '" + options.entry + "' to LLVM IR failed:\n" +
+    return internalError("translating '" + options.entry + "' to LLVM IR failed:\n" +
                     diagnostics.text);
   return llvmModule;
 }
 
-void initializeNativeTarget() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    llvm::InitializeNativeTarget();
-    llvm::InitializeNativeTargetAsmPrinter();
-  });
+/// The outputs placed in donated inputs, as loom-emit-entry exports them (the count, then one
+/// input index or -1 per output); empty when none is.
+std::vector<int> outputAliasesOf(const llvm::Module &module) {
+  std::vector<int> aliases;
+  if (auto *table = module.getNamedGlobal("loom_output_aliases"))
+    if (auto *values = llvm::dyn_cast<llvm::ConstantDataArray>(table->getInitializer()))
+      for (unsigned i = 1; i < values->getNumElements(); ++i)
+        aliases.push_back(static_cast<int>(values->getElementAsInteger(i)));
+  return aliases;
 }
 
 } // namespace
@@ -134,24 +123,25 @@ rt::StatusOr<GpuCompileResult> mlir::loom::compileForGpu(ModuleOp module,
   std::unique_ptr<llvm::Module> llvmModule = std::move(*lowered);
   result.lowerSeconds = secondsSince(start);
   start = std::chrono::steady_clock::now();
+  std::vector<int> outputAliases = outputAliasesOf(*llvmModule);
   std::vector<std::string> loads = takeInitializers(*llvmModule, "llvm.global_ctors");
   std::vector<std::string> unloads = takeInitializers(*llvmModule, "llvm.global_dtors");
 
   auto jit = llvm::orc::LLJITBuilder().create();
   if (!jit)
-    return internal(llvm::toString(jit.takeError()));
+    return internalError(llvm::toString(jit.takeError()));
   if (llvm::Error err = defineRuntimeSymbols(**jit))
-    return internal(llvm::toString(std::move(err)));
+    return internalError(llvm::toString(std::move(err)));
   llvmModule->setDataLayout((*jit)->getDataLayout());
   if (llvm::Error err = (*jit)->addIRModule(
           llvm::orc::ThreadSafeModule(std::move(llvmModule), std::move(llvmContext))))
-    return internal(llvm::toString(std::move(err)));
+    return internalError(llvm::toString(std::move(err)));
   auto code = std::make_shared<LoadedGpuCode>();
   code->jit = std::move(*jit);
   auto lookup = [&](const std::string &name) -> rt::StatusOr<void *> {
     auto symbol = code->jit->lookup(name);
     if (!symbol)
-      return internal("the GPU program lacks '" + name + "': " +
+      return internalError("the GPU program lacks '" + name + "': " +
                       llvm::toString(symbol.takeError()));
     return symbol->toPtr<void *>();
   };
@@ -176,12 +166,7 @@ rt::StatusOr<GpuCompileResult> mlir::loom::compileForGpu(ModuleOp module,
   executable->entry = reinterpret_cast<rt::Executable::EntryFn>(*entry);
   executable->inputs = std::move(layouts->first);
   executable->outputs = std::move(layouts->second);
-  if (auto table = code->jit->lookup("loom_output_aliases")) {
-    const int64_t *aliases = table->toPtr<const int64_t *>();
-    executable->outputAliases.assign(aliases + 1, aliases + 1 + aliases[0]);
-  } else {
-    llvm::consumeError(table.takeError());
-  }
+  executable->outputAliases = std::move(outputAliases);
   executable->keepAlive = code;
   result.executable = std::move(executable);
   result.loadSeconds = secondsSince(start);
@@ -203,10 +188,7 @@ rt::StatusOr<GpuBundleInfo> mlir::loom::writeGpuSharedObject(ModuleOp module,
   if (!lowered.ok())
     return lowered.status();
   llvm::Module &llvmModule = **lowered;
-  if (auto *aliases = llvmModule.getNamedGlobal("loom_output_aliases"))
-    if (auto *values = llvm::dyn_cast<llvm::ConstantDataArray>(aliases->getInitializer()))
-      for (unsigned i = 1; i < values->getNumElements(); ++i)
-        info.outputAliases.push_back(static_cast<int>(values->getElementAsInteger(i)));
+  info.outputAliases = outputAliasesOf(llvmModule);
 
   // Only loom_entry is the object's to export: its functions are called main and the like,
   // which the loading program would otherwise interpose with its own.
@@ -215,11 +197,11 @@ rt::StatusOr<GpuBundleInfo> mlir::loom::writeGpuSharedObject(ModuleOp module,
       fn.setLinkage(llvm::GlobalValue::InternalLinkage);
   auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
   if (!jtmb)
-    return internal(llvm::toString(jtmb.takeError()));
+    return internalError(llvm::toString(jtmb.takeError()));
   jtmb->setRelocationModel(llvm::Reloc::PIC_);
   auto tm = jtmb->createTargetMachine();
   if (!tm)
-    return internal(llvm::toString(tm.takeError()));
+    return internalError(llvm::toString(tm.takeError()));
   llvmModule.setDataLayout((*tm)->createDataLayout());
   llvmModule.setTargetTriple((*tm)->getTargetTriple());
   std::string object = path + ".o";
@@ -227,10 +209,10 @@ rt::StatusOr<GpuBundleInfo> mlir::loom::writeGpuSharedObject(ModuleOp module,
     std::error_code error;
     llvm::raw_fd_ostream out(object, error);
     if (error)
-      return internal("cannot write " + object + ": " + error.message());
+      return internalError("cannot write " + object + ": " + error.message());
     llvm::legacy::PassManager pm;
     if ((*tm)->addPassesToEmitFile(pm, out, nullptr, llvm::CodeGenFileType::ObjectFile))
-      return internal("the host target cannot emit an object file");
+      return internalError("the host target cannot emit an object file");
     pm.run(llvmModule);
   }
   // The system's C compiler links it (no LLVM is needed where it runs).
@@ -238,6 +220,6 @@ rt::StatusOr<GpuBundleInfo> mlir::loom::writeGpuSharedObject(ModuleOp module,
   int status = std::system(link.c_str());
   std::remove(object.c_str());
   if (status != 0)
-    return internal("linking " + path + " failed: " + link);
+    return internalError("linking " + path + " failed: " + link);
   return info;
 }

@@ -1,6 +1,7 @@
 // The loom-gpu-sequential-loops pass (see Passes.td): a host loop that reads buffer memory
-// between its parallel loops (a scatter's row index) becomes sequential as a whole, so that
-// it runs on the GPU instead of being a host loop around kernels that the host cannot steer.
+// between its parallel loops (a row index) becomes sequential as a whole, so that it runs on
+// the GPU instead of being a host loop around kernels that the host cannot steer. The
+// fallback for what loom-gpu-atomic-scatter does not take.
 #include "compiler/Lowering/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"

@@ -610,7 +610,8 @@ def GpuSequentialLoops : Pass<"loom-gpu-sequential-loops"> {
     launched by a host loop that cannot read the index, which lives in GPU memory. Such a loop
     (one that reads memory outside its parallel loops) has its parallel loops made sequential
     (`scf.for` nests), so loom-gpu-host-to-device runs it whole as one kernel of one thread.
-    Loops without such reads are left alone.
+    Loops without such reads are left alone. Scatter-adds of the usual shape are taken before
+    by loom-gpu-atomic-scatter, which runs their rows at once; this is the fallback.
   }];
   let dependentDialects = ["mlir::scf::SCFDialect"];
 }

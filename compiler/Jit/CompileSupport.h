@@ -1,0 +1,39 @@
+// What the CPU and GPU compilers share around their pipelines: the native target set up once,
+// seconds since a start, an Internal status, and the IR dumped after each pass.
+#ifndef LOOM_COMPILER_JIT_COMPILESUPPORT_H
+#define LOOM_COMPILER_JIT_COMPILESUPPORT_H
+
+#include "runtime/Status.h"
+
+#include "mlir/Pass/PassManager.h"
+
+#include <chrono>
+#include <string>
+
+namespace mlir::loom {
+
+/// The host target for LLVM, once per process: an out-of-memory while compiling ends with a
+/// message instead of an abort, and full unrolling is capped (see CompileSupport.cpp).
+void initializeNativeTarget();
+
+inline double secondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+inline ::loom::rt::Status internalError(std::string message) {
+  return ::loom::rt::Status::error(::loom::rt::StatusCode::Internal, std::move(message));
+}
+
+/// Writes the module after each pass of `pm` under `dir`; IR printing needs the context
+/// single-threaded, which the caller restores after the run.
+inline void dumpIrAfterEachPass(PassManager &pm, const std::string &dir) {
+  pm.getContext()->disableMultithreading();
+  pm.enableIRPrintingToFileTree([](Pass *, Operation *) { return false; },
+                                [](Pass *, Operation *) { return true; },
+                                /*printModuleScope=*/true, /*printAfterOnlyOnChange=*/false,
+                                /*printAfterOnlyOnFailure=*/false, dir);
+}
+
+} // namespace mlir::loom
+
+#endif // LOOM_COMPILER_JIT_COMPILESUPPORT_H
