@@ -3,6 +3,7 @@
 // private function, so every later pass and LLVM work on one layer.
 #include "compiler/IR/LoomOps.h"
 #include "compiler/Lowering/Passes.h"
+#include "compiler/Lowering/RepeatHoisting.h"
 #include "compiler/Lowering/RepeatSearch.h"
 #include "compiler/Lowering/SourceName.h"
 
@@ -36,30 +37,6 @@ constexpr size_t kMinPeriod = 8;
 constexpr size_t kMinSavedPerCopy = 4;
 /// Repeats tried per search before giving up on a function.
 constexpr size_t kCandidatesPerSearch = 8;
-
-/// Pure ops computed from constants alone (the causal mask's iota/compare): moved to the top
-/// of the block so they do not interrupt the repeats, and cloned into a block that uses them
-/// so its fusion still sees how they are made.
-llvm::DenseSet<Operation *> hoistConstantChains(Block &block) {
-  llvm::DenseSet<Operation *> chain;
-  Operation *last = nullptr;
-  for (Operation &op : llvm::make_early_inc_range(block.without_terminator())) {
-    if (op.getNumRegions() || !isMemoryEffectFree(&op))
-      continue;
-    bool fromConstants = llvm::all_of(op.getOperands(), [&](Value v) {
-      return v.getDefiningOp() && chain.contains(v.getDefiningOp());
-    });
-    if (!fromConstants)
-      continue;
-    chain.insert(&op);
-    if (last)
-      op.moveAfter(last);
-    else
-      op.moveBefore(&block, block.begin());
-    last = &op;
-  }
-  return chain;
-}
 
 /// Ops recomputed on whichever side of a block boundary reads them rather than passed across
 /// it: views (a slice returned would be copied out; its source is returned instead, and the
@@ -107,7 +84,8 @@ struct OutlineRepeatedBlocksPass
       if (fn.isExternal() || !fn.getBody().hasOneBlock() || mlir::loom::isRepeatedBlock(fn))
         continue;
       Block &block = fn.getBody().front();
-      llvm::DenseSet<Operation *> constants = hoistConstantChains(block);
+      llvm::DenseSet<Operation *> constants = mlir::loom::hoistConstantChains(block);
+      mlir::loom::hoistScalarChains(block, constants);
       // Each success shrinks the block; search again for the next repeat.
       while (outlineBest(block, constants, symbols, fn)) {
       }

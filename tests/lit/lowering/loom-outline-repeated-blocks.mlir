@@ -246,3 +246,55 @@ func.func @sliced(%x: tensor<4x8xf32>, %w0: tensor<8x8xf32>, %w1: tensor<8x8xf32
   %s = loom.add %q0, %q1 : tensor<4x4xf32>
   return %h1, %s : tensor<4x8xf32>, tensor<4x4xf32>
 }
+
+// -----
+
+// Each layer draws its weights from its own row of the split keys: the rows' slices differ
+// (start = [0, 0], [1, 0]) and would break the repeat. They and the key words computed from
+// them move up to just after the keys, and each copy passes its words to the block.
+// CHECK-LABEL: func.func private @"block:random.cpp:7"
+// CHECK-SAME:    (%{{.*}}: tensor<1x2xi32>, %{{.*}}: tensor<i32>) -> tensor<16xi32>
+// CHECK-LABEL: func.func @draws
+// CHECK:         %[[R0:.*]] = loom.slice %arg0, start = [0, 0]
+// CHECK:         %[[X0:.*]] = loom.xor
+// CHECK:         %[[R1:.*]] = loom.slice %arg0, start = [1, 0]
+// CHECK:         %[[X1:.*]] = loom.xor
+// CHECK:         call @"block:random.cpp:7"(%[[R0]], %[[X0]])
+// CHECK:         call @"block:random.cpp:7"(%[[R1]], %[[X1]])
+func.func @draws(%keys: tensor<2x2xi32>) -> (tensor<16xi32>, tensor<16xi32>) {
+  %c13 = loom.constant dense<13> : tensor<16xi32>
+  %c19 = loom.constant dense<19> : tensor<16xi32>
+  %r0 = loom.slice %keys, start = [0, 0], limit = [1, 2], strides = [1, 1] : tensor<2x2xi32> -> tensor<1x2xi32>
+  %k0 = loom.reshape %r0 : tensor<1x2xi32> -> tensor<2xi32>
+  %s0 = loom.slice %k0, start = [0], limit = [1], strides = [1] : tensor<2xi32> -> tensor<1xi32>
+  %w0 = loom.reshape %s0 : tensor<1xi32> -> tensor<i32>
+  %t0 = loom.slice %k0, start = [1], limit = [2], strides = [1] : tensor<2xi32> -> tensor<1xi32>
+  %v0 = loom.reshape %t0 : tensor<1xi32> -> tensor<i32>
+  %x0 = loom.xor %w0, %v0 : tensor<i32>
+  %a0 = loom.broadcast_in_dim %w0, dims = [] : tensor<i32> -> tensor<16xi32> loc("random.cpp":7:1)
+  %b0 = loom.broadcast_in_dim %x0, dims = [] : tensor<i32> -> tensor<16xi32>
+  %d0 = loom.add %a0, %b0 : tensor<16xi32>
+  %e0 = loom.shift_left %d0, %c13 : tensor<16xi32>
+  %f0 = loom.xor %e0, %a0 : tensor<16xi32>
+  %g0 = loom.add %f0, %c19 : tensor<16xi32>
+  %h0 = loom.shift_left %g0, %c19 : tensor<16xi32>
+  %i0 = loom.xor %h0, %d0 : tensor<16xi32>
+  %j0 = loom.add %i0, %b0 : tensor<16xi32>
+  %r1 = loom.slice %keys, start = [1, 0], limit = [2, 2], strides = [1, 1] : tensor<2x2xi32> -> tensor<1x2xi32>
+  %k1 = loom.reshape %r1 : tensor<1x2xi32> -> tensor<2xi32>
+  %s1 = loom.slice %k1, start = [0], limit = [1], strides = [1] : tensor<2xi32> -> tensor<1xi32>
+  %w1 = loom.reshape %s1 : tensor<1xi32> -> tensor<i32>
+  %t1 = loom.slice %k1, start = [1], limit = [2], strides = [1] : tensor<2xi32> -> tensor<1xi32>
+  %v1 = loom.reshape %t1 : tensor<1xi32> -> tensor<i32>
+  %x1 = loom.xor %w1, %v1 : tensor<i32>
+  %a1 = loom.broadcast_in_dim %w1, dims = [] : tensor<i32> -> tensor<16xi32> loc("random.cpp":7:1)
+  %b1 = loom.broadcast_in_dim %x1, dims = [] : tensor<i32> -> tensor<16xi32>
+  %d1 = loom.add %a1, %b1 : tensor<16xi32>
+  %e1 = loom.shift_left %d1, %c13 : tensor<16xi32>
+  %f1 = loom.xor %e1, %a1 : tensor<16xi32>
+  %g1 = loom.add %f1, %c19 : tensor<16xi32>
+  %h1 = loom.shift_left %g1, %c19 : tensor<16xi32>
+  %i1 = loom.xor %h1, %d1 : tensor<16xi32>
+  %j1 = loom.add %i1, %b1 : tensor<16xi32>
+  return %j0, %j1 : tensor<16xi32>, tensor<16xi32>
+}
