@@ -31,27 +31,46 @@ Array Array::device_put(const void *host, size_t bytes, const Shape &shape, DTyp
   if (bytes != static_cast<size_t>(count) * rt::byteSize(dtype))
     throw Error(fmt::format("device_put: {} bytes of host data do not fill {}", bytes,
                             loom::describe(dtype, shape)));
+  char *global = static_cast<char *>(const_cast<void *>(host));
+  return make_array_from_callback(
+      shape, dtype, sharding, [&](const std::vector<int64_t> &start, const Shape &box, char *out) {
+        detail::copyBox(shape, start, box, rt::byteSize(dtype), global, out, /*toLocal=*/true);
+      });
+}
+
+Array Array::make_array_from_callback(const Shape &shape, DType dtype,
+                                      const NamedSharding &sharding,
+                                      const BoxCallback &callback) {
+  size_t elem = rt::byteSize(dtype);
   rt::Client &client = rt::Client::defaultClient();
+  if (!sharding.specified()) {
+    size_t bytes = elem;
+    for (int64_t d : shape)
+      bytes *= d;
+    std::vector<char> whole(bytes);
+    callback(std::vector<int64_t>(shape.size(), 0), shape, whole.data());
+    return fromBytes(whole.data(), whole.size(), shape, dtype);
+  }
+  sharding.check(shape, "make_array_from_callback " + loom::describe(dtype, shape));
   int devices = static_cast<int>(sharding.mesh().numDevices());
   if (devices > client.deviceCount())
-    throw Error(fmt::format("device_put: the mesh {} has {} devices but the client has {}; "
-                            "set LOOM_CPU_DEVICES={}",
+    throw Error(fmt::format("make_array_from_callback: the mesh {} has {} devices but the "
+                            "client has {}; set LOOM_CPU_DEVICES={}",
                             sharding.mesh().describe(), devices, client.deviceCount(),
                             devices / rt::distributed::process().count));
   rt::MeshTopology mesh = detail::topologyOf(sharding.mesh());
   Shape local = detail::localShape(shape, sharding);
-  size_t localBytes = rt::byteSize(dtype);
+  size_t localBytes = elem;
   for (int64_t d : local)
     localBytes *= d;
   std::vector<char> part(localBytes);
   std::vector<std::shared_ptr<rt::Buffer>> parts;
   for (int d = 0; d < devices; ++d) {
-    if (!client.isLocal(d)) { // another process places it
+    if (!client.isLocal(d)) { // another process fills it
       parts.push_back(nullptr);
       continue;
     }
-    detail::copyPart(shape, sharding, mesh, d, rt::byteSize(dtype),
-                     static_cast<char *>(const_cast<void *>(host)), part.data(), true);
+    callback(detail::partStart(shape, sharding, mesh, d), local, part.data());
     parts.push_back(rt::Buffer::fromHost(client.device(d), part.data(), part.size()));
   }
   return Array(std::move(parts), shape, dtype, sharding);

@@ -10,6 +10,7 @@
 #include "runtime/Buffer.h"
 
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -42,6 +43,16 @@ public:
                           const NamedSharding &sharding) {
     return device_put(data.data(), data.size() * sizeof(T), shape, dtypeFor<T>(), sharding);
   }
+  /// Fills the box of the global array at `start` (per dim) of shape `box`, row-major,
+  /// into `out`.
+  using BoxCallback = std::function<void(const std::vector<int64_t> &start, const Shape &box,
+                                         char *out)>;
+  /// JAX's make_array_from_callback: a `shape` array split as `sharding`, each of this
+  /// process's devices filled by `callback` with its part (and nothing else read: a
+  /// checkpoint restores each device's part without the global value in host memory).
+  static Array make_array_from_callback(const Shape &shape, DType dtype,
+                                        const NamedSharding &sharding,
+                                        const BoxCallback &callback);
   /// The cookbook's data loading: each process passes the rows of the batch its devices
   /// hold parts of (processRowSpan(): with the batch dim split over the processes, its
   /// contiguous share; with a replicated batch, all of it) and gets the global array, split

@@ -3,6 +3,7 @@
 
 #include "frontend/Error.h"
 
+#include <algorithm>
 #include <cstring>
 
 using namespace loom;
@@ -75,4 +76,39 @@ void detail::copyPart(const Shape &shape, const NamedSharding &sharding,
                       char *global, char *local, bool toLocal) {
   copyBox(shape, partStart(shape, sharding, mesh, device), localShape(shape, sharding),
           elementBytes, global, local, toLocal);
+}
+
+void detail::copyOverlap(const Shape &srcShape, const std::vector<int64_t> &srcStart,
+                         const char *src, const Shape &dstShape,
+                         const std::vector<int64_t> &dstStart, char *dst, size_t elementBytes) {
+  size_t rank = srcShape.size();
+  std::vector<int64_t> lo(rank), extent(rank);
+  int64_t rows = 1;
+  for (size_t d = 0; d < rank; ++d) {
+    lo[d] = std::max(srcStart[d], dstStart[d]);
+    extent[d] = std::min(srcStart[d] + srcShape[d], dstStart[d] + dstShape[d]) - lo[d];
+    if (extent[d] <= 0)
+      return;
+    if (d + 1 < rank)
+      rows *= extent[d];
+  }
+  if (rank == 0) {
+    std::memcpy(dst, src, elementBytes);
+    return;
+  }
+  // Row by row of the innermost dim of the overlap.
+  size_t rowBytes = static_cast<size_t>(extent[rank - 1]) * elementBytes;
+  std::vector<int64_t> index(rank, 0);
+  for (int64_t r = 0; r < rows; ++r) {
+    int64_t rest = r;
+    for (size_t d = rank - 1; d-- > 0;)
+      index[d] = rest % extent[d], rest /= extent[d];
+    int64_t from = 0, to = 0;
+    for (size_t d = 0; d < rank; ++d) {
+      int64_t at = lo[d] + (d + 1 == rank ? 0 : index[d]);
+      from = from * srcShape[d] + (at - srcStart[d]);
+      to = to * dstShape[d] + (at - dstStart[d]);
+    }
+    std::memcpy(dst + to * elementBytes, src + from * elementBytes, rowBytes);
+  }
 }

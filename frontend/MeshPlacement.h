@@ -28,6 +28,12 @@ std::vector<int64_t> partStart(const Shape &shape, const NamedSharding &sharding
 void copyBox(const Shape &shape, const std::vector<int64_t> &start, const Shape &box,
              size_t elementBytes, char *global, char *local, bool toLocal);
 
+/// Copies the elements where two boxes of one array overlap, from `src` (the row-major box
+/// of shape `srcShape` at `srcStart`) into `dst` (the box of `dstShape` at `dstStart`).
+void copyOverlap(const Shape &srcShape, const std::vector<int64_t> &srcStart, const char *src,
+                 const Shape &dstShape, const std::vector<int64_t> &dstStart, char *dst,
+                 size_t elementBytes);
+
 /// Copies `device`'s part of the global row-major `global` into `local` (`toLocal`), or back.
 void copyPart(const Shape &shape, const NamedSharding &sharding, const rt::MeshTopology &mesh,
               int device, size_t elementBytes, char *global, char *local, bool toLocal);

@@ -2,6 +2,7 @@
 #include "frontend/train/Checkpoint.h"
 
 #include "frontend/Error.h"
+#include "frontend/MeshPlacement.h"
 #include "frontend/train/CheckpointIo.h"
 #include "frontend/train/CheckpointParts.h"
 #include "frontend/Distributed.h"
@@ -197,11 +198,43 @@ std::optional<std::string> latestCheckpoint(const std::string &outDir) {
   return dir.string();
 }
 
+namespace {
+void verifyPart(const StoredPart &part) {
+  if (part.verified)
+    return;
+  if (crc32Of(part.bytes.data(), part.bytes.size()) != part.crc32)
+    throw Error(part.where + ": checksum mismatch (the file is damaged)");
+  part.verified = true;
+}
+} // namespace
+
+void StoredTensor::read(const std::vector<int64_t> &start, const Shape &box, char *out) const {
+  size_t elem = rt::byteSize(dtype);
+  for (const StoredPart &part : parts) {
+    bool overlaps = true;
+    for (size_t d = 0; d < shape.size(); ++d)
+      overlaps &= part.start[d] < start[d] + box[d] && start[d] < part.start[d] + part.shape[d];
+    if (!overlaps)
+      continue;
+    verifyPart(part);
+    loom::detail::copyOverlap(part.shape, part.start,
+                              reinterpret_cast<const char *>(part.bytes.data()), box, start, out,
+                              elem);
+  }
+}
+
+std::vector<uint8_t> StoredTensor::whole() const {
+  size_t bytes = rt::byteSize(dtype);
+  for (int64_t d : shape)
+    bytes *= d;
+  std::vector<uint8_t> out(bytes);
+  read(std::vector<int64_t>(shape.size(), 0), shape, reinterpret_cast<char *>(out.data()));
+  return out;
+}
+
 void Checkpoint::verify(const std::string &name) const {
-  const StoredTensor &t = tensors.at(name);
-  if (crc32Of(t.bytes.data(), t.bytes.size()) != t.crc32)
-    throw Error((fs::path(dir) / kTensors).string() + ": tensor " + name +
-                ": checksum mismatch (the file is damaged)");
+  for (const StoredPart &part : tensors.at(name).parts)
+    verifyPart(part);
 }
 
 Checkpoint readCheckpoint(const std::string &dir) {
@@ -265,14 +298,16 @@ Checkpoint readCheckpoint(const std::string &dir) {
       throw Error(where + ": tensor " + name + " has an unknown dtype");
     if (!crcs.contains(name))
       throw Error(metaPath.string() + ": no checksum for tensor " + name);
-    StoredTensor t{*dtype, entry["shape"].get<Shape>(), {}, crcs[name].get<uint32_t>()};
+    StoredTensor t{*dtype, entry["shape"].get<Shape>(), {}};
     size_t begin = entry["data_offsets"][0], end = entry["data_offsets"][1];
     int64_t elements = 1;
     for (int64_t d : t.shape)
       elements *= d;
     if (end < begin || base0 + end > size || end - begin != elements * rt::byteSize(*dtype))
       throw Error(where + ": tensor " + name + " has bad data offsets");
-    t.bytes = std::span<const uint8_t>(file + base0 + begin, end - begin);
+    t.parts.push_back(StoredPart{std::vector<int64_t>(t.shape.size(), 0), t.shape,
+                                 std::span<const uint8_t>(file + base0 + begin, end - begin),
+                                 crcs[name].get<uint32_t>(), where + ": tensor " + name});
     c.tensors.emplace(name, std::move(t));
   }
   return c;

@@ -41,13 +41,30 @@ void namedLeaves(const Tree<T> &tree, const std::string &path,
   }
 }
 
-/// One tensor of a checkpoint: a view into the mapped safetensors file (read from disk only
-/// where it is touched, so placing it on a mesh reads each device's part), and its CRC-32.
-struct StoredTensor {
-  DType dtype;
+/// A box of a tensor stored contiguously in a mapped file: the whole tensor, or the part one
+/// process wrote in a checkpoint of several processes. Its bytes are read from disk only where
+/// they are touched.
+struct StoredPart {
+  std::vector<int64_t> start; ///< where it lies in the tensor, per dim
   Shape shape;
   std::span<const uint8_t> bytes;
   uint32_t crc32 = 0;
+  std::string where; ///< "FILE: tensor NAME", for errors
+  mutable bool verified = false;
+};
+
+/// One tensor of a checkpoint: its parts, which cover it once.
+struct StoredTensor {
+  DType dtype;
+  Shape shape;
+  std::vector<StoredPart> parts;
+
+  /// Copies the box at `start` of shape `box` into row-major `out` from the parts it
+  /// overlaps, each checked against its CRC-32 first (once): a device's shard reads its own
+  /// part, not the whole tensor. Throws loom::Error naming the file and tensor if damaged.
+  void read(const std::vector<int64_t> &start, const Shape &box, char *out) const;
+  /// The whole tensor, row-major.
+  std::vector<uint8_t> whole() const;
 };
 
 class CheckpointWriter {
@@ -92,10 +109,10 @@ struct Checkpoint {
   int64_t step = 0;
   nlohmann::json metadata;
   std::map<std::string, StoredTensor> tensors;
-  /// The mapped safetensors file the tensors' bytes point into.
+  /// The mapped safetensors files the tensors' bytes point into.
   std::shared_ptr<const void> mapping;
 
-  /// Checks tensor `name`'s bytes against the CRC-32 the metadata records; throws
+  /// Checks all of tensor `name`'s parts against the CRC-32s the metadata records; throws
   /// loom::Error naming the file and the tensor.
   void verify(const std::string &name) const;
 };

@@ -34,7 +34,6 @@ struct Mapping {
 /// What a checkpoint read in parts keeps alive: the mapped files and the assembled tensors.
 struct Holder {
   std::vector<std::unique_ptr<Mapping>> files;
-  std::vector<std::vector<uint8_t>> tensors;
 };
 } // namespace
 
@@ -187,15 +186,16 @@ void readParts(Checkpoint &c) {
     }
     holder->files.push_back(std::move(m));
   }
+  // Each tensor is its parts, read where a device's shard overlaps them: no process holds
+  // a whole tensor it does not need.
   for (const auto &[name, entry] : c.metadata["parts"].items()) {
     std::optional<DType> dtype = dtypeNamed(entry.value("dtype", ""));
     if (!dtype)
       throw Error(c.dir + ": tensor " + name + " has an unknown dtype");
-    Shape shape = entry["shape"].get<Shape>();
+    StoredTensor t{*dtype, entry["shape"].get<Shape>(), {}};
     size_t elem = rt::byteSize(*dtype), bytes = elem;
-    for (int64_t d : shape)
+    for (int64_t d : t.shape)
       bytes *= d;
-    std::vector<uint8_t> &whole = holder->tensors.emplace_back(bytes);
     size_t covered = 0;
     for (const auto &part : entry["parts"]) {
       std::string file = part["file"], tensor = part["tensor"];
@@ -205,25 +205,23 @@ void readParts(Checkpoint &c) {
         throw Error(where + " is missing");
       Shape partShape = part["shape"].get<Shape>();
       std::vector<int64_t> start = part["start"].get<std::vector<int64_t>>();
+      if (partShape.size() != t.shape.size() || start.size() != t.shape.size())
+        throw Error(where + " has the wrong rank");
       size_t partBytes = elem;
       for (size_t d = 0; d < partShape.size(); ++d) {
         partBytes *= partShape[d];
-        if (d >= shape.size() || start[d] < 0 || start[d] + partShape[d] > shape[d])
+        if (start[d] < 0 || partShape[d] < 0 || start[d] + partShape[d] > t.shape[d])
           throw Error(where + " lies outside " + name + "'s shape");
       }
-      if (partShape.size() != shape.size() || found->second.size() != partBytes)
+      if (found->second.size() != partBytes)
         throw Error(where + " has the wrong size");
-      if (crc32Of(found->second.data(), partBytes) != part.value("crc32", 0u))
-        throw Error(where + ": checksum mismatch (the file is damaged)");
-      loom::detail::copyBox(shape, start, partShape, elem, reinterpret_cast<char *>(whole.data()),
-                            const_cast<char *>(reinterpret_cast<const char *>(found->second.data())),
-                            /*toLocal=*/false);
+      t.parts.push_back(StoredPart{start, partShape, found->second, part.value("crc32", 0u),
+                                   where});
       covered += partBytes;
     }
     if (covered != bytes)
       throw Error(c.dir + ": the parts of tensor " + name + " do not cover it");
-    c.tensors[name] = StoredTensor{*dtype, shape, std::span<const uint8_t>(whole),
-                                   crc32Of(whole.data(), whole.size())};
+    c.tensors[name] = std::move(t);
   }
   c.mapping = holder;
 }

@@ -55,13 +55,22 @@ TrainState restoreState(const Config &c, const TrainTask &task, const Checkpoint
         throw Error(checkpoint.dir + "/model.safetensors: tensor " + name + " is " +
                     loom::describe(t.dtype, t.shape) + ", the model's is " +
                     loom::describe(DType::F32, shape));
-      // One process's devices together need every byte, so checking the whole tensor reads
-      // nothing extra; then each device copies its part from the mapped file.
-      checkpoint.verify(name);
-      leaves.push_back(shardings ? Array::device_put(t.bytes.data(), t.bytes.size(), shape,
-                                                     t.dtype, placements[i].second)
-                                 : Array::fromBytes(t.bytes.data(), t.bytes.size(), shape,
-                                                    t.dtype));
+      // Each of this process's devices reads its own part, from the parts of the files it
+      // overlaps (each checked against its CRC-32 first): no process holds whole tensors.
+      if (shardings) {
+        leaves.push_back(Array::make_array_from_callback(
+            shape, t.dtype, placements[i].second,
+            [&t](const std::vector<int64_t> &start, const Shape &box, char *out) {
+              t.read(start, box, out);
+            }));
+      } else if (t.parts.size() == 1) { // straight from the mapped file
+        checkpoint.verify(name);
+        leaves.push_back(Array::fromBytes(t.parts[0].bytes.data(), t.parts[0].bytes.size(),
+                                          shape, t.dtype));
+      } else {
+        std::vector<uint8_t> whole = t.whole();
+        leaves.push_back(Array::fromBytes(whole.data(), whole.size(), shape, t.dtype));
+      }
     }
     return structure.unflattenLike(leaves);
   };

@@ -5,12 +5,14 @@
 // checkpoint or one of another model is refused by name, and nothing is overwritten; a run
 // killed (SIGKILL) while it saves leaves its newest checkpoint whole.
 #include "frontend/train/Checkpoint.h"
+#include "frontend/train/CheckpointIo.h"
 #include "tests/unit/train/RunCommand.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <cmath>
@@ -92,12 +94,14 @@ TEST_F(CheckpointRun, AnIndependentReaderReadsTheTensors) {
   for (const auto &[name, t] : c.tensors) {
     ASSERT_TRUE(python.contains(name)) << name;
     EXPECT_EQ(python[name]["shape"].get<loom::Shape>(), t.shape) << name;
-    std::vector<float> values(t.bytes.size() / 4);
-    std::memcpy(values.data(), t.bytes.data(), t.bytes.size());
+    std::vector<uint8_t> bytes = t.whole();
+    std::vector<float> values(bytes.size() / 4);
+    std::memcpy(values.data(), bytes.data(), bytes.size());
     EXPECT_EQ(python[name]["first"].get<double>(), values.front()) << name;
     EXPECT_EQ(python[name]["last"].get<double>(), values.back()) << name;
     // The checksum the metadata records is the standard CRC-32 of the tensor's bytes.
-    EXPECT_EQ(python[name]["crc32"].get<uint32_t>(), t.crc32) << name;
+    ASSERT_EQ(t.parts.size(), 1u) << name; // one process wrote it whole
+    EXPECT_EQ(python[name]["crc32"].get<uint32_t>(), t.parts[0].crc32) << name;
   }
   EXPECT_TRUE(python.contains("params.in_kernel"));
   EXPECT_TRUE(python.contains("opt_state.v.layers.1.mlp_out"));
@@ -237,10 +241,11 @@ TEST(CheckpointEma, TheEmaIsUpdatedSavedRestoredAndEvaluated) {
     std::string emaName = "ema." + name.substr(7);
     ASSERT_TRUE(first.tensors.count(emaName) && second.tensors.count(emaName)) << emaName;
     const auto &e0 = first.tensors.at(emaName), &e1 = second.tensors.at(emaName);
-    std::vector<float> p(p1.bytes.size() / 4), a(p.size()), b(p.size());
-    std::memcpy(p.data(), p1.bytes.data(), p1.bytes.size());
-    std::memcpy(a.data(), e0.bytes.data(), e0.bytes.size());
-    std::memcpy(b.data(), e1.bytes.data(), e1.bytes.size());
+    std::vector<uint8_t> pb = p1.whole(), ab = e0.whole(), bb = e1.whole();
+    std::vector<float> p(pb.size() / 4), a(p.size()), b(p.size());
+    std::memcpy(p.data(), pb.data(), pb.size());
+    std::memcpy(a.data(), ab.data(), ab.size());
+    std::memcpy(b.data(), bb.data(), bb.size());
     for (size_t i = 0; i < p.size(); ++i)
       ASSERT_NEAR(b[i], decay * a[i] + (1 - decay) * p[i], 1e-6 * (1 + std::fabs(b[i])))
           << emaName << " element " << i;
@@ -251,3 +256,54 @@ TEST(CheckpointEma, TheEmaIsUpdatedSavedRestoredAndEvaluated) {
 }
 
 } // namespace
+
+// A tensor stored in parts (as processes write it) gives any box from the parts it overlaps,
+// checks only those parts, and names a damaged one with its file.
+TEST(StoredTensor, ReadsABoxFromThePartsItOverlapsAndChecksOnlyThose) {
+  // A 4x6 f32 tensor holding 10 * row + column, in three parts: rows 0-1, and rows 2-3 split
+  // at column 3.
+  auto value = [](int64_t r, int64_t c) { return static_cast<float>(10 * r + c); };
+  struct Box { std::vector<int64_t> start; loom::Shape shape; };
+  std::vector<Box> boxes = {{{0, 0}, {2, 6}}, {{2, 0}, {2, 3}}, {{2, 3}, {2, 3}}};
+  std::vector<std::vector<float>> stored;
+  loom::train::StoredTensor t{loom::DType::F32, {4, 6}, {}};
+  for (size_t i = 0; i < boxes.size(); ++i) {
+    std::vector<float> &data = stored.emplace_back();
+    for (int64_t r = 0; r < boxes[i].shape[0]; ++r)
+      for (int64_t c = 0; c < boxes[i].shape[1]; ++c)
+        data.push_back(value(boxes[i].start[0] + r, boxes[i].start[1] + c));
+  }
+  for (size_t i = 0; i < boxes.size(); ++i) {
+    std::span<const uint8_t> bytes(reinterpret_cast<const uint8_t *>(stored[i].data()),
+                                   stored[i].size() * 4);
+    t.parts.push_back({boxes[i].start, boxes[i].shape, bytes,
+                       loom::train::detail::crc32Of(bytes.data(), bytes.size()),
+                       "process-" + std::to_string(i) + ".safetensors: tensor x"});
+  }
+  // Rows 1-2, columns 2-4: from all three parts.
+  std::vector<float> box(2 * 3);
+  t.read({1, 2}, {2, 3}, reinterpret_cast<char *>(box.data()));
+  for (int64_t r = 0; r < 2; ++r)
+    for (int64_t c = 0; c < 3; ++c)
+      EXPECT_EQ(box[r * 3 + c], value(1 + r, 2 + c)) << r << "," << c;
+  std::vector<uint8_t> whole = t.whole();
+  for (int64_t i = 0; i < 24; ++i) {
+    float v;
+    std::memcpy(&v, whole.data() + 4 * i, 4);
+    EXPECT_EQ(v, value(i / 6, i % 6));
+  }
+  // Damage the last part: a box inside the first part still reads; one touching it fails.
+  stored[2][0] = -1;
+  t.parts[2].verified = false;
+  std::vector<float> top(6);
+  t.read({0, 0}, {1, 6}, reinterpret_cast<char *>(top.data()));
+  EXPECT_EQ(top[5], value(0, 5));
+  try {
+    t.read({3, 3}, {1, 3}, reinterpret_cast<char *>(top.data()));
+    ADD_FAILURE() << "a damaged part was read";
+  } catch (const loom::Error &e) {
+    EXPECT_NE(std::string(e.what()).find("process-2.safetensors: tensor x: checksum mismatch"),
+              std::string::npos)
+        << e.what();
+  }
+}
