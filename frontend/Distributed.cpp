@@ -22,7 +22,20 @@ void initialize(int num_processes, int process_id) {
                 std::to_string(process_index()) + " of " + std::to_string(process_count()));
 }
 
+void initialize(const std::string &coordinator_address, int num_processes, int process_id) {
+  if (launched_by_mpi())
+    return initialize(num_processes, process_id);
+  if (rt::Status s =
+          rt::distributed::initialize(coordinator_address, num_processes, process_id);
+      !s.isOk())
+    throw Error("distributed::initialize(\"" + coordinator_address + "\", " +
+                std::to_string(num_processes) + ", " + std::to_string(process_id) +
+                "): " + s.message());
+}
+
 bool launched_by_mpi() { return rt::distributed::launchedByMpi(); }
+
+bool job_in_environment() { return rt::distributed::jobInEnvironment(); }
 
 int process_index() { return rt::distributed::process().index; }
 

@@ -1,22 +1,90 @@
 // Joining and leaving a multi-process job through MPI.
 #include "runtime/Distributed.h"
 #include "runtime/Client.h"
+#include "runtime/CoordinatorJoin.h"
 #include "runtime/MpiCollectives.h"
+#include "runtime/MpiWorld.h"
 
 #include <mpi.h>
 
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <optional>
 #include <mutex>
 #include <unistd.h>
+#include <vector>
 
 namespace loom::rt::distributed {
 namespace {
 ProcessInfo info;
 std::atomic<bool> joined{false}, clientCreated{false}, finalized{false};
 std::mutex initMutex;
+MPI_Comm job = MPI_COMM_WORLD;
+
+/// How many processes of the job run on this host, from their host names (processes that
+/// joined through a coordinator are separate MPI jobs, which MPI's shared-memory split does
+/// not group).
+int processesOnThisHost() {
+  char name[256] = {0};
+  ::gethostname(name, sizeof name - 1);
+  std::vector<char> all(sizeof name * info.count);
+  MPI_Allgather(name, sizeof name, MPI_CHAR, all.data(), sizeof name, MPI_CHAR, job);
+  int same = 0;
+  for (int p = 0; p < info.count; ++p)
+    same += std::strncmp(all.data() + p * sizeof name, name, sizeof name) == 0;
+  return same;
+}
+
+/// Joins the job: through mpirun's environment, or through `coordinator`.
+Status start(const detail::Coordinator *coordinator) {
+  std::lock_guard<std::mutex> lock(initMutex);
+  if (joined)
+    return Status::ok();
+  if (clientCreated)
+    return Status::error(StatusCode::FailedPrecondition,
+                         "distributed::initialize() must come before the first use of the "
+                         "devices (the Client was already created for one process)");
+  int provided = 0;
+  if (coordinator) {
+    if (Status s = detail::joinThroughCoordinator(*coordinator, MPI_THREAD_MULTIPLE, provided,
+                                                  job);
+        !s.isOk())
+      return s;
+  } else if (MPI_Init_thread(nullptr, nullptr, MPI_THREAD_MULTIPLE, &provided) != MPI_SUCCESS) {
+    return Status::error(StatusCode::Unavailable, "MPI_Init_thread failed");
+  }
+  // Every MPI call of Loom comes from one progress thread, so SERIALIZED is enough.
+  if (provided < MPI_THREAD_SERIALIZED)
+    return Status::error(StatusCode::Unavailable,
+                         "the MPI library offers thread level " + std::to_string(provided) +
+                             "; Loom needs MPI_THREAD_SERIALIZED or above");
+  MPI_Comm_set_errhandler(job, MPI_ERRORS_RETURN);
+  MPI_Comm_rank(job, &info.index);
+  MPI_Comm_size(job, &info.count);
+  if (coordinator) {
+    info.onThisHost = processesOnThisHost();
+  } else {
+    MPI_Comm local;
+    MPI_Comm_split_type(job, MPI_COMM_TYPE_SHARED, info.index, MPI_INFO_NULL, &local);
+    MPI_Comm_size(local, &info.onThisHost);
+    MPI_Comm_free(&local);
+  }
+  joined = true;
+  std::atexit([] { finalize(); });
+  return Status::ok();
+}
 } // namespace
+
+namespace detail {
+MPI_Comm jobComm() { return job; }
+} // namespace detail
+
+bool jobInEnvironment() {
+  const char *coordinator = std::getenv("LOOM_COORDINATOR_ADDRESS");
+  return launchedByMpi() || (coordinator && *coordinator);
+}
 
 bool launchedByMpi() {
   for (const char *name : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_SIZE"})
@@ -26,31 +94,22 @@ bool launchedByMpi() {
 }
 
 Status initialize() {
-  std::lock_guard<std::mutex> lock(initMutex);
-  if (joined)
-    return Status::ok();
-  if (clientCreated)
-    return Status::error(StatusCode::FailedPrecondition,
-                         "distributed::initialize() must come before the first use of the "
-                         "devices (the Client was already created for one process)");
-  int provided = 0;
-  if (MPI_Init_thread(nullptr, nullptr, MPI_THREAD_MULTIPLE, &provided) != MPI_SUCCESS)
-    return Status::error(StatusCode::Unavailable, "MPI_Init_thread failed");
-  // Every MPI call of Loom comes from one progress thread, so SERIALIZED is enough.
-  if (provided < MPI_THREAD_SERIALIZED)
-    return Status::error(StatusCode::Unavailable,
-                         "the MPI library offers thread level " + std::to_string(provided) +
-                             "; Loom needs MPI_THREAD_SERIALIZED or above");
-  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-  MPI_Comm_rank(MPI_COMM_WORLD, &info.index);
-  MPI_Comm_size(MPI_COMM_WORLD, &info.count);
-  MPI_Comm local;
-  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, info.index, MPI_INFO_NULL, &local);
-  MPI_Comm_size(local, &info.onThisHost);
-  MPI_Comm_free(&local);
-  joined = true;
-  std::atexit([] { finalize(); });
-  return Status::ok();
+  if (!launchedByMpi()) {
+    Status error = Status::ok();
+    std::optional<detail::Coordinator> coordinator = detail::coordinatorFromEnvironment(error);
+    if (!error.isOk())
+      return error;
+    if (coordinator)
+      return start(&*coordinator);
+  }
+  return start(nullptr);
+}
+
+Status initialize(const std::string &coordinatorAddress, int numProcesses, int processId) {
+  if (launchedByMpi())
+    return start(nullptr); // mpirun connects the processes; the caller checks the numbers
+  detail::Coordinator coordinator{coordinatorAddress, numProcesses, processId};
+  return start(&coordinator);
 }
 
 bool initialized() { return joined; }
@@ -73,7 +132,7 @@ void abortJob(const std::string &message, int code) {
   std::fprintf(stderr, "[rank %d] %s\n", info.index, message.c_str());
   std::fflush(stderr);
   if (joined && !finalized)
-    MPI_Abort(MPI_COMM_WORLD, code);
+    MPI_Abort(job, code);
   std::_Exit(code);
 }
 
@@ -82,6 +141,7 @@ void finalize() {
     return;
   detail::stopMpiCollectives();
   MPI_Finalize();
+  detail::stopRendezvousServer();
 }
 
 namespace detail {

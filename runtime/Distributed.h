@@ -23,11 +23,21 @@ struct ProcessInfo {
 /// OMPI_COMM_WORLD_SIZE, PMIX_RANK; Slurm's srun PMI_SIZE).
 bool launchedByMpi();
 
+/// Whether this process is one of a job's: started by an MPI launcher, or given a
+/// coordinator (LOOM_COORDINATOR_ADDRESS, with LOOM_NUM_PROCESSES and LOOM_PROCESS_ID).
+bool jobInEnvironment();
+
 /// Joins the job: initializes MPI (with the thread support the collectives need) and reads
 /// this process's rank and the job's size. Idempotent. Must precede the first use of the
 /// default Client. FailedPrecondition if the Client already exists, Unavailable if MPI
-/// cannot start.
+/// cannot start. Without a launcher, joins through the coordinator the environment names
+/// (as the overload below).
 Status initialize();
+
+/// Joins the job of `numProcesses` separately started processes through process 0 at
+/// `coordinatorAddress` ("host:port"), as jax.distributed.initialize does; this process is
+/// `processId` (CoordinatorJoin.h). Under an MPI launcher, initialize().
+Status initialize(const std::string &coordinatorAddress, int numProcesses, int processId);
 
 /// Whether initialize() succeeded in this process.
 bool initialized();

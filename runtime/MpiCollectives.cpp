@@ -1,6 +1,7 @@
 // Collectives across processes: in-process rendezvous of a process's members, then one
 // non-blocking MPI collective per group (the progress thread's side is MpiProgress.cpp).
 #include "runtime/MpiCollectives.h"
+#include "runtime/MpiWorld.h"
 #include "runtime/CollectiveKernels.h"
 #include "runtime/Distributed.h"
 #include "runtime/MpiCollectiveState.h"
@@ -135,7 +136,7 @@ Status MpiCollectives::prepare(const MeshTopology &mesh) {
   std::promise<Status> done;
   auto job = [&] {
     MPI_Group world;
-    MPI_Comm_group(MPI_COMM_WORLD, &world);
+    MPI_Comm_group(distributed::detail::jobComm(), &world);
     Status status;
     for (const std::vector<int> &key : wanted) {
       if (!known.insert(key).second)
@@ -152,7 +153,7 @@ Status MpiCollectives::prepare(const MeshTopology &mesh) {
       MPI_Group sub;
       MPI_Group_incl(world, static_cast<int>(group->processes.size()), group->processes.data(),
                      &sub);
-      int rc = MPI_Comm_create_group(MPI_COMM_WORLD, sub, tag, &group->comm);
+      int rc = MPI_Comm_create_group(distributed::detail::jobComm(), sub, tag, &group->comm);
       MPI_Group_free(&sub);
       if (rc != MPI_SUCCESS) {
         status = Status::error(StatusCode::Unavailable,

@@ -1,5 +1,6 @@
 // Liveness probes between the processes' progress threads (see MpiLiveness.h).
 #include "runtime/MpiLiveness.h"
+#include "runtime/MpiWorld.h"
 
 #include <mpi.h>
 
@@ -31,7 +32,7 @@ void postReceive(uint64_t comm, uint64_t &probeIn, uint64_t &incoming) {
 
 void MpiLiveness::start() {
   MPI_Comm dup;
-  MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+  MPI_Comm_dup(distributed::detail::jobComm(), &dup);
   MPI_Comm_set_errhandler(dup, MPI_ERRORS_RETURN);
   put(comm, dup);
   postReceive(comm, probeIn, incoming);
@@ -118,6 +119,10 @@ void MpiLiveness::stop() {
   MPI_Request r = get<MPI_Request>(incoming);
   MPI_Cancel(&r);
   MPI_Request_free(&r);
+  // Freed before MPI_Finalize: OpenMPI's finalize of processes joined through a coordinator
+  // (connect/accept) fails on communicators left behind.
+  MPI_Comm c = get<MPI_Comm>(comm);
+  MPI_Comm_free(&c);
   started = false;
 }
 

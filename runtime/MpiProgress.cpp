@@ -2,6 +2,7 @@
 // process, packing each collective's inputs, posting it, testing it until it completes, and
 // answering the peers' liveness probes; the members unpack their outputs.
 #include "runtime/CollectiveKernels.h"
+#include "runtime/MpiWorld.h"
 #include "runtime/Distributed.h"
 #include "runtime/MpiCollectiveState.h"
 
@@ -17,7 +18,7 @@ void MpiCollectives::progressLoop() {
   // The job-wide communicators first, in the same order on every process.
   {
     MPI_Comm dup;
-    MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+    MPI_Comm_dup(distributed::detail::jobComm(), &dup);
     std::memcpy(&barrierComm, &dup, sizeof dup);
     liveness.start();
   }
@@ -87,8 +88,18 @@ void MpiCollectives::progressLoop() {
       idleSleep = std::min(idleSleep * 2, std::chrono::microseconds(kMaxPollMicros));
     }
   }
-  // Stopping: nothing in flight can complete any more; fail every waiter.
+  // Stopping: nothing in flight can complete any more; fail every waiter. The communicators
+  // are freed (MPI_Finalize of processes joined through a coordinator fails on any left).
   liveness.stop();
+  {
+    MPI_Comm barrier;
+    std::memcpy(&barrier, &barrierComm, sizeof barrier);
+    MPI_Comm_free(&barrier);
+    std::lock_guard<std::mutex> lock(mutex);
+    for (auto &[key, group] : groups)
+      if (group->comm != MPI_COMM_NULL)
+        MPI_Comm_free(&group->comm);
+  }
   for (auto &waiter : livenessWaiters)
     waiter.set_value({});
   livenessWaiters.clear();

@@ -7,6 +7,7 @@ import argparse
 import base64
 import os
 import re
+import socket
 import subprocess
 import sys
 import tempfile
@@ -22,7 +23,7 @@ BUILD = os.path.join(ROOT, "build")
 def values_file(directory, **overrides):
     values = {"JOB_NAME": "loom-test", "HOSTS": "3", "DEVICES_PER_HOST": "2",
               "IMAGE": "registry.example/loom:1", "CONFIG": "configs/mlp-digits.toml",
-              "CPU_PER_HOST": "2", "MEMORY_PER_HOST": "2Gi"}
+              "LAUNCHER": "coordinator", "CPU_PER_HOST": "2", "MEMORY_PER_HOST": "2Gi"}
     values.update(overrides)
     path = os.path.join(directory, "values.env")
     with open(path, "w") as f:
@@ -70,6 +71,10 @@ class Manifests(unittest.TestCase):
             self.assertEqual(env["LOOM_HOSTS"], "3")
             self.assertEqual(env["LOOM_DEVICES_PER_HOST"], "2")
             self.assertEqual(env["LOOM_JOB_NAME"], job["metadata"]["name"])
+            self.assertEqual(env["LOOM_LAUNCHER"], "coordinator")
+            # The coordinator's port is open on the pods and named by the Service.
+            self.assertIn({"name": "coordinator", "port": 1234}, service["spec"]["ports"])
+            self.assertIn({"containerPort": 1234}, container["ports"])
             self.assertTrue(os.path.exists(os.path.join(ROOT, env["LOOM_CONFIG"])))
             # The key the pods mount is the Secret prepare.sh wrote, and it holds a key pair.
             self.assertEqual(pod["volumes"][0]["secret"]["secretName"], secret["metadata"]["name"])
@@ -108,6 +113,7 @@ class PodsAsLocalProcesses(unittest.TestCase):
             # without them.
             env = dict(os.environ, LOOM_JOB_NAME="loom-test", LOOM_HOSTS="2",
                        LOOM_DEVICES_PER_HOST="2", LOOM_CONFIG="configs/mlp-digits.toml",
+                       LOOM_LAUNCHER="mpirun",
                        LOOM_ROOT=ROOT, LOOM_TRAIN=train, LOOM_START_SSHD="0",
                        LOOM_RSH_AGENT=os.path.join(ROOT, "tests", "k8s", "local-rsh.sh"),
                        LOOM_DONE_FILE=os.path.join(d, "done"))
@@ -127,6 +133,37 @@ class PodsAsLocalProcesses(unittest.TestCase):
                 self.assertIn(f"Rank {rank}: training completed.", launcher)
             self.assertIsNotNone(eval_line(one.stdout), one.stdout)
             self.assertEqual(eval_line(launcher), eval_line(one.stdout))
+
+
+    def test_pods_joining_through_the_coordinator_train_like_one_process(self):
+        with tempfile.TemporaryDirectory() as d:
+            train = os.path.join(BUILD, "bin", "loom-train")
+            one = subprocess.run([train, os.path.join(ROOT, "configs/mlp-digits.toml")] +
+                                 digits_args(os.path.join(d, "one")),
+                                 capture_output=True, text=True, timeout=300)
+            self.assertEqual(one.returncode, 0, one.stdout + one.stderr)
+            # Pod 0's name does not resolve here: the coordinator is this machine.
+            with socket.socket() as s:
+                s.bind(("127.0.0.1", 0))
+                port = s.getsockname()[1]
+            env = dict(os.environ, LOOM_JOB_NAME="loom-test", LOOM_HOSTS="2",
+                       LOOM_DEVICES_PER_HOST="2", LOOM_CONFIG="configs/mlp-digits.toml",
+                       LOOM_LAUNCHER="coordinator", LOOM_ROOT=ROOT, LOOM_TRAIN=train,
+                       LOOM_COORDINATOR_HOST="127.0.0.1", LOOM_COORDINATOR_PORT=str(port))
+            entry = os.path.join(EXAMPLE, "entrypoint.sh")
+            pods = [subprocess.Popen([entry] + digits_args(os.path.join(d, "job")),
+                                     env=dict(env, JOB_COMPLETION_INDEX=str(i)),
+                                     stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+                    for i in (1, 0)]
+            pod1, pod0 = [p.communicate(timeout=300)[0] for p in pods]
+            self.assertEqual(pods[1].returncode, 0, pod0)
+            self.assertEqual(pods[0].returncode, 0, pod1)
+            for rank, output in ((0, pod0), (1, pod1)):
+                self.assertIn(f"Rank {rank}: epoch: 1/2, batch: 23/23, batch size: 64, "
+                              "batch per host size: 32", output)
+                self.assertIn(f"Rank {rank}: training completed.", output)
+            self.assertIsNotNone(eval_line(one.stdout), one.stdout)
+            self.assertEqual(eval_line(pod0), eval_line(one.stdout))
 
 
 if __name__ == "__main__":

@@ -78,9 +78,9 @@ int run(int argc, char **argv) {
   if (configPath.empty())
     return usage("no config file given");
   try {
-    // Started by mpirun: join the job before any device exists. Process 0 logs the run; the
+    // Started by mpirun or given a coordinator: join the job before any device exists. Process 0 logs the run; the
     // others only their errors (and their per_rank lines).
-    if (loom::distributed::launched_by_mpi())
+    if (loom::distributed::job_in_environment())
       loom::distributed::initialize();
     loom::train::Config config = loom::train::Config::load(configPath, overrides);
     loom::train::validateConfig(config);
