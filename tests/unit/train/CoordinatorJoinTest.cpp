@@ -1,7 +1,8 @@
 // Processes started on their own, without mpirun, joining through a coordinator address as
 // jax.distributed.initialize does (LOOM_COORDINATOR_ADDRESS, LOOM_NUM_PROCESSES,
-// LOOM_PROCESS_ID): they train with the losses of one process, and a job that cannot meet
-// fails with errors naming the address and the missing or wrong process.
+// LOOM_PROCESS_ID): they train with the losses of one process, a job that cannot meet fails
+// with errors naming the address and the missing or wrong process, and a killed process ends
+// the other with an error naming its rank.
 #include "tests/unit/train/RunCommand.h"
 
 #include <gtest/gtest.h>
@@ -148,6 +149,31 @@ TEST(CoordinatorJoin, AJobThatCannotMeetFailsNamingTheAddressAndTheProcess) {
   EXPECT_NE(output.find("process id 2 is not one of the 2 processes (0 to 1)"),
             std::string::npos)
       << output;
+  fs::remove_all(logs);
+}
+
+TEST(CoordinatorJoin, AKilledPeerEndsTheOtherProcessWithAnErrorNamingItsRank) {
+  fs::path logs = scratch("killed");
+  std::string args = "--set mesh.strategy=dp --set mesh.shape=[2] --set training.steps=100000 "
+                     "--set training.log_interval=1 --set checkpoint.enabled=false "
+                     "--set training.out_dir=" + (logs / "out").string();
+  std::string p0 = (logs / "process-0.txt").string(), p1 = (logs / "process-1.txt").string();
+  std::string script =
+      "export LOOM_COORDINATOR_ADDRESS=127.0.0.1:" + std::to_string(freePort()) +
+      " LOOM_NUM_PROCESSES=2 LOOM_COLLECTIVE_TIMEOUT_S=5; "
+      "LOOM_PROCESS_ID=1 " + trainLine(args) + " > " + p1 + " 2>&1 & one=$!; "
+      "LOOM_PROCESS_ID=0 timeout -k 5 120 " + trainLine(args) + " > " + p0 + " 2>&1 & zero=$!; "
+      "for i in $(seq 1200); do grep -q \"^step     2 \" " + p0 + " && break; sleep 0.1; done; "
+      "kill -9 $one; start=$(date +%s); wait $zero; rc=$?; "
+      "echo \"rc=$rc after $(( $(date +%s) - start )) s\"";
+  auto [status, output] = runCommand("bash -c '" + script + "'");
+  std::string log = logOf(logs, 0);
+  // It trained together, then process 0 ended on its own (not at the 120 s timeout) with an
+  // error naming the dead rank.
+  ASSERT_NE(log.find("step     2 "), std::string::npos) << log;
+  EXPECT_EQ(output.find("rc=0 "), std::string::npos) << output;
+  EXPECT_EQ(output.find("rc=124 "), std::string::npos) << output << log;
+  EXPECT_NE(log.find("rank(s) [1]"), std::string::npos) << log;
   fs::remove_all(logs);
 }
 
