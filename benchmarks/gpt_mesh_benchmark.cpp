@@ -156,9 +156,12 @@ int main(int argc, char **argv) {
   // The ideal bytes a device receives per step: the physical bound, with an all_reduce of B
   // bytes at 2 (n-1)/n B (reduce_scatter + all_gather), an all_gather or reduce_scatter at
   // (n-1)/n of the whole:
-  //  * DP: one all_reduce of every gradient: 2 (n-1)/n P.
+  //  * DP: one all_reduce of every gradient: 2 (n-1)/n P; but for the token embedding, whose
+  //    gradient is a scatter-add of the [B,T,C] activation gradient by the ids, all-gathering
+  //    those, (n-1)/n (BTC + BT) x 4 bytes, is the cheaper way when it is smaller.
   //  * FSDP: each split parameter gathered once and its gradient reduce-scattered once,
-  //    2 (n-1)/n P_split, and the replicated ones' gradients all-reduced, 2 (n-1)/n P_repl.
+  //    2 (n-1)/n P_split, and the replicated ones' gradients all-reduced, 2 (n-1)/n P_repl;
+  //    the embedding's gradient as for DP, after its gather.
   //  * TP (Megatron): per layer two all_reduces of the activations [B,T,C] forward and two
   //    backward, 4 L 2 (n-1)/n BTC x 4 bytes, plus the replicated parameters' gradients.
   // The in-process backend's all_reduce reads every peer's input, (n-1) B (so DP is at n/2 x
@@ -166,9 +169,15 @@ int main(int argc, char **argv) {
   // large messages (ring, Rabenseifner) move.
   const double n = kDevices, ring = 2 * (n - 1) / n;
   const double activation = double(small.batch) * small.seq * small.embed * 4;
-  auto idealDp = ring * (dp.splitParamBytes + dp.replicatedParamBytes);
+  // The token embedding's gradient either way: its table reduced, or the activation gradient
+  // and the ids gathered.
+  const double table = double(small.vocab) * small.embed * 4;
+  const double gathered = (n - 1) / n * (activation + double(small.batch) * small.seq * 4);
+  auto idealDp = ring * (dp.splitParamBytes + dp.replicatedParamBytes) - ring * table +
+                 std::min(ring * table, gathered);
   auto idealFsdp = [&](const Row &r) {
-    return ring * (r.splitParamBytes + r.replicatedParamBytes);
+    return ring * (r.splitParamBytes + r.replicatedParamBytes) - (n - 1) / n * table +
+           std::min((n - 1) / n * table, gathered);
   };
   double idealTp = 4 * small.layers * ring * activation + ring * tp.replicatedParamBytes;
 
