@@ -5,6 +5,7 @@
 // independently. The planted preference is learnable (a simple predictor's eval ROC AUC).
 #include "frontend/Error.h"
 #include "frontend/recsys/Columnar.h"
+#include "frontend/recsys/GoodreadsData.h"
 #include "frontend/recsys/GoodreadsGenerator.h"
 #include "frontend/recsys/GoodreadsPrepare.h"
 
@@ -12,6 +13,8 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cmath>
+#include <random>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -72,28 +75,6 @@ Table readSplit(const fs::path &dir, int parts) {
           all.columns[c]);
   }
   return all;
-}
-
-/// Exact ROC AUC of `scores` for `labels` (ties count half).
-double rocAuc(const std::vector<double> &scores, const std::vector<float> &labels) {
-  std::vector<size_t> order(scores.size());
-  for (size_t i = 0; i < order.size(); ++i)
-    order[i] = i;
-  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return scores[a] < scores[b]; });
-  double positives = 0, negatives = 0, rankSum = 0;
-  for (size_t i = 0; i < order.size();) {
-    size_t j = i;
-    while (j < order.size() && scores[order[j]] == scores[order[i]])
-      ++j;
-    double rank = (i + j + 1) / 2.0; // average 1-based rank of the tie group
-    for (size_t k = i; k < j; ++k)
-      if (labels[order[k]] > 0.5)
-        rankSum += rank, ++positives;
-      else
-        ++negatives;
-    i = j;
-  }
-  return (rankSum - positives * (positives + 1) / 2) / (positives * negatives);
 }
 
 TEST(Goodreads, PreprocessingFiltersSplitsMapsAndCoversEveryKeptInteraction) {
@@ -198,7 +179,7 @@ TEST(Goodreads, PreprocessingFiltersSplitsMapsAndCoversEveryKeptInteraction) {
     pos += trainLabels[i], n += 1;
     userRate[users[i]].first += trainLabels[i], userRate[users[i]].second += 1;
   }
-  std::vector<double> scores;
+  std::vector<float> scores;
   for (size_t i = 0; i < eval.rows(); ++i) {
     int32_t u = eval.get<int32_t>("user")[i];
     auto [upos, un] = userRate[u];
@@ -238,6 +219,66 @@ TEST(Goodreads, MalformedInputIsNamedWithItsFileAndLine) {
   expectError(csv.string() + ":" + std::to_string(lines - 1) + ": expected 5 fields, got 6");
   fs::remove(raw / "book_id_map.csv");
   expectError((raw / "book_id_map.csv").string() + ": cannot open the file");
+  fs::remove_all(raw), fs::remove_all(out);
+}
+
+TEST(Goodreads, RocAucMatchesCountingEveryPairAndHonoursTheMask) {
+  std::mt19937 rng(5);
+  std::vector<float> scores, labels, mask;
+  for (int i = 0; i < 300; ++i) {
+    scores.push_back(static_cast<float>(rng() % 40)); // many ties
+    labels.push_back(static_cast<float>(rng() % 3 == 0));
+    mask.push_back(static_cast<float>(rng() % 5 != 0));
+  }
+  double wins = 0, pairs = 0;
+  for (int i = 0; i < 300; ++i)
+    for (int j = 0; j < 300; ++j)
+      if (mask[i] && mask[j] && labels[i] == 1 && labels[j] == 0) {
+        wins += scores[i] > scores[j] ? 1 : scores[i] == scores[j] ? 0.5 : 0;
+        pairs += 1;
+      }
+  EXPECT_NEAR(rocAuc(scores, labels, mask), wins / pairs, 1e-12);
+  EXPECT_TRUE(std::isnan(rocAuc({1, 2}, {1, 1})));
+}
+
+TEST(Goodreads, TrainBatchesStreamThroughAShuffleBufferAndReplayByStep) {
+  fs::path raw = scratch("stream"), out = scratch("stream-out");
+  generateGoodreads(raw.string(), {.users = 600, .books = 800, .seed = 2});
+  prepareGoodreads(raw.string(), out.string(), {.parts = 3});
+  const int64_t batch = 64;
+  GoodreadsData data(out.string(), batch, /*shuffleBuffer=*/256);
+  int64_t perEpoch = data.batchesPerEpoch();
+  ASSERT_GT(perEpoch, 10);
+  // One epoch: no example twice.
+  std::set<std::pair<int32_t, int32_t>> seen;
+  std::vector<int32_t> firstUsers;
+  for (int64_t step = 0; step < perEpoch; ++step) {
+    Table b = data.trainBatch(7, step);
+    ASSERT_EQ(static_cast<int64_t>(b.rows()), batch);
+    for (size_t i = 0; i < b.rows(); ++i)
+      EXPECT_TRUE(seen.insert({b.get<int32_t>("user")[i], b.get<int32_t>("item")[i]}).second);
+    if (step == 3)
+      firstUsers = b.get<int32_t>("user");
+  }
+  EXPECT_EQ(static_cast<int64_t>(seen.size()), perEpoch * batch);
+  // A batch is a function of (seed, step): asked again after the stream moved on, or from a
+  // fresh reader, it is the same; another seed or epoch gives other rows.
+  EXPECT_EQ(data.trainBatch(7, 3).get<int32_t>("user"), firstUsers);
+  GoodreadsData fresh(out.string(), batch, 256);
+  EXPECT_EQ(fresh.trainBatch(7, 3).get<int32_t>("user"), firstUsers);
+  EXPECT_NE(fresh.trainBatch(8, 3).get<int32_t>("user"), firstUsers);
+  EXPECT_NE(fresh.trainBatch(7, 3 + perEpoch).get<int32_t>("user"), firstUsers);
+  // Eval: every row once in order, the last batch padded and masked.
+  int64_t real = 0;
+  for (int64_t k = 0; k < data.evalBatches(); ++k) {
+    Table b = data.evalBatch(k);
+    ASSERT_EQ(static_cast<int64_t>(b.rows()), batch);
+    const auto &mask = b.get<float>("mask");
+    real += std::count(mask.begin(), mask.end(), 1.0f);
+    if (k + 1 < data.evalBatches())
+      EXPECT_EQ(std::count(mask.begin(), mask.end(), 1.0f), batch);
+  }
+  EXPECT_EQ(real, data.evalRows());
   fs::remove_all(raw), fs::remove_all(out);
 }
 
