@@ -16,7 +16,8 @@ const std::vector<ConfigKey> &configSchema() {
   using S = std::vector<std::string>;
   static const std::vector<ConfigKey> schema = {
       {"model.kind", std::string("gpt"),
-       "the model: a GPT decoder on text, or an MLP on the handwritten digits", S{"gpt", "mlp"}},
+       "the model: a GPT decoder on text, an MLP on the handwritten digits, or the Goodreads "
+       "two-tower recommender", S{"gpt", "mlp", "two_tower"}},
       {"model.vocab", int64_t(256), "vocabulary size (256: byte-level tokens)", {}, 2, "gpt"},
       {"model.embed", int64_t(128), "channels C", {}, 1, "gpt"},
       {"model.layers", int64_t(2), "decoder layers", {}, 1, "gpt"},
@@ -33,6 +34,14 @@ const std::vector<ConfigKey> &configSchema() {
       {"data.digits", std::string("/usr/local/share/loom/datasets/digits.csv.gz"),
        "the digits CSV (64 pixels and a label per line, gzipped; scripts/install_deps.sh takes "
        "it out of Debian's python3-sklearn)", {}, -1e300, "mlp"},
+      {"model.embed_dim", int64_t(16), "embedding size of every table and of each tower's output",
+       {}, 1, "two_tower"},
+      {"model.tower_hidden", int64_t(64), "width of each tower's hidden layer", {}, 1,
+       "two_tower"},
+      {"data.goodreads", std::string("data/goodreads-prepared"),
+       "the prepared Goodreads data (loom-goodreads prepare writes it)", {}, -1e300, "two_tower"},
+      {"data.shuffle_buffer", int64_t(10000),
+       "rows of the training stream's shuffle buffer", {}, 1, "two_tower"},
       {"data.eval_fraction", 0.1, "the share of the data held out for evaluation", {}, 0},
       {"data.batch", int64_t(8), "global batch (sequences or examples per step)", {}, 1},
       {"optimizer.lr", 3e-3, "peak learning rate (AdamW)", {}, 0},

@@ -196,20 +196,32 @@ RunSummary runTraining(const Config &c, const RunOptions &options, std::FILE *lo
     for (int64_t k = 0; k < task->evalBatches(); ++k)
       sums.push_back(evalStep(emaDecay > 0 ? run.ema : run.params, task->evalBatch(k)));
     std::map<std::string, double> total;
+    std::map<std::string, std::vector<float>> examples; // "example_*": per example
     for (const Tree<Array> &s : sums)
-      for (const auto &[name, value] : s.dict())
-        total[name] += value.leaf().item<float>();
+      for (const auto &[name, value] : s.dict()) {
+        if (name.rfind("example_", 0) == 0) {
+          std::vector<float> v = value.leaf().to_host<float>();
+          examples[name].insert(examples[name].end(), v.begin(), v.end());
+        } else {
+          total[name] += value.leaf().item<float>();
+        }
+      }
     nlohmann::json record = {{"step", step},
                              {"eval_of", std::string(emaDecay > 0 ? "ema" : "params")},
                              {"eval_count", static_cast<int64_t>(total["count"])}};
+    std::map<std::string, double> reported;
+    for (const auto &[name, value] : total)
+      if (name != "count")
+        reported[name] = value / total["count"];
+    if (!examples.empty())
+      for (const auto &[name, value] : task->evalFromExamples(examples))
+        reported[name] = value;
     std::string text;
-    for (const auto &[name, value] : total) {
-      if (name == "count")
-        continue;
-      summary.eval[name] = value / total["count"];
-      record["eval_" + name] = summary.eval[name];
+    for (const auto &[name, value] : reported) {
+      summary.eval[name] = value;
+      record["eval_" + name] = value;
       char part[64];
-      std::snprintf(part, sizeof part, "eval %s %.4f  ", name.c_str(), summary.eval[name]);
+      std::snprintf(part, sizeof part, "eval %s %.4f  ", name.c_str(), value);
       text += part;
     }
     metrics.write(record.dump());

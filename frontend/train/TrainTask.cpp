@@ -3,6 +3,7 @@
 
 #include "frontend/train/GptTask.h"
 #include "frontend/train/MlpTask.h"
+#include "frontend/train/TwoTowerTask.h"
 
 #include "frontend/Error.h"
 
@@ -16,6 +17,8 @@ void validateConfig(const Config &c) {
                     c.describe("mesh.strategy"));
   if (c.text("model.kind") == "mlp")
     validateMlpConfig(c);
+  else if (c.text("model.kind") == "two_tower")
+    validateTwoTowerConfig(c);
   else
     validateGptConfig(c);
 }
@@ -32,6 +35,8 @@ int64_t devicesOf(const Config &c) {
 std::unique_ptr<TrainTask> makeTask(const Config &c, std::FILE *log) {
   if (c.text("model.kind") == "mlp")
     return makeMlpTask(c);
+  if (c.text("model.kind") == "two_tower")
+    return makeTwoTowerTask(c);
   return makeGptTask(c, log);
 }
 

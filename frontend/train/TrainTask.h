@@ -2,7 +2,8 @@
 // their shardings, its loss, its data (train batches as a function of (seed, step); held-out
 // batches in order, the last padded and masked) and what an evaluation sums. The loop owns
 // everything else: the optimizer, the jitted steps, EMA, logs, metrics, plots, checkpoints.
-// The GPT on text (GptTask.h) and the MLP on digits (MlpTask.h) are the two tasks.
+// The tasks: the GPT on text (GptTask.h), the MLP on digits (MlpTask.h) and the Goodreads
+// recommender (TwoTowerTask.h).
 #ifndef LOOM_FRONTEND_TRAIN_TRAINTASK_H
 #define LOOM_FRONTEND_TRAIN_TRAINTASK_H
 
@@ -13,6 +14,7 @@
 #include "frontend/train/Config.h"
 
 #include <cstdio>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -57,6 +59,14 @@ public:
   /// Sums over one held-out batch (traced): "loss" (summed), "count" (what the loss is
   /// averaged over), and e.g. "accuracy" (the number right); each is reported divided by count.
   virtual Tree<Tensor> evalSums(const Tree<Tensor> &params, const Tree<Tensor> &batch) const = 0;
+  /// Metrics of the whole held-out split that are not sums (a ROC AUC): evalSums leaves
+  /// named "example_*" hold a value per example ([rows]); concatenated over every batch they
+  /// come here, and each result is reported as it is. Default: none.
+  virtual std::map<std::string, double>
+  evalFromExamples(const std::map<std::string, std::vector<float>> &examples) const {
+    (void)examples;
+    return {};
+  }
 };
 
 /// The task `config`'s model.kind names, its data loaded (or prepared) and its config

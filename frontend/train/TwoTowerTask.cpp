@@ -1,0 +1,253 @@
+// The two-tower recommender on Goodreads (see TwoTowerTask.h).
+#include "frontend/train/TwoTowerTask.h"
+
+#include "frontend/Loom.h"
+#include "frontend/recsys/GoodreadsData.h"
+#include "frontend/train/ShardingRules.h"
+
+#include <cmath>
+#include <memory>
+#include <numeric>
+
+namespace loom::train {
+namespace {
+
+/// The categorical features of the item tower, as the data names them.
+const std::vector<std::string> kItemFeatures = {"language", "is_ebook", "format", "publisher",
+                                                "decade"};
+const std::vector<std::string> kNumeric = {"avg_rating", "num_pages"};
+
+struct Dims {
+  int64_t embed, hidden;
+  std::map<std::string, int64_t> vocabularies; // "user", "item" and kItemFeatures
+};
+
+Tree<Shape> paramShapesOf(const Dims &d) {
+  Tree<Shape> p;
+  auto tower = [&](int64_t in) {
+    Tree<Shape> t;
+    t["w1"] = Shape{in, d.hidden}, t["b1"] = Shape{d.hidden};
+    t["w2"] = Shape{d.hidden, d.embed}, t["b2"] = Shape{d.embed};
+    return t;
+  };
+  Tree<Shape> tables;
+  for (const auto &[name, size] : d.vocabularies)
+    tables[name] = Shape{size, d.embed};
+  p["tables"] = tables;
+  p["user_tower"] = tower(d.embed);
+  p["item_tower"] = tower(d.embed * int64_t(1 + kItemFeatures.size()) + int64_t(kNumeric.size()));
+  return p;
+}
+
+struct Shardings {
+  Mesh mesh;
+  Tree<NamedSharding> params;
+  NamedSharding batch;
+};
+
+std::optional<Shardings> shardingsOf(const Config &c, const Tree<Shape> &shapes) {
+  const std::string &strategy = c.text("mesh.strategy");
+  if (strategy == "none")
+    return std::nullopt;
+  if (strategy == "rules") {
+    RuleShardings r = shardingsFromRules(c, shapes);
+    r.batch.check({c.integer("data.batch")}, "the batch");
+    return Shardings{r.mesh, r.params, r.batch};
+  }
+  if (strategy != "dp")
+    throw Error(c.describe("mesh.strategy") + ": model.kind = \"two_tower\" trains under none, "
+                "dp or rules (e.g. tables split by rows: mesh.rules = [\"tables.* = [data, _]\"])");
+  const std::vector<int64_t> &shape = c.integers("mesh.shape");
+  if (shape.size() != 1)
+    throw Error(c.describe("mesh.shape") + ": strategy dp takes one size [n]");
+  Mesh mesh({{"data", shape[0]}});
+  if (c.integer("data.batch") % shape[0] != 0)
+    throw Error(c.describe("data.batch") + " does not divide over the " +
+                std::to_string(shape[0]) + " devices of mesh axis \"data\"");
+  Tree<NamedSharding> params =
+      tree_map([&](const Shape &) { return NamedSharding(mesh, P()); }, shapes);
+  return Shardings{mesh, params, NamedSharding(mesh, P(MeshAxes("data")))};
+}
+
+/// Normal draws from a counter-based hash (Box-Muller), as the MLP's initialisation.
+float normal(uint64_t key) {
+  auto uniform = [](uint64_t x) {
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    x ^= x >> 31;
+    return (static_cast<double>(x >> 11) + 0.5) / 9007199254740992.0;
+  };
+  double u1 = uniform(key * 2), u2 = uniform(key * 2 + 1);
+  return static_cast<float>(std::sqrt(-2 * std::log(u1)) * std::cos(6.283185307179586 * u2));
+}
+
+Tensor swish(const Tensor &x) { return x * sigmoid(x); }
+
+/// log(1 + exp(x)) without overflow.
+Tensor softplus(const Tensor &x) { return relu(x) + log(1.0 + exp(-abs(x))); }
+
+class TwoTowerTask final : public TrainTask {
+public:
+  explicit TwoTowerTask(const Config &c)
+      : batch(c.integer("data.batch")), strategy(c.text("mesh.strategy")),
+        data(std::make_unique<recsys::GoodreadsData>(c.text("data.goodreads"), batch,
+                                                     c.integer("data.shuffle_buffer"))) {
+    dims.embed = c.integer("model.embed_dim"), dims.hidden = c.integer("model.tower_hidden");
+    // Each table's rows padded to a multiple of 64 and of the devices, so that any table
+    // splits by rows over any mesh axis, and the shapes (so checkpoints) are the same on any
+    // mesh of up to 64 devices in powers of 2. The padding rows are never looked up.
+    int64_t multiple = std::lcm<int64_t>(64, devicesOf(c));
+    auto padded = [&](int64_t rows) { return (rows + multiple - 1) / multiple * multiple; };
+    dims.vocabularies["user"] = padded(data->vocabulary("users"));
+    dims.vocabularies["item"] = padded(data->vocabulary("items"));
+    for (const std::string &f : kItemFeatures)
+      dims.vocabularies[f] = padded(data->vocabulary(f));
+    shardings = shardingsOf(c, paramShapesOf(dims));
+  }
+
+  std::string name() const override { return "two_tower"; }
+  std::string describe() const override {
+    return "two-tower recommender, embeddings " + std::to_string(dims.embed) + ", " +
+           std::to_string(dims.vocabularies.at("user")) + " users x " +
+           std::to_string(dims.vocabularies.at("item")) + " books, batch=" +
+           std::to_string(batch) + " on " +
+           (shardings ? strategy + " over " + shardings->mesh.describe() : "1 device") + "; " +
+           std::to_string(data->trainRows()) + " train and " +
+           std::to_string(data->evalRows()) + " held-out interactions";
+  }
+  std::string unit() const override { return "examples"; }
+  int64_t unitsPerStep() const override { return batch; }
+  double stepsPerEpoch() const override { return static_cast<double>(data->batchesPerEpoch()); }
+  std::vector<std::string> modelKeys() const override {
+    return {"model.kind", "model.embed_dim", "model.tower_hidden"};
+  }
+
+  const Mesh *mesh() const override { return shardings ? &shardings->mesh : nullptr; }
+  Tree<Shape> paramShapes() const override { return paramShapesOf(dims); }
+  const Tree<NamedSharding> *paramShardings() const override {
+    return shardings ? &shardings->params : nullptr;
+  }
+  /// Embeddings ~ N(0, 0.05^2), He-normal dense weights, zero biases.
+  Tree<Array> init(uint32_t seed) const override {
+    Tree<Shape> shapes = paramShapes();
+    std::vector<Shape> leaves = shapes.flatten();
+    std::vector<NamedSharding> placements;
+    if (shardings)
+      placements = shardings->params.flatten();
+    std::vector<std::string> names;
+    namedPaths(shapes, "", names);
+    std::vector<Array> arrays;
+    for (size_t i = 0; i < leaves.size(); ++i) {
+      const Shape &s = leaves[i];
+      std::vector<float> v(s[0] * (s.size() > 1 ? s[1] : 1), 0.0f);
+      bool table = names[i].rfind(".tables.", 0) == 0;
+      float scale = table ? 0.05f : std::sqrt(2.0f / s[0]);
+      if (s.size() == 2)
+        for (size_t j = 0; j < v.size(); ++j)
+          v[j] = scale * normal((uint64_t(seed) << 40) ^ (uint64_t(i) << 32) ^ j);
+      arrays.push_back(shardings ? Array::device_put(v, s, placements[i]) : Array::from(v, s));
+    }
+    return shapes.unflattenLike(arrays);
+  }
+
+  /// The logits [rows].
+  Tensor logits(const Tree<Tensor> &p, const Tree<Tensor> &b) const {
+    const Tree<Tensor> &tables = p.at("tables");
+    auto tower = [](const Tree<Tensor> &t, const Tensor &x) {
+      Tensor h = swish(matmul(x, t.at("w1").leaf()) + t.at("b1").leaf());
+      return matmul(h, t.at("w2").leaf()) + t.at("b2").leaf();
+    };
+    Tensor user = tower(p.at("user_tower"), take(tables.at("user").leaf(), b.at("user").leaf()));
+    std::vector<Tensor> parts = {take(tables.at("item").leaf(), b.at("item").leaf())};
+    for (const std::string &f : kItemFeatures)
+      parts.push_back(take(tables.at(f).leaf(), b.at(f).leaf()));
+    for (const std::string &f : kNumeric)
+      parts.push_back(expand_dims(b.at(f).leaf(), 1));
+    Tensor item = tower(p.at("item_tower"), concatenate(parts, 1));
+    return sum(user * item, {-1});
+  }
+  /// Binary cross-entropy of sigmoid(logit) per example.
+  static Tensor crossEntropy(const Tensor &logit, const Tensor &label) {
+    return softplus(logit) - label * logit;
+  }
+  Tensor loss(const Tree<Tensor> &p, const Tree<Tensor> &b) const override {
+    return mean(crossEntropy(logits(p, b), b.at("label").leaf()));
+  }
+  Tree<Array> trainBatch(uint64_t seed, int64_t step) const override {
+    return place(data->trainBatch(seed, step));
+  }
+  NamedSharding batchSharding() const override {
+    return shardings ? shardings->batch : NamedSharding();
+  }
+
+  int64_t evalBatches() const override { return data->evalBatches(); }
+  Tree<Array> evalBatch(int64_t k) const override { return place(data->evalBatch(k)); }
+  Tree<Tensor> evalSums(const Tree<Tensor> &p, const Tree<Tensor> &b) const override {
+    Tensor logit = logits(p, b), mask = b.at("mask").leaf();
+    Tree<Tensor> sums;
+    sums["loss"] = sum(crossEntropy(logit, b.at("label").leaf()) * mask);
+    sums["count"] = sum(mask);
+    // Per example, for the ROC AUC over the whole split (evalFromExamples).
+    sums["example_score"] = logit;
+    sums["example_label"] = b.at("label").leaf() * 1.0;
+    sums["example_mask"] = mask * 1.0;
+    return sums;
+  }
+  std::map<std::string, double>
+  evalFromExamples(const std::map<std::string, std::vector<float>> &examples) const override {
+    return {{"roc_auc", recsys::rocAuc(examples.at("example_score"),
+                                       examples.at("example_label"),
+                                       examples.at("example_mask"))}};
+  }
+
+private:
+  static void namedPaths(const Tree<Shape> &t, const std::string &path,
+                         std::vector<std::string> &out) {
+    using Kind = Tree<Shape>::Kind;
+    if (t.nodeKind() == Kind::Value)
+      out.push_back(path);
+    else if (t.nodeKind() == Kind::Dict)
+      for (const auto &[key, child] : t.dict())
+        namedPaths(child, path + "." + key, out);
+    else
+      for (size_t i = 0; i < t.list().size(); ++i)
+        namedPaths(t.list()[i], path + "." + std::to_string(i), out);
+  }
+
+  Tree<Array> place(const recsys::Table &t) const {
+    Tree<Array> out;
+    for (size_t c = 0; c < t.names.size(); ++c)
+      std::visit(
+          [&](const auto &v) {
+            Shape s{static_cast<int64_t>(v.size())};
+            out[t.names[c]] =
+                shardings ? Array::make_array_from_process_local_data(
+                                shardings->batch, Array::processRows(shardings->batch, v, s), s)
+                          : Array::from(v, s);
+          },
+          t.columns[c]);
+    return out;
+  }
+
+  int64_t batch;
+  std::string strategy;
+  std::unique_ptr<recsys::GoodreadsData> data; // a stream: trainBatch moves it
+  Dims dims;
+  std::optional<Shardings> shardings;
+};
+} // namespace
+
+void validateTwoTowerConfig(const Config &c) {
+  const std::string &strategy = c.text("mesh.strategy");
+  if (strategy != "none" && strategy != "dp" && strategy != "rules")
+    throw Error(c.describe("mesh.strategy") + ": model.kind = \"two_tower\" trains under none, "
+                "dp or rules (e.g. tables split by rows: mesh.rules = [\"tables.* = [data, _]\"])");
+}
+
+std::unique_ptr<TrainTask> makeTwoTowerTask(const Config &c) {
+  validateTwoTowerConfig(c);
+  return std::make_unique<TwoTowerTask>(c);
+}
+
+} // namespace loom::train
