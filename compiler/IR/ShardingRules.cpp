@@ -266,14 +266,16 @@ ShardingRule concatenate(ConcatenateOp op) {
 }
 
 /// gather: indices dims are shared with the leading result dims, the table's row dims with the
-/// trailing ones; the table's row index is read across (blocked).
+/// trailing ones. The table's row index is a reduced factor: split, each device gathers from
+/// its own rows, zeros for the others (loom-partition masks them), so the result is a partial
+/// sum; a table split by rows is never gathered whole.
 ShardingRule gather(GatherOp op) {
   ShardingRule rule;
   Dims indices = ownFactors(rule, shapeOf(op.getIndices()));
   ArrayRef<int64_t> table = shapeOf(op.getTable());
   Dims rows = ownFactors(rule, table.drop_front());
   Dims tableDims = {table[0] == 1 ? llvm::SmallVector<int>{}
-                                  : llvm::SmallVector<int>{rule.addFactor(table[0], true)}};
+                                  : llvm::SmallVector<int>{rule.addFactor(table[0])}};
   tableDims.append(rows.begin(), rows.end());
   Dims out = indices;
   out.append(rows.begin(), rows.end());
@@ -286,7 +288,8 @@ ShardingRule gather(GatherOp op) {
 }
 
 /// scatter_add: the updates' index dims are summed away (a sharded batch gives a partial
-/// table, e.g. an embedding gradient); the result's row index is written across (blocked).
+/// table, e.g. an embedding gradient). The result's row index may be split: each device adds
+/// the updates of its own rows (loom-partition masks the others).
 ShardingRule scatterAdd(ScatterAddOp op) {
   ShardingRule rule;
   Dims indices = ownFactors(rule, shapeOf(op.getIndices()));
@@ -295,7 +298,7 @@ ShardingRule scatterAdd(ScatterAddOp op) {
   Dims updates = indices;
   updates.append(rows.begin(), rows.end());
   Dims out = {result[0] == 1 ? llvm::SmallVector<int>{}
-                             : llvm::SmallVector<int>{rule.addFactor(result[0], true)}};
+                             : llvm::SmallVector<int>{rule.addFactor(result[0])}};
   out.append(rows.begin(), rows.end());
   rule.operands = {updates, indices};
   rule.results = {out};

@@ -121,6 +121,14 @@ int64_t Propagation::costOf(Operation *op, const ShardingRule &rule, ArrayRef<Ax
     int64_t uses = std::max<int64_t>(1, std::distance(result.use_begin(), result.use_end()));
     if (!combines && cost < kUnreachable)
       cost = std::min(cost * uses, kUnreachable);
+    // A gather from rows split over the devices leaves a partial sum that a later op must
+    // combine: weighed here against gathering the table, or a small table's lookup would
+    // trade its gather for a bigger combine of the rows looked up.
+    if (isa<GatherOp>(op) && !combines && !produced.partial.empty()) {
+      TensorSharding whole = produced;
+      whole.partial.clear();
+      cost = std::min(cost + planCost(result, produced, whole, mesh), kUnreachable);
+    }
     total = std::min(total + cost, kUnreachable);
   }
   return total;

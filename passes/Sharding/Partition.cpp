@@ -2,6 +2,7 @@
 // the program one device runs, with the collectives that move data between devices.
 #include "passes/Passes.h"
 #include "passes/Sharding/Partition.h"
+#include "passes/Sharding/SplitTableRows.h"
 #include "passes/Sharding/FuseCollectives.h"
 #include "passes/Sharding/ReshardPlan.h"
 
@@ -205,6 +206,24 @@ LogicalResult Partitioner::rewriteOp(Operation *op, const ShardingRule &rule) {
   }
   if (auto iota = dyn_cast<IotaOp>(op))
     offsetSplitIota(iota, sharding[iota.getResult()]);
+  // A table split by rows: each device reads or writes its own rows.
+  auto note = [&](Value made, Value like) {
+    TensorSharding s = sharding[like];
+    s.dims.resize(cast<RankedTensorType>(made.getType()).getRank());
+    sharding[made] = s;
+  };
+  if (auto gather = dyn_cast<GatherOp>(op); gather && !sharding[gather.getTable()].dims.empty() &&
+                                            !sharding[gather.getTable()].dims[0].empty())
+    maskGatherToLocalRows(gather,
+                          cast<RankedTensorType>(gather.getTable().getType()).getDimSize(0) *
+                              groupSize(mesh, sharding[gather.getTable()].dims[0]),
+                          sharding[gather.getTable()].dims[0], meshRef, note);
+  if (auto scatter = dyn_cast<ScatterAddOp>(op);
+      scatter && !sharding[scatter.getResult()].dims[0].empty())
+    maskScatterToLocalRows(scatter,
+                           cast<RankedTensorType>(scatter.getType()).getDimSize(0) *
+                               groupSize(mesh, sharding[scatter.getResult()].dims[0]),
+                           sharding[scatter.getResult()].dims[0], meshRef, note);
   if (splat)
     constant.setValueAttr(
         SplatElementsAttr::get(cast<ShapedType>(constant.getResult().getType()),
