@@ -3,6 +3,7 @@
 
 #include "frontend/Loom.h"
 #include "frontend/train/DigitsData.h"
+#include "frontend/train/HashNormal.h"
 #include "frontend/train/ShardingRules.h"
 
 #include <cmath>
@@ -109,19 +110,6 @@ std::optional<MlpShardings> shardingsOf(const Config &c) {
   return MlpShardings{mesh, params, batch};
 }
 
-/// Normal(0, 1) draws from a counter-based hash (Box-Muller): the same on every platform.
-float normal(uint64_t key) {
-  auto uniform = [](uint64_t x) {
-    x += 0x9e3779b97f4a7c15ull;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-    x ^= x >> 31;
-    return (static_cast<double>(x >> 11) + 0.5) / 9007199254740992.0;
-  };
-  double u1 = uniform(key * 2), u2 = uniform(key * 2 + 1);
-  return static_cast<float>(std::sqrt(-2 * std::log(u1)) * std::cos(6.283185307179586 * u2));
-}
-
 class MlpTask final : public TrainTask {
 public:
   explicit MlpTask(const Config &c)
@@ -164,7 +152,7 @@ public:
       std::vector<float> v(s[0] * (s.size() > 1 ? s[1] : 1), 0.0f);
       if (s.size() == 2)
         for (size_t j = 0; j < v.size(); ++j)
-          v[j] = std::sqrt(2.0f / s[0]) * normal((uint64_t(seed) << 40) ^ (uint64_t(i) << 32) ^ j);
+          v[j] = std::sqrt(2.0f / s[0]) * hashNormal((uint64_t(seed) << 40) ^ (uint64_t(i) << 32) ^ j);
       arrays.push_back(shardings ? Array::device_put(v, s, placements[i]) : Array::from(v, s));
     }
     return shapes.unflattenLike(arrays);

@@ -3,6 +3,8 @@
 
 #include "frontend/Loom.h"
 #include "frontend/recsys/GoodreadsData.h"
+#include "frontend/train/Checkpoint.h"
+#include "frontend/train/HashNormal.h"
 #include "frontend/train/ShardingRules.h"
 
 #include <cmath>
@@ -69,19 +71,6 @@ std::optional<Shardings> shardingsOf(const Config &c, const Tree<Shape> &shapes)
   return Shardings{mesh, params, NamedSharding(mesh, P(MeshAxes("data")))};
 }
 
-/// Normal draws from a counter-based hash (Box-Muller), as the MLP's initialisation.
-float normal(uint64_t key) {
-  auto uniform = [](uint64_t x) {
-    x += 0x9e3779b97f4a7c15ull;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-    x ^= x >> 31;
-    return (static_cast<double>(x >> 11) + 0.5) / 9007199254740992.0;
-  };
-  double u1 = uniform(key * 2), u2 = uniform(key * 2 + 1);
-  return static_cast<float>(std::sqrt(-2 * std::log(u1)) * std::cos(6.283185307179586 * u2));
-}
-
 Tensor swish(const Tensor &x) { return x * sigmoid(x); }
 
 /// log(1 + exp(x)) without overflow.
@@ -135,17 +124,17 @@ public:
     std::vector<NamedSharding> placements;
     if (shardings)
       placements = shardings->params.flatten();
-    std::vector<std::string> names;
-    namedPaths(shapes, "", names);
+    std::vector<std::pair<std::string, Shape>> named;
+    namedLeaves(shapes, "", named);
     std::vector<Array> arrays;
     for (size_t i = 0; i < leaves.size(); ++i) {
       const Shape &s = leaves[i];
       std::vector<float> v(s[0] * (s.size() > 1 ? s[1] : 1), 0.0f);
-      bool table = names[i].rfind(".tables.", 0) == 0;
+      bool table = named[i].first.rfind("tables.", 0) == 0;
       float scale = table ? 0.05f : std::sqrt(2.0f / s[0]);
       if (s.size() == 2)
         for (size_t j = 0; j < v.size(); ++j)
-          v[j] = scale * normal((uint64_t(seed) << 40) ^ (uint64_t(i) << 32) ^ j);
+          v[j] = scale * hashNormal((uint64_t(seed) << 40) ^ (uint64_t(i) << 32) ^ j);
       arrays.push_back(shardings ? Array::device_put(v, s, placements[i]) : Array::from(v, s));
     }
     return shapes.unflattenLike(arrays);
@@ -202,19 +191,6 @@ public:
   }
 
 private:
-  static void namedPaths(const Tree<Shape> &t, const std::string &path,
-                         std::vector<std::string> &out) {
-    using Kind = Tree<Shape>::Kind;
-    if (t.nodeKind() == Kind::Value)
-      out.push_back(path);
-    else if (t.nodeKind() == Kind::Dict)
-      for (const auto &[key, child] : t.dict())
-        namedPaths(child, path + "." + key, out);
-    else
-      for (size_t i = 0; i < t.list().size(); ++i)
-        namedPaths(t.list()[i], path + "." + std::to_string(i), out);
-  }
-
   Tree<Array> place(const recsys::Table &t) const {
     Tree<Array> out;
     for (size_t c = 0; c < t.names.size(); ++c)
