@@ -78,6 +78,8 @@ const std::vector<ConfigKey> &configSchema() {
        S{"progress", "per_rank"}},
       {"training.eval_interval", int64_t(50), "steps between evaluations (0: only at the end)",
        {}, 0},
+      {"training.eval_per_epoch", false,
+       "also evaluate at the end of every pass over the training split"},
       {"training.out_dir", std::string("runs/gpt"),
        "where metrics, the loss curve, checkpoints and the token file go"},
       {"checkpoint.interval", int64_t(0),

@@ -293,6 +293,11 @@ RunSummary runTraining(const Config &c, const RunOptions &options, std::FILE *lo
   // The host runs at most kAhead steps ahead: an unbounded queue would hold every batch.
   constexpr size_t kAhead = 2;
   const int64_t evalInterval = c.integer("training.eval_interval");
+  // training.eval_per_epoch: also at the end of each pass over the training split.
+  const int64_t evalEpochSteps =
+      c.flag("training.eval_per_epoch")
+          ? std::max<int64_t>(1, static_cast<int64_t>(std::ceil(task->stepsPerEpoch())))
+          : 0;
   std::optional<std::pair<int64_t, Array>> unread;
   auto readPending = [&] {
     if (unread)
@@ -330,7 +335,8 @@ RunSummary runTraining(const Config &c, const RunOptions &options, std::FILE *lo
       summary.stopped = true;
       return summary;
     }
-    if (evalInterval > 0 && (step + 1) % evalInterval == 0 && !last) {
+    bool epochEnd = evalEpochSteps > 0 && (step + 1) % evalEpochSteps == 0;
+    if (((evalInterval > 0 && (step + 1) % evalInterval == 0) || epochEnd) && !last) {
       readPending();
       Clock::time_point evalStart = Clock::now();
       evaluate(step);
