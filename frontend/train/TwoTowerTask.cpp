@@ -56,9 +56,7 @@ std::optional<Shardings> shardingsOf(const Config &c, const Tree<Shape> &shapes)
     r.batch.check({c.integer("data.batch")}, "the batch");
     return Shardings{r.mesh, r.params, r.batch};
   }
-  if (strategy != "dp")
-    throw Error(c.describe("mesh.strategy") + ": model.kind = \"two_tower\" trains under none, "
-                "dp or rules (e.g. tables split by rows: mesh.rules = [\"tables.* = [data, _]\"])");
+  // dp (validateTwoTowerConfig refused the others).
   const std::vector<int64_t> &shape = c.integers("mesh.shape");
   if (shape.size() != 1)
     throw Error(c.describe("mesh.shape") + ": strategy dp takes one size [n]");
