@@ -32,19 +32,18 @@ Array Array::device_put(const void *host, size_t bytes, const Shape &shape, DTyp
     throw Error(fmt::format("device_put: {} bytes of host data do not fill {}", bytes,
                             loom::describe(dtype, shape)));
   char *global = static_cast<char *>(const_cast<void *>(host));
-  return make_array_from_callback(
-      shape, dtype, sharding, [&](const std::vector<int64_t> &start, const Shape &box, char *out) {
-        detail::copyBox(shape, start, box, rt::byteSize(dtype), global, out, /*toLocal=*/true);
-      });
+  return fillShards("device_put", shape, dtype, sharding,
+                    [&](const std::vector<int64_t> &start, const Shape &box, char *out) {
+                      detail::copyBox(shape, start, box, rt::byteSize(dtype), global, out,
+                                      /*toLocal=*/true);
+                    });
 }
 
 Array Array::make_array_from_callback(const Shape &shape, DType dtype,
                                       const NamedSharding &sharding,
                                       const BoxCallback &callback) {
-  size_t elem = rt::byteSize(dtype);
-  rt::Client &client = rt::Client::defaultClient();
   if (!sharding.specified()) {
-    size_t bytes = elem;
+    size_t bytes = rt::byteSize(dtype);
     for (int64_t d : shape)
       bytes *= d;
     std::vector<char> whole(bytes);
@@ -52,15 +51,21 @@ Array Array::make_array_from_callback(const Shape &shape, DType dtype,
     return fromBytes(whole.data(), whole.size(), shape, dtype);
   }
   sharding.check(shape, "make_array_from_callback " + loom::describe(dtype, shape));
+  return fillShards("make_array_from_callback", shape, dtype, sharding, callback);
+}
+
+Array Array::fillShards(const char *what, const Shape &shape, DType dtype,
+                        const NamedSharding &sharding, const BoxCallback &callback) {
+  rt::Client &client = rt::Client::defaultClient();
   int devices = static_cast<int>(sharding.mesh().numDevices());
   if (devices > client.deviceCount())
-    throw Error(fmt::format("make_array_from_callback: the mesh {} has {} devices but the "
-                            "client has {}; set LOOM_CPU_DEVICES={}",
-                            sharding.mesh().describe(), devices, client.deviceCount(),
+    throw Error(fmt::format("{}: the mesh {} has {} devices but the client has {}; set "
+                            "LOOM_CPU_DEVICES={}",
+                            what, sharding.mesh().describe(), devices, client.deviceCount(),
                             devices / rt::distributed::process().count));
   rt::MeshTopology mesh = detail::topologyOf(sharding.mesh());
   Shape local = detail::localShape(shape, sharding);
-  size_t localBytes = elem;
+  size_t localBytes = rt::byteSize(dtype);
   for (int64_t d : local)
     localBytes *= d;
   std::vector<char> part(localBytes);

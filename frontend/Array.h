@@ -144,6 +144,10 @@ public:
   }
 
 private:
+  /// Each of this process's devices' part of a `shape` array split as `sharding` (checked by
+  /// the caller), from `callback`; `what` names the caller in errors.
+  static Array fillShards(const char *what, const Shape &shape, DType dtype,
+                          const NamedSharding &sharding, const BoxCallback &callback);
   void checkHostType(DType wanted, const char *what) const;
   void copyOut(void *dst, size_t bytes) const;
 

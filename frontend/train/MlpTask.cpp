@@ -3,7 +3,7 @@
 
 #include "frontend/Loom.h"
 #include "frontend/train/DigitsData.h"
-#include "frontend/train/HashNormal.h"
+#include "frontend/train/HostInit.h"
 #include "frontend/train/ShardingRules.h"
 
 #include <cmath>
@@ -141,21 +141,8 @@ public:
   }
   /// He-normal weights, zero biases.
   Tree<Array> init(uint32_t seed) const override {
-    Tree<Shape> shapes = paramShapes();
-    std::vector<Shape> leaves = shapes.flatten();
-    std::vector<NamedSharding> placements;
-    if (shardings)
-      placements = shardings->params.flatten();
-    std::vector<Array> arrays;
-    for (size_t i = 0; i < leaves.size(); ++i) {
-      const Shape &s = leaves[i];
-      std::vector<float> v(s[0] * (s.size() > 1 ? s[1] : 1), 0.0f);
-      if (s.size() == 2)
-        for (size_t j = 0; j < v.size(); ++j)
-          v[j] = std::sqrt(2.0f / s[0]) * hashNormal((uint64_t(seed) << 40) ^ (uint64_t(i) << 32) ^ j);
-      arrays.push_back(shardings ? Array::device_put(v, s, placements[i]) : Array::from(v, s));
-    }
-    return shapes.unflattenLike(arrays);
+    return initOnHost(paramShapes(), paramShardings(), seed,
+                      [](size_t, const Shape &s) { return std::sqrt(2.0f / s[0]); });
   }
 
   /// Logits [rows, 10].

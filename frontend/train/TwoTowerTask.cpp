@@ -4,7 +4,7 @@
 #include "frontend/Loom.h"
 #include "frontend/recsys/GoodreadsData.h"
 #include "frontend/train/Checkpoint.h"
-#include "frontend/train/HashNormal.h"
+#include "frontend/train/HostInit.h"
 #include "frontend/train/ShardingRules.h"
 
 #include <cmath>
@@ -118,24 +118,11 @@ public:
   /// Embeddings ~ N(0, 0.05^2), He-normal dense weights, zero biases.
   Tree<Array> init(uint32_t seed) const override {
     Tree<Shape> shapes = paramShapes();
-    std::vector<Shape> leaves = shapes.flatten();
-    std::vector<NamedSharding> placements;
-    if (shardings)
-      placements = shardings->params.flatten();
     std::vector<std::pair<std::string, Shape>> named;
     namedLeaves(shapes, "", named);
-    std::vector<Array> arrays;
-    for (size_t i = 0; i < leaves.size(); ++i) {
-      const Shape &s = leaves[i];
-      std::vector<float> v(s[0] * (s.size() > 1 ? s[1] : 1), 0.0f);
-      bool table = named[i].first.rfind("tables.", 0) == 0;
-      float scale = table ? 0.05f : std::sqrt(2.0f / s[0]);
-      if (s.size() == 2)
-        for (size_t j = 0; j < v.size(); ++j)
-          v[j] = scale * hashNormal((uint64_t(seed) << 40) ^ (uint64_t(i) << 32) ^ j);
-      arrays.push_back(shardings ? Array::device_put(v, s, placements[i]) : Array::from(v, s));
-    }
-    return shapes.unflattenLike(arrays);
+    return initOnHost(shapes, paramShardings(), seed, [&](size_t i, const Shape &s) {
+      return named[i].first.rfind("tables.", 0) == 0 ? 0.05f : std::sqrt(2.0f / s[0]);
+    });
   }
 
   /// The logits [rows].

@@ -101,14 +101,28 @@ def eval_line(output):
     return match.group(0) if match else None
 
 
+def start_pods(env, directory):
+    """entrypoint.sh as pods 1 and 0 of the job, with `env` (pod 1 first: order must not matter)."""
+    entry = os.path.join(EXAMPLE, "entrypoint.sh")
+    return [subprocess.Popen([entry] + digits_args(os.path.join(directory, "job")),
+                             env=dict(env, JOB_COMPLETION_INDEX=str(i)),
+                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+            for i in (1, 0)]
+
+
 class PodsAsLocalProcesses(unittest.TestCase):
+    def one_process(self, train, directory):
+        """The digits job trained by one process, the reference."""
+        one = subprocess.run([train, os.path.join(ROOT, "configs/mlp-digits.toml")] +
+                             digits_args(os.path.join(directory, "one")),
+                             capture_output=True, text=True, timeout=300)
+        self.assertEqual(one.returncode, 0, one.stdout + one.stderr)
+        return one
+
     def test_the_entry_script_trains_over_two_hosts_like_one_process(self):
         with tempfile.TemporaryDirectory() as d:
             train = os.path.join(BUILD, "bin", "loom-train")
-            one = subprocess.run([train, os.path.join(ROOT, "configs/mlp-digits.toml")] +
-                                 digits_args(os.path.join(d, "one")),
-                                 capture_output=True, text=True, timeout=300)
-            self.assertEqual(one.returncode, 0, one.stdout + one.stderr)
+            one = self.one_process(train, d)
             # The environment job.yaml gives each pod, with ssh and sshd replaced for a machine
             # without them.
             env = dict(os.environ, LOOM_JOB_NAME="loom-test", LOOM_HOSTS="2",
@@ -117,11 +131,7 @@ class PodsAsLocalProcesses(unittest.TestCase):
                        LOOM_ROOT=ROOT, LOOM_TRAIN=train, LOOM_START_SSHD="0",
                        LOOM_RSH_AGENT=os.path.join(ROOT, "tests", "k8s", "local-rsh.sh"),
                        LOOM_DONE_FILE=os.path.join(d, "done"))
-            entry = os.path.join(EXAMPLE, "entrypoint.sh")
-            pods = [subprocess.Popen([entry] + digits_args(os.path.join(d, "job")),
-                                     env=dict(env, JOB_COMPLETION_INDEX=str(i)),
-                                     stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-                    for i in (1, 0)]
+            pods = start_pods(env, d)
             outputs = [p.communicate(timeout=300)[0] for p in pods]
             worker, launcher = outputs
             self.assertEqual(pods[1].returncode, 0, launcher)
@@ -134,14 +144,10 @@ class PodsAsLocalProcesses(unittest.TestCase):
             self.assertIsNotNone(eval_line(one.stdout), one.stdout)
             self.assertEqual(eval_line(launcher), eval_line(one.stdout))
 
-
     def test_pods_joining_through_the_coordinator_train_like_one_process(self):
         with tempfile.TemporaryDirectory() as d:
             train = os.path.join(BUILD, "bin", "loom-train")
-            one = subprocess.run([train, os.path.join(ROOT, "configs/mlp-digits.toml")] +
-                                 digits_args(os.path.join(d, "one")),
-                                 capture_output=True, text=True, timeout=300)
-            self.assertEqual(one.returncode, 0, one.stdout + one.stderr)
+            one = self.one_process(train, d)
             # Pod 0's name does not resolve here: the coordinator is this machine.
             with socket.socket() as s:
                 s.bind(("127.0.0.1", 0))
@@ -150,11 +156,7 @@ class PodsAsLocalProcesses(unittest.TestCase):
                        LOOM_DEVICES_PER_HOST="2", LOOM_CONFIG="configs/mlp-digits.toml",
                        LOOM_LAUNCHER="coordinator", LOOM_ROOT=ROOT, LOOM_TRAIN=train,
                        LOOM_COORDINATOR_HOST="127.0.0.1", LOOM_COORDINATOR_PORT=str(port))
-            entry = os.path.join(EXAMPLE, "entrypoint.sh")
-            pods = [subprocess.Popen([entry] + digits_args(os.path.join(d, "job")),
-                                     env=dict(env, JOB_COMPLETION_INDEX=str(i)),
-                                     stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-                    for i in (1, 0)]
+            pods = start_pods(env, d)
             pod1, pod0 = [p.communicate(timeout=300)[0] for p in pods]
             self.assertEqual(pods[1].returncode, 0, pod0)
             self.assertEqual(pods[0].returncode, 0, pod1)
