@@ -47,6 +47,11 @@ int main(int argc, char **argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   if (args.empty())
     return usage("no command given");
+  if (args[0] == "-h" || args[0] == "--help") {
+    std::printf("usage: loom-goodreads generate DIR [--users N] [--books N] [--seed S]\n"
+                "       loom-goodreads prepare DIR OUT [--parts N] [--seed S]\n");
+    return 0;
+  }
   try {
     std::vector<std::string> positional;
     int64_t users = 2000, books = 3000, seed = 0, parts = 4;
