@@ -75,12 +75,13 @@ template <typename T, typename Gemm>
 void gemm(Gemm call, const char *type, int64_t batch, int64_t m, int64_t n, int64_t k,
           int64_t a, int64_t aOffset, int64_t lda, int64_t aStride, int64_t b, int64_t bOffset,
           int64_t ldb, int64_t bStride, int64_t c, int64_t cOffset, int64_t ldc,
-          int64_t cStride, int64_t beta, int64_t transposeA, int64_t transposeB) {
+          int64_t cStride, int64_t beta, int64_t transposeA, int64_t transposeB, int64_t outer,
+          int64_t aOuter, int64_t bOuter, int64_t cOuter) {
   CudaPlatform *gpu = CudaPlatform::current();
   if (!gpu || gpu->failed())
     return;
-  std::string what = gpu->description() + ": " + type + " GEMM [" + std::to_string(batch) +
-                     " x " + std::to_string(m) + "x" + std::to_string(n) + "x" +
+  std::string what = gpu->description() + ": " + type + " GEMM [" + std::to_string(outer) + " x " +
+                     std::to_string(batch) + " x " + std::to_string(m) + "x" + std::to_string(n) + "x" +
                      std::to_string(k) + "]";
   if (!cublas().error.empty())
     return gpu->fail(Status::error(StatusCode::Unavailable, what + ": " + cublas().error));
@@ -92,11 +93,15 @@ void gemm(Gemm call, const char *type, int64_t batch, int64_t m, int64_t n, int6
   const T *pa = reinterpret_cast<const T *>(a) + aOffset;
   const T *pb = reinterpret_cast<const T *>(b) + bOffset;
   T *pc = reinterpret_cast<T *>(c) + cOffset;
-  cublasStatus_t status =
-      call(handle, transposeB ? CUBLAS_OP_T : CUBLAS_OP_N, transposeA ? CUBLAS_OP_T : CUBLAS_OP_N,
-           static_cast<int>(n), static_cast<int>(m), static_cast<int>(k), &one, pb,
-           static_cast<int>(ldb), bStride, pa, static_cast<int>(lda), aStride, &betaValue, pc,
-           static_cast<int>(ldc), cStride, static_cast<int>(batch));
+  // An outer batch (two batch dims that are not one) is one strided batched call per index.
+  cublasStatus_t status = CUBLAS_STATUS_SUCCESS;
+  for (int64_t o = 0; o < outer && status == CUBLAS_STATUS_SUCCESS; ++o)
+    status = call(handle, transposeB ? CUBLAS_OP_T : CUBLAS_OP_N,
+                  transposeA ? CUBLAS_OP_T : CUBLAS_OP_N, static_cast<int>(n),
+                  static_cast<int>(m), static_cast<int>(k), &one, pb + o * bOuter,
+                  static_cast<int>(ldb), bStride, pa + o * aOuter, static_cast<int>(lda),
+                  aStride, &betaValue, pc + o * cOuter, static_cast<int>(ldc), cStride,
+                  static_cast<int>(batch));
   if (status != CUBLAS_STATUS_SUCCESS)
     gpu->fail(Status::error(StatusCode::Internal,
                             what + ": cuBLAS error " + std::to_string(static_cast<int>(status))));
@@ -109,9 +114,12 @@ extern "C" void loom_rt_gpu_gemm_f32(int64_t batch, int64_t m, int64_t n, int64_
                                      int64_t b, int64_t bOffset, int64_t ldb,
                                      int64_t bBatchStride, int64_t c, int64_t cOffset,
                                      int64_t ldc, int64_t cBatchStride, int64_t beta,
-                                     int64_t transposeA, int64_t transposeB) {
+                                     int64_t transposeA, int64_t transposeB, int64_t outer,
+                                     int64_t aOuterStride, int64_t bOuterStride,
+                                     int64_t cOuterStride) {
   gemm<float>(cublas().sgemm, "f32", batch, m, n, k, a, aOffset, lda, aBatchStride, b, bOffset,
-              ldb, bBatchStride, c, cOffset, ldc, cBatchStride, beta, transposeA, transposeB);
+              ldb, bBatchStride, c, cOffset, ldc, cBatchStride, beta, transposeA, transposeB,
+              outer, aOuterStride, bOuterStride, cOuterStride);
 }
 
 extern "C" void loom_rt_gpu_gemm_f64(int64_t batch, int64_t m, int64_t n, int64_t k, int64_t a,
@@ -119,7 +127,10 @@ extern "C" void loom_rt_gpu_gemm_f64(int64_t batch, int64_t m, int64_t n, int64_
                                      int64_t b, int64_t bOffset, int64_t ldb,
                                      int64_t bBatchStride, int64_t c, int64_t cOffset,
                                      int64_t ldc, int64_t cBatchStride, int64_t beta,
-                                     int64_t transposeA, int64_t transposeB) {
+                                     int64_t transposeA, int64_t transposeB, int64_t outer,
+                                     int64_t aOuterStride, int64_t bOuterStride,
+                                     int64_t cOuterStride) {
   gemm<double>(cublas().dgemm, "f64", batch, m, n, k, a, aOffset, lda, aBatchStride, b, bOffset,
-               ldb, bBatchStride, c, cOffset, ldc, cBatchStride, beta, transposeA, transposeB);
+               ldb, bBatchStride, c, cOffset, ldc, cBatchStride, beta, transposeA, transposeB,
+              outer, aOuterStride, bOuterStride, cOuterStride);
 }

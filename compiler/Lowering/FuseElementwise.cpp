@@ -1,6 +1,7 @@
 // The loom-fuse-elementwise pass (see Passes.td): upstream's elementwise fusion patterns
 // alone, without the reshape propagation that hides matmuls from the BLAS lowering; values
 // computed from indices alone (masks, iotas) are recomputed in each user.
+#include "compiler/Lowering/LoweringPatterns.h"
 #include "compiler/Lowering/Passes.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -40,7 +41,10 @@ struct FuseElementwisePass : mlir::loom::impl::FuseElementwiseBase<FuseElementwi
     RewritePatternSet patterns(&getContext());
     linalg::populateElementwiseOpsFusionPatterns(patterns, [](OpOperand *fused) {
       Operation *producer = fused->get().getDefiningOp();
-      return producer && producer->hasOneUse();
+      // A GEMM read in place stays one for the BLAS lowering.
+      return producer && producer->hasOneUse() &&
+             !fused->getOwner()->hasAttr(mlir::loom::kStridedContraction) &&
+             !producer->hasAttr(mlir::loom::kStridedContraction);
     });
     FrozenRewritePatternSet frozen(std::move(patterns));
     // Fusion may make an index-only value (iotas compared into a mask) out of several ops;

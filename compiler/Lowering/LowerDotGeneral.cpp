@@ -1,11 +1,15 @@
 // Lowers loom.dot_general to one linalg.matmul (no batch dims) or linalg.batch_matmul: each
 // operand is used as it lies when it is already a (possibly transposed) matrix per batch,
 // else transposed to [batch, free, contracting] / [batch, contracting, free]; then reshaped
-// to rank 3 (or 2), and the product reshaped back.
+// to rank 3 (or 2), and the product reshaped back. A product over two batch dims with one
+// free and one contracting dim per operand (attention's per-head products, whose heads are
+// not the leading dim) becomes a linalg.generic that reads the operands in place instead.
 // The matmul itself becomes a BLAS call after bufferization (LowerMatmulToBlas.cpp).
 #include "compiler/IR/LoomOps.h"
 #include "compiler/Lowering/LoweringPatterns.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 using namespace mlir;
@@ -30,6 +34,47 @@ Value permute(OpBuilder &b, Location loc, Value value, ArrayRef<int64_t> perm) {
     shape.push_back(type.getDimSize(p));
   Value init = emptyTensor(b, loc, RankedTensorType::get(shape, type.getElementType()));
   return linalg::TransposeOp::create(b, loc, value, init, perm).getResult()[0];
+}
+
+/// The two-batch-dim product `op` as a linalg.generic over (b1, b2, m, n, k) that reads
+/// both operands where they lie (no transpose copies), or null if it has another form.
+Value stridedContraction(OpBuilder &b, DotGeneralOp op, Value lhs, Value rhs) {
+  RankedTensorType lhsType = op.getLhs().getType(), rhsType = op.getRhs().getType();
+  ArrayRef<int64_t> lb = op.getLhsBatchingDimensions(), rb = op.getRhsBatchingDimensions();
+  ArrayRef<int64_t> lc = op.getLhsContractingDimensions(),
+                    rc = op.getRhsContractingDimensions();
+  SmallVector<int64_t> lf = DotGeneralOp::freeDims(lhsType.getRank(), lb, lc);
+  SmallVector<int64_t> rf = DotGeneralOp::freeDims(rhsType.getRank(), rb, rc);
+  Type element = op.getType().getElementType();
+  if (lb.size() != 2 || lc.size() != 1 || lf.size() != 1 || rf.size() != 1 ||
+      !isa<FloatType>(element) || lhsType.getElementType() != element ||
+      rhsType.getElementType() != element)
+    return nullptr;
+  // Operand dim -> iteration dim (b1 = 0, b2 = 1, m = 2, n = 3, k = 4).
+  auto map = [&](int64_t rank, ArrayRef<int64_t> batch, int64_t free, int64_t freeLoop,
+                 int64_t contracting) {
+    SmallVector<AffineExpr> exprs(rank);
+    exprs[batch[0]] = b.getAffineDimExpr(0), exprs[batch[1]] = b.getAffineDimExpr(1);
+    exprs[free] = b.getAffineDimExpr(freeLoop), exprs[contracting] = b.getAffineDimExpr(4);
+    return AffineMap::get(5, 0, exprs, b.getContext());
+  };
+  // The result is [b1, b2, m, n]: the iteration dims without k.
+  SmallVector<AffineMap> maps = {
+      map(4, lb, lf[0], 2, lc[0]), map(4, rb, rf[0], 3, rc[0]),
+      AffineMap::getMultiDimIdentityMap(5, b.getContext()).getMajorSubMap(4)};
+  Location loc = op.getLoc();
+  Value init = filledTensor(b, loc, op.getType(), b.getZeroAttr(element));
+  SmallVector<utils::IteratorType> iterators(4, utils::IteratorType::parallel);
+  iterators.push_back(utils::IteratorType::reduction);
+  auto generic = linalg::GenericOp::create(
+      b, loc, TypeRange{op.getType()}, ValueRange{lhs, rhs}, ValueRange{init}, maps, iterators,
+      [](OpBuilder &nested, Location at, ValueRange args) {
+        Value product = arith::MulFOp::create(nested, at, args[0], args[1]);
+        linalg::YieldOp::create(nested, at,
+                                ValueRange{arith::AddFOp::create(nested, at, args[2], product)});
+      });
+  generic->setAttr(kStridedContraction, b.getUnitAttr());
+  return generic.getResult(0);
 }
 
 } // namespace
@@ -62,6 +107,10 @@ struct LowerDotGeneral : OpConversionPattern<DotGeneralOp> {
                       rc = op.getRhsContractingDimensions();
     SmallVector<int64_t> lf = DotGeneralOp::freeDims(lhsType.getRank(), lb, lc);
     SmallVector<int64_t> rf = DotGeneralOp::freeDims(rhsType.getRank(), rb, rc);
+    if (Value strided = stridedContraction(rewriter, op, adaptor.getLhs(), adaptor.getRhs())) {
+      rewriter.replaceOp(op, strided);
+      return success();
+    }
     int64_t batch = product(lhsType, lb), m = product(lhsType, lf), k = product(lhsType, lc),
             n = product(rhsType, rf);
 

@@ -60,11 +60,30 @@ linalg::FillOp zeroFillBefore(Operation *op, Value init) {
   return nullptr;
 }
 
+/// The GEMM ABI's arguments: batch, m, n, k; (pointer, offset, leading dim, batch stride)
+/// of A, B and C; beta, transpose A, transpose B; an outer batch and its three strides.
+constexpr int64_t kGemmArgs = 23;
+
+StringRef gemmName(Type elementType, bool onGpu) {
+  return elementType.isF32()   ? (onGpu ? "loom_rt_gpu_gemm_f32" : "loom_rt_gemm_f32")
+         : elementType.isF64() ? (onGpu ? "loom_rt_gpu_gemm_f64" : "loom_rt_gemm_f64")
+                               : "";
+}
+
+Value i64Constant(OpBuilder &b, Location loc, int64_t v) {
+  return arith::ConstantIntOp::create(b, loc, b.getI64Type(), v);
+}
+
+Value pointerOf(OpBuilder &b, Location loc, Value memref) {
+  Value index = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);
+  return arith::IndexCastOp::create(b, loc, b.getI64Type(), index);
+}
+
 func::FuncOp declareGemm(ModuleOp module, StringRef name) {
   if (auto existing = module.lookupSymbol<func::FuncOp>(name))
     return existing;
   OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
-  SmallVector<Type> args(19, b.getI64Type());
+  SmallVector<Type> args(kGemmArgs, b.getI64Type());
   auto fn = func::FuncOp::create(b, module.getLoc(), name, b.getFunctionType(args, {}));
   fn.setPrivate();
   return fn;
@@ -80,9 +99,7 @@ LogicalResult lowerMatmul(linalg::LinalgOp op, ModuleOp module, bool onGpu) {
       bType.getElementType() != c.getElementType())
     return failure();
   Type elementType = c.getElementType();
-  StringRef name = elementType.isF32() ? (onGpu ? "loom_rt_gpu_gemm_f32" : "loom_rt_gemm_f32")
-                   : elementType.isF64() ? (onGpu ? "loom_rt_gpu_gemm_f64" : "loom_rt_gemm_f64")
-                                         : "";
+  StringRef name = gemmName(elementType, onGpu);
   // Matmuls with transposed indexing maps or odd layouts stay for the loop lowering.
   if (name.empty())
     return failure();
@@ -112,13 +129,8 @@ LogicalResult lowerMatmul(linalg::LinalgOp op, ModuleOp module, bool onGpu) {
   int64_t batch = rank == 3 ? c.getDimSize(0) : 1;
   int64_t m = c.getDimSize(rank - 2), n = c.getDimSize(rank - 1),
           k = a.getDimSize(a.getRank() - (transposeA ? 2 : 1));
-  auto i64 = [&](int64_t v) -> Value {
-    return arith::ConstantIntOp::create(b, loc, b.getI64Type(), v);
-  };
-  auto pointer = [&](Value memref) -> Value {
-    Value index = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);
-    return arith::IndexCastOp::create(b, loc, b.getI64Type(), index);
-  };
+  auto i64 = [&](int64_t v) { return i64Constant(b, loc, v); };
+  auto pointer = [&](Value memref) { return pointerOf(b, loc, memref); };
   linalg::FillOp fill = zeroFillBefore(op, op.getDpsInits()[0]);
   SmallVector<Value> args = {i64(batch), i64(m), i64(n), i64(k)};
   for (auto [value, layout] : {std::pair{op.getDpsInputs()[0], *la},
@@ -129,6 +141,70 @@ LogicalResult lowerMatmul(linalg::LinalgOp op, ModuleOp module, bool onGpu) {
   args.push_back(i64(fill ? 0 : 1)); // beta: overwrite C or accumulate into it
   args.push_back(i64(transposeA));
   args.push_back(i64(transposeB));
+  llvm::append_range(args, SmallVector<Value>{i64(1), i64(0), i64(0), i64(0)}); // no outer batch
+  func::CallOp::create(b, loc, declareGemm(module, name), args);
+  op->erase();
+  if (fill)
+    fill->erase();
+  return success();
+}
+
+/// Strides of `value` (a memref read through `map`) along each iteration dim, and its offset.
+std::optional<std::pair<SmallVector<int64_t>, int64_t>> loopStrides(Value value, AffineMap map) {
+  auto type = cast<MemRefType>(value.getType());
+  auto [strides, offset] = type.getStridesAndOffset();
+  if (!type.hasStaticShape() || ShapedType::isDynamic(offset) ||
+      llvm::any_of(strides, ShapedType::isDynamic))
+    return std::nullopt;
+  SmallVector<int64_t> perLoop(map.getNumDims(), 0);
+  for (auto [i, expr] : llvm::enumerate(map.getResults()))
+    perLoop[cast<AffineDimExpr>(expr).getPosition()] += strides[i];
+  return std::pair{perLoop, offset};
+}
+
+/// A strided contraction (LowerDotGeneral.cpp: loops b1, b2, m, n, k over operands that
+/// lie anywhere with any strides) as one GEMM call with two batch levels, when each matrix
+/// has a unit stride along one of its dims as BLAS needs.
+LogicalResult lowerStridedContraction(linalg::GenericOp op, ModuleOp module, bool onGpu) {
+  if (!op->hasAttr(mlir::loom::kStridedContraction) || !op.hasPureBufferSemantics() ||
+      op.getNumDpsInputs() != 2 || op.getNumLoops() != 5)
+    return failure();
+  Value a = op.getDpsInputs()[0], bValue = op.getDpsInputs()[1], c = op.getDpsInits()[0];
+  StringRef name = gemmName(cast<MemRefType>(c.getType()).getElementType(), onGpu);
+  if (name.empty() || c == a || c == bValue)
+    return failure();
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  auto sa = loopStrides(a, maps[0]), sb = loopStrides(bValue, maps[1]),
+       sc = loopStrides(c, maps[2]);
+  if (!sa || !sb || !sc)
+    return failure();
+  SmallVector<int64_t> sizes = op.getStaticLoopRanges();
+  enum { B1, B2, M, N, K };
+  auto unit = [&](const SmallVector<int64_t> &strides, int dim) {
+    return strides[dim] == 1 || sizes[dim] == 1;
+  };
+  // C row-major in (m, n); A (m, k) or transposed; B (k, n) or transposed.
+  if (!unit(sc->first, N))
+    return failure();
+  bool transposeA = !unit(sa->first, K), transposeB = !unit(sb->first, N);
+  if ((transposeA && !unit(sa->first, M)) || (transposeB && !unit(sb->first, K)))
+    return failure();
+  int64_t lda = transposeA ? sa->first[K] : sa->first[M];
+  int64_t ldb = transposeB ? sb->first[N] : sb->first[K];
+
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  auto i64 = [&](int64_t v) { return i64Constant(b, loc, v); };
+  linalg::FillOp fill = zeroFillBefore(op, c);
+  SmallVector<Value> args = {i64(sizes[B2]), i64(sizes[M]), i64(sizes[N]), i64(sizes[K])};
+  for (auto [value, strides, leading] :
+       {std::tuple{a, &*sa, lda}, {bValue, &*sb, ldb}, {c, &*sc, sc->first[M]}})
+    llvm::append_range(args, SmallVector<Value>{pointerOf(b, loc, value), i64(strides->second),
+                                                i64(leading), i64(strides->first[B2])});
+  llvm::append_range(args, SmallVector<Value>{i64(fill ? 0 : 1), i64(transposeA),
+                                              i64(transposeB), i64(sizes[B1]),
+                                              i64(sa->first[B1]), i64(sb->first[B1]),
+                                              i64(sc->first[B1])});
   func::CallOp::create(b, loc, declareGemm(module, name), args);
   op->erase();
   if (fill)
@@ -147,6 +223,13 @@ struct LowerMatmulToBlasPass : mlir::loom::impl::LowerMatmulToBlasBase<LowerMatm
     });
     for (linalg::LinalgOp op : matmuls)
       (void)lowerMatmul(op, module, onGpu);
+    SmallVector<linalg::GenericOp> contractions;
+    module.walk([&](linalg::GenericOp op) {
+      if (op->hasAttr(mlir::loom::kStridedContraction))
+        contractions.push_back(op);
+    });
+    for (linalg::GenericOp op : contractions)
+      (void)lowerStridedContraction(op, module, onGpu);
   }
 };
 

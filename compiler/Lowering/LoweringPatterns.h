@@ -35,6 +35,10 @@ Value parallelGeneric(OpBuilder &b, Location loc, RankedTensorType resultType,
                       ValueRange inputs, ArrayRef<AffineMap> inputMaps,
                       function_ref<Value(OpBuilder &, Location, ValueRange)> body);
 
+/// Marks a linalg.generic that is a GEMM over two batch dims read in place (iteration dims
+/// b1, b2, m, n, k): elementwise fusion leaves it whole and the BLAS lowering calls a GEMM.
+inline constexpr llvm::StringLiteral kStridedContraction = "loom.strided_contraction";
+
 /// The indexing maps of a (batch) matmul whose A is [.., K, M] if `transposeA` and whose B
 /// is [.., N, K] if `transposeB`; iteration dims are (b,) m, n, k. The BLAS lowering maps
 /// exactly these to its transpose flags.

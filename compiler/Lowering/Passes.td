@@ -390,6 +390,18 @@ def ParallelKernels : Pass<"loom-parallel-kernels", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::arith::ArithDialect", "mlir::scf::SCFDialect"];
 }
 
+def FuncToLLVM : Pass<"loom-func-to-llvm", "mlir::ModuleOp"> {
+  let summary = "func-to-llvm, passing buffers as bare pointers where every signature allows.";
+  let description = [{
+    Runs `convert-func-to-llvm` with `use-bare-ptr-memref-call-conv` when every buffer in a
+    function signature has a static shape, static strides and at least one element, and no
+    external function takes a buffer; otherwise with memref descriptors. Loom's buffers are
+    static, so calls of a step's layer functions and kernels pass one pointer per buffer
+    rather than a descriptor of 3 + 2 x rank words.
+  }];
+  let dependentDialects = ["mlir::LLVM::LLVMDialect"];
+}
+
 def DispatchParallelKernels : Pass<"loom-dispatch-parallel-kernels", "mlir::ModuleOp"> {
   let summary = "Calls chunked kernels through the runtime's parallel_for.";
   let description = [{

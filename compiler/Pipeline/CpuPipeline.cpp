@@ -106,7 +106,8 @@ const std::vector<std::string> &mlir::loom::cpuToLLVMPasses() {
       "convert-math-to-llvm",
       "convert-math-to-libm",
       "convert-arith-to-llvm",
-      "convert-func-to-llvm",
+      // Buffers passed as bare pointers (all static): calls shrink, and LLVM's work with them.
+      "loom-func-to-llvm",
       "convert-cf-to-llvm",
       "reconcile-unrealized-casts",
       "loom-dispatch-parallel-kernels",

@@ -130,7 +130,17 @@ INSTANTIATE_TEST_SUITE_P(
                     EinsumCase{"outer", "i,j->ij", {7}, {13}},
                     EinsumCase{"matvec", "ij,j->i", {7, 13}, {13}},
                     EinsumCase{"summed_alone", "ij,jk->k", {7, 13}, {13, 5}},
-                    EinsumCase{"batch_middle", "ibj,jbk->bik", {7, 3, 13}, {13, 3, 5}}),
+                    EinsumCase{"batch_middle", "ibj,jbk->bik", {7, 3, 13}, {13, 3, 5}},
+                    // Two batch dims, heads not leading: attention's products, one GEMM
+                    // call reading the operands in place (scores, weighted sum, and the
+                    // backward's transposed forms).
+                    EinsumCase{"heads_scores", "bthd,bshd->bhts", {2, 7, 3, 5}, {2, 6, 3, 5}},
+                    EinsumCase{"heads_weighted", "bhts,bshd->bhtd", {2, 3, 7, 6}, {2, 6, 3, 5}},
+                    EinsumCase{"heads_transposed", "bhts,bthd->bhsd", {2, 3, 7, 6}, {2, 7, 3, 5}},
+                    EinsumCase{"heads_result_moved", "bhts,bthd->bshd", {2, 3, 7, 6}, {2, 7, 3, 5}},
+                    // No unit stride along either dim of A: loops instead of BLAS.
+                    EinsumCase{"heads_no_unit_stride", "tdbh,bshd->bhts", {7, 5, 2, 3},
+                               {2, 6, 3, 5}}),
     [](const testing::TestParamInfo<EinsumCase> &info) { return info.param.name; });
 
 } // namespace

@@ -147,7 +147,7 @@ void timeDirectGemm(rt::Device &device, rt::CudaPlatform &gpu, int64_t n, int re
             return reinterpret_cast<int64_t>(x->data());
           };
           loom_rt_gpu_gemm_f32(1, n, n, n, address(a), 0, n, 0, address(b), 0, n, 0,
-                               address(c), 0, n, 0, 0, 0, 0);
+                               address(c), 0, n, 0, 0, 0, 0, 1, 0, 0, 0);
           return gpu.endLaunch();
         },
         {}, {done});

@@ -7,7 +7,7 @@
 // Tests that an f32 linalg.matmul becomes a call to a private @loom_rt_gemm_f32 declaration,
 // with batch 1, m 4, n 16, k 8, zero offsets, row lengths as leading dims, zero batch
 // strides, and beta 1 (accumulate) since no fill precedes it.
-// CHECK: func.func private @loom_rt_gemm_f32(i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64)
+// CHECK: func.func private @loom_rt_gemm_f32(i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64)
 // CHECK-LABEL: func.func @matmul_f32
 // CHECK-SAME: (%[[A:[a-z0-9_]+]]: memref<4x8xf32>, %[[B:[a-z0-9_]+]]: memref<8x16xf32>, %[[C:[a-z0-9_]+]]: memref<4x16xf32>)
 // CHECK-NOT: linalg.matmul
@@ -33,7 +33,7 @@
 // CHECK-NEXT: %[[BETA:[a-z0-9_]+]] = arith.constant 1 : i64
 // CHECK-NEXT: %[[TA:[a-z0-9_]+]] = arith.constant 0 : i64
 // CHECK-NEXT: %[[TB:[a-z0-9_]+]] = arith.constant 0 : i64
-// CHECK-NEXT: call @loom_rt_gemm_f32(%[[BATCH]], %[[M]], %[[N]], %[[K]], %[[IA]], %[[OA]], %[[LDA]], %[[SA]], %[[IB]], %[[OB]], %[[LDB]], %[[SB]], %[[IC]], %[[OC]], %[[LDC]], %[[SC]], %[[BETA]], %[[TA]], %[[TB]])
+// CHECK: call @loom_rt_gemm_f32(%[[BATCH]], %[[M]], %[[N]], %[[K]], %[[IA]], %[[OA]], %[[LDA]], %[[SA]], %[[IB]], %[[OB]], %[[LDB]], %[[SB]], %[[IC]], %[[OC]], %[[LDC]], %[[SC]], %[[BETA]], %[[TA]], %[[TB]], %{{[a-z0-9_]+}}, %{{[a-z0-9_]+}}, %{{[a-z0-9_]+}}, %{{[a-z0-9_]+}})
 // CHECK-NEXT: return
 func.func @matmul_f32(%a: memref<4x8xf32>, %b: memref<8x16xf32>, %c: memref<4x16xf32>) {
   linalg.matmul ins(%a, %b : memref<4x8xf32>, memref<8x16xf32>) outs(%c : memref<4x16xf32>)
@@ -44,14 +44,14 @@ func.func @matmul_f32(%a: memref<4x8xf32>, %b: memref<8x16xf32>, %c: memref<4x16
 
 // Tests that an f64 matmul calls @loom_rt_gemm_f64 (and declares no f32 variant).
 // CHECK-NOT: @loom_rt_gemm_f32
-// CHECK: func.func private @loom_rt_gemm_f64(i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64)
+// CHECK: func.func private @loom_rt_gemm_f64(i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64)
 // CHECK-LABEL: func.func @matmul_f64
 // CHECK-NOT: linalg.matmul
 // CHECK: %[[BATCH:[a-z0-9_]+]] = arith.constant 1 : i64
 // CHECK-NEXT: %[[M:[a-z0-9_]+]] = arith.constant 3 : i64
 // CHECK-NEXT: %[[N:[a-z0-9_]+]] = arith.constant 5 : i64
 // CHECK-NEXT: %[[K:[a-z0-9_]+]] = arith.constant 7 : i64
-// CHECK: call @loom_rt_gemm_f64(%[[BATCH]], %[[M]], %[[N]], %[[K]], {{.*}}) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: call @loom_rt_gemm_f64(%[[BATCH]], %[[M]], %[[N]], %[[K]], {{.*}}) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
 func.func @matmul_f64(%a: memref<3x7xf64>, %b: memref<7x5xf64>, %c: memref<3x5xf64>) {
   linalg.matmul ins(%a, %b : memref<3x7xf64>, memref<7x5xf64>) outs(%c : memref<3x5xf64>)
   return
@@ -85,7 +85,7 @@ func.func @matmul_f64(%a: memref<3x7xf64>, %b: memref<7x5xf64>, %c: memref<3x5xf
 // CHECK-NEXT: %[[BETA:[a-z0-9_]+]] = arith.constant 1 : i64
 // CHECK-NEXT: %[[TA:[a-z0-9_]+]] = arith.constant 0 : i64
 // CHECK-NEXT: %[[TB:[a-z0-9_]+]] = arith.constant 0 : i64
-// CHECK-NEXT: call @loom_rt_gemm_f32(%[[BATCH]], %[[M]], %[[N]], %[[K]], %[[IA]], %[[OA]], %[[LDA]], %[[SA]], %[[IB]], %[[OB]], %[[LDB]], %[[SB]], %[[IC]], %[[OC]], %[[LDC]], %[[SC]], %[[BETA]], %[[TA]], %[[TB]])
+// CHECK: call @loom_rt_gemm_f32(%[[BATCH]], %[[M]], %[[N]], %[[K]], %[[IA]], %[[OA]], %[[LDA]], %[[SA]], %[[IB]], %[[OB]], %[[LDB]], %[[SB]], %[[IC]], %[[OC]], %[[LDC]], %[[SC]], %[[BETA]], %[[TA]], %[[TB]], %{{[a-z0-9_]+}}, %{{[a-z0-9_]+}}, %{{[a-z0-9_]+}}, %{{[a-z0-9_]+}})
 func.func @batch_matmul(%a: memref<2x4x8xf32>, %b: memref<2x8x16xf32>, %c: memref<2x4x16xf32>) {
   linalg.batch_matmul ins(%a, %b : memref<2x4x8xf32>, memref<2x8x16xf32>)
                       outs(%c : memref<2x4x16xf32>)
@@ -128,7 +128,7 @@ func.func @subview_operand(%big: memref<10x20xf32>, %b: memref<8x16xf32>, %c: me
 // CHECK-NEXT: %[[BETA:[a-z0-9_]+]] = arith.constant 0 : i64
 // CHECK-NEXT: %[[TA:[a-z0-9_]+]] = arith.constant 0 : i64
 // CHECK-NEXT: %[[TB:[a-z0-9_]+]] = arith.constant 0 : i64
-// CHECK-NEXT: call @loom_rt_gemm_f32({{.*}}, %[[IC]], %[[OC]], %[[LDC]], %[[SC]], %[[BETA]], %[[TA]], %[[TB]])
+// CHECK: call @loom_rt_gemm_f32({{.*}}, %[[IC]], %[[OC]], %[[LDC]], %[[SC]], %[[BETA]], %[[TA]], %[[TB]], %{{[a-z0-9_]+}}, %{{[a-z0-9_]+}}, %{{[a-z0-9_]+}}, %{{[a-z0-9_]+}})
 // CHECK-NOT: linalg.fill
 // CHECK: return
 func.func @zero_fill_folded(%a: memref<4x8xf32>, %b: memref<8x16xf32>, %c: memref<4x16xf32>) {
@@ -155,7 +155,7 @@ func.func @zero_fill_folded(%a: memref<4x8xf32>, %b: memref<8x16xf32>, %c: memre
 // CHECK-NEXT: %[[BETA:[a-z0-9_]+]] = arith.constant 1 : i64
 // CHECK-NEXT: %[[TA:[a-z0-9_]+]] = arith.constant 0 : i64
 // CHECK-NEXT: %[[TB:[a-z0-9_]+]] = arith.constant 0 : i64
-// CHECK-NEXT: call @loom_rt_gemm_{{f32|f64}}({{.*}}, %[[BETA]], %[[TA]], %[[TB]])
+// CHECK: call @loom_rt_gemm_{{f32|f64}}({{.*}}, %[[BETA]], %[[TA]], %[[TB]], %{{[a-z0-9_]+}}, %{{[a-z0-9_]+}}, %{{[a-z0-9_]+}}, %{{[a-z0-9_]+}})
 func.func @nonzero_fill_kept(%a: memref<3x7xf64>, %b: memref<7x5xf64>, %c: memref<3x5xf64>) {
   %one = arith.constant 1.0 : f64
   linalg.fill ins(%one : f64) outs(%c : memref<3x5xf64>)
@@ -178,7 +178,7 @@ func.func @nonzero_fill_kept(%a: memref<3x7xf64>, %b: memref<7x5xf64>, %c: memre
 // CHECK-NEXT: %[[BETA:[a-z0-9_]+]] = arith.constant 1 : i64
 // CHECK-NEXT: %[[TA:[a-z0-9_]+]] = arith.constant 0 : i64
 // CHECK-NEXT: %[[TB:[a-z0-9_]+]] = arith.constant 0 : i64
-// CHECK-NEXT: call @loom_rt_gemm_{{f32|f64}}({{.*}}, %[[BETA]], %[[TA]], %[[TB]])
+// CHECK: call @loom_rt_gemm_{{f32|f64}}({{.*}}, %[[BETA]], %[[TA]], %[[TB]], %{{[a-z0-9_]+}}, %{{[a-z0-9_]+}}, %{{[a-z0-9_]+}}, %{{[a-z0-9_]+}})
 func.func @fill_before_store_kept(%a: memref<4x8xf32>, %b: memref<8x16xf32>,
                                   %c: memref<4x16xf32>, %x: f32) {
   %zero = arith.constant 0.0 : f32
@@ -203,7 +203,7 @@ func.func @fill_before_store_kept(%a: memref<4x8xf32>, %b: memref<8x16xf32>,
 // CHECK-NEXT: %[[BETA:[a-z0-9_]+]] = arith.constant 1 : i64
 // CHECK-NEXT: %[[TA:[a-z0-9_]+]] = arith.constant 0 : i64
 // CHECK-NEXT: %[[TB:[a-z0-9_]+]] = arith.constant 0 : i64
-// CHECK-NEXT: call @loom_rt_gemm_{{f32|f64}}({{.*}}, %[[BETA]], %[[TA]], %[[TB]])
+// CHECK: call @loom_rt_gemm_{{f32|f64}}({{.*}}, %[[BETA]], %[[TA]], %[[TB]], %{{[a-z0-9_]+}}, %{{[a-z0-9_]+}}, %{{[a-z0-9_]+}}, %{{[a-z0-9_]+}})
 func.func @fill_of_other_buffer_kept(%a: memref<4x8xf32>, %b: memref<8x16xf32>,
                                      %c: memref<4x16xf32>, %d: memref<4x16xf32>) {
   %zero = arith.constant 0.0 : f32
@@ -262,8 +262,8 @@ func.func @column_major_operand(%a: memref<4x8xf32, strided<[1, 4]>>, %b: memref
 // Tests that a matmul whose B is stored transposed ([N, K]) becomes a GEMM call with
 // k = 8 and the transB flag (the last argument) set.
 // CHECK-LABEL: func.func @transposed_b
-// (batch 1, m 4, n 16, k 8, ldb 8, transA 0, transB 1)
-// CHECK: call @loom_rt_gemm_f32(%c1_i64, %c4_i64, %c16_i64, %c8_i64, %{{[0-9]+}}, %{{[a-z0-9_]+}}, %{{[a-z0-9_]+}}, %{{[a-z0-9_]+}}, %{{[0-9]+}}, %{{[a-z0-9_]+}}, %c8_i64{{[_0-9]*}}, {{.*}}, %c0_i64{{[_0-9]*}}, %c1_i64{{[_0-9]*}}) :
+// (batch 1, m 4, n 16, k 8, ldb 8, transA 0, transB 1, then no outer batch: 1, 0, 0, 0)
+// CHECK: call @loom_rt_gemm_f32(%c1_i64, %c4_i64, %c16_i64, %c8_i64, %{{[0-9]+}}, %{{[a-z0-9_]+}}, %{{[a-z0-9_]+}}, %{{[a-z0-9_]+}}, %{{[0-9]+}}, %{{[a-z0-9_]+}}, %c8_i64{{[_0-9]*}}, {{.*}}, %c0_i64{{[_0-9]*}}, %c1_i64{{[_0-9]*}}, %c1_i64{{[_0-9]*}}, %c0_i64{{[_0-9]*}}, %c0_i64{{[_0-9]*}}, %c0_i64{{[_0-9]*}}) :
 func.func @transposed_b(%a: memref<4x8xf32>, %bt: memref<16x8xf32>, %c: memref<4x16xf32>) {
   linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>,
                                  affine_map<(d0, d1, d2) -> (d1, d2)>,
@@ -313,3 +313,4 @@ func.func @not_for_blas(%a: memref<?x8xf32>, %b: memref<8x16xf32>, %c: memref<?x
   linalg.matmul ins(%sq, %other : memref<4x4xf32>, memref<4x4xf32>) outs(%sq : memref<4x4xf32>)
   return
 }
+

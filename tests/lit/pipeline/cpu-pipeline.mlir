@@ -48,7 +48,7 @@
 // BUF-NOT: scf.parallel
 // BUF: return{{$}}
 
-// LLVM: llvm.func @loom_rt_gemm_f32(i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64)
+// LLVM: llvm.func @loom_rt_gemm_f32(i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64)
 // LLVM: llvm.func @main(
 // LLVM-SAME: attributes {passthrough = ["optnone", "noinline"], sym_visibility = "private"}
 // LLVM-NOT: tanhf

@@ -1,0 +1,57 @@
+// The loom-func-to-llvm pass: func-to-llvm with bare-pointer calls where every signature
+// allows them, memref descriptors otherwise.
+#include "compiler/Lowering/Passes.h"
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Pass/PassManager.h"
+
+namespace mlir::loom {
+#define GEN_PASS_DEF_FUNCTOLLVM
+#include "compiler/Lowering/Passes.h.inc"
+} // namespace mlir::loom
+
+using namespace mlir;
+
+namespace {
+
+/// Whether `type` can be passed as its data pointer alone: a static, non-empty buffer with
+/// static strides (MLIR's lowering cannot give an empty buffer a bare pointer).
+bool passesAsPointer(Type type) {
+  auto memref = dyn_cast<MemRefType>(type);
+  if (!memref)
+    return !isa<BaseMemRefType>(type);
+  if (!memref.hasStaticShape() || memref.getNumElements() == 0)
+    return false;
+  auto [strides, offset] = memref.getStridesAndOffset();
+  return !ShapedType::isDynamic(offset) && llvm::none_of(strides, ShapedType::isDynamic);
+}
+
+struct FuncToLLVMPass : mlir::loom::impl::FuncToLLVMBase<FuncToLLVMPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    // A call passes each buffer as one pointer instead of a descriptor of 3 + 2 x rank
+    // words: a step's calls of its layers shrink tenfold, and with them the LLVM work. It
+    // needs every buffer in a signature to have a static layout, and no external function
+    // taking buffers (its C side would expect descriptors).
+    bool bare = llvm::all_of(module.getOps<func::FuncOp>(), [](func::FuncOp fn) {
+      auto buffers = [&](TypeRange types) {
+        return llvm::any_of(types, [](Type t) { return isa<BaseMemRefType>(t); });
+      };
+      FunctionType type = fn.getFunctionType();
+      if (fn.isExternal())
+        return !buffers(type.getInputs()) && !buffers(type.getResults());
+      return llvm::all_of(type.getInputs(), passesAsPointer) &&
+             llvm::all_of(type.getResults(), passesAsPointer);
+    });
+    OpPassManager pm(ModuleOp::getOperationName());
+    ConvertFuncToLLVMPassOptions options;
+    options.useBarePtrCallConv = bare;
+    pm.addPass(createConvertFuncToLLVMPass(options));
+    if (failed(runPipeline(pm, module)))
+      signalPassFailure();
+  }
+};
+
+} // namespace
