@@ -2,8 +2,9 @@
 // to PyTorch running the same architecture (gpt_torch.py) in the same run, printed as a table:
 // tokens/s (median of 20 steps after warm-up; 20 more with kernels' loops on one thread, in
 // alternating rounds, give the speed-up of the device's worker pool), model FLOP/s as a fraction of the OpenBLAS
-// GEMM rate measured in the same run, peak device memory (next to the growth of PyTorch's
-// resident memory in training), and host time per step. A third kind of round runs the step
+// GEMM rate measured in the same run, peak device memory of the default step alone, from
+// before its parameters exist (next to the growth of PyTorch's resident memory in training,
+// measured the same way), and host time per step. A third kind of round runs the step
 // compiled with each layer lowered apart (LOOM_OUTLINE_BLOCKS=0) instead of as one function
 // called per layer (the default): its time over the default's says what compiling one layer
 // costs at run time (at or above 1: nothing).
@@ -76,13 +77,14 @@ void row(const char *name, const nn::GptConfig &c, double gemmGflops, const std:
         return nn::gptTrainStep(c, adamw, params, state, ids, targets, t);
       },
       {.name = std::string("gpt_apart_") + name, .donateArgnums = {0, 1}});
+  rt::Device &device = rt::Client::defaultClient().device(0);
+  size_t before = device.bytesInUse(); // as PyTorch's figure: growth from before the parameters
   Tree<Array> params = nn::gptInit(c, 0), state = optim::adamwInit(params);
   Tree<Array> apartParams = nn::gptInit(c, 0), apartState = optim::adamwInit(apartParams);
   std::vector<int32_t> tokens(c.batch * c.seq);
   for (size_t i = 0; i < tokens.size(); ++i)
     tokens[i] = static_cast<int32_t>((i * 7919) % c.vocab);
   Array ids = Array::from(tokens, {c.batch, c.seq});
-  rt::Device &device = rt::Client::defaultClient().device(0);
   for (int i = 0; i < 2; ++i) { // compiled (while the variable is set) and warmed up
     auto [p, s, loss] = apart(apartParams, apartState, ids, ids, Array::scalar(float(i)));
     loss.block_until_ready();
@@ -111,6 +113,18 @@ void row(const char *name, const nn::GptConfig &c, double gemmGflops, const std:
     params = p, state = s;
   }
   rt::setKernelThreadLimit(rt::kNoKernelThreadLimit);
+  // Peak memory of the default step alone: the other program's parameters and optimizer
+  // state are freed first, and the peak restarts from what is left.
+  apartParams = Tree<Array>(), apartState = Tree<Array>();
+  (void)device.synchronize();
+  device.resetPeak();
+  for (int i = 0; i < 2; ++i) {
+    auto [p, s, loss] = step(params, state, ids, ids, Array::scalar(float(i)));
+    loss.block_until_ready();
+    params = p, state = s;
+  }
+  (void)device.synchronize();
+  double peak = static_cast<double>(device.peakBytesInUse() - before);
   auto median = [](std::vector<double> &v) {
     std::sort(v.begin(), v.end());
     return v[v.size() / 2];
@@ -122,8 +136,6 @@ void row(const char *name, const nn::GptConfig &c, double gemmGflops, const std:
   TorchRun best = torchRun(c, script, /*openmp=*/true);
   double torch = best.tokensPerSecond;
   double shipped = torchRun(c, script, /*openmp=*/false).tokensPerSecond;
-  // Parameters, optimizer state, activations and temporaries, as PyTorch's figure counts.
-  double peak = device.peakBytesInUse();
   double utilisation = c.trainFlopsPerStep() / stepTime / 1e9 / gemmGflops;
   auto figure = [](double v) { return v > 0 ? std::to_string(int(v)) : std::string("n/a"); };
   std::printf("| %s | %.0f | %s | %s | %s | %.2f | %.2f | %.1f%% | %.1f MB | %s | %.2f ms | %s |\n",

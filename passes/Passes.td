@@ -35,7 +35,14 @@ def Autodiff : Pass<"loom-autodiff", "mlir::ModuleOp"> {
     }
     %v, %g = call @f_value_and_grad_0(%a) : (tensor<f32>) -> (tensor<f32>, tensor<f32>)
     ```
+
+    With `rematerialize` (the default), a forward value the backward reads that an
+    elementwise chain computes is recomputed in the backward where that keeps fewer bytes
+    alive between the two (passes/Autodiff/Rematerialize.h): a GELU's intermediates are
+    recomputed from its input, a softmax from its scores.
   }];
+  let options = [Option<"rematerialize", "rematerialize", "bool", "true",
+                        "recompute cheap forward values in the backward instead of keeping them">];
   let dependentDialects = ["mlir::func::FuncDialect", "mlir::loom::LoomDialect"];
 }
 

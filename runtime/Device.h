@@ -133,8 +133,10 @@ public:
 
   /// Bytes of buffers currently allocated on this device.
   size_t bytesInUse() const { return memoryStats->inUse.load(); }
-  /// The largest bytesInUse() seen since the device was created.
+  /// The largest bytesInUse() seen since the device was created or resetPeak().
   size_t peakBytesInUse() const { return memoryStats->peak.load(); }
+  /// Restarts peakBytesInUse() from the bytes in use now (to measure one phase).
+  void resetPeak() { memoryStats->peak.store(memoryStats->inUse.load()); }
   /// The largest amount of memory compiled code held in temporaries at once (allocation
   /// headers and alignment included) since the device was created or resetTemporaryPeak().
   size_t peakTemporaryBytes() const { return memoryStats->temporaryPeak.load(); }

@@ -4,6 +4,7 @@
 #include "passes/Passes.h"
 
 #include "compiler/IR/LoomOps.h"
+#include "passes/Autodiff/Rematerialize.h"
 #include "passes/Autodiff/VjpRules.h"
 
 #include "mlir/IR/SymbolTable.h"
@@ -27,8 +28,9 @@ Value zerosLike(OpBuilder &b, Location loc, Type type) {
 }
 
 /// Appends to `fn` (a clone of the callee) the backward sweep of its first result, and
-/// makes it also return the gradients of the `wrt` arguments.
-LogicalResult differentiate(func::FuncOp fn, ArrayRef<int64_t> wrt) {
+/// makes it also return the gradients of the `wrt` arguments. With `rematerialize`, cheap
+/// forward values are recomputed in the backward rather than kept (Rematerialize.h).
+LogicalResult differentiate(func::FuncOp fn, ArrayRef<int64_t> wrt, bool rematerialize) {
   if (!fn.getBody().hasOneBlock())
     return fn.emitError("loom-autodiff: @") << fn.getSymName() << " must have one block";
   Block &body = fn.getBody().front();
@@ -76,12 +78,15 @@ LogicalResult differentiate(func::FuncOp fn, ArrayRef<int64_t> wrt) {
   }
   func::ReturnOp::create(b, loc, results);
   ret.erase();
+  if (rematerialize)
+    rematerializeCheapValues(fn, DenseSet<Operation *>(forward.begin(), forward.end()));
   fn.setType(FunctionType::get(fn.getContext(), fn.getArgumentTypes(),
                                ValueRange(results).getTypes()));
   return success();
 }
 
 struct AutodiffPass : mlir::loom::impl::AutodiffBase<AutodiffPass> {
+  using AutodiffBase::AutodiffBase;
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SymbolTable symbols(module);
@@ -102,7 +107,7 @@ struct AutodiffPass : mlir::loom::impl::AutodiffBase<AutodiffPass> {
         fn.setSymName(name);
         fn.setPrivate();
         symbols.insert(fn, std::next(Block::iterator(callee)));
-        if (failed(differentiate(fn, op.getWrt())))
+        if (failed(differentiate(fn, op.getWrt(), rematerialize)))
           return signalPassFailure();
       }
       OpBuilder b(op);

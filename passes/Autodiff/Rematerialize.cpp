@@ -1,0 +1,140 @@
+// Rematerialization of cheap forward values in the backward sweep (see Rematerialize.h).
+//
+// The choice is made per group of saved values that would read the same new values: a
+// group is recomputed when the bytes it would make the backward keep are fewer than the
+// bytes it keeps now. Elementwise work is memory-bound and fuses into the backward's
+// kernels, so recomputing it costs little next to writing and rereading its result.
+#include "passes/Autodiff/Rematerialize.h"
+
+#include "compiler/IR/LoomOps.h"
+
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/SetVector.h"
+
+#include <functional>
+#include <map>
+
+using namespace mlir;
+
+namespace {
+
+/// Ops whose recomputation is cheap: elementwise math, broadcasts and constants.
+bool isCheap(Operation *op) {
+  return op && op->getNumRegions() == 0 && op->getNumResults() == 1 && isPure(op) &&
+         (op->hasTrait<OpTrait::Elementwise>() ||
+          isa<mlir::loom::BroadcastInDimOp, mlir::loom::ConstantOp, mlir::loom::IotaOp>(op));
+}
+
+int64_t bytesOf(Value v) {
+  auto type = dyn_cast<RankedTensorType>(v.getType());
+  if (!type || !type.hasStaticShape())
+    return 0;
+  return type.getNumElements() * std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
+}
+
+/// The chain that recomputes a value: its ops (operands first) and the values it reads.
+struct Chain {
+  SmallVector<Operation *> ops;
+  SmallVector<Value> leaves;
+};
+
+/// Orders values by identity (for grouping by sets of values).
+struct ByIdentity {
+  bool operator()(const SmallVector<Value> &a, const SmallVector<Value> &b) const {
+    return std::lexicographical_compare(a.begin(), a.end(), b.begin(), b.end(), less);
+  }
+  static bool less(Value x, Value y) {
+    return x.getAsOpaquePointer() < y.getAsOpaquePointer();
+  }
+};
+
+/// Recomputation has to free at least this many bytes to be worth its work.
+constexpr int64_t kMinBytesFreed = 4096;
+
+/// Longer chains are left alone: their recomputation would grow the backward's kernels.
+constexpr size_t kMaxChainOps = 24;
+
+std::optional<Chain> chainOf(Value value, const DenseSet<Operation *> &forward) {
+  Chain chain;
+  DenseSet<Operation *> seen;
+  DenseSet<Value> leaves;
+  // Post-order walk, so that each op comes after the ops computing its operands.
+  std::function<bool(Value)> visit = [&](Value v) {
+    Operation *def = v.getDefiningOp();
+    if (!def || !forward.contains(def) || !isCheap(def)) {
+      if (leaves.insert(v).second)
+        chain.leaves.push_back(v);
+      return true;
+    }
+    if (!seen.insert(def).second)
+      return true;
+    for (Value operand : def->getOperands())
+      if (!visit(operand))
+        return false;
+    chain.ops.push_back(def);
+    return chain.ops.size() <= kMaxChainOps;
+  };
+  if (!visit(value))
+    return std::nullopt;
+  return chain;
+}
+
+} // namespace
+
+void mlir::loom::rematerializeCheapValues(func::FuncOp fn,
+                                          const DenseSet<Operation *> &forward) {
+  Block &body = fn.getBody().front();
+  Operation *terminator = body.getTerminator();
+  auto isBackward = [&](Operation *op) { return !forward.contains(op) && op != terminator; };
+  // The forward values the backward reads: what the forward keeps for it.
+  SetVector<Value> saved;
+  for (Operation &op : body.without_terminator())
+    if (isBackward(&op))
+      for (Value operand : op.getOperands())
+        if (Operation *def = operand.getDefiningOp(); def && forward.contains(def))
+          saved.insert(operand);
+
+  // Candidates grouped by the values their recomputation would newly keep.
+  std::map<SmallVector<Value>, SmallVector<std::pair<Value, Chain>>, ByIdentity> groups;
+  for (Value value : saved) {
+    if (!isCheap(value.getDefiningOp()) || isa<mlir::loom::ConstantOp>(value.getDefiningOp()))
+      continue;
+    std::optional<Chain> chain = chainOf(value, forward);
+    if (!chain)
+      continue;
+    SmallVector<Value> fresh;
+    for (Value leaf : chain->leaves)
+      if (!isa<BlockArgument>(leaf) && !saved.contains(leaf))
+        fresh.push_back(leaf);
+    llvm::sort(fresh, ByIdentity::less);
+    groups[fresh].push_back({value, std::move(*chain)});
+  }
+
+  for (auto &[fresh, members] : groups) {
+    int64_t kept = 0, added = 0;
+    for (auto &member : members)
+      kept += bytesOf(member.first);
+    for (Value leaf : fresh)
+      added += bytesOf(leaf);
+    if (kept - added < kMinBytesFreed)
+      continue;
+    for (auto &[value, chain] : members) {
+      // Recomputed once, just before the first backward op that reads it.
+      Operation *first = nullptr;
+      for (Operation *user : value.getUsers())
+        if (isBackward(user) && (!first || user->isBeforeInBlock(first)))
+          first = user;
+      if (!first)
+        continue;
+      OpBuilder b(first);
+      IRMapping mapping;
+      for (Operation *op : chain.ops)
+        b.clone(*op, mapping);
+      Value recomputed = mapping.lookup(value);
+      // (The clones read the chain's leaves, never `value` itself.)
+      value.replaceUsesWithIf(recomputed,
+                              [&](OpOperand &use) { return isBackward(use.getOwner()); });
+    }
+  }
+}
