@@ -55,14 +55,25 @@ constexpr int64_t kMinBytesFreed = 4096;
 /// Longer chains are left alone: their recomputation would grow the backward's kernels.
 constexpr size_t kMaxChainOps = 24;
 
-std::optional<Chain> chainOf(Value value, const DenseSet<Operation *> &forward) {
+/// The chain recomputing `value` from forward values: it walks through cheap ops, and stops
+/// at arguments, at values of other ops, at values the backward keeps (`kept`) and at
+/// values several forward ops read.
+std::optional<Chain> chainOf(Value value, const DenseSet<Operation *> &forward,
+                             const std::function<bool(Value)> &kept) {
   Chain chain;
   DenseSet<Operation *> seen;
   DenseSet<Value> leaves;
   // Post-order walk, so that each op comes after the ops computing its operands.
   std::function<bool(Value)> visit = [&](Value v) {
     Operation *def = v.getDefiningOp();
-    if (!def || !forward.contains(def) || !isCheap(def)) {
+    // A value several forward ops read (a residual stream, a softmax's exponentials) is
+    // where chains stop: walking through it would recompute what came before it, across
+    // layers.
+    auto forwardUsers = llvm::count_if(v.getUsers(), [&](Operation *user) {
+      return forward.contains(user);
+    });
+    if (!def || !forward.contains(def) || !isCheap(def) ||
+        (v != value && (kept(v) || forwardUsers > 1))) {
       if (leaves.insert(v).second)
         chain.leaves.push_back(v);
       return true;
@@ -95,31 +106,49 @@ void mlir::loom::rematerializeCheapValues(func::FuncOp fn,
         if (Operation *def = operand.getDefiningOp(); def && forward.contains(def))
           saved.insert(operand);
 
-  // Candidates grouped by the values their recomputation would newly keep.
+  // Start from recomputing every cheap saved value, and keep those whose recomputation does
+  // not pay: groups of them that would newly keep the same values, as many bytes or more.
+  // Each value kept makes the chains through it shorter, so the choice is made again until
+  // it settles (a residual stream, an add per layer, is then kept rather than recomputed
+  // from every layer's products).
+  SetVector<Value> recompute;
+  for (Value value : saved)
+    if (isCheap(value.getDefiningOp()) && !isa<mlir::loom::ConstantOp>(value.getDefiningOp()))
+      recompute.insert(value);
+  auto kept = [&](Value v) { return saved.contains(v) && !recompute.contains(v); };
   std::map<SmallVector<Value>, SmallVector<std::pair<Value, Chain>>, ByIdentity> groups;
-  for (Value value : saved) {
-    if (!isCheap(value.getDefiningOp()) || isa<mlir::loom::ConstantOp>(value.getDefiningOp()))
-      continue;
-    std::optional<Chain> chain = chainOf(value, forward);
-    if (!chain)
-      continue;
-    SmallVector<Value> fresh;
-    for (Value leaf : chain->leaves)
-      if (!isa<BlockArgument>(leaf) && !saved.contains(leaf))
-        fresh.push_back(leaf);
-    llvm::sort(fresh, ByIdentity::less);
-    groups[fresh].push_back({value, std::move(*chain)});
+  for (bool settled = false; !settled;) {
+    settled = true;
+    groups.clear();
+    for (Value value : llvm::to_vector(recompute)) {
+      std::optional<Chain> chain = chainOf(value, forward, kept);
+      if (!chain) {
+        recompute.remove(value), settled = false;
+        continue;
+      }
+      SmallVector<Value> fresh; // what the chain reads that nothing keeps yet
+      for (Value leaf : chain->leaves)
+        if (!isa<BlockArgument>(leaf) && !saved.contains(leaf))
+          fresh.push_back(leaf);
+      llvm::sort(fresh, ByIdentity::less);
+      groups[fresh].push_back({value, std::move(*chain)});
+    }
+    for (auto &[fresh, members] : groups) {
+      int64_t freed = 0;
+      for (auto &member : members)
+        freed += bytesOf(member.first);
+      for (Value leaf : fresh)
+        freed -= bytesOf(leaf);
+      if (freed < kMinBytesFreed) {
+        for (auto &member : members)
+          recompute.remove(member.first);
+        settled = false;
+      }
+    }
   }
 
-  for (auto &[fresh, members] : groups) {
-    int64_t kept = 0, added = 0;
-    for (auto &member : members)
-      kept += bytesOf(member.first);
-    for (Value leaf : fresh)
-      added += bytesOf(leaf);
-    if (kept - added < kMinBytesFreed)
-      continue;
-    for (auto &[value, chain] : members) {
+  for (auto &group : groups) {
+    for (auto &[value, chain] : group.second) {
       // Recomputed once, just before the first backward op that reads it.
       Operation *first = nullptr;
       for (Operation *user : value.getUsers())
