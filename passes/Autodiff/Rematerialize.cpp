@@ -108,9 +108,8 @@ void mlir::loom::rematerializeCheapValues(func::FuncOp fn,
 
   // Start from recomputing every cheap saved value, and keep those whose recomputation does
   // not pay: groups of them that would newly keep the same values, as many bytes or more.
-  // Each value kept makes the chains through it shorter, so the choice is made again until
-  // it settles (a residual stream, an add per layer, is then kept rather than recomputed
-  // from every layer's products).
+  // A value kept ends the chains through it (it is read where it lies), which changes what
+  // the others would keep, so the choice is made again until it settles.
   SetVector<Value> recompute;
   for (Value value : saved)
     if (isCheap(value.getDefiningOp()) && !isa<mlir::loom::ConstantOp>(value.getDefiningOp()))
