@@ -36,15 +36,24 @@ Value permute(OpBuilder &b, Location loc, Value value, ArrayRef<int64_t> perm) {
   return linalg::TransposeOp::create(b, loc, value, init, perm).getResult()[0];
 }
 
+/// A dot_general's operand types and dims: batch (b), contracting (c) and free (f), of the
+/// lhs (l) and the rhs (r).
+struct DotDims {
+  RankedTensorType lhsType, rhsType;
+  ArrayRef<int64_t> lb, rb, lc, rc;
+  SmallVector<int64_t> lf, rf;
+  explicit DotDims(DotGeneralOp op)
+      : lhsType(op.getLhs().getType()), rhsType(op.getRhs().getType()),
+        lb(op.getLhsBatchingDimensions()), rb(op.getRhsBatchingDimensions()),
+        lc(op.getLhsContractingDimensions()), rc(op.getRhsContractingDimensions()),
+        lf(DotGeneralOp::freeDims(lhsType.getRank(), lb, lc)),
+        rf(DotGeneralOp::freeDims(rhsType.getRank(), rb, rc)) {}
+};
+
 /// The two-batch-dim product `op` as a linalg.generic over (b1, b2, m, n, k) that reads
 /// both operands where they lie (no transpose copies), or null if it has another form.
 Value stridedContraction(OpBuilder &b, DotGeneralOp op, Value lhs, Value rhs) {
-  RankedTensorType lhsType = op.getLhs().getType(), rhsType = op.getRhs().getType();
-  ArrayRef<int64_t> lb = op.getLhsBatchingDimensions(), rb = op.getRhsBatchingDimensions();
-  ArrayRef<int64_t> lc = op.getLhsContractingDimensions(),
-                    rc = op.getRhsContractingDimensions();
-  SmallVector<int64_t> lf = DotGeneralOp::freeDims(lhsType.getRank(), lb, lc);
-  SmallVector<int64_t> rf = DotGeneralOp::freeDims(rhsType.getRank(), rb, rc);
+  auto [lhsType, rhsType, lb, rb, lc, rc, lf, rf] = DotDims(op);
   Type element = op.getType().getElementType();
   if (lb.size() != 2 || lc.size() != 1 || lf.size() != 1 || rf.size() != 1 ||
       !isa<FloatType>(element) || lhsType.getElementType() != element ||
@@ -101,12 +110,7 @@ struct LowerDotGeneral : OpConversionPattern<DotGeneralOp> {
   LogicalResult matchAndRewrite(DotGeneralOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    RankedTensorType lhsType = op.getLhs().getType(), rhsType = op.getRhs().getType();
-    ArrayRef<int64_t> lb = op.getLhsBatchingDimensions(), rb = op.getRhsBatchingDimensions();
-    ArrayRef<int64_t> lc = op.getLhsContractingDimensions(),
-                      rc = op.getRhsContractingDimensions();
-    SmallVector<int64_t> lf = DotGeneralOp::freeDims(lhsType.getRank(), lb, lc);
-    SmallVector<int64_t> rf = DotGeneralOp::freeDims(rhsType.getRank(), rb, rc);
+    auto [lhsType, rhsType, lb, rb, lc, rc, lf, rf] = DotDims(op);
     if (Value strided = stridedContraction(rewriter, op, adaptor.getLhs(), adaptor.getRhs())) {
       rewriter.replaceOp(op, strided);
       return success();

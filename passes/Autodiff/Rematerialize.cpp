@@ -146,23 +146,28 @@ void mlir::loom::rematerializeCheapValues(func::FuncOp fn,
     }
   }
 
-  for (auto &group : groups) {
-    for (auto &[value, chain] : group.second) {
-      // Recomputed once, just before the first backward op that reads it.
-      Operation *first = nullptr;
-      for (Operation *user : value.getUsers())
-        if (isBackward(user) && (!first || user->isBeforeInBlock(first)))
-          first = user;
-      if (!first)
-        continue;
-      OpBuilder b(first);
-      IRMapping mapping;
-      for (Operation *op : chain.ops)
-        b.clone(*op, mapping);
-      Value recomputed = mapping.lookup(value);
-      // (The clones read the chain's leaves, never `value` itself.)
-      value.replaceUsesWithIf(recomputed,
-                              [&](OpOperand &use) { return isBackward(use.getOwner()); });
-    }
+  // In program order (the groups' order is by address): each layer's backward then gets
+  // its recomputations in the same order, and the layers still repeat.
+  DenseMap<Value, const Chain *> chains;
+  for (auto &group : groups)
+    for (auto &[value, chain] : group.second)
+      chains[value] = &chain;
+  for (Value value : recompute) {
+    const Chain &chain = *chains.lookup(value);
+    // Recomputed once, just before the first backward op that reads it.
+    Operation *first = nullptr;
+    for (Operation *user : value.getUsers())
+      if (isBackward(user) && (!first || user->isBeforeInBlock(first)))
+        first = user;
+    if (!first)
+      continue;
+    OpBuilder b(first);
+    IRMapping mapping;
+    for (Operation *op : chain.ops)
+      b.clone(*op, mapping);
+    Value recomputed = mapping.lookup(value);
+    // (The clones read the chain's leaves, never `value` itself.)
+    value.replaceUsesWithIf(recomputed,
+                            [&](OpOperand &use) { return isBackward(use.getOwner()); });
   }
 }
