@@ -42,9 +42,6 @@ LogicalResult verifyShardingOf(Operation *op, StringRef what, Attribute value, T
   bool local = op->hasAttr("loom.mesh") || (op->getParentOp() && op->getParentOp()->hasAttr("loom.mesh"));
   if (tensor && !local)
     return verifySharding(emitError, op, sharding, tensor);
-  // Lowered to LLVM with bare-pointer calls, a buffer argument is a pointer: nothing to check.
-  if (type.getDialect().getNamespace() == "llvm")
-    return success();
   auto shaped = dyn_cast<ShapedType>(type);
   if (!shaped || !shaped.hasRank())
     return emitError() << "loom.sharding on " << type << ", which is not a ranked tensor";

@@ -196,13 +196,6 @@ struct EmitEntryPass : mlir::loom::impl::EmitEntryBase<EmitEntryPass> {
     func::CallOp::create(b, loc, target, operands);
     func::ReturnOp::create(b, loc);
     target.setPrivate();
-    // The partitioner's argument annotations have been read by now; lowered to LLVM they
-    // would be carried on every pointer argument for nothing.
-    for (auto fn : module.getOps<func::FuncOp>())
-      for (unsigned i = 0; i < fn.getNumArguments(); ++i)
-        for (NamedAttribute attr : llvm::to_vector(mlir::function_interface_impl::getArgAttrs(fn, i)))
-          if (attr.getName().strref().starts_with("loom."))
-            fn.removeArgAttr(i, attr.getName());
   }
 };
 

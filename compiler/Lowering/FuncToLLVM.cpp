@@ -1,5 +1,5 @@
 // The loom-func-to-llvm pass: func-to-llvm with bare-pointer calls where every signature
-// allows them, memref descriptors otherwise.
+// allows them, memref descriptors otherwise; Loom's argument annotations stay behind.
 #include "compiler/Lowering/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
@@ -45,6 +45,13 @@ struct FuncToLLVMPass : mlir::loom::impl::FuncToLLVMBase<FuncToLLVMPass> {
       return llvm::all_of(type.getInputs(), passesAsPointer) &&
              llvm::all_of(type.getResults(), passesAsPointer);
     });
+    // Loom's argument annotations (shardings, aliases) have been read by now; on pointer
+    // arguments they would be carried into LLVM IR for nothing, at a cost per argument.
+    for (auto fn : module.getOps<func::FuncOp>())
+      for (unsigned i = 0; i < fn.getNumArguments(); ++i)
+        for (NamedAttribute attr : llvm::to_vector(function_interface_impl::getArgAttrs(fn, i)))
+          if (attr.getName().strref().starts_with("loom."))
+            fn.removeArgAttr(i, attr.getName());
     OpPassManager pm(ModuleOp::getOperationName());
     ConvertFuncToLLVMPassOptions options;
     options.useBarePtrCallConv = bare;

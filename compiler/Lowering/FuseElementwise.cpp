@@ -41,10 +41,10 @@ struct FuseElementwisePass : mlir::loom::impl::FuseElementwiseBase<FuseElementwi
     RewritePatternSet patterns(&getContext());
     linalg::populateElementwiseOpsFusionPatterns(patterns, [](OpOperand *fused) {
       Operation *producer = fused->get().getDefiningOp();
-      // A GEMM read in place stays one for the BLAS lowering.
+      // A GEMM read in place stays one for the BLAS lowering (as a producer it never fuses:
+      // it reduces).
       return producer && producer->hasOneUse() &&
-             !fused->getOwner()->hasAttr(mlir::loom::kStridedContraction) &&
-             !producer->hasAttr(mlir::loom::kStridedContraction);
+             !fused->getOwner()->hasAttr(mlir::loom::kStridedContraction);
     });
     FrozenRewritePatternSet frozen(std::move(patterns));
     // Fusion may make an index-only value (iotas compared into a mask) out of several ops;

@@ -89,6 +89,18 @@ func::FuncOp declareGemm(ModuleOp module, StringRef name) {
   return fn;
 }
 
+/// Replaces `op` (and the zero `fill` of its C folded into beta, if any) by the GEMM call
+/// `name` with `args`.
+LogicalResult replaceWithGemm(Operation *op, linalg::FillOp fill, ModuleOp module,
+                              StringRef name, ArrayRef<Value> args) {
+  OpBuilder b(op);
+  func::CallOp::create(b, op->getLoc(), declareGemm(module, name), args);
+  op->erase();
+  if (fill)
+    fill->erase();
+  return success();
+}
+
 LogicalResult lowerMatmul(linalg::LinalgOp op, ModuleOp module, bool onGpu) {
   if (!op.hasPureBufferSemantics())
     return failure();
@@ -142,11 +154,7 @@ LogicalResult lowerMatmul(linalg::LinalgOp op, ModuleOp module, bool onGpu) {
   args.push_back(i64(transposeA));
   args.push_back(i64(transposeB));
   llvm::append_range(args, SmallVector<Value>{i64(1), i64(0), i64(0), i64(0)}); // no outer batch
-  func::CallOp::create(b, loc, declareGemm(module, name), args);
-  op->erase();
-  if (fill)
-    fill->erase();
-  return success();
+  return replaceWithGemm(op, fill, module, name, args);
 }
 
 /// Strides of `value` (a memref read through `map`) along each iteration dim, and its offset.
@@ -205,31 +213,25 @@ LogicalResult lowerStridedContraction(linalg::GenericOp op, ModuleOp module, boo
                                               i64(transposeB), i64(sizes[B1]),
                                               i64(sa->first[B1]), i64(sb->first[B1]),
                                               i64(sc->first[B1])});
-  func::CallOp::create(b, loc, declareGemm(module, name), args);
-  op->erase();
-  if (fill)
-    fill->erase();
-  return success();
+  return replaceWithGemm(op, fill, module, name, args);
 }
 
 struct LowerMatmulToBlasPass : mlir::loom::impl::LowerMatmulToBlasBase<LowerMatmulToBlasPass> {
   using LowerMatmulToBlasBase::LowerMatmulToBlasBase;
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    SmallVector<linalg::LinalgOp> matmuls;
+    SmallVector<linalg::LinalgOp> products;
     module.walk([&](linalg::LinalgOp op) {
-      if (isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op))
-        matmuls.push_back(op);
+      if (isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op) ||
+          op->hasAttr(mlir::loom::kStridedContraction))
+        products.push_back(op);
     });
-    for (linalg::LinalgOp op : matmuls)
-      (void)lowerMatmul(op, module, onGpu);
-    SmallVector<linalg::GenericOp> contractions;
-    module.walk([&](linalg::GenericOp op) {
-      if (op->hasAttr(mlir::loom::kStridedContraction))
-        contractions.push_back(op);
-    });
-    for (linalg::GenericOp op : contractions)
-      (void)lowerStridedContraction(op, module, onGpu);
+    for (linalg::LinalgOp op : products) {
+      if (auto generic = dyn_cast<linalg::GenericOp>(op.getOperation()))
+        (void)lowerStridedContraction(generic, module, onGpu);
+      else
+        (void)lowerMatmul(op, module, onGpu);
+    }
   }
 };
 

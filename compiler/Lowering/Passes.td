@@ -397,7 +397,8 @@ def FuncToLLVM : Pass<"loom-func-to-llvm", "mlir::ModuleOp"> {
     function signature has a static shape, static strides and at least one element, and no
     external function takes a buffer; otherwise with memref descriptors. Loom's buffers are
     static, so calls of a step's layer functions and kernels pass one pointer per buffer
-    rather than a descriptor of 3 + 2 x rank words.
+    rather than a descriptor of 3 + 2 x rank words. Loom's argument annotations
+    (`loom.sharding`, `loom.aliased_output`) are dropped first: they have been read by now.
   }];
   let dependentDialects = ["mlir::LLVM::LLVMDialect"];
 }

@@ -115,10 +115,11 @@ void mlir::loom::rematerializeCheapValues(func::FuncOp fn,
     if (isCheap(value.getDefiningOp()) && !isa<mlir::loom::ConstantOp>(value.getDefiningOp()))
       recompute.insert(value);
   auto kept = [&](Value v) { return saved.contains(v) && !recompute.contains(v); };
-  std::map<SmallVector<Value>, SmallVector<std::pair<Value, Chain>>, ByIdentity> groups;
+  DenseMap<Value, Chain> chains;
   for (bool settled = false; !settled;) {
     settled = true;
-    groups.clear();
+    chains.clear();
+    std::map<SmallVector<Value>, SmallVector<Value>, ByIdentity> groups;
     for (Value value : llvm::to_vector(recompute)) {
       std::optional<Chain> chain = chainOf(value, forward, kept);
       if (!chain) {
@@ -130,17 +131,18 @@ void mlir::loom::rematerializeCheapValues(func::FuncOp fn,
         if (!isa<BlockArgument>(leaf) && !saved.contains(leaf))
           fresh.push_back(leaf);
       llvm::sort(fresh, ByIdentity::less);
-      groups[fresh].push_back({value, std::move(*chain)});
+      groups[fresh].push_back(value);
+      chains[value] = std::move(*chain);
     }
     for (auto &[fresh, members] : groups) {
       int64_t freed = 0;
-      for (auto &member : members)
-        freed += bytesOf(member.first);
+      for (Value member : members)
+        freed += bytesOf(member);
       for (Value leaf : fresh)
         freed -= bytesOf(leaf);
       if (freed < kMinBytesFreed) {
-        for (auto &member : members)
-          recompute.remove(member.first);
+        for (Value member : members)
+          recompute.remove(member);
         settled = false;
       }
     }
@@ -148,12 +150,8 @@ void mlir::loom::rematerializeCheapValues(func::FuncOp fn,
 
   // In program order (the groups' order is by address): each layer's backward then gets
   // its recomputations in the same order, and the layers still repeat.
-  DenseMap<Value, const Chain *> chains;
-  for (auto &group : groups)
-    for (auto &[value, chain] : group.second)
-      chains[value] = &chain;
   for (Value value : recompute) {
-    const Chain &chain = *chains.lookup(value);
+    const Chain &chain = chains[value];
     // Recomputed once, just before the first backward op that reads it.
     Operation *first = nullptr;
     for (Operation *user : value.getUsers())
