@@ -1,9 +1,10 @@
 // The Goodreads two-tower recommender (loom-train's model.kind = "two_tower") on synthetic
-// data: training examples/s on 1 device, data parallel on 2 devices with replicated tables,
-// and with the user and item tables split by rows over the 2 devices, next to the same model
-// in PyTorch (two_tower_torch.py) in the same run, and the peak memory per device. The
-// PyTorch baseline is a careful user's: 2 threads on Debian's OpenMP OpenBLAS, AdamW with
-// foreach; PyTorch as shipped is printed for reference.
+// data: training examples/s on 1 device (in f32 and in bf16), data parallel on 2 devices with
+// replicated tables, and with the user and item tables split by rows over the 2 devices, next
+// to the same model in PyTorch (two_tower_torch.py) in the same run; the peak memory per
+// device and the bytes each device receives through collectives per step. The PyTorch
+// baseline is a careful user's: 2 threads on Debian's OpenMP OpenBLAS, AdamW with foreach;
+// PyTorch as shipped is printed for reference.
 //
 //   build/bin/loom-recsys-benchmark [benchmarks/two_tower_torch.py]
 #include "benchmarks/TorchBaseline.h"
@@ -34,6 +35,7 @@ struct Setup {
 
 const std::vector<Setup> kSetups = {
     {"1 device", {"mesh.strategy=\"none\""}},
+    {"1 device, computing in bf16", {"mesh.strategy=\"none\"", "model.precision=\"bf16\""}},
     {"DP over 2, tables replicated", {"mesh.strategy=\"dp\"", "mesh.shape=[2]"}},
     {"DP over 2, user and item tables split by rows",
      {"mesh.strategy=\"rules\"", "mesh.shape=[2]", "mesh.axes=[\"data\"]",
@@ -53,7 +55,9 @@ int runSetup(size_t k, const fs::path &dir) {
   FILE *quiet = std::fopen("/dev/null", "w");
   train::RunSummary r = train::runTraining(config, {}, quiet);
   std::fclose(quiet);
-  std::printf("%f %f\n", r.throughput, *std::max_element(r.peakBytes.begin(), r.peakBytes.end()));
+  std::printf("%f %f %f\n", r.throughput,
+              *std::max_element(r.peakBytes.begin(), r.peakBytes.end()),
+              r.collectiveBytesPerStep);
   return 0;
 }
 
@@ -86,19 +90,20 @@ int main(int argc, char **argv) {
               (long long)sizes["n_users"].get<int64_t>(),
               (long long)sizes["n_items"].get<int64_t>(), (long long)kDim, (long long)kBatch,
               torch, shipped.empty() ? "n/a" : std::to_string(int64_t(shipped[0])).c_str());
-  std::printf("| Loom | examples/s | / PyTorch | peak memory per device |\n|---|---|---|---|\n");
+  std::printf("| Loom | examples/s | / PyTorch | peak memory per device | received per device "
+              "per step |\n|---|---|---|---|---|\n");
   for (size_t k = 0; k < kSetups.size(); ++k) {
     std::string command = std::string(argv[0]) + " --setup " + std::to_string(k) + " " +
                           dir.string();
     FILE *pipe = popen(command.c_str(), "r");
-    double throughput = 0, peak = 0;
-    if (!pipe || std::fscanf(pipe, "%lf %lf", &throughput, &peak) != 2)
-      std::printf("| %s | failed | | |\n", kSetups[k].name);
+    double throughput = 0, peak = 0, received = 0;
+    if (!pipe || std::fscanf(pipe, "%lf %lf %lf", &throughput, &peak, &received) != 3)
+      std::printf("| %s | failed | | | |\n", kSetups[k].name);
     else
-      std::printf("| %s | %.0f | %s | %.1f MB |\n", kSetups[k].name, throughput,
+      std::printf("| %s | %.0f | %s | %.1f MB | %.0f KB |\n", kSetups[k].name, throughput,
                   torch > 0 ? (std::to_string(throughput / torch).substr(0, 4) + "x").c_str()
                             : "n/a",
-                  peak / 1e6);
+                  peak / 1e6, received / 1e3);
     if (pipe)
       pclose(pipe);
   }

@@ -15,6 +15,7 @@
 #include "frontend/nn/Gpt.h"
 #include "frontend/nn/GptSharding.h"
 #include "frontend/nn/Layers.h"
+#include "frontend/optim/LossScale.h"
 #include "frontend/optim/Optim.h"
 
 #endif // LOOM_FRONTEND_LOOM_H

@@ -554,6 +554,34 @@ def OverlapCollectives : Pass<"loom-overlap-collectives", "mlir::func::FuncOp"> 
   }];
 }
 
+def WidenAccumulations : Pass<"loom-widen-accumulations"> {
+  let summary = "Products and sums of bf16/f16 tensors accumulate in f32 and round once.";
+  let description = [{
+    Mixed precision keeps tensors in bf16 or f16, but a product or sum accumulated in 8 or 11
+    bits of mantissa loses most of them over a long contracted dim. Each `loom.dot_general`
+    and `loom.reduce sum` with a bf16/f16 result computes in f32 instead: its operands are
+    converted up, and its result rounded to its type once, at the end, as GPUs' tensor cores
+    and cuBLAS do. On the CPU the product then reaches the f32 GEMM, and the conversions fuse
+    into the loops that produce and use it. Max reductions and elementwise ops are left alone
+    (the CPU computes each bf16/f16 elementwise op in f32 and rounds its result already).
+
+    Input:
+    ```mlir
+    %2 = loom.dot_general %0, %1, batching_dims = [] x [], contracting_dims = [1] x [0]
+        : (tensor<4x8xbf16>, tensor<8x2xbf16>) -> tensor<4x2xbf16>
+    ```
+    Output:
+    ```mlir
+    %a = loom.convert %0 : tensor<4x8xbf16> -> tensor<4x8xf32>
+    %b = loom.convert %1 : tensor<8x2xbf16> -> tensor<8x2xf32>
+    %p = loom.dot_general %a, %b, batching_dims = [] x [], contracting_dims = [1] x [0]
+        : (tensor<4x8xf32>, tensor<8x2xf32>) -> tensor<4x2xf32>
+    %2 = loom.convert %p : tensor<4x2xf32> -> tensor<4x2xbf16>
+    ```
+  }];
+  let dependentDialects = ["mlir::loom::LoomDialect"];
+}
+
 def ApproximateMath : Pass<"loom-approximate-math"> {
   let summary = "Rewrites math.exp/log/tanh/... as polynomials that vectorize.";
   let description = [{

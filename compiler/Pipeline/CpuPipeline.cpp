@@ -31,6 +31,8 @@ const std::vector<std::string> &mlir::loom::cpuToLinalgPasses() {
       // Each layer's repeated code (forward, backward, update) one function called L times:
       // what follows, LLVM included, then works on one layer whatever the depth.
       "loom-outline-repeated-blocks",
+      // Mixed precision: bf16/f16 products and sums accumulate in f32 (and reach the f32 GEMM).
+      "loom-widen-accumulations",
       "loom-lower-to-linalg",
       "canonicalize",
       // Merge elementwise chains (and their producers into reductions) into single loops.

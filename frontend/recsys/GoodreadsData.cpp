@@ -140,26 +140,4 @@ Table GoodreadsData::evalBatch(int64_t k) {
   return out;
 }
 
-double rocAuc(const std::vector<float> &scores, const std::vector<float> &labels,
-              const std::vector<float> &mask) {
-  std::vector<size_t> order;
-  for (size_t i = 0; i < scores.size(); ++i)
-    if (mask.empty() || mask[i] != 0)
-      order.push_back(i);
-  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return scores[a] < scores[b]; });
-  double positives = 0, negatives = 0, rankSum = 0;
-  for (size_t i = 0; i < order.size();) {
-    size_t j = i;
-    while (j < order.size() && scores[order[j]] == scores[order[i]])
-      ++j;
-    double rank = (i + j + 1) / 2.0; // the tie group's average 1-based rank
-    for (size_t k = i; k < j; ++k)
-      labels[order[k]] > 0.5f ? (rankSum += rank, ++positives) : ++negatives;
-    i = j;
-  }
-  if (positives == 0 || negatives == 0)
-    return NAN;
-  return (rankSum - positives * (positives + 1) / 2) / (positives * negatives);
-}
-
 } // namespace loom::recsys

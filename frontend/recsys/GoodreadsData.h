@@ -64,12 +64,6 @@ private:
   Table evalTable;
 };
 
-/// The exact ROC AUC of `scores` for 0/1 `labels` over the rows where `mask` is nonzero (all
-/// if empty): the probability that a positive outranks a negative, ties counting half.
-/// NaN if either class is absent.
-double rocAuc(const std::vector<float> &scores, const std::vector<float> &labels,
-              const std::vector<float> &mask = {});
-
 } // namespace loom::recsys
 
 #endif // LOOM_FRONTEND_RECSYS_GOODREADSDATA_H

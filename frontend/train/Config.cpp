@@ -38,6 +38,11 @@ const std::vector<ConfigKey> &configSchema() {
        {}, 1, "two_tower"},
       {"model.tower_hidden", int64_t(64), "width of each tower's hidden layer", {}, 1,
        "two_tower"},
+      {"model.precision", std::string("f32"),
+       "the dtype the model computes in: bf16 or f16 keep activations in 16 bits (products and "
+       "sums accumulate in f32) with f32 parameters and optimizer state; f16 adds a dynamic "
+       "loss scale that skips steps whose gradients are not finite",
+       S{"f32", "bf16", "f16"}, -1e300, "two_tower"},
       {"data.goodreads", std::string("data/goodreads-prepared"),
        "the prepared Goodreads data (loom-goodreads prepare writes it)", {}, -1e300, "two_tower"},
       {"data.shuffle_buffer", int64_t(10000),
@@ -79,7 +84,8 @@ const std::vector<ConfigKey> &configSchema() {
       {"training.eval_interval", int64_t(50), "steps between evaluations (0: only at the end)",
        {}, 0},
       {"training.eval_per_epoch", false,
-       "also evaluate at the end of every pass over the training split"},
+       "also evaluate at the end of every pass over the training split, and report the pass's "
+       "training loss and metrics (the two-tower model's ROC AUC)"},
       {"training.out_dir", std::string("runs/gpt"),
        "where metrics, the loss curve, checkpoints and the token file go"},
       {"checkpoint.interval", int64_t(0),

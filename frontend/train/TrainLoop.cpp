@@ -7,6 +7,7 @@
 #include "frontend/train/MetricsWriter.h"
 #include "frontend/train/Progress.h"
 #include "frontend/train/TrainState.h"
+#include "frontend/train/TrainStep.h"
 #include "runtime/Client.h"
 #include "runtime/Device.h"
 #include "runtime/Profiler.h"
@@ -94,23 +95,27 @@ RunSummary runTraining(const Config &c, const RunOptions &options, std::FILE *lo
     batch = task->batchSharding();
   }
   const TrainTask *t = task.get();
+  // With training.eval_per_epoch, the train step also returns the task's values per example
+  // for its training metrics over each epoch.
+  std::unique_ptr<TrainMetrics> trainMetrics =
+      c.flag("training.eval_per_epoch") ? task->trainMetrics() : nullptr;
+  const TrainStepSpec spec = trainStepSpec(*task, adamw, trainMetrics != nullptr);
+  if (mesh && spec.lossScale)
+    state["loss_scale"] = replicated;
   JitOptions trainOptions{.name = task->name() + "_train_step", .dumpIrDir = options.dumpIrDir,
                           .donateArgnums = {0, 1}};
   JitOptions evalOptions{.name = task->name() + "_eval_step", .dumpIrDir = options.dumpIrDir};
   JitOptions emaOptions{.name = "ema_update", .donateArgnums = {0}};
   JitOptions copyOptions{.name = "snapshot"};
   if (mesh) {
-    shard(trainOptions, {params, state, batch, replicated}, {params, state, replicated});
+    shard(trainOptions, {params, state, batch, replicated}, {params, state, replicated, batch});
     shard(evalOptions, {params, batch}, {replicated});
     shard(emaOptions, {params, params}, {params});
     shard(copyOptions, {params}, {params});
   }
   auto trainStep = jit(
-      [t, adamw](Tree<Tensor> p, Tree<Tensor> s, Tree<Tensor> b, Tensor step) {
-        auto loss = [t](const Tree<Tensor> &q, const Tree<Tensor> &d) { return t->loss(q, d); };
-        ValueAndGrad vg = value_and_grad(loss)(p, b);
-        auto [newParams, newState] = optim::adamwUpdate(adamw, p, vg.grads[0], s, step);
-        return std::make_tuple(newParams, newState, vg.value);
+      [&spec](Tree<Tensor> p, Tree<Tensor> s, Tree<Tensor> b, Tensor step) {
+        return traceTrainStep(spec, p, s, b, step);
       },
       trainOptions);
   auto evalStep = jit([t](Tree<Tensor> p, Tree<Tensor> b) { return t->evalSums(p, b); },
@@ -118,10 +123,16 @@ RunSummary runTraining(const Config &c, const RunOptions &options, std::FILE *lo
   auto emaStep = jit(
       [emaDecay](Tree<Tensor> e, Tree<Tensor> p) { return optim::emaUpdate(e, p, emaDecay); },
       emaOptions);
-  // A copy of a parameter-shaped tree on the device (the EMA's start, checkpoint snapshots).
-  auto copyOnDevice = jit(
-      [](Tree<Tensor> p) { return tree_map([](const Tensor &x) { return x * 1.0; }, p); },
-      copyOptions);
+  // A copy of a parameter-shaped tree on the device (the EMA's start, checkpoint snapshots),
+  // and of the loss scale's state.
+  auto copyTree = [](Tree<Tensor> p) {
+    return tree_map([](const Tensor &x) { return x * 1.0; }, p);
+  };
+  auto copyOnDevice = jit(copyTree, copyOptions);
+  JitOptions copyScaleOptions{.name = "snapshot_loss_scale"};
+  if (mesh)
+    shard(copyScaleOptions, {replicated}, {replicated});
+  auto copyScale = jit(copyTree, copyScaleOptions);
 
   std::fprintf(log, "%s\n", task->describe().c_str());
   RunSummary summary;
@@ -154,7 +165,7 @@ RunSummary runTraining(const Config &c, const RunOptions &options, std::FILE *lo
                  static_cast<long>(checkpoint.step));
   } else {
     run.params = task->init(static_cast<uint32_t>(seed));
-    run.optState = optim::adamwInit(run.params);
+    run.optState = initOptState(spec, run.params);
     if (emaDecay > 0)
       run.ema = copyOnDevice(run.params);
   }
@@ -174,6 +185,8 @@ RunSummary runTraining(const Config &c, const RunOptions &options, std::FILE *lo
     TrainState snapshot{copyOnDevice(run.params), {}, {}};
     snapshot.optState["m"] = copyOnDevice(run.optState.at("m"));
     snapshot.optState["v"] = copyOnDevice(run.optState.at("v"));
+    if (spec.lossScale)
+      snapshot.optState["loss_scale"] = copyScale(run.optState.at("loss_scale"));
     if (emaDecay > 0)
       snapshot.ema = copyOnDevice(run.ema);
     nlohmann::json metadata = {{"config", c.toToml()},
@@ -298,24 +311,70 @@ RunSummary runTraining(const Config &c, const RunOptions &options, std::FILE *lo
       c.flag("training.eval_per_epoch")
           ? std::max<int64_t>(1, static_cast<int64_t>(std::ceil(task->stepsPerEpoch())))
           : 0;
+  // The collectives' bytes of the training steps: all of this process's, less evaluations'.
+  rt::Client &client = rt::Client::defaultClient();
+  auto receivedBytes = [&] {
+    double bytes = 0;
+    for (int i = 0; i < client.localDeviceCount(); ++i)
+      bytes += static_cast<double>(collectiveStats(client.firstLocalDevice() + i).bytesReceived);
+    return bytes;
+  };
+  const double receivedAtStart = receivedBytes();
+  double receivedInEvals = 0;
   std::optional<std::pair<int64_t, Array>> unread;
   auto readPending = [&] {
     if (unread)
       report(unread->first, unread->second), unread.reset();
   };
-  std::deque<Array> inFlight;
+  // Steps dispatched and not yet awaited; with training metrics, what each returned is read
+  // once it is done, and an epoch's metrics are reported after its last step.
+  struct Pending {
+    Array loss;
+    std::vector<Array> examples;
+  };
+  std::deque<Pending> inFlight;
+  double epochTrainLoss = 0;
+  int64_t epochTrainSteps = 0;
+  auto retire = [&] {
+    Pending &done = inFlight.front();
+    done.loss.block_until_ready();
+    if (trainMetrics) {
+      epochTrainLoss += done.loss.item<float>(), ++epochTrainSteps;
+      std::map<std::string, std::vector<float>> values;
+      for (size_t i = 0; i < done.examples.size(); ++i)
+        values[(*spec.exampleNames)[i]] = done.examples[i].to_host<float>();
+      trainMetrics->add(values);
+    }
+    inFlight.pop_front();
+  };
+  auto reportTrainEpoch = [&](int64_t step) {
+    while (!inFlight.empty())
+      retire();
+    nlohmann::json record = {{"step", step},
+                             {"epoch", static_cast<double>(step + 1) / task->stepsPerEpoch()},
+                             {"train_loss", epochTrainLoss / std::max<int64_t>(1, epochTrainSteps)}};
+    std::string text = fmt::format("train loss {:.4f}  ", record["train_loss"].get<double>());
+    for (const auto &[name, value] : trainMetrics->finish()) {
+      summary.trainEpoch[name] = value;
+      record["train_" + name] = value;
+      text += fmt::format("train {} {:.4f}  ", name, value);
+    }
+    summary.trainEpoch["loss"] = record["train_loss"].get<double>();
+    metrics.write(record.dump());
+    progress.line("step %5ld  %sover the %ld steps since the last epoch's end",
+                  static_cast<long>(step), text.c_str(), static_cast<long>(epochTrainSteps));
+    epochTrainLoss = 0, epochTrainSteps = 0;
+  };
   for (int64_t step = summary.firstStep; step < steps; ++step) {
     // The host's part of the step: loading the batch, dispatching, reading losses.
     rt::profile::Span stepSpan(rt::profile::hostTrack, "step", "step ", std::to_string(step));
     Tree<Array> batchArrays = task->trainBatch(seed, step);
-    if (inFlight.size() >= kAhead) {
-      inFlight.front().block_until_ready();
-      inFlight.pop_front();
-    }
-    auto [p, s, loss] = trainStep(run.params, run.optState, batchArrays,
-                                  Array::scalar(static_cast<float>(step)));
+    if (inFlight.size() >= kAhead)
+      retire();
+    auto [p, s, loss, examples] = trainStep(run.params, run.optState, batchArrays,
+                                            Array::scalar(static_cast<float>(step)));
     run.params = p, run.optState = s;
-    inFlight.push_back(loss);
+    inFlight.push_back({loss, examples});
     if (emaDecay > 0)
       run.ema = emaStep(run.ema, run.params);
     ++windowSteps;
@@ -336,18 +395,35 @@ RunSummary runTraining(const Config &c, const RunOptions &options, std::FILE *lo
       return summary;
     }
     bool epochEnd = evalEpochSteps > 0 && (step + 1) % evalEpochSteps == 0;
+    if (trainMetrics && (epochEnd || last)) {
+      readPending();
+      reportTrainEpoch(step);
+    }
     if (((evalInterval > 0 && (step + 1) % evalInterval == 0) || epochEnd) && !last) {
       readPending();
       Clock::time_point evalStart = Clock::now();
+      double receivedBefore = receivedBytes();
       evaluate(step);
+      receivedInEvals += receivedBytes() - receivedBefore;
       evalSeconds += secondsSince(evalStart); // throughput counts training only
       windowStart = Clock::now(), windowSteps = 0;
     }
   }
   readPending();
+  while (!inFlight.empty())
+    retire();
+  if (steps > summary.firstStep)
+    summary.collectiveBytesPerStep = (receivedBytes() - receivedAtStart - receivedInEvals) /
+                                     static_cast<double>((steps - summary.firstStep) *
+                                                         client.localDeviceCount());
   double trainSeconds = secondsSince(firstStepDone) - evalSeconds;
   int64_t timed = steps - summary.firstStep - 1;
   summary.throughput = timed > 0 ? timed * task->unitsPerStep() / trainSeconds : 0;
+  if (spec.lossScale) {
+    const Tree<Array> &scale = run.optState.at("loss_scale");
+    summary.lossScale = scale.at("scale").leaf().item<float>();
+    summary.skippedSteps = static_cast<int64_t>(scale.at("skipped").leaf().item<float>());
+  }
   if (summary.firstStep < steps)
     save(steps - 1);
   evaluate(steps - 1);
@@ -357,7 +433,6 @@ RunSummary runTraining(const Config &c, const RunOptions &options, std::FILE *lo
   const JitStats &stats = trainStep.stats();
   summary.compileSeconds = stats.lastCompileSeconds;
   summary.compiledFromCache = stats.cacheHits > 0;
-  rt::Client &client = rt::Client::defaultClient();
   for (int i = 0; i < client.localDeviceCount(); ++i)
     summary.peakBytes.push_back(
         static_cast<double>(client.device(client.firstLocalDevice() + i).peakBytesInUse()));

@@ -30,6 +30,10 @@ struct RunSummary {
   double trainLoss = 0;
   /// The last evaluation: "loss", and e.g. "accuracy".
   std::map<std::string, double> eval;
+  /// With training.eval_per_epoch and a task with training metrics: those of the last epoch
+  /// (or of the steps since the last epoch's end): "loss" (the mean of its steps' losses), and
+  /// e.g. "roc_auc".
+  std::map<std::string, double> trainEpoch;
   /// Training throughput in `unit` ("tokens", "examples") per second.
   double throughput = 0;
   std::string unit;
@@ -40,6 +44,10 @@ struct RunSummary {
   bool compiledFromCache = false;
   /// Peak bytes in use on each device.
   std::vector<double> peakBytes;
+  /// Bytes each device received from its peers through collectives per training step: the
+  /// mean over this process's devices and the steps run (evaluations not counted); 0 on one
+  /// device.
+  double collectiveBytesPerStep = 0;
   std::string metricsPath;
   /// The loss curve, rewritten at each evaluation.
   std::string plotPath;
@@ -49,6 +57,10 @@ struct RunSummary {
   std::string checkpointPath;
   double saveStallSeconds = 0, saveWriteSeconds = 0;
   int saves = 0;
+  /// An f16 model's dynamic loss scale at the end, and the steps it skipped (their gradients
+  /// were not finite); 0 and 0 for other precisions.
+  double lossScale = 0;
+  int64_t skippedSteps = 0;
   /// The step the run started from (0, or the step after a restored checkpoint).
   int64_t firstStep = 0;
   /// Whether it stopped early (--stop-after) after saving a checkpoint.

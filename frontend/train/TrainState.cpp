@@ -2,6 +2,7 @@
 #include "frontend/train/TrainState.h"
 
 #include "frontend/Error.h"
+#include "frontend/optim/LossScale.h"
 
 namespace loom::train {
 
@@ -77,6 +78,20 @@ TrainState restoreState(const Config &c, const TrainTask &task, const Checkpoint
   TrainState state;
   state.params = place(shapes, "params", layout);
   state.optState = place(stateShapes, "opt_state", layout ? &stateLayout : nullptr);
+  // An f16 model's loss scale; from a checkpoint of another precision, it starts afresh.
+  if (task.computeDType() == DType::F16) {
+    Tree<Shape> scaleShapes;
+    Tree<NamedSharding> scaleLayout;
+    for (const char *name : {"scale", "good_steps", "skipped"}) {
+      scaleShapes[name] = Shape{};
+      if (layout)
+        scaleLayout[name] = NamedSharding(*task.mesh(), P());
+    }
+    state.optState["loss_scale"] =
+        checkpoint.tensors.count("opt_state.loss_scale.scale")
+            ? place(scaleShapes, "opt_state.loss_scale", layout ? &scaleLayout : nullptr)
+            : optim::dynamicScaleInit();
+  }
   if (c.number("ema.decay") > 0)
     state.ema = place(shapes, "ema", layout);
   return state;

@@ -22,6 +22,17 @@
 
 namespace loom::train {
 
+/// Metrics over the training examples of one epoch that are not averages of the loss (a ROC
+/// AUC), accumulated step by step as the steps finish.
+class TrainMetrics {
+public:
+  virtual ~TrainMetrics() = default;
+  /// One step's values per example (TrainTask::lossWithExamples), read from the devices.
+  virtual void add(const std::map<std::string, std::vector<float>> &examples) = 0;
+  /// The metrics of what was added since the last finish() ("roc_auc"); starts anew.
+  virtual std::map<std::string, double> finish() = 0;
+};
+
 class TrainTask {
 public:
   virtual ~TrainTask() = default;
@@ -46,8 +57,22 @@ public:
   /// Fresh parameters, placed with paramShardings().
   virtual Tree<Array> init(uint32_t seed) const = 0;
 
+  /// The dtype the model computes in (model.precision): F32, or BF16/F16 with f32
+  /// parameters; the training loop scales the loss of an F16 model (optim/LossScale.h).
+  virtual DType computeDType() const { return DType::F32; }
+
   /// The mean loss of a batch (traced inside the train step).
   virtual Tensor loss(const Tree<Tensor> &params, const Tree<Tensor> &batch) const = 0;
+  /// The loss, and for training metrics per epoch (trainMetrics) values per example ([rows],
+  /// e.g. "score" and "label") from the same forward pass, in `examples`. Default: the loss.
+  virtual Tensor lossWithExamples(const Tree<Tensor> &params, const Tree<Tensor> &batch,
+                                  std::map<std::string, Tensor> &examples) const {
+    (void)examples;
+    return loss(params, batch);
+  }
+  /// What accumulates lossWithExamples' values over an epoch; null (the default): the task
+  /// reports no training metric but the loss.
+  virtual std::unique_ptr<TrainMetrics> trainMetrics() const { return nullptr; }
   /// The training batch of `step`, a function of (seed, step) alone, placed as batchSharding.
   virtual Tree<Array> trainBatch(uint64_t seed, int64_t step) const = 0;
   /// How every batch is split (a lone leaf: each of its arrays); unspecified on one device.

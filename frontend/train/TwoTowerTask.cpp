@@ -3,6 +3,7 @@
 
 #include "frontend/Loom.h"
 #include "frontend/recsys/GoodreadsData.h"
+#include "frontend/recsys/RocAuc.h"
 #include "frontend/train/Checkpoint.h"
 #include "frontend/train/HostInit.h"
 #include "frontend/train/ShardingRules.h"
@@ -78,6 +79,7 @@ class TwoTowerTask final : public TrainTask {
 public:
   explicit TwoTowerTask(const Config &c)
       : batch(c.integer("data.batch")), strategy(c.text("mesh.strategy")),
+        precision(*rt::parseDType(c.text("model.precision"))),
         data(std::make_unique<recsys::GoodreadsData>(c.text("data.goodreads"), batch,
                                                      c.integer("data.shuffle_buffer"))) {
     dims.embed = c.integer("model.embed_dim"), dims.hidden = c.integer("model.tower_hidden");
@@ -98,7 +100,9 @@ public:
     return "two-tower recommender, embeddings " + std::to_string(dims.embed) + ", " +
            std::to_string(dims.vocabularies.at("user")) + " users x " +
            std::to_string(dims.vocabularies.at("item")) + " books, batch=" +
-           std::to_string(batch) + " on " +
+           std::to_string(batch) +
+           (precision == DType::F32 ? "" : ", computing in " + std::string(rt::name(precision))) +
+           " on " +
            (shardings ? strategy + " over " + shardings->mesh.describe() : "1 device") + "; " +
            std::to_string(data->trainRows()) + " train and " +
            std::to_string(data->evalRows()) + " held-out interactions";
@@ -106,6 +110,7 @@ public:
   std::string unit() const override { return "examples"; }
   int64_t unitsPerStep() const override { return batch; }
   double stepsPerEpoch() const override { return static_cast<double>(data->batchesPerEpoch()); }
+  DType computeDType() const override { return precision; }
   std::vector<std::string> modelKeys() const override {
     return {"model.kind", "model.embed_dim", "model.tower_hidden"};
   }
@@ -125,21 +130,28 @@ public:
     });
   }
 
-  /// The logits [rows].
+  /// The logits [rows] (f32). With model.precision bf16/f16 the towers compute in it: the
+  /// looked-up rows, weights and numbers are converted (the gradients come back to the f32
+  /// parameters through the conversions), and only the logits are f32 again.
   Tensor logits(const Tree<Tensor> &p, const Tree<Tensor> &b) const {
+    auto cast = [&](const Tensor &x) { return precision == DType::F32 ? x : astype(x, precision); };
     const Tree<Tensor> &tables = p.at("tables");
-    auto tower = [](const Tree<Tensor> &t, const Tensor &x) {
-      Tensor h = swish(matmul(x, t.at("w1").leaf()) + t.at("b1").leaf());
-      return matmul(h, t.at("w2").leaf()) + t.at("b2").leaf();
+    auto lookup = [&](const std::string &name) {
+      return cast(take(tables.at(name).leaf(), b.at(name).leaf()));
     };
-    Tensor user = tower(p.at("user_tower"), take(tables.at("user").leaf(), b.at("user").leaf()));
-    std::vector<Tensor> parts = {take(tables.at("item").leaf(), b.at("item").leaf())};
+    auto tower = [&](const Tree<Tensor> &t, const Tensor &x) {
+      Tensor h = swish(matmul(x, cast(t.at("w1").leaf())) + cast(t.at("b1").leaf()));
+      return matmul(h, cast(t.at("w2").leaf())) + cast(t.at("b2").leaf());
+    };
+    Tensor user = tower(p.at("user_tower"), lookup("user"));
+    std::vector<Tensor> parts = {lookup("item")};
     for (const std::string &f : kItemFeatures)
-      parts.push_back(take(tables.at(f).leaf(), b.at(f).leaf()));
+      parts.push_back(lookup(f));
     for (const std::string &f : kNumeric)
-      parts.push_back(expand_dims(b.at(f).leaf(), 1));
+      parts.push_back(cast(expand_dims(b.at(f).leaf(), 1)));
     Tensor item = tower(p.at("item_tower"), concatenate(parts, 1));
-    return sum(user * item, {-1});
+    Tensor logit = sum(user * item, {-1});
+    return precision == DType::F32 ? logit : astype(logit, DType::F32);
   }
   /// Binary cross-entropy of sigmoid(logit) per example.
   static Tensor crossEntropy(const Tensor &logit, const Tensor &label) {
@@ -147,6 +159,28 @@ public:
   }
   Tensor loss(const Tree<Tensor> &p, const Tree<Tensor> &b) const override {
     return mean(crossEntropy(logits(p, b), b.at("label").leaf()));
+  }
+  Tensor lossWithExamples(const Tree<Tensor> &p, const Tree<Tensor> &b,
+                          std::map<std::string, Tensor> &examples) const override {
+    Tensor logit = logits(p, b);
+    examples["score"] = logit;
+    examples["label"] = b.at("label").leaf() * 1.0;
+    return mean(crossEntropy(logit, b.at("label").leaf()));
+  }
+  /// The training ROC AUC of each epoch, binned (the epoch's examples are not kept).
+  std::unique_ptr<TrainMetrics> trainMetrics() const override {
+    struct Auc final : TrainMetrics {
+      recsys::BinnedRocAuc auc;
+      void add(const std::map<std::string, std::vector<float>> &examples) override {
+        auc.add(examples.at("score"), examples.at("label"));
+      }
+      std::map<std::string, double> finish() override {
+        double value = auc.value();
+        auc.reset();
+        return {{"roc_auc", value}};
+      }
+    };
+    return std::make_unique<Auc>();
   }
   Tree<Array> trainBatch(uint64_t seed, int64_t step) const override {
     return place(data->trainBatch(seed, step));
@@ -193,6 +227,7 @@ private:
 
   int64_t batch;
   std::string strategy;
+  DType precision;
   std::unique_ptr<recsys::GoodreadsData> data; // a stream: trainBatch moves it
   Dims dims;
   std::optional<Shardings> shardings;

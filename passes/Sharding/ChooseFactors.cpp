@@ -123,8 +123,11 @@ int64_t Propagation::costOf(Operation *op, const ShardingRule &rule, ArrayRef<Ax
       cost = std::min(cost * uses, kUnreachable);
     // A gather from rows split over the devices leaves a partial sum that a later op must
     // combine: weighed here against gathering the table, or a small table's lookup would
-    // trade its gather for a bigger combine of the rows looked up.
-    if (isa<GatherOp>(op) && !combines && !produced.partial.empty()) {
+    // trade its gather for a bigger combine of the rows looked up. Likewise a scatter_add of
+    // updates split over the devices leaves a partial table (a lookup's gradient): passed on
+    // through a scaling, it would be combined whole later, where gathering the updates here
+    // moves fewer bytes.
+    if (isa<GatherOp, ScatterAddOp>(op) && !combines && !produced.partial.empty()) {
       TensorSharding whole = produced;
       whole.partial.clear();
       cost = std::min(cost + planCost(result, produced, whole, mesh), kUnreachable);

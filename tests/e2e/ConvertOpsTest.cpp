@@ -204,6 +204,22 @@ TEST_P(HalfArithmeticTest, Transcendentals) {
   EXPECT_TRUE(allClose(t, rounded([](double v) { return std::tanh(v); }), oneUlp));
 }
 
+// Products and sums of bf16/f16 tensors accumulate in f32 and round once
+// (loom-widen-accumulations): over 512 terms they are within one ulp of the exact result
+// rounded, where a 16-bit accumulator would be many ulps off.
+TEST_P(HalfArithmeticTest, ProductsAndSumsAccumulateInF32) {
+  DType dtype = GetParam();
+  ref::ElemType half = elemType(dtype);
+  Tolerance oneUlp{1e-6, dtype == DType::BF16 ? std::ldexp(1, -7) : std::ldexp(1, -10)};
+  std::mt19937 rng(kSeed);
+  RefTensor a = uniform({6, 512}, rng, 0, 1, dtype), b = uniform({512, 5}, rng, 0, 1, dtype);
+  auto f = jit([](Tensor a, Tensor b) { return std::make_tuple(matmul(a, b), sum(a, {1})); });
+  auto [product, total] = f(toArray(a, dtype), toArray(b, dtype));
+  EXPECT_EQ(product.dtype(), dtype);
+  EXPECT_TRUE(allClose(product, ref::convert(ref::matmul(a, b), half), oneUlp));
+  EXPECT_TRUE(allClose(total, ref::convert(ref::sum(a, {1}), half), oneUlp));
+}
+
 INSTANTIATE_TEST_SUITE_P(, HalfArithmeticTest, testing::Values(DType::BF16, DType::F16),
                          [](const testing::TestParamInfo<DType> &info) {
                            return std::string(rt::name(info.param));

@@ -110,9 +110,15 @@ int run(int argc, char **argv) {
                 static_cast<long>(s.steps), s.trainLoss, eval.c_str(), s.throughput,
                 s.unit.c_str(), s.secondsToFirstStep, s.compileSeconds,
                 s.compiledFromCache ? ", from the compile cache" : "");
+    if (s.lossScale > 0)
+      std::printf("f16 loss scale: %g at the end; %ld steps skipped (gradients not finite)\n",
+                  s.lossScale, static_cast<long>(s.skippedSteps));
     std::printf("peak memory per device:");
     for (double bytes : s.peakBytes)
       std::printf(" %.1f MB", bytes / 1e6);
+    if (s.collectiveBytesPerStep > 0)
+      std::printf("; collectives: %.3f MB received per device per step",
+                  s.collectiveBytesPerStep / 1e6);
     std::printf("\nmetrics: %s, loss curve: %s\n", s.metricsPath.c_str(), s.plotPath.c_str());
     if (s.saves)
       std::printf("checkpoints: %s (%d saved; the loop was held %.3f s, the background writes "

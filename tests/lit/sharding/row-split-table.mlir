@@ -64,3 +64,26 @@ func.func @small_table(%table: tensor<16x16xf32> {loom.sharding = #loom.sharding
   %rows = loom.gather %table[%ids] : (tensor<16x16xf32>, tensor<256xi32>) -> tensor<256x16xf32>
   return %rows : tensor<256x16xf32>
 }
+
+// -----
+
+// A replicated table's gradient (data parallelism) scaled before its uses (as a loss scale's
+// unscaling is): gathering the batch's updates and ids moves fewer bytes than combining the
+// whole table later, so the scatter_add does not leave a partial table to be all-reduced.
+// CHECK-LABEL: func.func @scaled_replicated_grad
+// CHECK-DAG: loom.all_gather %arg0, @mesh, dim = 0, axes = ["data"] {{.*}} : tensor<128x16xf32> -> tensor<256x16xf32>
+// CHECK-DAG: loom.all_gather %arg1, @mesh, dim = 0, axes = ["data"] {{.*}} : tensor<128xi32> -> tensor<256xi32>
+// CHECK-NOT: loom.all_reduce
+// CHECK: return
+loom.mesh @mesh axes = ["data"] shape = [2]
+func.func @scaled_replicated_grad(%updates: tensor<256x16xf32> {loom.sharding = #loom.sharding<@mesh, [["data"], []]>},
+                                  %ids: tensor<256xi32> {loom.sharding = #loom.sharding<@mesh, [["data"]]>},
+                                  %scale: tensor<f32> {loom.sharding = #loom.sharding<@mesh, []>})
+    -> (tensor<4096x16xf32> {loom.sharding = #loom.sharding<@mesh, [[], []]>},
+        tensor<4096x16xf32> {loom.sharding = #loom.sharding<@mesh, [[], []]>}) {
+  %grad = loom.scatter_add %updates[%ids] : (tensor<256x16xf32>, tensor<256xi32>) -> tensor<4096x16xf32>
+  %s = loom.broadcast_in_dim %scale, dims = [] : tensor<f32> -> tensor<4096x16xf32>
+  %unscaled = loom.div %grad, %s : tensor<4096x16xf32>
+  %square = loom.mul %unscaled, %unscaled : tensor<4096x16xf32>
+  return %unscaled, %square : tensor<4096x16xf32>, tensor<4096x16xf32>
+}

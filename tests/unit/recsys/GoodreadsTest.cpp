@@ -8,6 +8,7 @@
 #include "frontend/recsys/GoodreadsData.h"
 #include "frontend/recsys/GoodreadsGenerator.h"
 #include "frontend/recsys/GoodreadsPrepare.h"
+#include "frontend/recsys/RocAuc.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -239,6 +240,53 @@ TEST(Goodreads, RocAucMatchesCountingEveryPairAndHonoursTheMask) {
       }
   EXPECT_NEAR(rocAuc(scores, labels, mask), wins / pairs, 1e-12);
   EXPECT_TRUE(std::isnan(rocAuc({1, 2}, {1, 1})));
+}
+
+TEST(Goodreads, BinnedRocAucOfAStreamIsTheExactAucWithinItsBinsTies) {
+  std::mt19937 rng(7);
+  std::normal_distribution<float> noise(0, 1.5f);
+  BinnedRocAuc binned(1024);
+  std::vector<float> all, allLabels;
+  for (int chunk = 0; chunk < 3; ++chunk) { // added as an epoch's steps are
+    std::vector<float> logits, labels, mask;
+    for (int i = 0; i < 4000; ++i) {
+      float label = static_cast<float>(rng() % 2);
+      logits.push_back(noise(rng) + label);
+      labels.push_back(label);
+      mask.push_back(static_cast<float>(i % 10 != 0));
+      if (mask.back() != 0)
+        all.push_back(logits.back()), allLabels.push_back(label);
+    }
+    binned.add(logits, labels, mask);
+  }
+  EXPECT_EQ(binned.count(), all.size());
+  // The bound the header states: half the share of positive-negative pairs in one bin.
+  std::vector<double> positives(1024), negatives(1024);
+  for (size_t i = 0; i < all.size(); ++i) {
+    auto bin = std::min<size_t>(1023, static_cast<size_t>(1024 / (1 + std::exp(-double(all[i])))));
+    (allLabels[i] > 0.5f ? positives : negatives)[bin] += 1;
+  }
+  double shared = 0, p = 0, n = 0;
+  for (size_t b = 0; b < 1024; ++b)
+    shared += positives[b] * negatives[b], p += positives[b], n += negatives[b];
+  double exact = rocAuc(all, allLabels);
+  EXPECT_GT(exact, 0.6); // the stream carries signal
+  EXPECT_LE(std::abs(binned.value() - exact), 0.5 * shared / (p * n) + 1e-12);
+  EXPECT_NEAR(binned.value(), exact, 2e-3);
+
+  binned.reset();
+  EXPECT_EQ(binned.count(), 0u);
+  EXPECT_TRUE(std::isnan(binned.value()));
+  binned.add({3.0f, -3.0f}, {1, 0});
+  EXPECT_DOUBLE_EQ(binned.value(), 1.0);
+  binned.add({0.0f, 0.0f}, {1, 0}); // one bin: a tie
+  EXPECT_DOUBLE_EQ(binned.value(), (1 + 1 + 0.5 + 1) / 4.0);
+  try {
+    binned.add({1.0f, 2.0f}, {1});
+    FAIL() << "expected an error";
+  } catch (const loom::Error &e) {
+    EXPECT_STREQ(e.what(), "BinnedRocAuc::add: 2 logits, 1 labels and 0 mask values");
+  }
 }
 
 TEST(Goodreads, TrainBatchesStreamThroughAShuffleBufferAndReplayByStep) {

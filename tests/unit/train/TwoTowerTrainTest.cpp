@@ -1,6 +1,7 @@
 // loom-train on the Goodreads recommender (model.kind = "two_tower"): the same losses on one
 // device, under data parallelism and with the user and item tables split by rows over the
-// devices; training lifts the held-out ROC AUC above chance.
+// devices; training lifts the held-out ROC AUC above chance, and each epoch's training loss
+// and ROC AUC are reported.
 #include "frontend/recsys/GoodreadsGenerator.h"
 #include "frontend/recsys/GoodreadsPrepare.h"
 #include "tests/unit/train/RunCommand.h"
@@ -21,6 +22,7 @@ struct RunMetrics {
   std::vector<double> losses;
   double auc = NAN;
   int evaluations = 0;
+  std::vector<double> trainAucs, trainLosses; // per epoch (training.eval_per_epoch)
 };
 
 RunMetrics metricsOf(const fs::path &out) {
@@ -32,6 +34,8 @@ RunMetrics metricsOf(const fs::path &out) {
       run.losses.push_back(j["loss"]);
     if (j.contains("eval_roc_auc"))
       run.auc = j["eval_roc_auc"], ++run.evaluations;
+    if (j.contains("train_roc_auc"))
+      run.trainAucs.push_back(j["train_roc_auc"]), run.trainLosses.push_back(j["train_loss"]);
   }
   return run;
 }
@@ -53,6 +57,7 @@ TEST(TwoTower, OneDeviceDataParallelAndRowShardedTablesGiveTheSameLosses) {
                "--set 'mesh.batch_axes=[\"data\"]' "
                "--set 'mesh.rules=[\"tables.user = [data, _]\", \"tables.item = [data, _]\"]'"}};
   std::vector<double> reference;
+  double referenceAuc = NAN;
   for (const auto &[name, args] : runs) {
     auto [status, output] =
         runCommand(base + args + " --set training.out_dir=" + (dir / name).string());
@@ -60,13 +65,38 @@ TEST(TwoTower, OneDeviceDataParallelAndRowShardedTablesGiveTheSameLosses) {
     RunMetrics run = metricsOf(dir / name);
     ASSERT_EQ(run.losses.size(), 12u) << output;
     EXPECT_FALSE(std::isnan(run.auc)) << output;
+    // The 12 steps are less than an epoch: one training report, at the end, over them all,
+    // from the scores each mesh gathers from its devices.
+    ASSERT_EQ(run.trainAucs.size(), 1u) << output;
+    double meanLoss = 0;
+    for (double l : run.losses)
+      meanLoss += l / run.losses.size();
+    EXPECT_NEAR(run.trainLosses[0], meanLoss, 1e-4) << output;
     if (reference.empty()) {
-      reference = run.losses;
+      reference = run.losses, referenceAuc = run.trainAucs[0];
       continue;
     }
+    EXPECT_NEAR(run.trainAucs[0], referenceAuc, 1e-3) << name;
     for (size_t i = 0; i < reference.size(); ++i)
       EXPECT_NEAR(run.losses[i], reference[i], 1e-5 * std::abs(reference[i]))
           << name << ", step " << i;
+  }
+  // Computing in bf16 or f16 (f32 parameters; f16 with a loss scale) follows the f32 losses
+  // within the 16-bit types' rounding.
+  for (const char *precision : {"bf16", "f16"}) {
+    auto [status, output] = runCommand(base + "--set mesh.strategy=none --set model.precision=" +
+                                       precision + " --set training.out_dir=" +
+                                       (dir / precision).string());
+    ASSERT_EQ(status, 0) << output;
+    EXPECT_NE(output.find(std::string("computing in ") + precision), std::string::npos) << output;
+    EXPECT_EQ(output.find("f16 loss scale: 32768 at the end; 0 steps skipped") != std::string::npos,
+              std::string(precision) == "f16")
+        << output;
+    RunMetrics run = metricsOf(dir / precision);
+    ASSERT_EQ(run.losses.size(), reference.size()) << output;
+    double tolerance = std::string(precision) == "bf16" ? 2e-2 : 3e-3;
+    for (size_t i = 0; i < reference.size(); ++i)
+      EXPECT_NEAR(run.losses[i], reference[i], tolerance * reference[i]) << precision << i;
   }
   // Trained for a few epochs (evaluated after each: training.eval_per_epoch in the config),
   // the model ranks held-out positives above negatives.
@@ -79,6 +109,11 @@ TEST(TwoTower, OneDeviceDataParallelAndRowShardedTablesGiveTheSameLosses) {
   EXPECT_GT(run.losses.front(), run.losses.back()) << output;
   EXPECT_GT(run.auc, 0.55) << output;
   EXPECT_EQ(run.evaluations, 4) << output;
+  // Each epoch reports its training loss and ROC AUC, and training lifts both.
+  ASSERT_EQ(run.trainAucs.size(), 4u) << output;
+  EXPECT_GT(run.trainAucs.back(), run.trainAucs.front()) << output;
+  EXPECT_GT(run.trainAucs.back(), 0.55) << output;
+  EXPECT_LT(run.trainLosses.back(), run.trainLosses.front()) << output;
   fs::remove_all(dir);
 }
 

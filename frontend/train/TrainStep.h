@@ -1,0 +1,44 @@
+// What loom-train's train step traces: the task's loss and its gradient, the AdamW update,
+// and with them what a task or its precision asks for: values per example for training
+// metrics (TrainTask::lossWithExamples), and for an f16 model a dynamic loss scale
+// (optim/LossScale.h) that skips steps whose gradients are not finite.
+#ifndef LOOM_FRONTEND_TRAIN_TRAINSTEP_H
+#define LOOM_FRONTEND_TRAIN_TRAINSTEP_H
+
+#include "frontend/optim/LossScale.h"
+#include "frontend/optim/Optim.h"
+#include "frontend/train/TrainTask.h"
+
+#include <memory>
+#include <optional>
+#include <tuple>
+
+namespace loom::train {
+
+struct TrainStepSpec {
+  const TrainTask *task = nullptr;
+  optim::AdamWOptions adamw;
+  /// Return lossWithExamples' values per example (in name order: exampleNames, set while
+  /// tracing).
+  bool withExamples = false;
+  std::shared_ptr<std::vector<std::string>> exampleNames =
+      std::make_shared<std::vector<std::string>>();
+  /// Set for an f16 model: the optimizer state then holds "loss_scale" too.
+  std::optional<optim::DynamicScaleOptions> lossScale;
+};
+
+/// The spec of `task`'s train step with `adamw`.
+TrainStepSpec trainStepSpec(const TrainTask &task, const optim::AdamWOptions &adamw,
+                            bool withExamples);
+
+/// The optimizer state of fresh `params`: AdamW's moments "m" and "v", and "loss_scale".
+Tree<Array> initOptState(const TrainStepSpec &spec, const Tree<Array> &params);
+
+/// One traced step: (new params, new state, the loss, the values per example).
+std::tuple<Tree<Tensor>, Tree<Tensor>, Tensor, std::vector<Tensor>>
+traceTrainStep(const TrainStepSpec &spec, const Tree<Tensor> &params, const Tree<Tensor> &state,
+               const Tree<Tensor> &batch, const Tensor &step);
+
+} // namespace loom::train
+
+#endif // LOOM_FRONTEND_TRAIN_TRAINSTEP_H
