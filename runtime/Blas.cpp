@@ -16,6 +16,18 @@ namespace {
 /// each one: a batch of them runs one product per thread instead.
 constexpr int64_t kSmallProduct = int64_t(1) << 24;
 
+/// A narrow product (C at most this many columns or rows) up to kNarrowProduct runs on one
+/// OpenBLAS thread per block of C's rows, the blocks on the device's threads; one too short
+/// to split, up to kTinyNarrowProduct, on one OpenBLAS thread. OpenBLAS's own threads split
+/// such products at a cost above their work: on 2 cores [4096 x 16] x [16 x 64] took 2-3x
+/// longer on 2 OpenBLAS threads than on 1, and [4096 x 98] x [98 x 64] no less (a
+/// recommender's towers are all such products).
+constexpr int64_t kNarrowSide = 64;
+constexpr int64_t kNarrowProduct = int64_t(1) << 25;
+constexpr int64_t kTinyNarrowProduct = int64_t(1) << 22;
+/// Rows of C a block of a split product has at least.
+constexpr int64_t kMinBlockRows = 256;
+
 template <typename T, typename Gemm>
 struct BatchedGemm {
   Gemm call;
@@ -24,12 +36,20 @@ struct BatchedGemm {
   const T *pa, *pb;
   T *pc, beta;
   int64_t batch, aOuter, bOuter, cOuter;
-  /// Products [begin, end) of the outer x batch ones, the batch's index running fastest.
+  /// Each product's rows of C in this many blocks, each a unit of work.
+  int64_t rowBlocks = 1;
+  /// Units [begin, end) of the outer x batch x rowBlocks ones, the block running fastest,
+  /// then the batch's index.
   void run(int64_t begin, int64_t end) const {
     for (int64_t i = begin; i < end; ++i) {
-      int64_t o = i / batch, j = i % batch;
-      call(CblasRowMajor, ta, tb, m, n, k, T(1), pa + o * aOuter + j * aStride, lda,
-           pb + o * bOuter + j * bStride, ldb, beta, pc + o * cOuter + j * cStride, ldc);
+      int64_t product = i / rowBlocks, block = i % rowBlocks;
+      int64_t o = product / batch, j = product % batch;
+      int64_t first = m * block / rowBlocks, rows = m * (block + 1) / rowBlocks - first;
+      // Row r of op(A) starts at row r of A, or at column r of a transposed A.
+      int64_t aRow = ta == CblasTrans ? first : first * lda;
+      call(CblasRowMajor, ta, tb, rows, n, k, T(1), pa + o * aOuter + j * aStride + aRow, lda,
+           pb + o * bOuter + j * bStride, ldb, beta, pc + o * cOuter + j * cStride + first * ldc,
+           ldc);
     }
   }
   static void chunk(void *self, int64_t begin, int64_t end) {
@@ -72,16 +92,28 @@ void gemm(Gemm call, int64_t batch, int64_t m, int64_t n, int64_t k, int64_t a, 
                                 aOuter, bOuter, cOuter};
   int64_t products = outer * batch;
   int threads = loom::rt::currentKernelThreads();
-  if (products < 2 || threads < 2 || m * n * k > kSmallProduct) {
-    batched.run(0, products);
+  const int64_t size = m * n * k;
+  const bool narrow = std::min(m, n) <= kNarrowSide;
+  if (threads >= 2 && products < threads && narrow && size <= kNarrowProduct &&
+      m >= 2 * kMinBlockRows)
+    batched.rowBlocks = std::min<int64_t>(m / kMinBlockRows, threads);
+  else if (threads >= 2 && products < 2 && narrow && size <= kTinyNarrowProduct)
+    batched.rowBlocks = 1, threads = 1; // on one BLAS thread, below
+  else if (threads < 2 || products < 2 || size > kSmallProduct) {
+    batched.run(0, products); // on OpenBLAS's threads
     return;
   }
-  // A batch of small products (attention's per-head GEMMs): each of the device's threads
-  // runs whole products on one BLAS thread. OpenBLAS's thread count is process-wide, so a
-  // GEMM another device starts meanwhile may run on fewer threads; the results are the same.
+  // A batch of small products (attention's per-head GEMMs), or a narrow one split by rows:
+  // each of the device's threads runs whole units on one BLAS thread. OpenBLAS's thread count
+  // is process-wide, so a GEMM another device starts meanwhile may run on fewer threads; the
+  // results are the same (each element of C is computed by one call either way).
   int blasThreads = openblas_get_num_threads();
   openblas_set_num_threads(1);
-  loom_rt_parallel_for(&BatchedGemm<T, Gemm>::chunk, &batched, products, 1);
+  if (threads < 2)
+    batched.run(0, products);
+  else
+    loom_rt_parallel_for(&BatchedGemm<T, Gemm>::chunk, &batched, products * batched.rowBlocks,
+                         1);
   openblas_set_num_threads(blasThreads);
 }
 } // namespace

@@ -5,6 +5,7 @@
 #include "compiler/Lowering/LoweringPatterns.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
@@ -86,12 +87,21 @@ struct LowerScatterAdd : OpConversionPattern<ScatterAddOp> {
           SmallVector<OpFoldResult> at = {row, b.getIndexAttr(0)};
           Value current = tensor::ExtractSliceOp::create(b, l, rowType, acc[0], at, sizes,
                                                          strides);
-          Value sum = parallelGeneric(b, l, rowType, ValueRange{current, update}, {},
-                                      [&](OpBuilder &bb, Location ll, ValueRange args) -> Value {
-                                        if (isa<FloatType>(elementType))
-                                          return arith::AddFOp::create(bb, ll, args[0], args[1]);
-                                        return arith::AddIOp::create(bb, ll, args[0], args[1]);
-                                      });
+          // The row accumulates in place: it is the generic's output, read by its body, so
+          // bufferization writes the table's row itself (an input would need a copy of it).
+          AffineMap identity = b.getMultiDimIdentityMap(2);
+          SmallVector<utils::IteratorType> parallel(2, utils::IteratorType::parallel);
+          Value sum =
+              linalg::GenericOp::create(
+                  b, l, TypeRange{rowType}, ValueRange{update}, ValueRange{current},
+                  SmallVector<AffineMap>{identity, identity}, parallel,
+                  [&](OpBuilder &bb, Location ll, ValueRange args) {
+                    Value added = isa<FloatType>(elementType)
+                                      ? arith::AddFOp::create(bb, ll, args[1], args[0]).getResult()
+                                      : arith::AddIOp::create(bb, ll, args[1], args[0]).getResult();
+                    linalg::YieldOp::create(bb, ll, added);
+                  })
+                  .getResult(0);
           Value next = tensor::InsertSliceOp::create(b, l, sum, acc[0], at, sizes, strides);
           scf::YieldOp::create(b, l, next);
         });
