@@ -1,7 +1,7 @@
 // loom-train on the Goodreads recommender (model.kind = "two_tower"): the same losses on one
-// device, under data parallelism and with the user and item tables split by rows over the
-// devices; training lifts the held-out ROC AUC above chance, and each epoch's training loss
-// and ROC AUC are reported.
+// device, under data parallelism and with the tables split by rows over 2 and 4 devices, and
+// close to them computing in bf16 or f16; training lifts the held-out ROC AUC above chance,
+// and each epoch's training loss and ROC AUC are reported.
 #include "frontend/recsys/GoodreadsGenerator.h"
 #include "frontend/recsys/GoodreadsPrepare.h"
 #include "tests/unit/train/RunCommand.h"
@@ -55,7 +55,10 @@ TEST(TwoTower, OneDeviceDataParallelAndRowShardedTablesGiveTheSameLosses) {
       {"dp", "--set mesh.strategy=dp --set mesh.shape=[2]"},
       {"rows", "--set mesh.strategy=rules --set mesh.shape=[2] --set 'mesh.axes=[\"data\"]' "
                "--set 'mesh.batch_axes=[\"data\"]' "
-               "--set 'mesh.rules=[\"tables.user = [data, _]\", \"tables.item = [data, _]\"]'"}};
+               "--set 'mesh.rules=[\"tables.user = [data, _]\", \"tables.item = [data, _]\"]'"},
+      {"rows4", "--set mesh.strategy=rules --set mesh.shape=[4] --set 'mesh.axes=[\"data\"]' "
+                "--set 'mesh.batch_axes=[\"data\"]' "
+                "--set 'mesh.rules=[\"tables.* = [data, _]\"]'"}};
   std::vector<double> reference;
   double referenceAuc = NAN;
   for (const auto &[name, args] : runs) {
@@ -97,6 +100,21 @@ TEST(TwoTower, OneDeviceDataParallelAndRowShardedTablesGiveTheSameLosses) {
     double tolerance = std::string(precision) == "bf16" ? 2e-2 : 3e-3;
     for (size_t i = 0; i < reference.size(); ++i)
       EXPECT_NEAR(run.losses[i], reference[i], tolerance * reference[i]) << precision << i;
+    if (std::string(precision) != "f16")
+      continue;
+    // The loss scale is saved with the checkpoint: stopped after step 5 and resumed, the run
+    // has the uninterrupted run's losses.
+    std::string resumable = base + "--set mesh.strategy=none --set model.precision=f16 "
+                                   "--set checkpoint.enabled=true --set training.out_dir=" +
+                            (dir / "f16-resumed").string();
+    auto [stopStatus, stopOutput] = runCommand(resumable + " --stop-after 5");
+    ASSERT_EQ(stopStatus, 0) << stopOutput;
+    auto [resumeStatus, resumeOutput] = runCommand(resumable + " --resume");
+    ASSERT_EQ(resumeStatus, 0) << resumeOutput;
+    RunMetrics resumed = metricsOf(dir / "f16-resumed");
+    ASSERT_EQ(resumed.losses.size(), run.losses.size()) << resumeOutput;
+    for (size_t i = 0; i < run.losses.size(); ++i)
+      EXPECT_EQ(resumed.losses[i], run.losses[i]) << "step " << i;
   }
   // Trained for a few epochs (evaluated after each: training.eval_per_epoch in the config),
   // the model ranks held-out positives above negatives.
