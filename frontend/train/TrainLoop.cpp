@@ -6,6 +6,7 @@
 #include "frontend/train/LossPlot.h"
 #include "frontend/train/MetricsWriter.h"
 #include "frontend/train/Progress.h"
+#include "frontend/train/Reports.h"
 #include "frontend/train/TrainState.h"
 #include "frontend/train/TrainStep.h"
 #include "runtime/Client.h"
@@ -208,29 +209,12 @@ RunSummary runTraining(const Config &c, const RunOptions &options, std::FILE *lo
     std::vector<Tree<Array>> sums;
     for (int64_t k = 0; k < task->evalBatches(); ++k)
       sums.push_back(evalStep(emaDecay > 0 ? run.ema : run.params, task->evalBatch(k)));
-    std::map<std::string, double> total;
-    std::map<std::string, std::vector<float>> examples; // "example_*": per example
-    for (const Tree<Array> &s : sums)
-      for (const auto &[name, value] : s.dict()) {
-        if (name.rfind("example_", 0) == 0) {
-          std::vector<float> v = value.leaf().to_host<float>();
-          examples[name].insert(examples[name].end(), v.begin(), v.end());
-        } else {
-          total[name] += value.leaf().item<float>();
-        }
-      }
+    EvalReport report = evalReport(*task, sums);
     nlohmann::json record = {{"step", step},
                              {"eval_of", std::string(emaDecay > 0 ? "ema" : "params")},
-                             {"eval_count", static_cast<int64_t>(total["count"])}};
-    std::map<std::string, double> reported;
-    for (const auto &[name, value] : total)
-      if (name != "count")
-        reported[name] = value / total["count"];
-    if (!examples.empty())
-      for (const auto &[name, value] : task->evalFromExamples(examples))
-        reported[name] = value;
+                             {"eval_count", static_cast<int64_t>(report.count)}};
     std::string text;
-    for (const auto &[name, value] : reported) {
+    for (const auto &[name, value] : report.values) {
       summary.eval[name] = value;
       record["eval_" + name] = value;
       char part[64];
@@ -239,7 +223,7 @@ RunSummary runTraining(const Config &c, const RunOptions &options, std::FILE *lo
     }
     metrics.write(record.dump());
     progress.line("step %5ld  %sover %.0f held-out %s%s", static_cast<long>(step), text.c_str(),
-                  total["count"], task->unit().c_str(), emaDecay > 0 ? " (EMA parameters)" : "");
+                  report.count, task->unit().c_str(), emaDecay > 0 ? " (EMA parameters)" : "");
     plot.addEval(step, summary.eval["loss"]);
     plot.write(summary.plotPath);
   };
@@ -333,37 +317,23 @@ RunSummary runTraining(const Config &c, const RunOptions &options, std::FILE *lo
     std::vector<Array> examples;
   };
   std::deque<Pending> inFlight;
-  double epochTrainLoss = 0;
-  int64_t epochTrainSteps = 0;
+  EpochReport epochReport(std::move(trainMetrics), spec.exampleNames);
   auto retire = [&] {
     Pending &done = inFlight.front();
     done.loss.block_until_ready();
-    if (trainMetrics) {
-      epochTrainLoss += done.loss.item<float>(), ++epochTrainSteps;
-      std::map<std::string, std::vector<float>> values;
-      for (size_t i = 0; i < done.examples.size(); ++i)
-        values[(*spec.exampleNames)[i]] = done.examples[i].to_host<float>();
-      trainMetrics->add(values);
-    }
+    if (epochReport.enabled())
+      epochReport.add(done.loss, done.examples);
     inFlight.pop_front();
   };
   auto reportTrainEpoch = [&](int64_t step) {
     while (!inFlight.empty())
       retire();
-    nlohmann::json record = {{"step", step},
-                             {"epoch", static_cast<double>(step + 1) / task->stepsPerEpoch()},
-                             {"train_loss", epochTrainLoss / std::max<int64_t>(1, epochTrainSteps)}};
-    std::string text = fmt::format("train loss {:.4f}  ", record["train_loss"].get<double>());
-    for (const auto &[name, value] : trainMetrics->finish()) {
-      summary.trainEpoch[name] = value;
-      record["train_" + name] = value;
-      text += fmt::format("train {} {:.4f}  ", name, value);
-    }
-    summary.trainEpoch["loss"] = record["train_loss"].get<double>();
-    metrics.write(record.dump());
+    EpochReport::Epoch epoch =
+        epochReport.finish(step, static_cast<double>(step + 1) / task->stepsPerEpoch());
+    summary.trainEpoch = epoch.values;
+    metrics.write(epoch.record.dump());
     progress.line("step %5ld  %sover the %ld steps since the last epoch's end",
-                  static_cast<long>(step), text.c_str(), static_cast<long>(epochTrainSteps));
-    epochTrainLoss = 0, epochTrainSteps = 0;
+                  static_cast<long>(step), epoch.text.c_str(), static_cast<long>(epoch.steps));
   };
   for (int64_t step = summary.firstStep; step < steps; ++step) {
     // The host's part of the step: loading the batch, dispatching, reading losses.
@@ -395,7 +365,7 @@ RunSummary runTraining(const Config &c, const RunOptions &options, std::FILE *lo
       return summary;
     }
     bool epochEnd = evalEpochSteps > 0 && (step + 1) % evalEpochSteps == 0;
-    if (trainMetrics && (epochEnd || last)) {
+    if (epochReport.enabled() && (epochEnd || last)) {
       readPending();
       reportTrainEpoch(step);
     }
