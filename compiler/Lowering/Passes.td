@@ -561,8 +561,9 @@ def WidenAccumulations : Pass<"loom-widen-accumulations"> {
     bits of mantissa loses most of them over a long contracted dim. Each `loom.dot_general`
     and `loom.reduce sum` with a bf16/f16 result computes in f32 instead: its operands are
     converted up, and its result rounded to its type once, at the end, as GPUs' tensor cores
-    and cuBLAS do. On the CPU the product then reaches the f32 GEMM, and the conversions fuse
-    into the loops that produce and use it. Max reductions and elementwise ops are left alone
+    and cuBLAS do. On the CPU the product then reaches the f32 GEMM (the GPU pipeline shares
+    this pass: its products reach the f32 cuBLAS GEMM until bf16 GEMMs have a path of their
+    own), and the conversions fuse into the loops that produce and use it. Max reductions and elementwise ops are left alone
     (the CPU computes each bf16/f16 elementwise op in f32 and rounds its result already).
 
     Input:
