@@ -116,6 +116,17 @@ uint64_t runKernel(const CollectiveRequest &r,
               rank * r.shape[r.concatDim] * outStrides[r.concatDim]);
     return (n - 1) * (inBytes / n);
   }
+
+  case CollectiveKind::CollectivePermute:
+    for (auto [from, to] : r.pairs)
+      if (to == me) {
+        if (inBytes)
+          std::memcpy(out, in(from), inBytes);
+        return from == me ? 0 : inBytes;
+      }
+    if (inBytes)
+      std::memset(out, 0, inBytes); // no pair sends to this rank
+    return 0;
   }
   return 0;
 }

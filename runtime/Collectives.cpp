@@ -20,6 +20,8 @@ std::string_view name(CollectiveKind kind) {
     return "all_reduce";
   case CollectiveKind::AllToAll:
     return "all_to_all";
+  case CollectiveKind::CollectivePermute:
+    return "collective_permute";
   }
   return "unknown_collective";
 }
@@ -57,6 +59,7 @@ std::vector<int64_t> CollectiveRequest::outputShape() const {
     out[dim] /= n;
     break;
   case CollectiveKind::AllReduce:
+  case CollectiveKind::CollectivePermute:
     break;
   case CollectiveKind::AllToAll:
     out[dim] /= n;
@@ -86,12 +89,21 @@ std::string CollectiveRequest::describe() const {
         .append(std::to_string(dim))
         .append(" concat_dim ")
         .append(std::to_string(concatDim));
+  if (kind == CollectiveKind::CollectivePermute) {
+    out.append(" pairs [");
+    for (size_t i = 0; i < pairs.size(); ++i)
+      out.append(i ? ", " : "")
+          .append(std::to_string(pairs[i].first))
+          .append("->")
+          .append(std::to_string(pairs[i].second));
+    out.append("]");
+  }
   return out.append(" over devices ").append(join(group.devices));
 }
 
 bool sameCollective(const CollectiveRequest &a, const CollectiveRequest &b) {
   return a.kind == b.kind && a.dtype == b.dtype && a.shape == b.shape && a.dim == b.dim &&
-         a.concatDim == b.concatDim && a.reduce == b.reduce;
+         a.concatDim == b.concatDim && a.reduce == b.reduce && a.pairs == b.pairs;
 }
 
 Status validate(const CollectiveRequest &r) {
@@ -143,6 +155,22 @@ Status validate(const CollectiveRequest &r) {
                      " does not divide by the group size " +
                      std::to_string(n));
     break;
+  case CollectiveKind::CollectivePermute: {
+    std::set<int> sources, targets;
+    for (auto [from, to] : r.pairs) {
+      if (from < 0 || from >= n || to < 0 || to >= n)
+        return invalid("pair " + std::to_string(from) + "->" + std::to_string(to) +
+                       " names a rank outside the group of " + std::to_string(n) + " in " +
+                       r.describe());
+      if (!sources.insert(from).second)
+        return invalid("rank " + std::to_string(from) + " is the source of two pairs in " +
+                       r.describe());
+      if (!targets.insert(to).second)
+        return invalid("rank " + std::to_string(to) + " is the target of two pairs in " +
+                       r.describe());
+    }
+    break;
+  }
   case CollectiveKind::AllToAll:
     if (Status s = checkDim(r.dim, "split_dim"); !s.isOk())
       return s;
@@ -239,6 +267,19 @@ Collectives::startAllToAll(const DeviceGroup &group, const void *input,
                 .shape = std::move(shape),
                 .dim = splitDim,
                 .concatDim = concatDim});
+}
+
+StatusOr<CollectiveHandle>
+Collectives::startCollectivePermute(const DeviceGroup &group, const void *input, void *output,
+                                    DType dtype, std::vector<int64_t> shape,
+                                    std::vector<std::pair<int, int>> pairs) {
+  return start({.kind = CollectiveKind::CollectivePermute,
+                .group = group,
+                .input = input,
+                .output = output,
+                .dtype = dtype,
+                .shape = std::move(shape),
+                .pairs = std::move(pairs)});
 }
 
 Status Collectives::run(const CollectiveRequest &request) {

@@ -13,13 +13,14 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace loom::rt {
 
 /// The collectives of LoomShardingOps.td, on local (per-device) tensors.
-enum class CollectiveKind { AllGather, ReduceScatter, AllReduce, AllToAll };
-/// "all_gather", "reduce_scatter", "all_reduce", "all_to_all".
+enum class CollectiveKind { AllGather, ReduceScatter, AllReduce, AllToAll, CollectivePermute };
+/// "all_gather", "reduce_scatter", "all_reduce", "all_to_all", "collective_permute".
 std::string_view name(CollectiveKind kind);
 
 /// How reduce_scatter and all_reduce combine the members' values.
@@ -38,6 +39,9 @@ std::string_view name(ReduceKind kind);
 ///  * all_to_all: each member cuts `dim` (split_dim) into group-size pieces
 ///    and sends piece i to rank i; rank r's output is the pieces it received,
 ///    concatenated along `concatDim` in sender rank order.
+///  * collective_permute: for each (source, target) pair of ranks in `pairs`,
+///    the target's output is the source's input; a rank no pair targets gets
+///    zeros. Sources are distinct, and so are targets (a ring shift, a swap).
 struct CollectiveRequest {
   CollectiveKind kind = CollectiveKind::AllReduce;
   DeviceGroup group;
@@ -52,6 +56,9 @@ struct CollectiveRequest {
   int64_t concatDim = 0;
   /// reduce_scatter / all_reduce only.
   ReduceKind reduce = ReduceKind::Sum;
+  /// collective_permute only: (source rank, target rank) pairs; every member
+  /// passes the same ones.
+  std::vector<std::pair<int, int>> pairs;
 
   int64_t inputElements() const;
   std::vector<int64_t> outputShape() const;
@@ -72,7 +79,8 @@ struct CollectiveStats {
   /// Bytes the device read or received from other members (its own input
   /// does not count). Per collective, with n the group size and B bytes:
   /// all_gather (n-1)*B(input), reduce_scatter (n-1)*B(output),
-  /// all_reduce (n-1)*B(input), all_to_all (n-1)/n*B(input). The MPI backend counts its
+  /// all_reduce (n-1)*B(input), all_to_all (n-1)/n*B(input), collective_permute B(input)
+  /// if another rank's input comes to this one (else 0). The MPI backend counts its
   /// all_reduce at 2(n-1)/n*B(input), what MPI's bandwidth-optimal algorithms move.
   uint64_t bytesReceived = 0;
 };
@@ -158,6 +166,9 @@ public:
                                            std::vector<int64_t> shape,
                                            int64_t splitDim,
                                            int64_t concatDim);
+  StatusOr<CollectiveHandle>
+  startCollectivePermute(const DeviceGroup &group, const void *input, void *output, DType dtype,
+                         std::vector<int64_t> shape, std::vector<std::pair<int, int>> pairs);
 
   /// start() followed by wait() with the default timeout.
   Status run(const CollectiveRequest &request);

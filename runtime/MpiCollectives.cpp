@@ -368,7 +368,11 @@ Status MpiCollectives::wait(CollectiveHandle handle, std::chrono::milliseconds t
     uint64_t in = r.inputElements() * byteSize(r.dtype), n = r.group.size();
     // As the contract counts, except all_reduce: MPI's algorithms for it (ring,
     // Rabenseifner) move 2 (n-1)/n of the input, not every peer's input.
-    st.bytesReceived += r.kind == CollectiveKind::AllToAll        ? (n - 1) * in / n
+    bool permuted = false; // a collective_permute brought another rank's input here
+    for (auto [from, to] : r.pairs)
+      permuted |= to == s.localRanks[op->position] && from != to;
+    st.bytesReceived += r.kind == CollectiveKind::CollectivePermute ? (permuted ? in : 0)
+                        : r.kind == CollectiveKind::AllToAll        ? (n - 1) * in / n
                         : r.kind == CollectiveKind::ReduceScatter ? (n - 1) * in / n
                         : r.kind == CollectiveKind::AllReduce     ? 2 * (n - 1) * in / n
                                                                   : (n - 1) * in;

@@ -218,6 +218,38 @@ void MpiCollectives::post(Slot &s) {
                         s.recvCounts.data(), s.recvDispls.data(), MPI_BYTE, comm, &s.request_);
     break;
   }
+  case CollectiveKind::CollectivePermute: {
+    // To process p: the inputs of this process's sources whose target is one of p's members
+    // (ascending source rank); from p: those of p's sources whose target is here.
+    std::vector<int> targetOf(n, -1), processIndex(n);
+    for (auto [from, to] : r.pairs)
+      targetOf[from] = to;
+    for (int p = 0; p < procs; ++p)
+      for (int rank : members[p])
+        processIndex[rank] = p;
+    const int me = s.group->myRank;
+    s.counts.assign(procs, 0), s.displs.assign(procs, 0);
+    s.recvCounts.assign(procs, 0), s.recvDispls.assign(procs, 0);
+    s.send.clear();
+    for (int p = 0, recvAt = 0; p < procs; ++p) {
+      s.displs[p] = static_cast<int>(s.send.size());
+      for (int i = 0; i < localCount; ++i) {
+        int to = targetOf[s.localRanks[i]];
+        if (to >= 0 && processIndex[to] == p)
+          s.send.insert(s.send.end(), static_cast<const char *>(s.inputs[i]),
+                        static_cast<const char *>(s.inputs[i]) + inBytes);
+      }
+      s.counts[p] = static_cast<int>(s.send.size()) - s.displs[p];
+      for (int from : members[p])
+        if (targetOf[from] >= 0 && processIndex[targetOf[from]] == me)
+          s.recvCounts[p] += static_cast<int>(inBytes);
+      s.recvDispls[p] = recvAt, recvAt += s.recvCounts[p];
+    }
+    s.recv.resize(s.recvDispls[procs - 1] + s.recvCounts[procs - 1]);
+    rc = MPI_Ialltoallv(s.send.data(), s.counts.data(), s.displs.data(), MPI_BYTE, s.recv.data(),
+                        s.recvCounts.data(), s.recvDispls.data(), MPI_BYTE, comm, &s.request_);
+    break;
+  }
   }
   {
     std::lock_guard<std::mutex> lock(mutex);
@@ -323,6 +355,31 @@ void MpiCollectives::unpack(const Slot &s, int position) {
       at += (j - i) * localCount;
       i = j;
     }
+    return;
+  }
+  case CollectiveKind::CollectivePermute: {
+    // From process p: its sources whose target is here, ascending (as packed above).
+    const int rank = s.localRanks[position];
+    std::vector<int> targetOf(n, -1);
+    for (auto [from, to] : r.pairs)
+      targetOf[from] = to;
+    int source = -1;
+    for (auto [from, to] : r.pairs)
+      if (to == rank)
+        source = from;
+    if (source < 0) {
+      std::memset(out, 0, inBytes);
+      return;
+    }
+    int64_t at = 0;
+    for (int from : s.memberOrder) // by process, ascending rank within one
+      if (from == source)
+        break;
+      else if (targetOf[from] >= 0 &&
+               std::find(s.localRanks.begin(), s.localRanks.end(), targetOf[from]) !=
+                   s.localRanks.end())
+        at += inBytes;
+    std::memcpy(out, s.recv.data() + at, inBytes);
     return;
   }
   }

@@ -142,6 +142,13 @@ std::vector<T> reference(const CollectiveRequest &r) {
       out[o] = in[sender][ravel(idx, r.shape)];
       break;
     }
+    case CollectiveKind::CollectivePermute: {
+      out[o] = T(0);
+      for (auto [from, to] : r.pairs)
+        if (to == me)
+          out[o] = in[from][o];
+      break;
+    }
     }
   }
   return out;
@@ -195,6 +202,19 @@ std::vector<CollectiveRequest> casesFor(const DeviceGroup &group) {
   for (ReduceKind reduce : {ReduceKind::Sum, ReduceKind::Max})
     cases.push_back({.kind = CollectiveKind::AllReduce, .group = group,
                      .shape = {37}, .reduce = reduce});
+  // A ring shift, its inverse, and a partial permutation (rank 0 sends to itself; the last
+  // rank receives nothing and gets zeros when the group has more than one member).
+  std::vector<std::pair<int, int>> shift, back, partial;
+  for (int r = 0; r < g; ++r) {
+    shift.push_back({r, static_cast<int>((r + 1) % g)});
+    back.push_back({static_cast<int>((r + 1) % g), r});
+  }
+  partial.push_back({0, 0});
+  for (int r = 1; r + 1 < g; ++r)
+    partial.push_back({static_cast<int>(g - 1 - r + 1) % static_cast<int>(g), r});
+  for (const auto &pairs : {shift, back, partial})
+    cases.push_back({.kind = CollectiveKind::CollectivePermute, .group = group,
+                     .shape = {2, 3, 5}, .pairs = pairs});
   return cases;
 }
 
@@ -483,6 +503,9 @@ TEST_F(CollectivesTest, BytesReceivedFollowTheFormula) {
     run({.kind = CollectiveKind::AllReduce, .group = data, .shape = {64}});
     run({.kind = CollectiveKind::AllToAll, .group = model, .shape = {4, 8},
          .dim = 0, .concatDim = 1});
+    // Ranks 1 and 2 swap, rank 3 keeps its own, rank 0 receives nothing.
+    run({.kind = CollectiveKind::CollectivePermute, .group = model, .shape = {4, 8},
+         .pairs = {{1, 2}, {2, 1}, {3, 3}}});
   });
   // f32, 32-element inputs to the model-axis collectives (n = 4) and a
   // 64-element all_reduce over data (n = 2).
@@ -491,8 +514,10 @@ TEST_F(CollectivesTest, BytesReceivedFollowTheFormula) {
                       + 1 * 64 * 4 // all_reduce: (n-1) * input
                       + 3 * 8 * 4; // all_to_all: (n-1)/n * input
   for (int device = 0; device < mesh.numDevices(); ++device) {
-    EXPECT_EQ(backend.stats(device).collectives, 4u);
-    EXPECT_EQ(backend.stats(device).bytesReceived, expected);
+    int modelRank = mesh.group(device, {"model"})->rank;
+    uint64_t permuted = modelRank == 1 || modelRank == 2 ? 32 * 4 : 0; // collective_permute
+    EXPECT_EQ(backend.stats(device).collectives, 5u);
+    EXPECT_EQ(backend.stats(device).bytesReceived, expected + permuted);
   }
   EXPECT_EQ(backend.stats(99).bytesReceived, 0u);
 }
@@ -532,6 +557,18 @@ TEST_F(CollectivesTest, MalformedRequestsAreRejectedAtStart) {
   EXPECT_EQ(message({.kind = CollectiveKind::AllToAll, .group = pair,
                      .shape = {2, 4}, .dim = 1, .concatDim = 1}),
             "all_to_all: split_dim and concat_dim are both 1");
+  EXPECT_EQ(message({.kind = CollectiveKind::CollectivePermute, .group = pair,
+                     .shape = {8}, .pairs = {{0, 2}}}),
+            "collective_permute: pair 0->2 names a rank outside the group of 2 in "
+            "collective_permute f32[8] pairs [0->2] over devices [0, 1]");
+  EXPECT_EQ(message({.kind = CollectiveKind::CollectivePermute, .group = pair,
+                     .shape = {8}, .pairs = {{0, 1}, {1, 1}}}),
+            "collective_permute: rank 1 is the target of two pairs in collective_permute "
+            "f32[8] pairs [0->1, 1->1] over devices [0, 1]");
+  EXPECT_EQ(message({.kind = CollectiveKind::CollectivePermute, .group = pair,
+                     .shape = {8}, .pairs = {{0, 1}, {0, 0}}}),
+            "collective_permute: rank 0 is the source of two pairs in collective_permute "
+            "f32[8] pairs [0->1, 0->0] over devices [0, 1]");
   EXPECT_EQ(backend.stats(0).collectives, 0u);
 }
 

@@ -31,6 +31,9 @@ struct Case {
   std::vector<std::string> axes;
   std::vector<int64_t> shape;
   int64_t dim = 0, concatDim = 0;
+  /// collective_permute: 1 shifts each rank to the next (a ring); 2 sends rank r to
+  /// n-1-r for r < n-1 (a reversal in which rank 0 receives nothing and gets zeros).
+  int permutation = 0;
 };
 
 /// The input of `device` (integer values, so sums are exact in any order; a float max also
@@ -66,6 +69,12 @@ CollectiveRequest requestOf(const Case &c, const DeviceGroup &group) {
   CollectiveRequest r;
   r.kind = c.kind, r.group = group, r.dtype = c.dtype, r.shape = c.shape, r.dim = c.dim;
   r.concatDim = c.concatDim, r.reduce = c.reduce;
+  const int n = group.size();
+  for (int rank = 0; rank < n; ++rank)
+    if (c.permutation == 1)
+      r.pairs.push_back({rank, (rank + 1) % n});
+    else if (c.permutation == 2 && rank < n - 1)
+      r.pairs.push_back({rank, n - 1 - rank});
   return r;
 }
 
@@ -140,6 +149,8 @@ TEST_F(MpiCollectivesTest, EveryCollectiveOverEveryGroupMatchesTheInProcessKerne
           {CollectiveKind::ReduceScatter, dtype, reduce, axes, {8, 12}, 1},
           {CollectiveKind::AllToAll, dtype, reduce, axes, {8, 12}, 0, 1},
           {CollectiveKind::AllToAll, dtype, reduce, axes, {8, 12}, 1, 0},
+          {CollectiveKind::CollectivePermute, dtype, reduce, axes, {8, 12}, 0, 0, 1},
+          {CollectiveKind::CollectivePermute, dtype, reduce, axes, {8, 12}, 0, 0, 2},
       };
       for (const Case &c : all) {
         for (const std::string &problem : run(c))
@@ -147,7 +158,7 @@ TEST_F(MpiCollectivesTest, EveryCollectiveOverEveryGroupMatchesTheInProcessKerne
         ++cases;
       }
     }
-  EXPECT_EQ(cases, 112);
+  EXPECT_EQ(cases, 144);
 }
 
 TEST_F(MpiCollectivesTest, ALatePeerIsNamedOnATimeout) {
