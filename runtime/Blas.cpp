@@ -4,6 +4,7 @@
 #include "runtime/WorkerPool.h"
 
 #include <algorithm>
+#include <atomic>
 #include <optional>
 #include <string>
 #include <cblas.h>
@@ -27,6 +28,14 @@ constexpr int64_t kNarrowProduct = int64_t(1) << 25;
 constexpr int64_t kTinyNarrowProduct = int64_t(1) << 22;
 /// Rows of C a block of a split product has at least.
 constexpr int64_t kMinBlockRows = 256;
+
+/// The OpenBLAS thread count setBlasThreads chose, or OpenBLAS's own before any call here.
+std::atomic<int> configuredThreads{0};
+int configuredBlasThreads() {
+  static const int initial = openblas_get_num_threads();
+  int configured = configuredThreads.load();
+  return configured > 0 ? configured : initial;
+}
 
 template <typename T, typename Gemm>
 struct BatchedGemm {
@@ -105,16 +114,19 @@ void gemm(Gemm call, int64_t batch, int64_t m, int64_t n, int64_t k, int64_t a, 
   }
   // A batch of small products (attention's per-head GEMMs), or a narrow one split by rows:
   // each of the device's threads runs whole units on one BLAS thread. OpenBLAS's thread count
-  // is process-wide, so a GEMM another device starts meanwhile may run on fewer threads; the
-  // results are the same (each element of C is computed by one call either way).
-  int blasThreads = openblas_get_num_threads();
+  // is process-wide, so a GEMM another device starts meanwhile may run on fewer threads. How
+  // a product is split depends only on its shape and the device's thread count, so a program
+  // gives the same bits on every run; splits differ only in float rounding.
+  const int restore = configuredBlasThreads(); // first read before this file ever sets 1
   openblas_set_num_threads(1);
   if (threads < 2)
     batched.run(0, products);
   else
     loom_rt_parallel_for(&BatchedGemm<T, Gemm>::chunk, &batched, products * batched.rowBlocks,
                          1);
-  openblas_set_num_threads(blasThreads);
+  // Back to the configured count, not to the count read before: another device may have set
+  // 1 meanwhile, and restoring that would leave every later GEMM on one thread.
+  openblas_set_num_threads(restore);
 }
 } // namespace
 
@@ -138,6 +150,9 @@ extern "C" void loom_rt_gemm_f64(int64_t batch, int64_t m, int64_t n, int64_t k,
                cOff, ldc, cStride, beta, transposeA, transposeB, outer, aOuter, bOuter, cOuter);
 }
 
-void loom::rt::setBlasThreads(int threads) { openblas_set_num_threads(std::max(threads, 1)); }
+void loom::rt::setBlasThreads(int threads) {
+  configuredThreads = std::max(threads, 1);
+  openblas_set_num_threads(configuredThreads);
+}
 
 int loom::rt::blasThreads() { return openblas_get_num_threads(); }
