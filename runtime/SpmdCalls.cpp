@@ -106,7 +106,7 @@ extern "C" int64_t loom_rt_collective_start(int64_t kind, int64_t dtype, int64_t
                                             int64_t d4, int64_t d5, int64_t d6, int64_t d7,
                                             int64_t dim, int64_t concatDim, int64_t numAxes,
                                             int64_t axes0, int64_t axes1, int64_t axes2,
-                                            int64_t axes3) {
+                                            int64_t axes3, int64_t pairs, int64_t numPairs) {
   if (!launch.error.isOk()) // after a failure the launch only runs to its end
     return 0;
   const int64_t dims[maxCallRank] = {d0, d1, d2, d3, d4, d5, d6, d7};
@@ -127,7 +127,9 @@ extern "C" int64_t loom_rt_collective_start(int64_t kind, int64_t dtype, int64_t
               byteSize(static_cast<DType>(dtype)));
     return 0;
   }
-  CollectiveRequest request{.kind = static_cast<CollectiveKind>(kind),
+  const bool permute = static_cast<CollectiveCall>(kind) == CollectiveCall::CollectivePermute;
+  CollectiveRequest request{.kind = permute ? CollectiveKind::CollectivePermute
+                                            : static_cast<CollectiveKind>(kind),
                             .group = *group,
                             .input = in,
                             .output = out,
@@ -138,6 +140,10 @@ extern "C" int64_t loom_rt_collective_start(int64_t kind, int64_t dtype, int64_t
                             .reduce = static_cast<ReduceKind>(reduce)};
   if (request.kind == CollectiveKind::AllReduce)
     request.shape = {request.inputElements()};
+  const auto *pairList = reinterpret_cast<const int64_t *>(pairs); // source, target, ...
+  for (int64_t i = 0; permute && i < numPairs; ++i)
+    request.pairs.push_back(
+        {static_cast<int>(pairList[2 * i]), static_cast<int>(pairList[2 * i + 1])});
   if (!launch.context->collectives)
     return fail(Status::error(StatusCode::FailedPrecondition,
                               "no collectives backend for this device")),

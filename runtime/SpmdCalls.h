@@ -35,7 +35,14 @@ Status endSpmdLaunch();
 } // namespace detail
 
 /// Codes shared with the compiler (compiler/Lowering/LowerCollectives.cpp).
-enum class CollectiveCall : int64_t { AllGather, ReduceScatter, AllReduce, AllToAll, ShardSlice };
+enum class CollectiveCall : int64_t {
+  AllGather,
+  ReduceScatter,
+  AllReduce,
+  AllToAll,
+  ShardSlice,
+  CollectivePermute
+};
 /// The most dims a tensor and the most axes a group may have in a collective call.
 inline constexpr int maxCallRank = 8, maxCallAxes = 4;
 
@@ -63,14 +70,17 @@ extern "C" {
 /// integers) over the group of mesh axes `axes0..` (indices into the mesh's axes, major
 /// first), and returns a handle for loom_rt_collective_wait (0: nothing to wait for).
 /// `kind` is a CollectiveCall, `dtype` a DType, `reduce` a ReduceKind; `d0..d7` the input's
-/// shape (the first `rank`). `input` is read and `output` written until the wait returns. A
+/// shape (the first `rank`); for a collective_permute, `pairs` is the address of `numPairs`
+/// (source, target) pairs of group positions, as 2 x numPairs int64 values (else 0, 0).
+/// `input` is read and `output` written until the wait returns. A
 /// failure is recorded in the launch (and the call returns at once), so the launch fails with
 /// a Status naming the device and the collective; nothing aborts or hangs.
 int64_t loom_rt_collective_start(int64_t kind, int64_t dtype, int64_t reduce, int64_t input,
                                  int64_t output, int64_t rank, int64_t d0, int64_t d1,
                                  int64_t d2, int64_t d3, int64_t d4, int64_t d5, int64_t d6,
                                  int64_t d7, int64_t dim, int64_t concatDim, int64_t numAxes,
-                                 int64_t axes0, int64_t axes1, int64_t axes2, int64_t axes3);
+                                 int64_t axes0, int64_t axes1, int64_t axes2, int64_t axes3,
+                                 int64_t pairs, int64_t numPairs);
 /// Waits until the collective of `handle` is complete for this device (its output written, its
 /// input no longer read by any peer). Every handle is awaited once, also after a failure.
 void loom_rt_collective_wait(int64_t handle);

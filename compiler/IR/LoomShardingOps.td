@@ -146,6 +146,32 @@ def Loom_AllToAllOp : Loom_CollectiveOp<"all_to_all"> {
   }];
 }
 
+def Loom_CollectivePermuteOp
+    : Loom_CollectiveOp<"collective_permute", [SameOperandsAndResultType]> {
+  let summary = "Sends each device's tensor to another device of its group over `axes`.";
+  let description = [{
+    `pairs` lists (source, target) positions in the group of `axes` (major axis first), as
+    a flat list: source 0, target 0, source 1, target 1, ... The target of a pair gets its
+    source's operand; a device no pair targets gets zeros. (JAX's `ppermute`, XLA's
+    collective-permute.)
+    ```mlir
+    // A ring shift over 4 devices of "seq".
+    %1 = loom.collective_permute %0, @mesh, axes = ["seq"], pairs = [0, 1, 1, 2, 2, 3, 3, 0]
+        : tensor<2x8xf32>
+    ```
+    **Constraints:**
+    - the axes are distinct axes of the mesh;
+    - `pairs` has an even length; every position is in the group; no position is the source
+      of two pairs, nor the target of two.
+  }];
+  let arguments = (ins Loom_Tensor:$operand, FlatSymbolRefAttr:$mesh, StrArrayAttr:$axes,
+                       DenseI64ArrayAttr:$pairs, OptionalAttr<StrAttr>:$reason,
+                       OptionalAttr<I64Attr>:$bytes);
+  let assemblyFormat = [{
+    $operand `,` $mesh `,` `axes` `=` $axes `,` `pairs` `=` $pairs attr-dict `:` type($result)
+  }];
+}
+
 def Loom_ShardSliceOp : Loom_CollectiveOp<"shard_slice"> {
   let summary = "Keeps this device's slice of dim `dim` of a value replicated over `axes`.";
   let description = [{

@@ -4,6 +4,7 @@
 #include "compiler/IR/Sharding.h"
 
 #include "mlir/IR/Builders.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/CheckedArithmetic.h"
@@ -309,6 +310,30 @@ LogicalResult ShardSliceOp::verifySymbolUses(SymbolTableCollection &) {
 
 LogicalResult AllReduceOp::verifySymbolUses(SymbolTableCollection &) {
   return failure(failed(meshAndAxes(*this)));
+}
+
+LogicalResult CollectivePermuteOp::verifySymbolUses(SymbolTableCollection &) {
+  auto mesh = meshAndAxes(*this);
+  if (failed(mesh))
+    return failure();
+  ArrayRef<int64_t> pairs = getPairs();
+  if (pairs.size() % 2 != 0)
+    return emitOpError("pairs has ") << pairs.size()
+                                     << " entries; it lists (source, target) pairs";
+  int64_t n = groupSize(*mesh, stringsOf(getAxes()));
+  llvm::SmallDenseSet<int64_t> sources, targets;
+  for (size_t i = 0; i < pairs.size(); i += 2) {
+    for (int64_t position : {pairs[i], pairs[i + 1]})
+      if (position < 0 || position >= n)
+        return emitOpError("pair ") << pairs[i] << " -> " << pairs[i + 1]
+                                    << " names a position outside the " << n
+                                    << " devices of its axes";
+    if (!sources.insert(pairs[i]).second)
+      return emitOpError("position ") << pairs[i] << " is the source of two pairs";
+    if (!targets.insert(pairs[i + 1]).second)
+      return emitOpError("position ") << pairs[i + 1] << " is the target of two pairs";
+  }
+  return success();
 }
 
 LogicalResult AllToAllOp::verifySymbolUses(SymbolTableCollection &) {

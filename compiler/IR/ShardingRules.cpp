@@ -369,7 +369,7 @@ FailureOr<ShardingRule> mlir::loom::shardingRuleOf(Operation *op) {
       .Case<SliceOp>(slice)
       .Case<PadOp>(pad)
       .Case<ValueAndGradOp, AllGatherOp, ReduceScatterOp, AllReduceOp, AllToAllOp, ShardSliceOp,
-            AxisIndexOp>(
+            CollectivePermuteOp, AxisIndexOp>(
           [](Operation *) -> FailureOr<ShardingRule> { return failure(); })
       .Default([](Operation *op) -> FailureOr<ShardingRule> {
         // The remaining Loom ops are elementwise and not linear (exp, max, compare, ...).

@@ -1,8 +1,8 @@
 // Lowering of the collectives of a partitioned program to calls of the runtime's C ABI
 // (runtime/SpmdCalls.h). loom.axis_index is lowered with the other Loom ops; loom.all_gather,
-// loom.reduce_scatter, loom.all_reduce, loom.all_to_all and loom.shard_slice stay until one-shot
-// bufferization, which bufferizes them through the model below into an allocation, a start
-// call and a wait call.
+// loom.reduce_scatter, loom.all_reduce, loom.all_to_all, loom.collective_permute and
+// loom.shard_slice stay until one-shot bufferization, which bufferizes them through the model
+// below into an allocation, a start call and a wait call.
 #include "compiler/Lowering/LoweringPatterns.h"
 
 #include "compiler/IR/LoomDialect.h"
@@ -22,7 +22,7 @@ using namespace mlir::loom;
 
 namespace {
 
-constexpr int64_t kCollectiveArgs = 21;
+constexpr int64_t kCollectiveArgs = 23;
 
 func::FuncOp declare(Operation *from, StringRef name, int64_t numArgs, Type result) {
   auto module = from->getParentOfType<ModuleOp>();
@@ -73,7 +73,7 @@ FailureOr<SmallVector<int64_t>> axisIndices(Operation *op, FlatSymbolRefAttr mes
 LogicalResult emitCollectiveCalls(Operation *op, Value in, Value out,
                                   ::loom::rt::CollectiveCall kind, int64_t reduce, int64_t dim,
                                   int64_t concatDim, FlatSymbolRefAttr mesh, ArrayAttr axes,
-                                  RewriterBase &rewriter) {
+                                  ArrayRef<int64_t> pairs, RewriterBase &rewriter) {
   Location loc = op->getLoc();
   auto inType = cast<MemRefType>(in.getType());
   auto dtype = dtypeCode(inType.getElementType());
@@ -100,6 +100,17 @@ LogicalResult emitCollectiveCalls(Operation *op, Value in, Value out,
   args.append({i64(dim), i64(concatDim), i64(axes.size())});
   for (int64_t index : *indices)
     args.push_back(i64(index));
+  // A permute's (source, target) pairs, on the stack: the start call copies them.
+  if (pairs.empty()) {
+    args.append({i64(0), i64(0)});
+  } else {
+    auto listType = MemRefType::get({static_cast<int64_t>(pairs.size())}, rewriter.getI64Type());
+    Value list = memref::AllocaOp::create(rewriter, loc, listType);
+    for (auto [i, position] : llvm::enumerate(pairs))
+      memref::StoreOp::create(rewriter, loc, i64(position), list,
+                              ValueRange{arith::ConstantIndexOp::create(rewriter, loc, i)});
+    args.append({pointer(list), i64(static_cast<int64_t>(pairs.size() / 2))});
+  }
   assert(static_cast<int64_t>(args.size()) == kCollectiveArgs);
   auto start = func::CallOp::create(
       rewriter, loc,
@@ -113,6 +124,7 @@ LogicalResult emitCollectiveCalls(Operation *op, Value in, Value out,
 struct CallInfo {
   ::loom::rt::CollectiveCall kind;
   int64_t reduce = 0, dim = 0, concatDim = 0;
+  ArrayRef<int64_t> pairs = {};
 };
 
 CallInfo callInfo(Operation *op) {
@@ -126,6 +138,8 @@ CallInfo callInfo(Operation *op) {
     return {CollectiveCall::AllReduce, static_cast<int64_t>(o.getKind()), 0, 0};
   if (auto o = dyn_cast<AllToAllOp>(op))
     return {CollectiveCall::AllToAll, 0, i64(o.getSplitDim()), i64(o.getConcatDim())};
+  if (auto o = dyn_cast<CollectivePermuteOp>(op))
+    return {CollectiveCall::CollectivePermute, 0, 0, 0, o.getPairs()};
   auto o = cast<ShardSliceOp>(op);
   return {CollectiveCall::ShardSlice, 0, i64(o.getDim()), 0};
 }
@@ -177,7 +191,7 @@ struct CollectiveBufferization
     auto collective = cast<Op>(op);
     if (failed(emitCollectiveCalls(op, *in, *out, info.kind, info.reduce, info.dim,
                                    info.concatDim, collective.getMeshAttr(),
-                                   collective.getAxes(), rewriter)))
+                                   collective.getAxes(), info.pairs, rewriter)))
       return failure();
     bufferization::replaceOpWithBufferizedValues(rewriter, op, *out);
     return success();
@@ -216,6 +230,7 @@ void mlir::loom::registerCollectiveBufferization(DialectRegistry &registry) {
     ReduceScatterOp::attachInterface<CollectiveBufferization<ReduceScatterOp>>(*ctx);
     AllReduceOp::attachInterface<CollectiveBufferization<AllReduceOp>>(*ctx);
     AllToAllOp::attachInterface<CollectiveBufferization<AllToAllOp>>(*ctx);
+    CollectivePermuteOp::attachInterface<CollectiveBufferization<CollectivePermuteOp>>(*ctx);
     ShardSliceOp::attachInterface<CollectiveBufferization<ShardSliceOp>>(*ctx);
   });
 }

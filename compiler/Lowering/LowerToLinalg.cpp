@@ -91,7 +91,8 @@ struct LowerToLinalgPass : mlir::loom::impl::LowerToLinalgBase<LowerToLinalgPass
     target.addIllegalDialect<LoomDialect>();
     // Collectives bufferize to runtime calls (see LowerCollectives.cpp).
     target.addLegalOp<loom::AllGatherOp, loom::ReduceScatterOp, loom::AllReduceOp,
-                      loom::AllToAllOp, loom::ShardSliceOp, loom::MeshOp>();
+                      loom::AllToAllOp, loom::CollectivePermuteOp, loom::ShardSliceOp,
+                      loom::MeshOp>();
     target.addLegalDialect<linalg::LinalgDialect, tensor::TensorDialect, arith::ArithDialect,
                            math::MathDialect, scf::SCFDialect, func::FuncDialect,
                            memref::MemRefDialect, bufferization::BufferizationDialect>();

@@ -20,7 +20,7 @@ using namespace mlir;
 namespace {
 constexpr StringLiteral kStart = "loom_rt_collective_start", kWait = "loom_rt_collective_wait";
 /// Operand positions of the start call (runtime/SpmdCalls.h).
-constexpr unsigned kInputArg = 3, kOutputArg = 4;
+constexpr unsigned kInputArg = 3, kOutputArg = 4, kPairsArg = 21;
 
 bool isCallTo(Operation *op, StringRef callee) {
   auto call = dyn_cast<func::CallOp>(op);
@@ -183,7 +183,7 @@ struct OverlapCollectivesPass
       if (!in || !out)
         continue;
       sinkWait(wait, in, out, accesses);
-      hoistStart(start, in, out, accesses);
+      hoistStart(start, in, out, roots.of(start.getOperand(kPairsArg)), accesses);
     }
   }
 
@@ -200,9 +200,9 @@ struct OverlapCollectivesPass
       wait->moveBefore(stop);
   }
 
-  /// Up to just after the last op that writes the input, defines what the start needs and
-  /// cannot move with it, or is another collective's start or wait.
-  void hoistStart(func::CallOp start, Value in, Value out, Accesses &accesses) {
+  /// Up to just after the last op that writes the input (or a permute's `pairs`), defines
+  /// what the start needs and cannot move with it, or is another collective's start or wait.
+  void hoistStart(func::CallOp start, Value in, Value out, Value pairs, Accesses &accesses) {
     // The start's arguments, computed from constants, pointers and the output's allocation.
     llvm::SetVector<Operation *> needed;
     SmallVector<Value> worklist(start->getOperands());
@@ -223,7 +223,10 @@ struct OverlapCollectivesPass
         continue;
       }
       const Access &access = accesses.of(op);
-      if (access.writes.contains(in) || access.touches(out) || isCallTo(op, kStart) ||
+      // A collective_permute's pairs are read by the start itself: it stays after their
+      // stores.
+      if (access.writes.contains(in) || access.touches(out) ||
+          (pairs && access.writes.contains(pairs)) || isCallTo(op, kStart) ||
           isCallTo(op, kWait)) {
         after = op;
         break;

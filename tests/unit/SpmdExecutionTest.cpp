@@ -275,3 +275,45 @@ TEST(SpmdExecution, EveryReshardOfA2dMeshGivesTheValue) {
 }
 
 } // namespace
+
+// A per-device program (no partitioning) with a collective_permute: devices 0 -> 1 -> 2 -> 3
+// along "x" pass their tensors on; device 0, which no pair targets, gets zeros. The pairs
+// reach the runtime through the start call (a stack array the start reads before it moves).
+TEST(SpmdExecution, ACollectivePermuteShiftsTensorsAlongTheAxis) {
+  const char *source = R"(
+loom.mesh @mesh axes = ["x"] shape = [4]
+func.func @main(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  %e = loom.exp %x : tensor<2x3xf32>
+  %0 = loom.collective_permute %e, @mesh, axes = ["x"], pairs = [0, 1, 1, 2, 2, 3] : tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+})";
+  mlir::MLIRContext context;
+  mlir::DialectRegistry registry;
+  mlir::loom::appendCpuPipelineDialects(registry);
+  context.appendDialectRegistry(registry);
+  auto module = mlir::parseSourceString<mlir::ModuleOp>(source, &context);
+  ASSERT_TRUE(module);
+  auto compiled = mlir::loom::compileForCpu(*module, {.useCache = false});
+  ASSERT_TRUE(compiled.ok()) << compiled.status().message();
+  auto mesh = rt::MeshTopology::create({{"x", 4}});
+  auto client = rt::Client::createCpu(4);
+  auto collectives = rt::InProcessCollectives::create({.timeout = std::chrono::seconds(10)});
+  ASSERT_TRUE(mesh.ok() && client.ok() && collectives.ok());
+  std::vector<std::vector<std::shared_ptr<rt::Buffer>>> outputs;
+  for (int d = 0; d < 4; ++d) {
+    rt::Device &device = (*client)->device(d);
+    std::vector<float> in(6, static_cast<float>(d));
+    auto out = device.execute(compiled->executable,
+                              {rt::Buffer::fromHost(device, in.data(), in.size() * sizeof(float))},
+                              rt::SpmdContext{d, &*mesh, collectives->get()});
+    ASSERT_TRUE(out.ok()) << out.status().message();
+    outputs.push_back(*out);
+  }
+  for (int d = 0; d < 4; ++d) {
+    std::vector<float> got(6);
+    ASSERT_TRUE(rt::copyToHost(*outputs[d][0], got.data(), got.size() * sizeof(float)).isOk());
+    float want = d == 0 ? 0.0f : std::exp(static_cast<float>(d - 1));
+    for (float v : got)
+      EXPECT_NEAR(v, want, 1e-5 * (1 + want)) << "device " << d;
+  }
+}

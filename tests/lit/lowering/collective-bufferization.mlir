@@ -30,3 +30,18 @@ func.func @two_readers(%arg0: tensor<8x4xf32>) -> (tensor<8x4xf32>, tensor<4x4xf
   %twice = loom.add %sq, %sq : tensor<8x4xf32>
   return %twice, %rs : tensor<8x4xf32>, tensor<4x4xf32>
 }
+
+// Tests that a collective_permute passes its (source, target) pairs as a stack array and
+// their count (the last two arguments), written before the start, which
+// loom-overlap-collectives may not hoist above those stores.
+// CHECK-LABEL: func.func @ring
+// CHECK: %[[PAIRS:.*]] = memref.alloca() : memref<4xi64>
+// CHECK-COUNT-4: memref.store %{{.*}}, %[[PAIRS]]
+// CHECK: %[[PP:.*]] = memref.extract_aligned_pointer_as_index %[[PAIRS]]
+// CHECK: %[[PPI:.*]] = arith.index_cast %[[PP]]
+// CHECK: %[[H:.*]] = call @loom_rt_collective_start(%c5_i64, {{.*}}, %[[PPI]], %c2_i64)
+// CHECK-NEXT: call @loom_rt_collective_wait(%[[H]])
+func.func @ring(%arg0: tensor<8x4xf32>) -> tensor<8x4xf32> {
+  %0 = loom.collective_permute %arg0, @mesh, axes = ["x"], pairs = [0, 1, 1, 0] : tensor<8x4xf32>
+  return %0 : tensor<8x4xf32>
+}

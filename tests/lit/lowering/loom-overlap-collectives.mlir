@@ -1,7 +1,7 @@
 // RUN: loom-opt --pass-pipeline='builtin.module(func.func(loom-overlap-collectives))' %s | FileCheck %s
 
 // Tests the scheduling of collectives' start and wait calls on buffers.
-func.func private @loom_rt_collective_start(i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> i64
+func.func private @loom_rt_collective_start(i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> i64
 func.func private @loom_rt_collective_wait(i64)
 func.func private @loom_rt_gemm_f32(i64, i64)
 
@@ -26,7 +26,7 @@ func.func @overlap(%in: memref<4xf32>, %other: memref<4xf32>, %c: i64, %f: f32) 
   %iin = arith.index_cast %pin : index to i64
   %pout = memref.extract_aligned_pointer_as_index %out : memref<8xf32> -> index
   %iout = arith.index_cast %pout : index to i64
-  %h = call @loom_rt_collective_start(%c, %c, %c, %iin, %iout, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> i64
+  %h = call @loom_rt_collective_start(%c, %c, %c, %iin, %iout, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> i64
   call @loom_rt_collective_wait(%h) : (i64) -> ()
   %y = memref.load %out[%c0] : memref<8xf32>
   %z = arith.addf %x, %y : f32
@@ -51,14 +51,14 @@ func.func @input_overwritten(%in: memref<4xf32>, %c: i64, %f: f32) {
   %iin = arith.index_cast %pin : index to i64
   %pout = memref.extract_aligned_pointer_as_index %out : memref<8xf32> -> index
   %iout = arith.index_cast %pout : index to i64
-  %h = call @loom_rt_collective_start(%c, %c, %c, %iin, %iout, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> i64
+  %h = call @loom_rt_collective_start(%c, %c, %c, %iin, %iout, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> i64
   call @loom_rt_collective_wait(%h) : (i64) -> ()
   %view = memref.subview %in[1] [2] [1] : memref<4xf32> to memref<2xf32, strided<[1], offset: 1>>
   memref.store %f, %view[%c0] : memref<2xf32, strided<[1], offset: 1>>
   %out2 = memref.alloc() : memref<8xf32>
   %pout2 = memref.extract_aligned_pointer_as_index %out2 : memref<8xf32> -> index
   %iout2 = arith.index_cast %pout2 : index to i64
-  %h2 = call @loom_rt_collective_start(%c, %c, %c, %iin, %iout2, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> i64
+  %h2 = call @loom_rt_collective_start(%c, %c, %c, %iin, %iout2, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> i64
   call @loom_rt_collective_wait(%h2) : (i64) -> ()
   call @loom_rt_gemm_f32(%iin, %c) : (i64, i64) -> ()
   memref.dealloc %out : memref<8xf32>
@@ -81,7 +81,7 @@ func.func @one_ahead(%w1: memref<4xf32>, %w2: memref<4xf32>, %c: i64) -> f32 {
   %i1 = arith.index_cast %p1 : index to i64
   %q1 = memref.extract_aligned_pointer_as_index %o1 : memref<8xf32> -> index
   %j1 = arith.index_cast %q1 : index to i64
-  %a = call @loom_rt_collective_start(%c, %c, %c, %i1, %j1, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> i64
+  %a = call @loom_rt_collective_start(%c, %c, %c, %i1, %j1, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> i64
   call @loom_rt_collective_wait(%a) : (i64) -> ()
   %x = memref.load %o1[%c0] : memref<8xf32>
   %o2 = memref.alloc() : memref<8xf32>
@@ -89,7 +89,7 @@ func.func @one_ahead(%w1: memref<4xf32>, %w2: memref<4xf32>, %c: i64) -> f32 {
   %i2 = arith.index_cast %p2 : index to i64
   %q2 = memref.extract_aligned_pointer_as_index %o2 : memref<8xf32> -> index
   %j2 = arith.index_cast %q2 : index to i64
-  %b = call @loom_rt_collective_start(%c, %c, %c, %i2, %j2, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> i64
+  %b = call @loom_rt_collective_start(%c, %c, %c, %i2, %j2, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c, %c) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> i64
   call @loom_rt_collective_wait(%b) : (i64) -> ()
   %y = memref.load %o2[%c0] : memref<8xf32>
   %z = arith.addf %x, %y : f32

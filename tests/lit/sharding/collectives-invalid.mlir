@@ -136,3 +136,39 @@ func.func @axis_index_unknown(%x: tensor<8x16xf32>) {
   %0 = loom.axis_index @mesh, axes = ["model"] : tensor<i32>
   return
 }
+
+// -----
+
+loom.mesh @mesh axes = ["data"] shape = [4]
+func.func @permute_odd_pairs(%x: tensor<8xf32>) {
+  // expected-error @+1 {{'loom.collective_permute' op pairs has 3 entries; it lists (source, target) pairs}}
+  %0 = loom.collective_permute %x, @mesh, axes = ["data"], pairs = [0, 1, 2] : tensor<8xf32>
+  return
+}
+
+// -----
+
+loom.mesh @mesh axes = ["data"] shape = [4]
+func.func @permute_outside_group(%x: tensor<8xf32>) {
+  // expected-error @+1 {{'loom.collective_permute' op pair 3 -> 4 names a position outside the 4 devices of its axes}}
+  %0 = loom.collective_permute %x, @mesh, axes = ["data"], pairs = [0, 1, 3, 4] : tensor<8xf32>
+  return
+}
+
+// -----
+
+loom.mesh @mesh axes = ["data"] shape = [4]
+func.func @permute_two_sources(%x: tensor<8xf32>) {
+  // expected-error @+1 {{'loom.collective_permute' op position 1 is the source of two pairs}}
+  %0 = loom.collective_permute %x, @mesh, axes = ["data"], pairs = [1, 2, 1, 3] : tensor<8xf32>
+  return
+}
+
+// -----
+
+loom.mesh @mesh axes = ["data"] shape = [4]
+func.func @permute_two_targets(%x: tensor<8xf32>) {
+  // expected-error @+1 {{'loom.collective_permute' op position 2 is the target of two pairs}}
+  %0 = loom.collective_permute %x, @mesh, axes = ["data"], pairs = [0, 2, 1, 2] : tensor<8xf32>
+  return
+}
