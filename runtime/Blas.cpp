@@ -103,12 +103,15 @@ void gemm(Gemm call, int64_t batch, int64_t m, int64_t n, int64_t k, int64_t a, 
   int threads = loom::rt::currentKernelThreads();
   const int64_t size = m * n * k;
   const bool narrow = std::min(m, n) <= kNarrowSide;
-  if (threads >= 2 && products < threads && narrow && size <= kNarrowProduct &&
-      m >= 2 * kMinBlockRows)
+  if (threads < 2) {
+    batched.run(0, products); // on OpenBLAS's threads
+    return;
+  }
+  if (products < threads && narrow && size <= kNarrowProduct && m >= 2 * kMinBlockRows)
     batched.rowBlocks = std::min<int64_t>(m / kMinBlockRows, threads);
-  else if (threads >= 2 && products < 2 && narrow && size <= kTinyNarrowProduct)
-    batched.rowBlocks = 1, threads = 1; // on one BLAS thread, below
-  else if (threads < 2 || products < 2 || size > kSmallProduct) {
+  else if (products < 2 && narrow && size <= kTinyNarrowProduct)
+    threads = 1; // on one BLAS thread, below
+  else if (products < 2 || size > kSmallProduct) {
     batched.run(0, products); // on OpenBLAS's threads
     return;
   }

@@ -361,12 +361,12 @@ void MpiCollectives::unpack(const Slot &s, int position) {
     // From process p: its sources whose target is here, ascending (as packed above).
     const int rank = s.localRanks[position];
     std::vector<int> targetOf(n, -1);
-    for (auto [from, to] : r.pairs)
-      targetOf[from] = to;
     int source = -1;
-    for (auto [from, to] : r.pairs)
+    for (auto [from, to] : r.pairs) {
+      targetOf[from] = to;
       if (to == rank)
         source = from;
+    }
     if (source < 0) {
       std::memset(out, 0, inBytes);
       return;
