@@ -103,4 +103,18 @@ def Partition : Pass<"loom-partition", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::loom::LoomDialect"];
 }
 
+def InlineShardMaps : Pass<"loom-inline-shard-maps", "mlir::ModuleOp"> {
+  let summary = "Runs shard_map bodies whole on a one-device mesh (a program not partitioned).";
+  let description = [{
+    A program over a mesh of one device is not partitioned: each `loom.shard_map` is replaced
+    by its body, and the collectives in it (every group has one device) become what they are
+    on one device: all_reduce, all_gather, reduce_scatter and all_to_all their operand, a
+    collective_permute its operand if position 0 sends to itself and zeros otherwise,
+    axis_index 0. A shard_map over a mesh of several devices is an error naming the mesh: its
+    per-device code needs the partitioned program (`loom-partition`), on that many devices.
+    A partitioned program has no shard_map left, so the pass changes nothing there.
+  }];
+  let dependentDialects = ["mlir::loom::LoomDialect"];
+}
+
 #endif // LOOM_PASSES_PASSES_TD

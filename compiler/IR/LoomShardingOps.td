@@ -211,4 +211,59 @@ def Loom_AxisIndexOp : Loom_Op<"axis_index", [DeclareOpInterfaceMethods<SymbolUs
   let assemblyFormat = "$mesh `,` `axes` `=` $axes attr-dict `:` type($result)";
 }
 
+//===----------------------------------------------------------------------===//
+// Per-device code (shard_map)
+//===----------------------------------------------------------------------===//
+
+def Loom_ShardMapOp : Op<Loom_Dialect, "shard_map", [IsolatedFromAbove, RecursiveMemoryEffects,
+    DeclareOpInterfaceMethods<SymbolUserOpInterface>, Loom_SizesFit]> {
+  let summary = "Runs its body on every device of the mesh, on each device's shards.";
+  let description = [{
+    The operands and results are global values. Each device's body gets its shard of operand
+    i, as `in_shardings[i]` splits it, and yields its shard of result i, as `out_shardings[i]`
+    assembles it (JAX's `shard_map`). The body is per-device code: it may call the collectives
+    (`all_reduce`, `all_gather`, `reduce_scatter`, `all_to_all`, `collective_permute`,
+    `axis_index`) on the mesh's axes. Propagation takes the boundary's shardings as given and
+    leaves the body alone; `loom-partition` reshards the operands and inlines the body.
+    ```mlir
+    %r = loom.shard_map @mesh (%x) in_shardings = [#loom.sharding<@mesh, [["data"]]>]
+        out_shardings = [#loom.sharding<@mesh, []>] : (tensor<8xf32>) -> tensor<f32> {
+    ^bb0(%local: tensor<2xf32>):
+      %s = loom.reduce sum %local dims = [0] : tensor<2xf32> -> tensor<f32>
+      %t = loom.all_reduce sum %s, @mesh, axes = ["data"] : tensor<f32>
+      loom.yield %t : tensor<f32>
+    }
+    ```
+    **Constraints:**
+    - one in sharding per operand and one out sharding per result, each on `mesh`, valid for
+      its global type and with no partial axes;
+    - the body's arguments are the operands' local types, and it yields the results' local
+      types;
+    - the body holds no `shard_map` or `sharding_constraint` (its values are per-device);
+    - a result varies between devices only over axes its out sharding splits it over: a value
+      that differs along "data" cannot be returned as replicated over "data" (reduce it with
+      `all_reduce` first). Which axes a value varies over follows from the in shardings and
+      the collectives (`compiler/IR/VaryingAxes.h`).
+  }];
+  let arguments = (ins FlatSymbolRefAttr:$mesh, Variadic<Loom_Tensor>:$args,
+                       TypedArrayAttrBase<Loom_ShardingAttr, "shardings">:$in_shardings,
+                       TypedArrayAttrBase<Loom_ShardingAttr, "shardings">:$out_shardings);
+  let results = (outs Variadic<Loom_Tensor>:$results);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    $mesh `(` $args `)` `in_shardings` `=` $in_shardings `out_shardings` `=` $out_shardings
+    attr-dict `:` functional-type($args, results) $body
+  }];
+  let extraClassDeclaration = [{
+    /// The yield ending the body.
+    YieldOp yield();
+  }];
+}
+
+def Loom_YieldOp : Op<Loom_Dialect, "yield", [Pure, Terminator, HasParent<"ShardMapOp">]> {
+  let summary = "Ends a shard_map body with this device's shards of the results.";
+  let arguments = (ins Variadic<Loom_Tensor>:$values);
+  let assemblyFormat = "($values^ `:` type($values))? attr-dict";
+}
+
 #endif // LOOM_IR_LOOMSHARDINGOPS_TD

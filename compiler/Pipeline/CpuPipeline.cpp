@@ -28,6 +28,8 @@ const std::vector<std::string> &mlir::loom::cpuToLinalgPasses() {
       "inline",
       "symbol-dce",
       "canonicalize",
+      // A program not partitioned (a one-device mesh) runs its shard_map bodies whole.
+      "loom-inline-shard-maps",
       // Each layer's repeated code (forward, backward, update) one function called L times:
       // what follows, LLVM included, then works on one layer whatever the depth.
       "loom-outline-repeated-blocks",

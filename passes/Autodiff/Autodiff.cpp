@@ -4,8 +4,9 @@
 #include "passes/Passes.h"
 
 #include "compiler/IR/LoomOps.h"
+#include "compiler/IR/Sharding.h"
+#include "passes/Autodiff/BackwardSweep.h"
 #include "passes/Autodiff/Rematerialize.h"
-#include "passes/Autodiff/VjpRules.h"
 
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/StringExtras.h"
@@ -29,8 +30,12 @@ Value zerosLike(OpBuilder &b, Location loc, Type type) {
 
 /// Appends to `fn` (a clone of the callee) the backward sweep of its first result, and
 /// makes it also return the gradients of the `wrt` arguments. With `rematerialize`, cheap
-/// forward values are recomputed in the backward rather than kept (Rematerialize.h).
-LogicalResult differentiate(func::FuncOp fn, ArrayRef<int64_t> wrt, bool rematerialize) {
+/// forward values are recomputed in the backward rather than kept (Rematerialize.h). With
+/// `perDevice` (the request is inside a shard_map over that mesh), `fn` is per-device code
+/// differentiated on each device with respect to its own arguments, which vary over every
+/// axis of the mesh.
+LogicalResult differentiate(func::FuncOp fn, ArrayRef<int64_t> wrt, bool rematerialize,
+                            MeshOp perDevice) {
   if (!fn.getBody().hasOneBlock())
     return fn.emitError("loom-autodiff: @") << fn.getSymName() << " must have one block";
   Block &body = fn.getBody().front();
@@ -42,39 +47,29 @@ LogicalResult differentiate(func::FuncOp fn, ArrayRef<int64_t> wrt, bool remater
                             "nested value_and_grad is not supported)");
     forward.push_back(&op);
   }
+  std::optional<VaryingAxes> varying;
+  if (perDevice)
+    varying.emplace(perDevice, body,
+                    SmallVector<VaryingAxes::Mask>(body.getNumArguments(),
+                                                   ~VaryingAxes::Mask(0)));
 
   OpBuilder b(ret);
   Location loc = ret.getLoc();
-  DenseMap<Value, Value> cotangents;
-  auto accumulate = [&](Value v, Value ct) {
-    auto [it, inserted] = cotangents.try_emplace(v, ct);
-    if (!inserted)
-      it->second = AddOp::create(b, loc, ct.getType(), it->second, ct);
-  };
+  BackwardSweep sweep(b, loc, varying ? &*varying : nullptr);
   Value value = ret.getOperand(0);
   auto valueType = cast<RankedTensorType>(value.getType());
-  accumulate(value, ConstantOp::create(b, loc,
-                                       DenseElementsAttr::get(
-                                           valueType, FloatAttr::get(
-                                                          valueType.getElementType(), 1.0))));
-  for (Operation *op : llvm::reverse(forward)) {
-    auto it = cotangents.find(op->getResult(0));
-    if (it == cotangents.end())
-      continue; // the value does not depend on this op
-    SmallVector<Value> operandCotangents;
-    b.setInsertionPoint(ret);
-    if (failed(buildVjp(op, it->second, b, operandCotangents)))
-      return failure();
-    for (auto [operand, ct] : llvm::zip_equal(op->getOperands(), operandCotangents))
-      if (ct)
-        accumulate(operand, ct);
-  }
+  sweep.accumulate(value, ConstantOp::create(b, loc,
+                                             DenseElementsAttr::get(
+                                                 valueType, FloatAttr::get(
+                                                                valueType.getElementType(), 1.0))));
+  if (failed(sweep.run(forward)))
+    return failure();
 
   SmallVector<Value> results(ret.getOperands());
   for (int64_t i : wrt) {
     Value arg = body.getArgument(i);
-    auto it = cotangents.find(arg);
-    results.push_back(it != cotangents.end() ? it->second : zerosLike(b, loc, arg.getType()));
+    Value ct = sweep.cotangent(arg);
+    results.push_back(ct ? ct : zerosLike(b, loc, arg.getType()));
   }
   func::ReturnOp::create(b, loc, results);
   ret.erase();
@@ -95,10 +90,15 @@ struct AutodiffPass : mlir::loom::impl::AutodiffBase<AutodiffPass> {
 
     llvm::StringMap<func::FuncOp> generated; // one function per (callee, wrt)
     for (ValueAndGradOp op : requests) {
+      // Inside a shard_map the callee is per-device code, differentiated per device.
+      MeshOp perDevice;
+      if (auto map = op->getParentOfType<ShardMapOp>())
+        perDevice = lookupMesh(map, map.getMeshAttr());
       std::string name = (op.getCallee() + "_value_and_grad_" +
                           llvm::join(llvm::map_range(op.getWrt(),
                                                      [](int64_t i) { return std::to_string(i); }),
-                                     "_"))
+                                     "_") +
+                          (perDevice ? "_per_device" : ""))
                              .str();
       func::FuncOp &fn = generated[name];
       if (!fn) {
@@ -107,7 +107,7 @@ struct AutodiffPass : mlir::loom::impl::AutodiffBase<AutodiffPass> {
         fn.setSymName(name);
         fn.setPrivate();
         symbols.insert(fn, std::next(Block::iterator(callee)));
-        if (failed(differentiate(fn, op.getWrt(), rematerialize)))
+        if (failed(differentiate(fn, op.getWrt(), rematerialize, perDevice)))
           return signalPassFailure();
       }
       OpBuilder b(op);

@@ -184,6 +184,62 @@ void concatenateVjp(ConcatenateOp op, Value g, Emitter &e, SmallVectorImpl<Value
   }
 }
 
+/// Collectives in per-device code (shard_map bodies). Each rule is the transpose of the
+/// collective as it acts on operands varying over its axes; loom-autodiff sums a cotangent
+/// over the axes its operand does not vary over (VaryingAxes.h).
+LogicalResult collectiveVjp(Operation *op, Value g, Emitter &e, SmallVectorImpl<Value> &out) {
+  OpBuilder &b = e.b;
+  MLIRContext *ctx = b.getContext();
+  auto type = [](Value v) { return Emitter::typeOf(v); };
+  return llvm::TypeSwitch<Operation *, LogicalResult>(op)
+      // A sum over the group: every device's operand reaches every device's result once.
+      .Case([&](AllReduceOp o) {
+        if (o.getKind() == ReduceKind::sum)
+          return out[0] = g, success();
+        // max: the devices holding the maximum share its cotangent.
+        Value x = o.getOperand(), y = o.getResult();
+        Value mask = e.convert(e.cmp(ComparisonDirection::eq, x, y), type(x).getElementType());
+        Value count = AllReduceOp::create(b, e.loc, type(x),
+                                          ReduceKindAttr::get(ctx, ReduceKind::sum), mask,
+                                          o.getMeshAttr(), o.getAxesAttr(), StringAttr(),
+                                          IntegerAttr());
+        return out[0] = e.div(e.mul(g, mask), count), success();
+      })
+      .Case([&](AllGatherOp o) {
+        out[0] = ReduceScatterOp::create(b, e.loc, type(o.getOperand()), g, o.getMeshAttr(),
+                                         o.getDimAttr(), o.getAxesAttr(),
+                                         ReduceKindAttr::get(ctx, ReduceKind::sum), StringAttr(),
+                                         IntegerAttr());
+        return success();
+      })
+      .Case([&](ReduceScatterOp o) {
+        if (o.getKind() != ReduceKind::sum)
+          return failure();
+        out[0] = AllGatherOp::create(b, e.loc, type(o.getOperand()), g, o.getMeshAttr(),
+                                     o.getDimAttr(), o.getAxesAttr(), StringAttr(), IntegerAttr());
+        return success();
+      })
+      // The reverse exchange: pieces go back along concat_dim to where they came from.
+      .Case([&](AllToAllOp o) {
+        out[0] = AllToAllOp::create(b, e.loc, type(o.getOperand()), g, o.getMeshAttr(),
+                                    o.getConcatDimAttr(), o.getSplitDimAttr(), o.getAxesAttr(),
+                                    StringAttr(), IntegerAttr());
+        return success();
+      })
+      // Each target's cotangent goes back to its source; a source nothing targets gets zeros.
+      .Case([&](CollectivePermuteOp o) {
+        SmallVector<int64_t> inverse;
+        ArrayRef<int64_t> pairs = o.getPairs();
+        for (size_t i = 0; i + 1 < pairs.size(); i += 2)
+          inverse.append({pairs[i + 1], pairs[i]});
+        out[0] = CollectivePermuteOp::create(b, e.loc, type(g), g, o.getMeshAttr(),
+                                             o.getAxesAttr(), b.getDenseI64ArrayAttr(inverse),
+                                             StringAttr(), IntegerAttr());
+        return success();
+      })
+      .Default([](Operation *) { return failure(); });
+}
+
 /// Elementwise ops: the cotangent times the local derivative.
 LogicalResult elementwiseVjp(Operation *op, Value g, Emitter &e, SmallVectorImpl<Value> &out) {
   Value y = op->getResult(0);
@@ -295,6 +351,8 @@ LogicalResult mlir::loom::buildVjp(Operation *op, Value g, OpBuilder &b,
           .Case([&](ScatterAddOp o) {
             return out[0] = GatherOp::create(b, e.loc, g, o.getIndices()), success();
           })
+          .Case<AllReduceOp, AllGatherOp, ReduceScatterOp, AllToAllOp, CollectivePermuteOp>(
+              [&](Operation *o) { return collectiveVjp(o, g, e, out); })
           .Default([&](Operation *) { return elementwiseVjp(op, g, e, out); });
   if (failed(result))
     return op->emitOpError("has no VJP rule (loom-autodiff cannot differentiate it)");

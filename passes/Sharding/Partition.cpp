@@ -35,6 +35,8 @@ private:
   FailureOr<Value> reshardUncached(Value v, TensorSharding from, const TensorSharding &to,
                                    Operation *user, const std::string &why);
   LogicalResult rewriteOp(Operation *op, const ShardingRule &rule);
+  /// Reshards a shard_map's operands to its in shardings and puts its body in its place.
+  LogicalResult inlineShardMap(ShardMapOp op);
   /// Adds this device's offset to an iota whose counted dim is split.
   void offsetSplitIota(IotaOp iota, TensorSharding s); // by value: it inserts into `sharding`
   /// The factor shardings of `op`, with factors a tensor cannot show dropped everywhere.
@@ -169,6 +171,8 @@ LogicalResult Partitioner::rewriteOp(Operation *op, const ShardingRule &rule) {
     op->removeAttr("loom.factors");
     return success();
   }
+  if (auto map = dyn_cast<ShardMapOp>(op))
+    return inlineShardMap(map);
   if (auto constraint = dyn_cast<ShardingConstraintOp>(op)) {
     TensorSharding wanted = TensorSharding::fromAttr(constraint.getSharding(),
                                                      constraint.getType().getRank());
@@ -239,6 +243,40 @@ LogicalResult Partitioner::rewriteOp(Operation *op, const ShardingRule &rule) {
   }
   op->removeAttr("loom.shardings");
   op->removeAttr("loom.factors");
+  return success();
+}
+
+LogicalResult Partitioner::inlineShardMap(ShardMapOp op) {
+  std::string name = "shard_map at " + describeLocation(op.getLoc());
+  Block &body = op.getBody().front();
+  for (auto [i, operand] : llvm::enumerate(op.getArgs())) {
+    auto type = cast<RankedTensorType>(operand.getType());
+    TensorSharding wanted =
+        TensorSharding::fromAttr(cast<ShardingAttr>(op.getInShardings()[i]), type.getRank());
+    auto v = reshard(operand, sharding[operand], wanted, op,
+                     "operand " + std::to_string(i) + " of " + name);
+    if (failed(v))
+      return failure();
+    body.getArgument(i).replaceAllUsesWith(*v);
+    sharding[*v] = wanted;
+  }
+  YieldOp yield = op.yield();
+  SmallVector<Value> values(yield.getValues());
+  op->getBlock()->getOperations().splice(Block::iterator(op), body.getOperations(),
+                                         body.begin(), Block::iterator(yield));
+  OpBuilder b(op);
+  for (auto [i, result] : llvm::enumerate(op.getResults())) {
+    TensorSharding produced = TensorSharding::fromAttr(
+        cast<ShardingAttr>(op.getOutShardings()[i]), cast<RankedTensorType>(result.getType()).getRank());
+    Value v = values[i];
+    // One local value, two meanings (an argument passed through to a result split otherwise,
+    // or one value yielded twice): the result gets a value of its own.
+    if (auto known = sharding.find(v); known != sharding.end() && !(known->second == produced))
+      v = ReshapeOp::create(b, op.getLoc(), v.getType(), v);
+    result.replaceAllUsesWith(v);
+    sharding[v] = produced;
+  }
+  op->erase();
   return success();
 }
 

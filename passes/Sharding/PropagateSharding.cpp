@@ -56,6 +56,28 @@ LogicalResult Propagation::seed() {
   });
   if (walk.wasInterrupted())
     return failure();
+  // A shard_map's results are as its out shardings assemble them; its operands are wanted as
+  // its in shardings split them (the partitioner reshards them otherwise).
+  for (ShardMapOp map : fn.getBody().front().getOps<ShardMapOp>()) {
+    std::string where = "shard_map at " + describeLocation(map.getLoc());
+    for (auto [i, result] : llvm::enumerate(map.getResults())) {
+      int64_t rank = cast<RankedTensorType>(result.getType()).getRank();
+      ValueState &s = state(result);
+      s.sharding = TensorSharding::fromAttr(cast<ShardingAttr>(map.getOutShardings()[i]), rank);
+      s.fixed = true;
+      s.closed.assign(rank, true);
+      s.origin = "out sharding " + std::to_string(i) + " of " + where;
+    }
+    for (auto [i, operand] : llvm::enumerate(map.getArgs())) {
+      int64_t rank = cast<RankedTensorType>(operand.getType()).getRank();
+      ValueState &s = state(operand);
+      if (s.fixed || llvm::any_of(s.closed, [](bool c) { return c; }))
+        continue;
+      s.sharding = TensorSharding::fromAttr(cast<ShardingAttr>(map.getInShardings()[i]), rank);
+      s.closed.assign(rank, true);
+      s.origin = "wanted by in sharding " + std::to_string(i) + " of " + where;
+    }
+  }
   // A result's sharding is a wish for the returned value (a reshard happens if it differs).
   auto ret = cast<func::ReturnOp>(fn.getBody().front().getTerminator());
   for (auto [i, value] : llvm::enumerate(ret.getOperands())) {
@@ -93,6 +115,7 @@ LogicalResult Propagation::run() {
   if (failed(ruled))
     return failure();
   ops = std::move(*ruled);
+  llvm::erase_if(ops, [](auto &entry) { return isa<ShardMapOp>(entry.first); });
   for (auto [i, entry] : llvm::enumerate(ops))
     ruleIndex[entry.first] = i;
   // Forward then backward sweeps until nothing changes; shardings only grow, so this ends.

@@ -206,6 +206,11 @@ mlir::loom::opRules(func::FuncOp fn, StringRef pass) {
       // Scalars (an index constant feeding a loop) are no one's to shard.
       if (isa<func::ReturnOp>(op) || (!touchesTensors && op.getNumRegions() == 0))
         continue;
+      // Per-device code: its boundary's shardings are given, its body is not sharded.
+      if (isa<ShardMapOp>(op)) {
+        ops.emplace_back(&op, ShardingRule());
+        continue;
+      }
       auto ruled = dyn_cast<ShardingRuleOpInterface>(op);
       FailureOr<ShardingRule> rule =
           ruled && op.getNumRegions() == 0 ? ruled.getShardingRule() : FailureOr<ShardingRule>();
