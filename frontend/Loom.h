@@ -9,6 +9,7 @@
 #include "frontend/Jit.h"
 #include "frontend/Ops.h"
 #include "frontend/Random.h"
+#include "frontend/ShardMap.h"
 #include "frontend/Sharding.h"
 #include "frontend/Tensor.h"
 #include "frontend/Tree.h"

@@ -137,6 +137,22 @@ Tensor Trace::addArgument(const Shape &shape, DType dtype) {
 
 std::vector<Tensor> Trace::beginFunction(const std::string &prefix,
                                          const std::vector<Tensor> &like) {
+  std::vector<std::pair<Shape, DType>> types;
+  for (const Tensor &t : like)
+    types.emplace_back(t.shape(), t.dtype());
+  return beginFunction(prefix, types);
+}
+
+const Mesh &Trace::shardMapMesh(const std::source_location &loc, std::string_view op) {
+  if (shardMaps.empty())
+    fail(loc, std::string(op),
+         "called outside of a shard_map body: collectives act on the per-device values "
+         "of a function given to shard_map");
+  return shardMaps.back();
+}
+
+std::vector<Tensor> Trace::beginFunction(const std::string &prefix,
+                                         const std::vector<std::pair<Shape, DType>> &types) {
   suspended.emplace_back(function, b.saveInsertionPoint());
   b.setInsertionPointToEnd(moduleOp->getBody());
   std::string name = prefix + "_" + std::to_string(functionCount++);
@@ -144,8 +160,8 @@ std::vector<Tensor> Trace::beginFunction(const std::string &prefix,
   function.setPrivate();
   b.setInsertionPointToStart(function.addEntryBlock());
   std::vector<Tensor> args;
-  for (const Tensor &t : like)
-    args.push_back(addArgument(t.shape(), t.dtype()));
+  for (const auto &[shape, dtype] : types)
+    args.push_back(addArgument(shape, dtype));
   return args;
 }
 
@@ -198,7 +214,7 @@ mlir::Value Trace::value(const Tensor &t, const std::source_location &loc, std::
     fail(loc, std::string(op),
          "tensor " + t.describe() +
              " is captured from an enclosing function; pass it as an argument of the "
-             "function given to grad/value_and_grad");
+             "function given to grad/value_and_grad or shard_map");
   return v;
 }
 

@@ -55,6 +55,9 @@ public:
   /// Starts tracing a new private function `@<prefix>_<n>` whose arguments have the types
   /// of `like`; ops go there until endFunction(). Returns its arguments.
   std::vector<Tensor> beginFunction(const std::string &prefix, const std::vector<Tensor> &like);
+  /// The same with arguments of the given shapes and dtypes.
+  std::vector<Tensor> beginFunction(const std::string &prefix,
+                                    const std::vector<std::pair<Shape, DType>> &types);
   /// Ends the function begun last with `func.return results`; returns its name.
   std::string endFunction(const std::vector<Tensor> &results, const std::source_location &loc);
   /// Ends the function with `func.return results`.
@@ -73,6 +76,12 @@ public:
   /// two different meshes of one name are an Error.
   mlir::loom::ShardingAttr shardingAttr(const NamedSharding &sharding, const Shape &shape,
                                         const std::string &what);
+
+  /// While a shard_map body is traced: its mesh, for the collectives in it.
+  void enterShardMap(const Mesh &mesh) { shardMaps.push_back(mesh); }
+  void exitShardMap() { shardMaps.pop_back(); }
+  /// The mesh of the innermost shard_map being traced; an Error naming `op` outside one.
+  const Mesh &shardMapMesh(const std::source_location &loc, std::string_view op);
 
   mlir::Location location(const std::source_location &loc);
   mlir::OpBuilder &builder() { return b; }
@@ -101,6 +110,7 @@ private:
   std::vector<std::pair<mlir::func::FuncOp, mlir::OpBuilder::InsertPoint>> suspended;
   int functionCount = 0;
   std::vector<Mesh> meshes; // those with a loom.mesh in the module
+  std::vector<Mesh> shardMaps; // the shard_map bodies being traced, innermost last
   std::vector<mlir::Value> values;
   std::string diagnostics;
   mlir::ScopedDiagnosticHandler handler;

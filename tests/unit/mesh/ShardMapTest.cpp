@@ -1,0 +1,406 @@
+// shard_map on 4 virtual CPU devices: each collective against its definition computed on the
+// host, the gradient of each (through the shard_map) against central finite differences in
+// f64, the seed-style data-parallel step (value_and_grad per device, then pmean of the
+// gradients) against jit's automatic data parallelism, and a ring attention whose keys and
+// values travel by ppermute against plain attention, with its gradients.
+#include "frontend/Loom.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <functional>
+
+using namespace loom;
+
+namespace {
+
+using Pairs = std::vector<std::pair<int64_t, int64_t>>;
+
+std::vector<double> wave(int64_t n, double scale, double phase = 0) {
+  std::vector<double> v(n);
+  for (int64_t i = 0; i < n; ++i)
+    v[i] = scale * std::sin(0.7 * static_cast<double>(i) + phase) + 0.05 * phase;
+  return v;
+}
+
+void expectNear(const std::vector<double> &a, const std::vector<double> &b, double tol,
+                const std::string &what) {
+  ASSERT_EQ(a.size(), b.size()) << what;
+  for (size_t i = 0; i < a.size(); ++i)
+    ASSERT_NEAR(a[i], b[i], tol * (1 + std::fabs(b[i]))) << what << " at " << i;
+}
+
+//===--- Values ---===//
+
+class ShardMapValues : public testing::Test {
+protected:
+  Mesh mesh{{{"x", 4}}};
+  NamedSharding rows{mesh, P("x")};
+  // Global [8, 3]: device d holds rows 2d and 2d+1.
+  std::vector<double> host = wave(8 * 3, 1.0);
+  Array input = Array::device_put(host, {8, 3}, rows);
+
+  /// Runs `body` in a shard_map over the rows of `input`, returning what `out` assembles.
+  std::vector<double> run(const std::function<Tensor(const Tensor &)> &body, PartitionSpec out) {
+    auto f = jit([&](Tensor x) { return shard_map(body, mesh, {P("x")}, {out})(x); },
+                 {.name = "shard_map_values", .inShardings = {rows}});
+    return f(input).to_host<double>();
+  }
+  double at(int64_t row, int64_t col) const { return host[row * 3 + col]; }
+};
+
+TEST_F(ShardMapValues, PsumPmeanAndPmaxCombineTheGroup) {
+  std::vector<double> sum(2 * 3, 0), max(2 * 3, -1e300);
+  for (int64_t d = 0; d < 4; ++d)
+    for (int64_t i = 0; i < 6; ++i) {
+      sum[i] += host[d * 6 + i];
+      max[i] = std::max(max[i], host[d * 6 + i]);
+    }
+  std::vector<double> mean = sum;
+  for (double &m : mean)
+    m /= 4;
+  expectNear(run([](const Tensor &x) { return psum(x, "x"); }, P()), sum, 1e-14, "psum");
+  expectNear(run([](const Tensor &x) { return pmean(x, "x"); }, P()), mean, 1e-14, "pmean");
+  expectNear(run([](const Tensor &x) { return pmax(x, "x"); }, P()), max, 0, "pmax");
+}
+
+TEST_F(ShardMapValues, AllGatherAndPsumScatterMoveTheRightPieces) {
+  // Gathered whole on every device, returned split: the global result is 4 copies of input.
+  std::vector<double> copies;
+  for (int d = 0; d < 4; ++d)
+    copies.insert(copies.end(), host.begin(), host.end());
+  expectNear(run([](const Tensor &x) { return all_gather(x, "x", 0); }, P("x")), copies, 0,
+             "all_gather");
+  // psum_scatter over dim 1 of a [2, 4] local: device d keeps column d of the sum.
+  auto f = [](const Tensor &x) {
+    Tensor wide = concatenate({x, slice(x, {0, 0}, {2, 1})}, 1); // [2, 4]
+    return psum_scatter(wide, "x", 1);                             // [2, 1]
+  };
+  std::vector<double> got = run(f, P(None, "x")); // global [2, 4]
+  for (int64_t r = 0; r < 2; ++r)
+    for (int64_t c = 0; c < 4; ++c) {
+      double want = 0;
+      for (int64_t d = 0; d < 4; ++d)
+        want += at(2 * d + r, c == 3 ? 0 : c);
+      EXPECT_NEAR(got[r * 4 + c], want, 1e-14) << r << "," << c;
+    }
+}
+
+TEST_F(ShardMapValues, AllToAllPpermuteAndAxisIndex) {
+  // all_to_all of [2, 4] locals: split dim 1, concat dim 0 -> [8, 1]: device d gets column d
+  // of every device's rows, in device order.
+  auto toAll = [](const Tensor &x) {
+    Tensor wide = concatenate({x, slice(x, {0, 0}, {2, 1})}, 1);
+    return all_to_all(wide, "x", 1, 0);
+  };
+  std::vector<double> got = run(toAll, P(None, "x")); // global [8, 4]
+  for (int64_t r = 0; r < 8; ++r)
+    for (int64_t d = 0; d < 4; ++d)
+      EXPECT_EQ(got[r * 4 + d], at(r, d == 3 ? 0 : d)) << r << "," << d;
+  // A ring shift forward, and a partial permutation (devices 0 and 3 get zeros).
+  std::vector<double> ring = run(
+      [](const Tensor &x) { return ppermute(x, "x", {{0, 1}, {1, 2}, {2, 3}, {3, 0}}); }, P("x"));
+  std::vector<double> partial =
+      run([](const Tensor &x) { return ppermute(x, "x", {{0, 1}, {1, 2}}); }, P("x"));
+  for (int64_t d = 0; d < 4; ++d)
+    for (int64_t i = 0; i < 6; ++i) {
+      EXPECT_EQ(ring[d * 6 + i], host[((d + 3) % 4) * 6 + i]);
+      EXPECT_EQ(partial[d * 6 + i], d == 1 || d == 2 ? host[(d - 1) * 6 + i] : 0.0);
+    }
+  std::vector<double> index =
+      run([](const Tensor &x) { return x * 0.0 + astype(axis_index("x"), DType::F64); }, P("x"));
+  for (int64_t d = 0; d < 4; ++d)
+    EXPECT_EQ(index[d * 6], static_cast<double>(d));
+}
+
+TEST(ShardMapOneDevice, AOneDeviceMeshRunsTheBodyWhole) {
+  // Not partitioned: the body is inlined and each collective is what it is on one device.
+  Mesh one({{"x", 1}});
+  auto f = jit(
+      [&](Tensor x) {
+        auto body = [](const Tensor &t) {
+          Tensor shifted = ppermute(t, "x", {{0, 0}}) + all_gather(t, "x", 0);
+          return psum(shifted, "x") + astype(axis_index("x"), DType::F64) + pmean(t, "x");
+        };
+        return shard_map(body, one, {P("x")}, {P("x")})(x);
+      },
+      {.name = "one_device", .inShardings = {NamedSharding(one, P("x"))}});
+  std::vector<double> host = wave(6, 1.0);
+  std::vector<double> got = f(Array::from(host, {6})).to_host<double>();
+  for (size_t i = 0; i < host.size(); ++i)
+    EXPECT_DOUBLE_EQ(got[i], 3 * host[i]);
+}
+
+//===--- Gradients against finite differences (f64) ---===//
+
+/// The gradient of L(x, w) = sum(shard_map(body)(x, w) * r), with x [8, 4] split over "x" by
+/// rows and w [2, 4] replicated, from value_and_grad around the shard_map, against central
+/// finite differences of the same jitted L.
+class ShardMapGradients : public testing::Test {
+protected:
+  Mesh mesh{{{"x", 4}}};
+  NamedSharding rows{mesh, P("x")}, whole{mesh, P()};
+
+  void check(const std::function<Tensor(const Tensor &, const Tensor &)> &body, PartitionSpec out,
+             const Shape &outShape, const std::string &what) {
+    int64_t outSize = 1;
+    for (int64_t d : outShape)
+      outSize *= d;
+    Array r = Array::from(wave(outSize, 1.0, 0.3), outShape);
+    auto loss = [&](const Tensor &x, const Tensor &w, const Tensor &rr) {
+      return sum(shard_map(body, mesh, {P("x"), P()}, {out})(x, w) * rr);
+    };
+    auto grads = jit(
+        [&](Tensor x, Tensor w, Tensor rr) {
+          ValueAndGrad vg = value_and_grad(loss, {0, 1})(x, w, rr);
+          return std::make_tuple(vg.grads[0].leaf(), vg.grads[1].leaf());
+        },
+        {.name = "shard_map_grad", .inShardings = {rows, whole, NamedSharding()}});
+    auto value = jit([&](Tensor x, Tensor w, Tensor rr) { return loss(x, w, rr); },
+                     {.name = "shard_map_loss", .inShardings = {rows, whole, NamedSharding()}});
+    std::vector<double> xs = wave(8 * 4, 0.8, 1.1), ws = wave(2 * 4, 0.6, 2.3);
+    auto at = [&](const std::vector<double> &xv, const std::vector<double> &wv) {
+      return value(Array::device_put(xv, {8, 4}, rows), Array::device_put(wv, {2, 4}, whole), r)
+          .item<double>();
+    };
+    auto [gx, gw] = grads(Array::device_put(xs, {8, 4}, rows),
+                          Array::device_put(ws, {2, 4}, whole), r);
+    const double h = 1e-6;
+    std::vector<double> fx(xs.size()), fw(ws.size());
+    for (size_t i = 0; i < xs.size(); ++i) {
+      std::vector<double> up = xs, down = xs;
+      up[i] += h, down[i] -= h;
+      fx[i] = (at(up, ws) - at(down, ws)) / (2 * h);
+    }
+    for (size_t i = 0; i < ws.size(); ++i) {
+      std::vector<double> up = ws, down = ws;
+      up[i] += h, down[i] -= h;
+      fw[i] = (at(xs, up) - at(xs, down)) / (2 * h);
+    }
+    expectNear(gx.to_host<double>(), fx, 1e-6, what + ": gradient of x");
+    expectNear(gw.to_host<double>(), fw, 1e-6, what + ": gradient of w");
+  }
+};
+
+TEST_F(ShardMapGradients, Psum) {
+  // w is the same on every device but multiplies each device's shard: its gradient is the
+  // sum over the devices.
+  check([](const Tensor &x, const Tensor &w) { return psum(x * w, "x"); }, P(), {2, 4}, "psum");
+}
+
+TEST_F(ShardMapGradients, PsumOfAReplicatedValue) {
+  // psum of w (the same everywhere) is 4 w.
+  check([](const Tensor &x, const Tensor &w) { return psum(w * w, "x") + x; }, P("x"), {8, 4},
+        "psum of w");
+}
+
+TEST_F(ShardMapGradients, PmeanAndPmax) {
+  check([](const Tensor &x, const Tensor &w) { return pmean(exp(x) * w, "x"); }, P(), {2, 4},
+        "pmean");
+  check([](const Tensor &x, const Tensor &w) { return pmax(x + w, "x"); }, P(), {2, 4}, "pmax");
+}
+
+TEST_F(ShardMapGradients, AllGatherAndPsumScatter) {
+  check([](const Tensor &x, const Tensor &w) { return all_gather(x * w, "x", 0) * 1.5; },
+        P("x"), {32, 4}, "all_gather");
+  check([](const Tensor &x, const Tensor &w) { return psum_scatter(x * w, "x", 1); },
+        P(None, "x"), {2, 4}, "psum_scatter");
+  // Scattering the replicated w: each device's piece of 4 w.
+  check([](const Tensor &x, const Tensor &w) { return psum_scatter(w * w, "x", 1) + sum(x); },
+        P(None, "x"), {2, 4}, "psum_scatter of w");
+}
+
+TEST_F(ShardMapGradients, AllToAllAndPpermute) {
+  check([](const Tensor &x, const Tensor &w) { return all_to_all(x * w, "x", 1, 0); },
+        P(None, "x"), {8, 4}, "all_to_all");
+  check([](const Tensor &x, const Tensor &w) {
+    return ppermute(x * w, "x", {{0, 1}, {1, 2}, {2, 3}, {3, 0}});
+  }, P("x"), {8, 4}, "ring ppermute");
+  check([](const Tensor &x, const Tensor &w) { return ppermute(x * w, "x", {{0, 2}, {3, 1}}); },
+        P("x"), {8, 4}, "partial ppermute");
+}
+
+TEST_F(ShardMapGradients, AValueTheSameEverywhereReturnedSplit) {
+  // psum(x) is the same on every device; returned split, the result is 4 copies of it.
+  check([](const Tensor &x, const Tensor &w) { return psum(x, "x") * w; }, P("x"), {8, 4},
+        "split copies");
+}
+
+//===--- The seed-style data-parallel step ---===//
+
+Tensor mlpLoss(const Tree<Tensor> &p, const Tensor &x, const Tensor &y) {
+  Tensor h = tanh(matmul(x, p.at("w1").leaf()));
+  Tensor out = matmul(h, p.at("w2").leaf());
+  return mean((out - y) * (out - y));
+}
+
+Tree<Tensor> sgd(const Tree<Tensor> &p, const Tree<Tensor> &g) {
+  return tree_map([](const Tensor &w, const Tensor &d) { return w - 0.1 * d; }, p, g);
+}
+
+TEST(ShardMapTraining, PmeanOfPerDeviceGradientsMatchesJitDataParallel) {
+  Mesh mesh({{"data", 4}});
+  NamedSharding batch(mesh, P("data")), replicated(mesh, P());
+  // Written per device, as the seeds' pmap-era step: each device differentiates its own
+  // batch's loss, then the gradients and the loss are averaged over "data".
+  auto perDevice = [&](Tree<Tensor> p, Tensor x, Tensor y) {
+    ValueAndGrad vg = value_and_grad(mlpLoss)(p, x, y);
+    Tree<Tensor> g = tree_map([](const Tensor &d) { return pmean(d, "data"); }, vg.grads[0]);
+    return std::make_tuple(sgd(p, g), pmean(vg.value, "data"));
+  };
+  auto manual = jit(
+      [&](Tree<Tensor> p, Tensor x, Tensor y) {
+        return shard_map(perDevice, mesh, {P(), P("data"), P("data")}, {P()})(p, x, y);
+      },
+      {.name = "shard_map_dp", .inShardings = {replicated, batch, batch}});
+  auto automatic = jit(
+      [&](Tree<Tensor> p, Tensor x, Tensor y) {
+        ValueAndGrad vg = value_and_grad(mlpLoss)(p, x, y);
+        return std::make_tuple(sgd(p, vg.grads[0]), vg.value);
+      },
+      {.name = "jit_dp", .inShardings = {replicated, batch, batch}});
+  auto start = [&] {
+    Tree<Array> p;
+    p["w1"] = Array::device_put(wave(16 * 32, 0.2, 0.1), {16, 32}, replicated);
+    p["w2"] = Array::device_put(wave(32 * 4, 0.2, 0.7), {32, 4}, replicated);
+    return p;
+  };
+  Tree<Array> pm = start(), pa = start();
+  for (int step = 0; step < 4; ++step) {
+    Array x = Array::device_put(wave(8 * 16, 1.0, step), {8, 16}, batch);
+    Array y = Array::device_put(wave(8 * 4, 1.0, 3.0 + step), {8, 4}, batch);
+    auto [nm, lm] = manual(pm, x, y);
+    auto [na, la] = automatic(pa, x, y);
+    EXPECT_NEAR(lm.item<double>(), la.item<double>(), 1e-13) << "loss of step " << step;
+    pm = nm, pa = na;
+  }
+  for (const char *name : {"w1", "w2"})
+    expectNear(pm.at(name).leaf().to_host<double>(), pa.at(name).leaf().to_host<double>(), 1e-12,
+               name);
+}
+
+//===--- Ring attention ---===//
+
+/// Attention of q over k, v ([T, D] each), unsharded.
+Tensor attention(const Tensor &q, const Tensor &k, const Tensor &v) {
+  Tensor s = matmul(q, transpose(k)) / std::sqrt(static_cast<double>(q.dim(1)));
+  return matmul(softmax(s, -1), v);
+}
+
+/// The same over 4 devices holding a quarter of the sequence each: keys and values go round
+/// the ring by ppermute; each block is folded in with an online softmax.
+Tensor ringAttention(const Tensor &q, const Tensor &k, const Tensor &v) {
+  double scale = 1 / std::sqrt(static_cast<double>(q.dim(1)));
+  Pairs ring = {{0, 1}, {1, 2}, {2, 3}, {3, 0}};
+  Tensor s = matmul(q, transpose(k)) * scale;
+  Tensor m = max(s, {1}, true);
+  Tensor p = exp(s - m);
+  Tensor l = sum(p, {1}, true);
+  Tensor acc = matmul(p, v);
+  Tensor kc = k, vc = v;
+  for (int step = 1; step < 4; ++step) {
+    kc = ppermute(kc, "seq", ring);
+    vc = ppermute(vc, "seq", ring);
+    Tensor sb = matmul(q, transpose(kc)) * scale;
+    Tensor mNew = maximum(m, max(sb, {1}, true));
+    Tensor pb = exp(sb - mNew);
+    Tensor correction = exp(m - mNew);
+    l = l * correction + sum(pb, {1}, true);
+    acc = acc * correction + matmul(pb, vc);
+    m = mNew;
+  }
+  return acc / l;
+}
+
+TEST(ShardMapAttention, RingAttentionMatchesAttentionAndItsGradients) {
+  Mesh mesh({{"seq", 4}});
+  NamedSharding bySeq(mesh, P("seq")), replicated(mesh, P());
+  const int64_t T = 16, D = 8;
+  Array q = Array::device_put(wave(T * D, 1.0, 0.2), {T, D}, bySeq);
+  Array k = Array::device_put(wave(T * D, 1.0, 1.4), {T, D}, bySeq);
+  Array v = Array::device_put(wave(T * D, 1.0, 2.9), {T, D}, bySeq);
+  Array r = Array::device_put(wave(T * D, 1.0, 0.5), {T, D}, bySeq);
+  auto ring = [&](const Tensor &qq, const Tensor &kk, const Tensor &vv) {
+    return shard_map(ringAttention, mesh, {P("seq"), P("seq"), P("seq")}, {P("seq")})(qq, kk, vv);
+  };
+  auto withGrads = [](auto fn) {
+    return [fn](Tensor qq, Tensor kk, Tensor vv, Tensor rr) {
+      auto loss = [&](const Tensor &a, const Tensor &b, const Tensor &c, const Tensor &weights) {
+        Tensor o = fn(a, b, c);
+        return std::make_tuple(sum(o * weights), o);
+      };
+      ValueAndGrad vg = value_and_grad(loss, {0, 1, 2})(qq, kk, vv, rr);
+      return std::make_tuple(vg.aux[0], vg.grads[0].leaf(), vg.grads[1].leaf(),
+                             vg.grads[2].leaf());
+    };
+  };
+  JitOptions options{.name = "ring_attention", .inShardings = {bySeq, bySeq, bySeq, bySeq}};
+  auto sharded = jit(withGrads(ring), options);
+  options.name = "attention";
+  auto plain = jit(withGrads(attention), options);
+  auto [o1, dq1, dk1, dv1] = sharded(q, k, v, r);
+  auto [o2, dq2, dk2, dv2] = plain(q, k, v, r);
+  expectNear(o1.to_host<double>(), o2.to_host<double>(), 1e-13, "output");
+  expectNear(dq1.to_host<double>(), dq2.to_host<double>(), 1e-12, "dq");
+  expectNear(dk1.to_host<double>(), dk2.to_host<double>(), 1e-12, "dk");
+  expectNear(dv1.to_host<double>(), dv2.to_host<double>(), 1e-12, "dv");
+}
+
+//===--- Errors ---===//
+
+std::string errorOf(const std::function<void()> &f) {
+  try {
+    f();
+  } catch (const Error &e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+TEST(ShardMapErrors, NameWhatWasWrong) {
+  Mesh mesh({{"x", 4}});
+  NamedSharding rows(mesh, P("x"));
+  Array a = Array::device_put(wave(8, 1.0), {8}, rows);
+  auto run = [&](std::function<Tensor(const Tensor &)> body, PartitionSpec in, PartitionSpec out) {
+    return errorOf([&] {
+      jit([&](Tensor x) { return shard_map(body, mesh, {in}, {out})(x); },
+          {.name = "bad", .inShardings = {rows}})(a);
+    });
+  };
+  EXPECT_NE(run([](const Tensor &x) { return x; }, P("x"), P()).find(
+                "result 0 differs between devices along [\"x\"], but its out sharding"),
+            std::string::npos);
+  EXPECT_NE(run([](const Tensor &x) { return psum(x, "y"); }, P("x"), P())
+                .find("psum: mesh @mesh {\"x\": 4} has no axis 'y'"),
+            std::string::npos);
+  EXPECT_NE(run([](const Tensor &x) { return all_to_all(x, "x", 0, 0); }, P("x"), P("x"))
+                .find("all_to_all: split dim and concat dim are both 0"),
+            std::string::npos);
+  EXPECT_NE(run([](const Tensor &x) { return ppermute(x, "x", {{0, 1}, {2, 1}}); }, P("x"), P("x"))
+                .find("position 1 is the target of two pairs"),
+            std::string::npos);
+  std::string outside = errorOf([&] {
+    jit([](Tensor x) { return psum(x, "x"); }, {.name = "outside", .inShardings = {rows}})(a);
+  });
+  EXPECT_NE(outside.find("psum: called outside of a shard_map body"), std::string::npos)
+      << outside;
+  std::string tooFew = errorOf([&] {
+    Mesh eight({{"x", 8}});
+    jit([&](Tensor x) { return shard_map([](const Tensor &t) { return t; }, eight, {P("x")},
+                                         {P("x")})(x); },
+        {.name = "too_few"})(Array::from(wave(8, 1.0), {8}));
+  });
+  EXPECT_NE(tooFew.find("runs per-device code over mesh @mesh of 8 devices, which needs the "
+                        "program partitioned over the mesh"),
+            std::string::npos)
+      << tooFew;
+  std::string indivisible = errorOf([&] {
+    Mesh three({{"x", 3}});
+    jit([&](Tensor x) { return shard_map([](const Tensor &t) { return t; }, three, {P("x")},
+                                         {P("x")})(x); },
+        {.name = "indivisible"})(Array::from(wave(8, 1.0), {8}));
+  });
+  EXPECT_NE(indivisible.find("shard_map: argument 0 f64[8]"), std::string::npos) << indivisible;
+}
+
+} // namespace
