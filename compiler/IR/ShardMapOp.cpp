@@ -68,11 +68,7 @@ LogicalResult ShardMapOp::verifySymbolUses(SymbolTableCollection &) {
     return global->emitOpError("cannot be inside loom.shard_map: the body's values are "
                                "per-device shards");
 
-  SmallVector<VaryingAxes::Mask> argAxes;
-  VaryingAxes varying(mesh, body, {});
-  for (Attribute s : getInShardings())
-    argAxes.push_back(varying.splitBy(cast<ShardingAttr>(s)));
-  varying = VaryingAxes(mesh, body, argAxes);
+  VaryingAxes varying(mesh, body, VaryingAxes(mesh).argumentAxes(*this));
   for (auto [i, value] : llvm::enumerate(yield.getValues())) {
     VaryingAxes::Mask extra =
         varying.of(value) & ~varying.splitBy(cast<ShardingAttr>(getOutShardings()[i]));

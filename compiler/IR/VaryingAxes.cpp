@@ -41,6 +41,13 @@ VaryingAxes::Mask VaryingAxes::splitBy(ShardingAttr sharding) const {
   return mask;
 }
 
+SmallVector<VaryingAxes::Mask> VaryingAxes::argumentAxes(ShardMapOp op) const {
+  SmallVector<Mask> masks;
+  for (Attribute s : op.getInShardings())
+    masks.push_back(splitBy(cast<ShardingAttr>(s)));
+  return masks;
+}
+
 FlatSymbolRefAttr VaryingAxes::meshRef() const {
   return FlatSymbolRefAttr::get(mesh.getSymNameAttr());
 }

@@ -19,8 +19,13 @@ public:
   /// Axes as a bit set over the mesh's axes (bit i: axis i); a mesh has at most 64 axes.
   using Mask = uint64_t;
 
+  /// Before analyse(), only the conversions between axes and masks.
+  explicit VaryingAxes(MeshOp mesh) : mesh(mesh) {}
   /// Analyses the ops of `body` (in order), whose argument i varies over `argAxes[i]`.
   VaryingAxes(MeshOp mesh, Block &body, ArrayRef<Mask> argAxes);
+  /// The axes each argument of a shard_map's body varies over: those its in sharding splits
+  /// it over.
+  SmallVector<Mask> argumentAxes(ShardMapOp op) const;
 
   /// The axes `v` varies over; none for a value the analysis did not see.
   Mask of(Value v) const { return masks.lookup(v); }

@@ -50,13 +50,7 @@ FailureOr<ShardMapOp> mlir::loom::transposeShardMap(ShardMapOp fwd,
   Location loc = fwd.getLoc();
   MeshOp mesh = lookupMesh(fwd, fwd.getMeshAttr());
   Block &body = fwd.getBody().front();
-  SmallVector<VaryingAxes::Mask> argAxes;
-  {
-    VaryingAxes boundary(mesh, body, {});
-    for (Attribute s : fwd.getInShardings())
-      argAxes.push_back(boundary.splitBy(cast<ShardingAttr>(s)));
-  }
-  VaryingAxes varying(mesh, body, argAxes);
+  VaryingAxes varying(mesh, body, VaryingAxes(mesh).argumentAxes(fwd));
   SmallVector<Operation *> forward;
   for (Operation &op : body.without_terminator()) {
     if (isa<ValueAndGradOp>(op))
