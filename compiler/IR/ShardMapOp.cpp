@@ -15,6 +15,9 @@ LogicalResult ShardMapOp::verifySymbolUses(SymbolTableCollection &) {
   MeshOp mesh = lookupMesh(*this, getMeshAttr());
   if (!mesh)
     return emitOpError("refers to an unknown mesh ") << getMeshAttr();
+  if (mesh.getAxes().size() > 64) // VaryingAxes keeps axes in a 64-bit set
+    return emitOpError("runs over mesh ") << getMeshAttr() << " of " << mesh.getAxes().size()
+                                          << " axes; shard_map supports at most 64";
   if (getInShardings().size() != getArgs().size())
     return emitOpError("has ") << getArgs().size() << " operands but "
                                << getInShardings().size() << " in shardings";
