@@ -5,11 +5,13 @@
 #include <mpi.h>
 
 #include <cstring>
+#include <mutex>
 
 namespace loom::rt {
 
 namespace {
 constexpr int kProbeTag = 11, kReplyTag = 12;
+const uint64_t kReply = 1; // what every probe is answered with
 
 // MPI handles live in uint64_t members so that the header needs no mpi.h.
 template <typename Handle> Handle get(const uint64_t &slot) {
@@ -52,7 +54,8 @@ void MpiLiveness::serve() {
     if (!flag)
       break;
     MPI_Request send;
-    MPI_Isend(&reply, 1, MPI_UINT64_T, status.MPI_SOURCE, kReplyTag, get<MPI_Comm>(comm), &send);
+    MPI_Isend(&kReply, 1, MPI_UINT64_T, status.MPI_SOURCE, kReplyTag, get<MPI_Comm>(comm),
+              &send);
     replySends.emplace_back();
     put(replySends.back(), send);
     postReceive(comm, probeIn, incoming);
@@ -116,9 +119,38 @@ std::vector<int> MpiLiveness::silent() const {
 void MpiLiveness::stop() {
   if (!started)
     return;
-  MPI_Request r = get<MPI_Request>(incoming);
-  MPI_Cancel(&r);
-  MPI_Request_free(&r);
+  // Receives still posted are cancelled and completed here: a reply or probe that arrives
+  // later would otherwise be written into this object after it is gone. Sends in flight read
+  // only the constant kReply, or the asked rounds' `out`, kept to the process's end.
+  auto cancel = [](uint64_t &slot) {
+    MPI_Request r = get<MPI_Request>(slot);
+    if (r == MPI_REQUEST_NULL)
+      return;
+    MPI_Cancel(&r);
+    MPI_Wait(&r, MPI_STATUS_IGNORE);
+    put(slot, r);
+  };
+  cancel(incoming);
+  retired.push_back(std::move(round));
+  for (std::vector<Asked> &asked : retired)
+    for (Asked &a : asked) {
+      cancel(a.receive);
+      MPI_Request send = get<MPI_Request>(a.send);
+      if (send != MPI_REQUEST_NULL)
+        MPI_Request_free(&send);
+    }
+  for (uint64_t &slot : replySends) {
+    MPI_Request send = get<MPI_Request>(slot);
+    if (send != MPI_REQUEST_NULL)
+      MPI_Request_free(&send);
+  }
+  replySends.clear();
+  static std::mutex keptMutex;
+  static auto *kept = new std::vector<std::vector<Asked>>(); // never freed
+  std::lock_guard<std::mutex> lock(keptMutex);
+  for (std::vector<Asked> &asked : retired)
+    kept->push_back(std::move(asked));
+  retired.clear();
   // Freed before MPI_Finalize: OpenMPI's finalize of processes joined through a coordinator
   // (connect/accept) fails on communicators left behind.
   MPI_Comm c = get<MPI_Comm>(comm);

@@ -31,7 +31,7 @@ public:
 
 private:
   uint64_t comm = 0; ///< an MPI_Comm
-  uint64_t incoming = 0, probeIn = 0, reply = 1;
+  uint64_t incoming = 0, probeIn = 0;
   std::vector<uint64_t> replySends;
   struct Asked {
     int process;

@@ -90,6 +90,20 @@ void MpiCollectives::progressLoop() {
   }
   // Stopping: nothing in flight can complete any more; fail every waiter. The communicators
   // are freed (MPI_Finalize of processes joined through a coordinator fails on any left).
+  // A slot still in flight (timed out; its late peers may come yet) keeps its buffers to the
+  // process's end: MPI writes into them whenever the peers' data arrives, and a nonblocking
+  // collective cannot be cancelled. Its arrival notices can.
+  static std::mutex keptMutex;
+  static auto *kept = new std::vector<std::shared_ptr<Slot>>(); // never freed
+  for (auto &slot : active) {
+    for (MPI_Request &r : slot->arrivalRecvs)
+      if (r != MPI_REQUEST_NULL) {
+        MPI_Cancel(&r);
+        MPI_Wait(&r, MPI_STATUS_IGNORE);
+      }
+    std::lock_guard<std::mutex> lock(keptMutex);
+    kept->push_back(slot);
+  }
   liveness.stop();
   {
     MPI_Comm barrier;

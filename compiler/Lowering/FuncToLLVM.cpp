@@ -2,7 +2,7 @@
 // allows them, memref descriptors otherwise; Loom's argument annotations stay behind.
 #include "compiler/Lowering/Passes.h"
 
-#include "mlir/Conversion/Passes.h"
+#include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVMPass.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Pass/PassManager.h"
