@@ -16,7 +16,7 @@ A crash with no frame of Loom's code in its stack (all frames in the system's ML
 reported as upstream: README.md lists those under known limits. Every other finding fails the
 run (exit status 1). Findings are written to OUT as reproducers, each with the command line.
 
-  tests/fuzz/fuzz_loom_opt.py --build build --runs 400 --seed 1        # the bounded run of ctest
+  tests/fuzz/fuzz_loom_opt.py --build build --runs 300 --seed 1        # the bounded run of ctest
   tests/fuzz/fuzz_loom_opt.py --build build --minutes 30 --jobs 2      # a long run
 """
 import argparse
