@@ -21,13 +21,6 @@ using namespace mlir::loom;
 
 namespace {
 
-Value zerosLike(OpBuilder &b, Location loc, Type type) {
-  auto tensor = cast<RankedTensorType>(type);
-  auto attr =
-      DenseElementsAttr::get(tensor, FloatAttr::get(tensor.getElementType(), 0.0));
-  return ConstantOp::create(b, loc, attr);
-}
-
 /// Appends to `fn` (a clone of the callee) the backward sweep of its first result, and
 /// makes it also return the gradients of the `wrt` arguments. With `rematerialize`, cheap
 /// forward values are recomputed in the backward rather than kept (Rematerialize.h). With

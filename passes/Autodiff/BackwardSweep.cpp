@@ -6,6 +6,12 @@
 using namespace mlir;
 using namespace mlir::loom;
 
+Value mlir::loom::zerosLike(OpBuilder &b, Location loc, Type type) {
+  auto tensor = cast<RankedTensorType>(type);
+  return ConstantOp::create(
+      b, loc, DenseElementsAttr::get(tensor, b.getZeroAttr(tensor.getElementType())));
+}
+
 void BackwardSweep::accumulate(Value v, Value ct) {
   auto [it, inserted] = cotangents.try_emplace(v, ct);
   if (!inserted)

@@ -35,6 +35,9 @@ private:
   DenseMap<Value, Value> cotangents;
 };
 
+/// A zero tensor of `type` (the cotangent of a value nothing depends on).
+Value zerosLike(OpBuilder &b, Location loc, Type type);
+
 /// The VJP of a shard_map: a second shard_map, built at `b`, whose body is the backward
 /// sweep of `op`'s body (per-device, with VaryingAxes). It takes the results' cotangents
 /// (null: none) and the forward values it reads, which `op` now also returns (split over

@@ -13,12 +13,6 @@ namespace {
 
 bool isFloat(Type t) { return isa<FloatType>(cast<RankedTensorType>(t).getElementType()); }
 
-Value zerosOf(OpBuilder &b, Location loc, Type type) {
-  auto tensor = cast<RankedTensorType>(type);
-  return ConstantOp::create(
-      b, loc, DenseElementsAttr::get(tensor, b.getZeroAttr(tensor.getElementType())));
-}
-
 /// How a forward value crosses from the forward shard_map to the backward one: its global
 /// type and sharding (dim 0 split over the axes it varies over; a scalar is carried as [1]).
 struct Residual {
@@ -73,7 +67,7 @@ FailureOr<ShardMapOp> mlir::loom::transposeShardMap(ShardMapOp fwd,
       continue;
     Value seed = block->addArgument(y.getType(), loc);
     operands.push_back(resultCotangents[i] ? resultCotangents[i]
-                                           : zerosOf(b, loc, fwd.getResult(i).getType()));
+                                           : zerosLike(b, loc, fwd.getResult(i).getType()));
     inShardings.push_back(fwd.getOutShardings()[i]);
     // A result the same on every device but returned split: each device's piece of the
     // cotangent is the whole value's, summed over the axes it was split over.
@@ -95,7 +89,7 @@ FailureOr<ShardMapOp> mlir::loom::transposeShardMap(ShardMapOp fwd,
     if (!isFloat(arg.getType()))
       continue;
     Value ct = sweep.cotangent(arg);
-    yields.push_back(ct ? ct : zerosOf(inner, loc, arg.getType()));
+    yields.push_back(ct ? ct : zerosLike(inner, loc, arg.getType()));
     outShardings.push_back(fwd.getInShardings()[j]);
     resultTypes.push_back(fwd.getArgs()[j].getType());
   }

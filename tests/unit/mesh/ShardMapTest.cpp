@@ -4,6 +4,7 @@
 // gradients) against jit's automatic data parallelism, and a ring attention whose keys and
 // values travel by ppermute against plain attention, with its gradients.
 #include "frontend/Loom.h"
+#include "tests/unit/frontend/ErrorOf.h"
 
 #include <gtest/gtest.h>
 
@@ -347,15 +348,6 @@ TEST(ShardMapAttention, RingAttentionMatchesAttentionAndItsGradients) {
 }
 
 //===--- Errors ---===//
-
-std::string errorOf(const std::function<void()> &f) {
-  try {
-    f();
-  } catch (const Error &e) {
-    return e.what();
-  }
-  return "no error";
-}
 
 TEST(ShardMapErrors, NameWhatWasWrong) {
   Mesh mesh({{"x", 4}});
