@@ -86,7 +86,7 @@ void setCurrentWorkerPool(WorkerPool *pool);
 extern "C" {
 /// What a parallel kernel is called through: runs body over [0, n) on the calling thread's
 /// device's pool.
-void loom_rt_parallel_for(loom::rt::ChunkFn body, void *context, int64_t n, int64_t grain);
+void loom_rt_parallel_for(::loom::rt::ChunkFn body, void *context, int64_t n, int64_t grain);
 }
 
 #endif // LOOM_RUNTIME_WORKERPOOL_H

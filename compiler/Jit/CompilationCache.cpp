@@ -35,7 +35,7 @@ static std::string defaultDirectory() {
 }
 
 static uint64_t defaultMaxBytes() {
-  return static_cast<uint64_t>(loom::rt::envInteger("LOOM_CACHE_MAX_MB", 2048, 1, 1 << 30)) << 20;
+  return static_cast<uint64_t>(::loom::rt::envInteger("LOOM_CACHE_MAX_MB", 2048, 1, 1 << 30)) << 20;
 }
 
 namespace {

@@ -12,7 +12,7 @@ using namespace mlir;
 
 static bool hasPassthrough(LLVM::LLVMFuncOp fn, StringRef flag) {
   auto passthrough = fn.getPassthroughAttr();
-  return passthrough && llvm::any_of(passthrough, [&](Attribute a) {
+  return passthrough && llvm::any_of(passthrough, [&](mlir::Attribute a) {
            auto name = dyn_cast<StringAttr>(a);
            return name && name.getValue() == flag;
          });

@@ -7,7 +7,7 @@ using namespace mlir;
 using namespace mlir::loom;
 
 namespace {
-int64_t bytesOf(Value v) {
+int64_t payloadBytes(Value v) {
   auto type = cast<RankedTensorType>(v.getType());
   return type.getNumElements() * static_cast<int64_t>((type.getElementTypeBitWidth() + 7) / 8);
 }
@@ -48,7 +48,7 @@ void mlir::loom::fuseCombineThenSlice(func::FuncOp fn, MeshOp mesh) {
         op = ReduceScatterOp::create(b, loc, dividedDim(v, dim, n), v, combine.getMeshAttr(),
                                      b.getI64IntegerAttr(dim), b.getStrArrayAttr(run),
                                      combine.getKindAttr(), b.getStringAttr(reason),
-                                     b.getI64IntegerAttr(bytesOf(v) * (n - 1) / n));
+                                     b.getI64IntegerAttr(payloadBytes(v) * (n - 1) / n));
       } else {
         op = ShardSliceOp::create(b, loc, dividedDim(v, dim, n), v, combine.getMeshAttr(),
                                   b.getI64IntegerAttr(dim), b.getStrArrayAttr(run),
@@ -65,7 +65,7 @@ void mlir::loom::fuseCombineThenSlice(func::FuncOp fn, MeshOp mesh) {
       v = AllReduceOp::create(b, loc, v.getType(), combine.getKindAttr(), v,
                               combine.getMeshAttr(), b.getStrArrayAttr(rest),
                               b.getStringAttr(reason),
-                              b.getI64IntegerAttr(2 * bytesOf(v) * (n - 1) / n))
+                              b.getI64IntegerAttr(2 * payloadBytes(v) * (n - 1) / n))
               .getResult();
     }
     slice.getResult().replaceAllUsesWith(v);

@@ -7,7 +7,8 @@
 namespace loom::difftest {
 
 namespace {
-const std::string F = "tensor<8x8xf32>";
+// The one type every chain value has: an 8x8 square.
+const std::string Sq = "tensor<8x8xf32>";
 } // namespace
 
 namespace {
@@ -21,43 +22,49 @@ struct ChainOp {
 
 const std::vector<ChainOp> &chainOps() {
   static const std::vector<ChainOp> ops = {
-      {0, [](auto &v, auto &o, auto &) { return o + " = loom.tanh " + v + " : " + F; }},
-      {0, [](auto &v, auto &o, auto &) { return o + " = loom.neg " + v + " : " + F; }},
-      {1, [](auto &v, auto &o, auto &a) { return o + " = loom.add " + v + ", " + a[0] + " : " + F; }},
-      {1, [](auto &v, auto &o, auto &a) { return o + " = loom.mul " + v + ", " + a[0] + " : " + F; }},
-      {1, [](auto &v, auto &o, auto &a) { return o + " = loom.max " + v + ", " + a[0] + " : " + F; }},
+      {0, [](auto &v, auto &o, auto &) { return o + " = loom.tanh " + v + " : " + Sq; }},
+      {0, [](auto &v, auto &o, auto &) { return o + " = loom.neg " + v + " : " + Sq; }},
+      {1, [](auto &v, auto &o, auto &a) {
+         return o + " = loom.add " + v + ", " + a[0] + " : " + Sq;
+       }},
+      {1, [](auto &v, auto &o, auto &a) {
+         return o + " = loom.mul " + v + ", " + a[0] + " : " + Sq;
+       }},
+      {1, [](auto &v, auto &o, auto &a) {
+         return o + " = loom.max " + v + ", " + a[0] + " : " + Sq;
+       }},
       {0, [](auto &v, auto &o, auto &) {
-         return o + " = loom.transpose " + v + ", permutation = [1, 0] : " + F + " -> " + F;
+         return o + " = loom.transpose " + v + ", permutation = [1, 0] : " + Sq + " -> " + Sq;
        }},
       {1, [](auto &v, auto &o, auto &a) {
          return o + " = loom.dot_general " + v + ", " + a[0] +
-                ", batching_dims = [] x [], contracting_dims = [1] x [0] : (" + F + ", " + F +
-                ") -> " + F;
+                ", batching_dims = [] x [], contracting_dims = [1] x [0] : (" + Sq + ", " + Sq +
+                ") -> " + Sq;
        }},
       {1, [](auto &v, auto &o, auto &a) {
          return o + " = loom.dot_general " + a[0] + ", " + v +
-                ", batching_dims = [] x [], contracting_dims = [0] x [0] : (" + F + ", " + F +
-                ") -> " + F;
+                ", batching_dims = [] x [], contracting_dims = [0] x [0] : (" + Sq + ", " + Sq +
+                ") -> " + Sq;
        }},
       {0, [](auto &v, auto &o, auto &) {
-         return o + "_m = loom.reduce max " + v + ", dims = [1] : " + F + " -> tensor<8xf32>\n  " +
-                o + " = loom.broadcast_in_dim " + o + "_m, dims = [0] : tensor<8xf32> -> " + F;
+         return o + "_m = loom.reduce max " + v + ", dims = [1] : " + Sq + " -> tensor<8xf32>\n  " +
+                o + " = loom.broadcast_in_dim " + o + "_m, dims = [0] : tensor<8xf32> -> " + Sq;
        }},
       {0, [](auto &v, auto &o, auto &) {
-         return o + "_s = loom.reduce sum " + v + ", dims = [0] : " + F + " -> tensor<8xf32>\n  " +
-                o + " = loom.broadcast_in_dim " + o + "_s, dims = [1] : tensor<8xf32> -> " + F;
+         return o + "_s = loom.reduce sum " + v + ", dims = [0] : " + Sq + " -> tensor<8xf32>\n  " +
+                o + " = loom.broadcast_in_dim " + o + "_s, dims = [1] : tensor<8xf32> -> " + Sq;
        }},
       {0, [](auto &v, auto &o, auto &) {
-         return o + "_r = loom.reshape " + v + " : " + F + " -> tensor<2x4x8xf32>\n  " + o +
+         return o + "_r = loom.reshape " + v + " : " + Sq + " -> tensor<2x4x8xf32>\n  " + o +
                 "_t = loom.tanh " + o + "_r : tensor<2x4x8xf32>\n  " + o + " = loom.reshape " +
-                o + "_t : tensor<2x4x8xf32> -> " + F;
+                o + "_t : tensor<2x4x8xf32> -> " + Sq;
        }},
       {0, [](auto &v, auto &o, auto &) {
          return o + "_lo = loom.slice " + v + ", start = [0, 0], limit = [4, 8], strides = [1, 1] : " +
-                F + " -> tensor<4x8xf32>\n  " + o + "_hi = loom.slice " + v +
-                ", start = [4, 0], limit = [8, 8], strides = [1, 1] : " + F +
+                Sq + " -> tensor<4x8xf32>\n  " + o + "_hi = loom.slice " + v +
+                ", start = [4, 0], limit = [8, 8], strides = [1, 1] : " + Sq +
                 " -> tensor<4x8xf32>\n  " + o + " = loom.concatenate(" + o + "_hi, " + o +
-                "_lo) dim = 0 : (tensor<4x8xf32>, tensor<4x8xf32>) -> " + F;
+                "_lo) dim = 0 : (tensor<4x8xf32>, tensor<4x8xf32>) -> " + Sq;
        }},
   };
   return ops;
@@ -116,12 +123,12 @@ Program chainProgram(const Chain &chain, bool withConstraints) {
     p.body += "  " + op.text(v, out, args) + "\n";
     v = out;
     if (withConstraints && chain.constraints[i]) {
-      p.body += "  " + out + "_c = loom.sharding_constraint " + out + " : " + F + " to " +
+      p.body += "  " + out + "_c = loom.sharding_constraint " + out + " : " + Sq + " to " +
                 shardingAttr(*chain.constraints[i], 2) + "\n";
       v = out + "_c";
     }
   }
-  p.body += "  %r0 = loom.stop_gradient " + v + " : " + F;
+  p.body += "  %r0 = loom.stop_gradient " + v + " : " + Sq;
   return p;
 }
 

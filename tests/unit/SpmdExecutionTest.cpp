@@ -21,7 +21,7 @@
 #include <cmath>
 #include <functional>
 
-using namespace loom;
+using namespace ::loom;
 
 namespace {
 

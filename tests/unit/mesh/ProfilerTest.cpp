@@ -18,7 +18,7 @@ using nlohmann::json;
 
 namespace {
 
-Array ramp(const Shape &shape, float scale) {
+Array rampArray(const Shape &shape, float scale) {
   int64_t n = 1;
   for (int64_t d : shape)
     n *= d;
@@ -65,7 +65,7 @@ TEST(Profiler, TraceOfADataParallelStepHoldsEachDevicesWorkInOrder) {
       },
       {.name = "dp_step", .useCache = false, .inShardings = {replicated, rows},
        .outShardings = {replicated}});
-  Array w = step(ramp({16, 8}, 0.1f), ramp({32, 16}, 0.05f));
+  Array w = step(rampArray({16, 8}, 0.1f), rampArray({32, 16}, 0.05f));
   w.block_until_ready();
   ASSERT_TRUE(rt::profile::stop().isOk());
 
@@ -129,7 +129,7 @@ TEST(Profiler, PerfMapNamesTheKernelsOfJitCode) {
   std::filesystem::remove(map);
   setenv("LOOM_PERF_MAP", "1", 1);
   auto f = jit([](Tensor x) { return exp(x) * 2.0 + 1.0; }, {.name = "perf_map"});
-  f(ramp({64}, 0.1f)).block_until_ready();
+  f(rampArray({64}, 0.1f)).block_until_ready();
   unsetenv("LOOM_PERF_MAP");
   std::ifstream file(map);
   ASSERT_TRUE(file) << map;

@@ -7,6 +7,7 @@
 #include "frontend/train/Checkpoint.h"
 #include "frontend/train/CheckpointIo.h"
 #include "tests/unit/train/RunCommand.h"
+#include "tests/unit/train/RunOutputs.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -32,23 +33,6 @@ std::string loomTrain(const std::string &out, const std::string &extra) {
          out + " " + extra;
 }
 
-/// step -> loss, as metrics.jsonl records them.
-std::map<int64_t, double> losses(const fs::path &out) {
-  std::map<int64_t, double> result;
-  std::ifstream in(out / "metrics.jsonl");
-  for (std::string line; std::getline(in, line);) {
-    auto j = nlohmann::json::parse(line);
-    if (j.contains("loss"))
-      result[j["step"]] = j["loss"];
-  }
-  return result;
-}
-
-std::string bytesOf(const fs::path &path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
-
 class CheckpointRun : public ::testing::Test {
 protected:
   static void SetUpTestSuite() {
@@ -71,13 +55,14 @@ protected:
 fs::path CheckpointRun::root;
 
 TEST_F(CheckpointRun, ResumingGivesBitwiseTheLossesAndParametersOfAnUnbrokenRun) {
-  std::map<int64_t, double> straight = losses(root / "straight"), resumed = losses(root / "resumed");
+  std::map<int64_t, double> straight = lossByStep(root / "straight");
+  std::map<int64_t, double> resumed = lossByStep(root / "resumed");
   ASSERT_EQ(straight.size(), 12u);
   ASSERT_EQ(resumed.size(), 12u);
   for (int64_t step = 0; step < 12; ++step)
     EXPECT_EQ(resumed[step], straight[step]) << "step " << step; // bitwise: doubles of floats
-  std::string a = bytesOf(root / "straight/checkpoints/step_00000011/model.safetensors");
-  std::string b = bytesOf(root / "resumed/checkpoints/step_00000011/model.safetensors");
+  std::string a = fileBytes(root / "straight/checkpoints/step_00000011/model.safetensors");
+  std::string b = fileBytes(root / "resumed/checkpoints/step_00000011/model.safetensors");
   ASSERT_FALSE(a.empty());
   EXPECT_TRUE(a == b) << "the final parameters and optimizer state differ";
 }
@@ -117,10 +102,10 @@ TEST_F(CheckpointRun, RestoresUnderAnotherStrategyAndMesh) {
     auto [status, output] = runCommand(loomTrain(out.string(), "--resume --set training.steps=14 "
                                                         "--set mesh.strategy=" + target));
     ASSERT_EQ(status, 0) << output;
-    std::map<int64_t, double> l = losses(out);
+    std::map<int64_t, double> l = lossByStep(out);
     ASSERT_EQ(l.size(), 2u) << output;
     // The continuation starts where the straight run ended: its loss stays in range.
-    EXPECT_LT(l[12], losses(root / "straight")[0]) << target;
+    EXPECT_LT(l[12], lossByStep(root / "straight")[0]) << target;
   }
 }
 
@@ -130,14 +115,14 @@ TEST_F(CheckpointRun, ADamagedCheckpointOrAnotherModelIsRefusedByName) {
   fs::create_directories(out);
   fs::copy(root / "straight/checkpoints", out / "checkpoints", fs::copy_options::recursive);
   fs::path file = out / "checkpoints/step_00000011/model.safetensors";
-  std::string before = bytesOf(file);
+  std::string before = fileBytes(file);
   auto [s1, o1] = runCommand(loomTrain(out.string(), "--resume --set model.layers=3"));
   EXPECT_EQ(s1, 1);
   EXPECT_NE(o1.find("metadata.json: the checkpoint's model.layers is 2, the config's "
                     "model.layers = 3 (--set); it is another model"),
             std::string::npos)
       << o1;
-  EXPECT_TRUE(bytesOf(file) == before) << "a refused resume changed the checkpoint";
+  EXPECT_TRUE(fileBytes(file) == before) << "a refused resume changed the checkpoint";
   fs::resize_file(file, before.size() - 1000);
   auto [s2, o2] = runCommand(loomTrain(out.string(), "--resume"));
   EXPECT_EQ(s2, 1);
@@ -154,7 +139,7 @@ TEST_F(CheckpointRun, ADamagedCheckpointOrAnotherModelIsRefusedByName) {
   EXPECT_EQ(s3, 1);
   EXPECT_NE(o3.find(file.string() + ": tensor "), std::string::npos) << o3;
   EXPECT_NE(o3.find(": checksum mismatch (the file is damaged)"), std::string::npos) << o3;
-  EXPECT_TRUE(bytesOf(file) == damaged) << "a refused resume changed the checkpoint";
+  EXPECT_TRUE(fileBytes(file) == damaged) << "a refused resume changed the checkpoint";
   // A half-written save (a crash before the rename) is ignored and cleaned up.
   fs::create_directories(out / "checkpoints/.tmp-step_00000099");
   std::ofstream(out / "checkpoints/.tmp-step_00000099/model.safetensors") << "partial";

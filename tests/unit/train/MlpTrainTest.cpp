@@ -3,6 +3,7 @@
 // stopped after a checkpoint and resumed gives bitwise the losses and parameters of one that
 // never stopped.
 #include "tests/unit/train/RunCommand.h"
+#include "tests/unit/train/RunOutputs.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -38,19 +39,6 @@ std::vector<nlohmann::json> records(const fs::path &out) {
   return lines;
 }
 
-std::map<int64_t, double> losses(const fs::path &out) {
-  std::map<int64_t, double> l;
-  for (const auto &j : records(out))
-    if (j.contains("loss"))
-      l[j["step"]] = j["loss"];
-  return l;
-}
-
-std::string bytesOf(const fs::path &path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
-
 TEST(MlpDigits, TheShippedConfigReaches95PercentHeldOutAccuracy) {
   ASSERT_TRUE(fs::exists(kDigits)) << kDigits << " is missing: run scripts/install_deps.sh";
   fs::path out = tempDir("accuracy");
@@ -67,7 +55,7 @@ TEST(MlpDigits, TheShippedConfigReaches95PercentHeldOutAccuracy) {
   fs::path tp = tempDir("tp");
   auto [s2, o2] = loomTrain(tp, "--set mesh.strategy=tp --set mesh.shape=[2]");
   ASSERT_EQ(s2, 0) << o2;
-  std::map<int64_t, double> a = losses(out), b = losses(tp);
+  std::map<int64_t, double> a = lossByStep(out), b = lossByStep(tp);
   ASSERT_EQ(a.size(), b.size());
   for (const auto &[step, loss] : a)
     EXPECT_NEAR(b[step], loss, 1e-4 * (1 + loss)) << "step " << step;
@@ -82,7 +70,7 @@ TEST(MlpDigits, TheShippedConfigReaches95PercentHeldOutAccuracy) {
                                    "\"layers.2.w = [_, model]\"]'");
   ASSERT_EQ(s3, 0) << o3;
   EXPECT_NE(o3.find("rules over @mesh {\"data\": 2, \"model\": 2}"), std::string::npos) << o3;
-  std::map<int64_t, double> c = losses(rules);
+  std::map<int64_t, double> c = lossByStep(rules);
   ASSERT_EQ(a.size(), c.size());
   for (const auto &[step, loss] : a)
     EXPECT_NEAR(c[step], loss, 1e-4 * (1 + loss)) << "step " << step;
@@ -104,14 +92,14 @@ TEST(MlpDigits, ResumingGivesBitwiseTheLossesAndParametersOfAnUnbrokenRun) {
   ASSERT_NE(o2.find("stopped after step 29"), std::string::npos) << o2;
   auto [s3, o3] = loomTrain(resumed, common + " --resume");
   ASSERT_EQ(s3, 0) << o3;
-  std::map<int64_t, double> a = losses(straight), b = losses(resumed);
+  std::map<int64_t, double> a = lossByStep(straight), b = lossByStep(resumed);
   ASSERT_EQ(a.size(), 60u);
   ASSERT_EQ(b.size(), 60u);
   for (int64_t step = 30; step < 60; ++step)
     EXPECT_EQ(b[step], a[step]) << "step " << step;
-  std::string x = bytesOf(straight / "checkpoints/step_00000059/model.safetensors");
+  std::string x = fileBytes(straight / "checkpoints/step_00000059/model.safetensors");
   ASSERT_FALSE(x.empty());
-  EXPECT_TRUE(x == bytesOf(resumed / "checkpoints/step_00000059/model.safetensors"))
+  EXPECT_TRUE(x == fileBytes(resumed / "checkpoints/step_00000059/model.safetensors"))
       << "the final parameters, optimizer state or EMA differ";
   fs::remove_all(straight);
   fs::remove_all(resumed);

@@ -17,7 +17,7 @@
 
 namespace {
 
-std::filesystem::path scratch(const std::string &name) {
+std::filesystem::path runDir(const std::string &name) {
   auto dir = std::filesystem::temp_directory_path() /
              ("loom-mp-" + name + "-" + std::to_string(::getpid()));
   std::filesystem::remove_all(dir);
@@ -33,7 +33,7 @@ std::string train(int processes, const std::string &args) {
 }
 
 /// The logged train losses, then the final eval loss, of a run's metrics.
-std::vector<double> lossesOf(const std::filesystem::path &out) {
+std::vector<double> lossesThenEval(const std::filesystem::path &out) {
   std::ifstream metrics(out / "metrics.jsonl");
   std::vector<double> losses;
   double eval = NAN;
@@ -53,14 +53,14 @@ TEST(MultiProcess, EveryStrategyOnTwoAndFourProcessesGivesTheLossesOfOne) {
                                  std::pair{"tp", "[4]"}, std::pair{"fsdp_tp", "[2,2]"}}) {
     std::vector<double> reference;
     for (int processes : {1, 2, 4}) {
-      auto out = scratch(std::string(strategy) + std::to_string(processes));
+      auto out = runDir(std::string(strategy) + std::to_string(processes));
       auto [status, output] = runCommand(train(
           processes, std::string("--set training.steps=4 --set training.log_interval=1 ") +
                          "--set training.eval_interval=0 --set mesh.strategy=" + strategy +
                          " --set mesh.shape=" + shape + " --set training.out_dir=" +
                          out.string()));
       ASSERT_EQ(status, 0) << output;
-      std::vector<double> losses = lossesOf(out);
+      std::vector<double> losses = lossesThenEval(out);
       ASSERT_EQ(losses.size(), 5u) << output;
       if (processes == 1) {
         reference = losses;
@@ -80,12 +80,12 @@ TEST(MultiProcess, EveryStrategyOnTwoAndFourProcessesGivesTheLossesOfOne) {
 TEST(MultiProcess, ACheckpointOfTwoProcessesResumesOnFourAndOnOneWithTheSameLosses) {
   const std::string args = "--set training.steps=8 --set training.log_interval=1 "
                            "--set training.eval_interval=0 --set mesh.strategy=fsdp ";
-  auto whole = scratch("whole");
+  auto whole = runDir("whole");
   auto [status, output] = runCommand(train(1, args + "--set training.out_dir=" + whole.string()));
   ASSERT_EQ(status, 0) << output;
-  std::vector<double> reference = lossesOf(whole);
+  std::vector<double> reference = lossesThenEval(whole);
   for (int resumeOn : {4, 1}) {
-    auto out = scratch("resume" + std::to_string(resumeOn));
+    auto out = runDir("resume" + std::to_string(resumeOn));
     std::tie(status, output) =
         runCommand(train(2, args + "--stop-after 3 --set training.out_dir=" + out.string()));
     ASSERT_EQ(status, 0) << output;
@@ -95,7 +95,7 @@ TEST(MultiProcess, ACheckpointOfTwoProcessesResumesOnFourAndOnOneWithTheSameLoss
     EXPECT_TRUE(std::filesystem::exists(step / "process-1.safetensors"));
     if (resumeOn == 1) {
       // A damaged part is named, with its file, when the checkpoint is read.
-      auto damaged = scratch("damaged");
+      auto damaged = runDir("damaged");
       std::filesystem::copy(out, damaged, std::filesystem::copy_options::recursive);
       {
         std::fstream f(damaged / "checkpoints" / "step_00000003" / "process-1.safetensors",
@@ -114,7 +114,7 @@ TEST(MultiProcess, ACheckpointOfTwoProcessesResumesOnFourAndOnOneWithTheSameLoss
         runCommand(train(resumeOn, args + "--resume --set training.out_dir=" + out.string()));
     ASSERT_EQ(status, 0) << output;
     EXPECT_NE(output.find("resuming from"), std::string::npos) << output;
-    std::vector<double> losses = lossesOf(out);
+    std::vector<double> losses = lossesThenEval(out);
     ASSERT_EQ(losses.size(), reference.size()) << output;
     for (size_t i = 0; i < losses.size(); ++i)
       EXPECT_NEAR(losses[i], reference[i], 1e-5 * std::abs(reference[i]))
@@ -127,7 +127,7 @@ TEST(MultiProcess, ACheckpointOfTwoProcessesResumesOnFourAndOnOneWithTheSameLoss
 TEST(MultiProcess, TheSeedsDigitsJobLogsEveryRankInTheSeedsFormatAndMatchesOneProcess) {
   std::string evalOfOne;
   for (int processes : {1, 2}) {
-    auto out = scratch("digits" + std::to_string(processes));
+    auto out = runDir("digits" + std::to_string(processes));
     std::string command = std::string(LOOM_TRAIN_BINARY) + " " + LOOM_SOURCE_DIR +
                           "/configs/mlp-digits.toml --set training.epochs=2 "
                           "--set training.out_dir=" + out.string();
@@ -160,7 +160,7 @@ TEST(MultiProcess, TheSeedsDigitsJobLogsEveryRankInTheSeedsFormatAndMatchesOnePr
 
 TEST(MultiProcess, ProcessesThatDoNotShareTheOutputDirectoryGetAClearCheckpointError) {
   // mpirun's MPMD form gives each process its own out_dir, as pods without a shared volume.
-  auto a = scratch("apart-a"), b = scratch("apart-b");
+  auto a = runDir("apart-a"), b = runDir("apart-b");
   std::string binary = std::string(LOOM_TRAIN_BINARY) + " " + LOOM_SOURCE_DIR +
                        "/configs/gpt-tiny.toml --set training.steps=2 --set training.eval_interval=0 ";
   auto [status, output] = runCommand(std::string(LOOM_MPIRUN) + " -np 1 " + binary +
@@ -181,7 +181,7 @@ TEST(MultiProcess, ProcessesThatDoNotShareTheOutputDirectoryGetAClearCheckpointE
 /// Starts a long 2-process run, waits until process 1 has logged a step, sends it `signal`,
 /// and returns the job's exit status, how long it took to end, and everything it printed.
 std::tuple<int, int, std::string> signalRankOne(const std::string &signal) {
-  auto out = scratch("signal" + signal), log = out / "job.log";
+  auto out = runDir("signal" + signal), log = out / "job.log";
   std::filesystem::create_directories(out);
   std::string script =
       "LOOM_COLLECTIVE_TIMEOUT_S=3 " +
