@@ -281,7 +281,7 @@ private:
   /// The traced function: rebuilds the arguments' structure around the flat tensors.
   template <typename R, typename... Args> detail::JitFunction::Traced traced(const Args &...args) {
     return [this, &args...](const std::vector<Tensor> &flat) {
-      size_t next = 0;
+      [[maybe_unused]] size_t next = 0; // unused when the function takes no arguments
       // Braced initialization evaluates left to right, keeping `next` in order.
       std::tuple<typename detail::Argument<Args>::Traced...> rebuilt{
           detail::Argument<Args>::rebuild(args, flat, next)...};

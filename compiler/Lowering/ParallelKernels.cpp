@@ -119,8 +119,9 @@ struct ParallelKernelsPass : mlir::loom::impl::ParallelKernelsBase<ParallelKerne
     OpBuilder b(loop);
     Location loc = loop.getLoc();
     Type index = b.getIndexType();
-    kernel.insertArgument(0, index, {}, loc);
-    kernel.insertArgument(1, index, {}, loc);
+    // A func.func always takes new arguments (the result is for ops that cannot).
+    (void)kernel.insertArgument(0, index, {}, loc);
+    (void)kernel.insertArgument(1, index, {}, loc);
     Value lo = kernel.getArgument(0), hi = kernel.getArgument(1);
     Value one = arith::ConstantIndexOp::create(b, loc, 1);
     auto outer = scf::ForOp::create(b, loc, lo, hi, one);
