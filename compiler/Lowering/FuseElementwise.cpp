@@ -1,13 +1,11 @@
 // The loom-fuse-elementwise pass (see Passes.td): upstream's elementwise fusion patterns
 // alone, without the reshape propagation that hides matmuls from the BLAS lowering; values
-// computed from indices alone (masks, iotas) are recomputed in each user; a slice whose unit
-// dims a reshape drops is one rank-reducing slice (a view, not a copy).
+// computed from indices alone (masks, iotas) are recomputed in each user.
 #include "compiler/Lowering/LoweringPatterns.h"
 #include "compiler/Lowering/Passes.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
-#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
@@ -38,28 +36,6 @@ bool cloneIndexOnlyProducers(Operation *root) {
   return cloned;
 }
 
-/// collapse_shape(extract_slice(x)) that only drops unit dims -> a rank-reducing
-/// extract_slice of x. Attention's q, k and v (a slice of the fused projection, reshaped to
-/// drop the sliced dim) then bufferize to strided views that the GEMMs read in place, instead
-/// of a copy each.
-struct SliceDroppingUnitDims : OpRewritePattern<tensor::CollapseShapeOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(tensor::CollapseShapeOp collapse,
-                                PatternRewriter &rewriter) const override {
-    auto slice = collapse.getSrc().getDefiningOp<tensor::ExtractSliceOp>();
-    if (!slice || !slice.getType().hasStaticShape())
-      return failure();
-    ArrayRef<int64_t> shape = slice.getType().getShape();
-    for (const ReassociationIndices &group : collapse.getReassociationIndices())
-      if (llvm::count_if(group, [&](int64_t d) { return shape[d] != 1; }) > 1)
-        return failure(); // merges real dims: not a view of every slice
-    rewriter.replaceOpWithNewOp<tensor::ExtractSliceOp>(
-        collapse, collapse.getResultType(), slice.getSource(), slice.getMixedOffsets(),
-        slice.getMixedSizes(), slice.getMixedStrides());
-    return success();
-  }
-};
-
 struct FuseElementwisePass : mlir::loom::impl::FuseElementwiseBase<FuseElementwisePass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
@@ -70,7 +46,6 @@ struct FuseElementwisePass : mlir::loom::impl::FuseElementwiseBase<FuseElementwi
       return producer && producer->hasOneUse() &&
              !fused->getOwner()->hasAttr(mlir::loom::kStridedContraction);
     });
-    patterns.add<SliceDroppingUnitDims>(&getContext());
     FrozenRewritePatternSet frozen(std::move(patterns));
     // Fusion may make an index-only value (iotas compared into a mask) out of several ops;
     // its copies then fuse in another round.

@@ -119,20 +119,3 @@ func.func @mask_two_users(%s: tensor<8x8xf32>, %g: tensor<8x8xf32>) -> (tensor<8
   } -> tensor<8x8xf32>
   return %masked, %grad : tensor<8x8xf32>, tensor<8x8xf32>
 }
-
-// -----
-
-// Tests that a reshape dropping the unit dims of a slice becomes one rank-reducing slice (a
-// view once bufferized), and that one merging real dims stays a reshape.
-// CHECK-LABEL: func.func @slice_then_drop_unit_dims
-// CHECK: %[[Q:[a-z0-9_]+]] = tensor.extract_slice %arg0[0, 0, 1, 0, 0] [8, 64, 1, 4, 32] [1, 1, 1, 1, 1] : tensor<8x64x3x4x32xf32> to tensor<8x64x4x32xf32>
-// CHECK-NOT: tensor.collapse_shape %[[Q]]
-// CHECK: %[[S:[a-z0-9_]+]] = tensor.extract_slice %arg0[0, 0, 2, 0, 0]
-// CHECK-NEXT: tensor.collapse_shape %[[S]] {{\[}}[0], [1, 2, 3], [4]]
-func.func @slice_then_drop_unit_dims(%p: tensor<8x64x3x4x32xf32>) -> (tensor<8x64x4x32xf32>, tensor<8x256x32xf32>) {
-  %s = tensor.extract_slice %p[0, 0, 1, 0, 0] [8, 64, 1, 4, 32] [1, 1, 1, 1, 1] : tensor<8x64x3x4x32xf32> to tensor<8x64x1x4x32xf32>
-  %q = tensor.collapse_shape %s [[0], [1], [2, 3], [4]] : tensor<8x64x1x4x32xf32> into tensor<8x64x4x32xf32>
-  %t = tensor.extract_slice %p[0, 0, 2, 0, 0] [8, 64, 1, 4, 32] [1, 1, 1, 1, 1] : tensor<8x64x3x4x32xf32> to tensor<8x64x1x4x32xf32>
-  %m = tensor.collapse_shape %t [[0], [1, 2, 3], [4]] : tensor<8x64x1x4x32xf32> into tensor<8x256x32xf32>
-  return %q, %m : tensor<8x64x4x32xf32>, tensor<8x256x32xf32>
-}
