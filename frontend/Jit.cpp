@@ -1,6 +1,7 @@
 // The jit core: signature cache, tracing into a fresh module, compiling through the CPU
 // pipeline and launching on a runtime device.
 #include "frontend/Jit.h"
+#include "frontend/JitLaunch.h"
 #include "frontend/JitShardings.h"
 #include "frontend/Trace.h"
 
@@ -14,9 +15,7 @@
 #include "runtime/Device.h"
 #include "runtime/Profiler.h"
 #include "runtime/Distributed.h"
-#include "runtime/InProcessCollectives.h"
 #include "runtime/MpiCollectives.h"
-#include "runtime/SpmdCalls.h"
 #include "frontend/MeshPlacement.h"
 #include "frontend/MemoryCheck.h"
 #include "frontend/ProgramRecorder.h"
@@ -39,36 +38,6 @@ using namespace loom;
 using namespace loom::detail;
 
 namespace {
-struct Compiled {
-  std::shared_ptr<const rt::Executable> executable;
-  std::string ir;
-  TreeDef outputs;
-  /// Output i of the function is compiled result positions[i] (equal results are computed
-  /// once and share a buffer: arrays are immutable).
-  std::vector<size_t> positions;
-  /// For a program partitioned over a mesh of several devices: the mesh, and per argument
-  /// and result its sharding and global shape (the executable's layouts are local).
-  std::shared_ptr<const rt::MeshTopology> mesh; ///< null: one device
-  std::vector<NamedSharding> argumentShardings, resultShardings;
-  std::vector<Shape> resultShapes;
-  /// Whether the memory it needs was checked against the process's limits (on its first call).
-  mutable bool memoryChecked = false;
-};
-
-/// The process-wide collectives: the MPI backend in a job of several processes (it keeps
-/// collectives within the process in-process), else the one of the virtual devices.
-rt::Collectives &collectives() {
-  if (rt::distributed::process().count > 1)
-    return rt::MpiCollectives::process(rt::Client::defaultClient().localDeviceCount());
-  static std::unique_ptr<rt::InProcessCollectives> backend = [] {
-    auto created = rt::InProcessCollectives::create();
-    if (!created.ok())
-      throw Error(created.status().message());
-    return std::move(*created);
-  }();
-  return *backend;
-}
-
 
 std::string signatureOf(const JitFunction::FlatArgs &args, const std::string &name) {
   std::string sig = args.structure + "|";
@@ -125,68 +94,13 @@ double since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-/// Runs `compiled` on every device of its mesh; the outputs are sharded arrays.
-std::pair<std::vector<Array>, const TreeDef *>
-callOnMesh(const JitFunction::FlatArgs &args, const Compiled &compiled, const std::string &name) {
-  rt::Client &client = rt::Client::defaultClient();
-  int devices = compiled.mesh->numDevices();
-  if (devices > client.deviceCount())
-    throw Error(fmt::format("{}: the program runs on {} devices but the client has {}; set "
-                            "LOOM_CPU_DEVICES={}",
-                            name, devices, client.deviceCount(), devices));
-  // Each argument in the layout the program expects: sharded arrays already in it are used
-  // as they are; others are placed (through the host).
-  std::vector<Array> placed;
-  for (size_t i = 0; i < args.leaves.size(); ++i) {
-    const Array &a = args.leaves[i];
-    const NamedSharding &wanted = compiled.argumentShardings[i];
-    if (a.isSharded() && a.sharding() == wanted) {
-      placed.push_back(a);
-      continue;
-    }
-    std::vector<char> host(a.numElements() * rt::byteSize(a.dtype()));
-    a.copyTo(host.data(), host.size());
-    placed.push_back(Array::device_put(host.data(), host.size(), a.shape(), a.dtype(), wanted));
-  }
-  // This process launches its own devices of the mesh; the other processes launch theirs.
-  std::vector<std::vector<std::shared_ptr<rt::Buffer>>> outputs(devices);
-  for (int d = 0; d < devices; ++d) {
-    if (!client.isLocal(d))
-      continue;
-    std::vector<std::shared_ptr<rt::Buffer>> buffers;
-    for (const Array &a : placed)
-      buffers.push_back(a.shardBuffers()[d]);
-    // The launch holds the mesh: the jitted function may be gone before it runs.
-    auto out = client.device(d).execute(
-        compiled.executable, std::move(buffers),
-        rt::SpmdContext{d, compiled.mesh.get(), &collectives(), compiled.mesh});
-    if (!out.ok())
-      throw Error(fmt::format("device {}: {}", d, out.status().message()));
-    outputs[d] = std::move(*out);
-  }
-  std::vector<Array> results;
-  for (size_t r : compiled.positions) {
-    std::vector<std::shared_ptr<rt::Buffer>> parts;
-    for (int d = 0; d < devices; ++d)
-      parts.push_back(client.isLocal(d) ? outputs[d][r] : nullptr);
-    results.emplace_back(std::move(parts), compiled.resultShapes[r],
-                         compiled.executable->outputs[r].dtype, compiled.resultShardings[r]);
-  }
-  return {results, &compiled.outputs};
-}
 } // namespace
-
-CollectiveStats loom::collectiveStats(int device) {
-  rt::CollectiveStats backend = collectives().stats(device);
-  rt::SpmdCallStats calls = rt::spmdCallStats(device);
-  return {backend.collectives, backend.bytesReceived, calls.inFlightSeconds, calls.waitSeconds};
-}
 
 struct JitFunction::Impl {
   JitOptions options;
   mlir::MLIRContext context;
   std::mutex mutex;
-  std::map<std::string, Compiled> cache;
+  std::map<std::string, CompiledProgram> cache;
   JitStats stats;
 
   explicit Impl(JitOptions o) : options(std::move(o)) {
@@ -233,7 +147,7 @@ struct JitFunction::Impl {
     return text;
   }
 
-  const Compiled &lookup(const FlatArgs &args, const Traced &fn) {
+  const CompiledProgram &lookup(const FlatArgs &args, const Traced &fn) {
     std::string sig = signatureOf(args, options.name);
     if (auto it = cache.find(sig); it != cache.end())
       return it->second;
@@ -244,7 +158,7 @@ struct JitFunction::Impl {
     auto start = std::chrono::steady_clock::now();
     std::optional<rt::profile::Span> span(std::in_place, rt::profile::hostTrack, "compile",
                                           "compile ", options.name);
-    Compiled entry;
+    CompiledProgram entry;
     partitionForMesh(*module, entry);
     double partitionSeconds = since(start);
     rt::Client &client = rt::Client::defaultClient();
@@ -326,7 +240,7 @@ struct JitFunction::Impl {
   /// (loom-spmd); `entry` records the mesh and the global layouts of arguments and results.
   /// With fewer devices in the client than in the mesh, the program runs whole on one device
   /// (the shardings change no numbers), so sharded code also runs on a single-device machine.
-  void partitionForMesh(mlir::ModuleOp module, Compiled &entry) {
+  void partitionForMesh(mlir::ModuleOp module, CompiledProgram &entry) {
     auto meshes = llvm::to_vector(module.getOps<mlir::loom::MeshOp>());
     if (meshes.empty() || meshes[0].numDevices() <= 1 ||
         meshes[0].numDevices() > rt::Client::defaultClient().deviceCount())
@@ -382,7 +296,7 @@ const JitStats &JitFunction::stats() const { return impl->stats; }
 
 CompiledMemoryStats JitFunction::memoryAnalysis(const FlatArgs &args, const Traced &fn) {
   std::lock_guard lock(impl->mutex);
-  const Compiled &compiled = impl->lookup(args, fn);
+  const CompiledProgram &compiled = impl->lookup(args, fn);
   const rt::Executable &exe = *compiled.executable;
   CompiledMemoryStats stats;
   size_t leaf = 0;
@@ -421,7 +335,7 @@ std::string JitFunction::ir(const FlatArgs &args, const Traced &fn) {
 std::pair<std::vector<Array>, const TreeDef *> JitFunction::call(const FlatArgs &args,
                                                                  const Traced &fn) {
   rt::profile::Span span(rt::profile::hostTrack, "dispatch", "call ", impl->options.name);
-  const Compiled *compiled;
+  const CompiledProgram *compiled;
   {
     std::lock_guard lock(impl->mutex);
     compiled = &impl->lookup(args, fn); // entries of the std::map are never erased
