@@ -25,7 +25,8 @@ const std::vector<std::string> &mlir::loom::cpuToLinalgPasses() {
   static const std::vector<std::string> passes = {
       // Differentiate, then inline the generated gradient functions into their callers.
       "loom-autodiff",
-      "inline",
+      // (canonicalize follows: the inliner's own run of it on every function is not needed)
+      "inline{default-pipeline=}",
       "symbol-dce",
       "canonicalize",
       // A program not partitioned (a one-device mesh) runs its shard_map bodies whole.
@@ -162,7 +163,8 @@ void mlir::loom::registerCpuPipelines() {
 
 const std::vector<std::string> &mlir::loom::spmdPasses() {
   static const std::vector<std::string> passes = {
-      "loom-autodiff", "inline", "symbol-dce", "canonicalize", "loom-propagate-sharding",
+      "loom-autodiff", "inline{default-pipeline=}", "symbol-dce", "canonicalize",
+      "loom-propagate-sharding",
       "loom-partition",
   };
   return passes;
