@@ -35,7 +35,8 @@ static std::string defaultDirectory() {
 }
 
 static uint64_t defaultMaxBytes() {
-  return static_cast<uint64_t>(::loom::rt::envInteger("LOOM_CACHE_MAX_MB", 2048, 1, 1 << 30)) << 20;
+  int64_t megabytes = ::loom::rt::envInteger("LOOM_CACHE_MAX_MB", 2048, 1, 1 << 30);
+  return static_cast<uint64_t>(megabytes) << 20;
 }
 
 namespace {

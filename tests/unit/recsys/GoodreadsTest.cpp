@@ -161,8 +161,9 @@ TEST(Goodreads, PreprocessingFiltersSplitsMapsAndCoversEveryKeptInteraction) {
     int32_t size = sizes[std::string("n_") + name].get<int32_t>();
     EXPECT_TRUE(std::all_of(ids.begin(), ids.end(), [&](int32_t v) { return v >= 0 && v < size; }))
         << name;
-    if (std::string(name) != "is_ebook")
+    if (std::string(name) != "is_ebook") {
       EXPECT_GT(std::count(ids.begin(), ids.end(), 0), 0) << name << " has no unknowns";
+    }
   }
   for (const char *name : {"avg_rating", "num_pages"}) {
     const auto &v = train.get<float>(name);
@@ -323,8 +324,9 @@ TEST(Goodreads, TrainBatchesStreamThroughAShuffleBufferAndReplayByStep) {
     ASSERT_EQ(static_cast<int64_t>(b.rows()), batch);
     const auto &mask = b.get<float>("mask");
     real += std::count(mask.begin(), mask.end(), 1.0f);
-    if (k + 1 < data.evalBatches())
+    if (k + 1 < data.evalBatches()) {
       EXPECT_EQ(std::count(mask.begin(), mask.end(), 1.0f), batch);
+    }
   }
   EXPECT_EQ(real, data.evalRows());
   fs::remove_all(raw), fs::remove_all(out);

@@ -101,8 +101,9 @@ TEST(DigitsData, TheLastHeldOutBatchIsPaddedAndMasked) {
     ASSERT_EQ(b.mask.size(), 4u);
     for (int64_t r = 0; r < 4; ++r) {
       weight += b.mask[r];
-      if (b.mask[r] > 0)
+      if (b.mask[r] > 0) {
         EXPECT_TRUE(counted.insert(indexOf(b, r)).second) << "counted twice";
+      }
     }
   }
   EXPECT_EQ(weight, 10);
