@@ -1,11 +1,11 @@
 // Liveness probes between the processes' progress threads (see MpiLiveness.h).
 #include "runtime/MpiLiveness.h"
+#include "runtime/KeptToProcessEnd.h"
 #include "runtime/MpiWorld.h"
 
 #include <mpi.h>
 
 #include <cstring>
-#include <mutex>
 
 namespace loom::rt {
 
@@ -145,11 +145,8 @@ void MpiLiveness::stop() {
       MPI_Request_free(&send);
   }
   replySends.clear();
-  static std::mutex keptMutex;
-  static auto *kept = new std::vector<std::vector<Asked>>(); // never freed
-  std::lock_guard<std::mutex> lock(keptMutex);
   for (std::vector<Asked> &asked : retired)
-    kept->push_back(std::move(asked));
+    keepToProcessEnd(std::make_shared<std::vector<Asked>>(std::move(asked)));
   retired.clear();
   // Freed before MPI_Finalize: OpenMPI's finalize of processes joined through a coordinator
   // (connect/accept) fails on communicators left behind.

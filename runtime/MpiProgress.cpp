@@ -2,6 +2,7 @@
 // process, packing each collective's inputs, posting it, testing it until it completes, and
 // answering the peers' liveness probes; the members unpack their outputs.
 #include "runtime/CollectiveKernels.h"
+#include "runtime/KeptToProcessEnd.h"
 #include "runtime/MpiWorld.h"
 #include "runtime/Distributed.h"
 #include "runtime/MpiCollectiveState.h"
@@ -93,16 +94,13 @@ void MpiCollectives::progressLoop() {
   // A slot still in flight (timed out; its late peers may come yet) keeps its buffers to the
   // process's end: MPI writes into them whenever the peers' data arrives, and a nonblocking
   // collective cannot be cancelled. Its arrival notices can.
-  static std::mutex keptMutex;
-  static auto *kept = new std::vector<std::shared_ptr<Slot>>(); // never freed
   for (auto &slot : active) {
     for (MPI_Request &r : slot->arrivalRecvs)
       if (r != MPI_REQUEST_NULL) {
         MPI_Cancel(&r);
         MPI_Wait(&r, MPI_STATUS_IGNORE);
       }
-    std::lock_guard<std::mutex> lock(keptMutex);
-    kept->push_back(slot);
+    keepToProcessEnd(slot);
   }
   liveness.stop();
   {

@@ -22,6 +22,10 @@ FailureOr<ShardingRule> shardingRuleOf(Operation *op);
 /// The element count of `type`, or nullopt when it is dynamic or overflows int64.
 std::optional<int64_t> checkedElementCount(ShapedType type);
 
+/// The bytes of a statically shaped tensor value (0 for any other value). Loom ops verify
+/// that it fits in int64 (SizesFit).
+int64_t tensorBytes(Value v);
+
 /// Fails, naming the value, if a tensor `op` takes or makes has more elements or bytes than
 /// int64 holds (compiler/IR/SizeChecks.cpp).
 LogicalResult verifySizesFit(Operation *op);

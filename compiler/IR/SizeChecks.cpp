@@ -19,6 +19,13 @@ std::optional<int64_t> mlir::loom::checkedElementCount(ShapedType type) {
   return count;
 }
 
+int64_t mlir::loom::tensorBytes(Value v) {
+  auto type = dyn_cast<RankedTensorType>(v.getType());
+  if (!type || !type.hasStaticShape())
+    return 0;
+  return type.getNumElements() * std::max<int64_t>(1, (type.getElementTypeBitWidth() + 7) / 8);
+}
+
 LogicalResult mlir::loom::verifySizesFit(Operation *op) {
   auto check = [&](Value v, const std::string &what) -> LogicalResult {
     auto type = dyn_cast<RankedTensorType>(v.getType());

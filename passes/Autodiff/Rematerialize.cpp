@@ -26,13 +26,6 @@ bool isCheap(Operation *op) {
           isa<mlir::loom::BroadcastInDimOp, mlir::loom::ConstantOp, mlir::loom::IotaOp>(op));
 }
 
-int64_t bytesOf(Value v) {
-  auto type = dyn_cast<RankedTensorType>(v.getType());
-  if (!type || !type.hasStaticShape())
-    return 0;
-  return type.getNumElements() * std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
-}
-
 /// The chain that recomputes a value: its ops (operands first) and the values it reads.
 struct Chain {
   SmallVector<Operation *> ops;
@@ -137,9 +130,9 @@ void mlir::loom::rematerializeCheapValues(func::FuncOp fn,
     for (auto &[fresh, members] : groups) {
       int64_t freed = 0;
       for (Value member : members)
-        freed += bytesOf(member);
+        freed += mlir::loom::tensorBytes(member);
       for (Value leaf : fresh)
-        freed -= bytesOf(leaf);
+        freed -= mlir::loom::tensorBytes(leaf);
       if (freed < kMinBytesFreed) {
         for (Value member : members)
           recompute.remove(member);

@@ -7,11 +7,6 @@ using namespace mlir;
 using namespace mlir::loom;
 
 namespace {
-int64_t payloadBytes(Value v) {
-  auto type = cast<RankedTensorType>(v.getType());
-  return type.getNumElements() * static_cast<int64_t>((type.getElementTypeBitWidth() + 7) / 8);
-}
-
 RankedTensorType dividedDim(Value v, int64_t dim, int64_t n) {
   auto type = cast<RankedTensorType>(v.getType());
   SmallVector<int64_t> shape(type.getShape());
@@ -48,7 +43,7 @@ void mlir::loom::fuseCombineThenSlice(func::FuncOp fn, MeshOp mesh) {
         op = ReduceScatterOp::create(b, loc, dividedDim(v, dim, n), v, combine.getMeshAttr(),
                                      b.getI64IntegerAttr(dim), b.getStrArrayAttr(run),
                                      combine.getKindAttr(), b.getStringAttr(reason),
-                                     b.getI64IntegerAttr(payloadBytes(v) * (n - 1) / n));
+                                     b.getI64IntegerAttr(tensorBytes(v) * (n - 1) / n));
       } else {
         op = ShardSliceOp::create(b, loc, dividedDim(v, dim, n), v, combine.getMeshAttr(),
                                   b.getI64IntegerAttr(dim), b.getStrArrayAttr(run),
@@ -65,7 +60,7 @@ void mlir::loom::fuseCombineThenSlice(func::FuncOp fn, MeshOp mesh) {
       v = AllReduceOp::create(b, loc, v.getType(), combine.getKindAttr(), v,
                               combine.getMeshAttr(), b.getStrArrayAttr(rest),
                               b.getStringAttr(reason),
-                              b.getI64IntegerAttr(2 * payloadBytes(v) * (n - 1) / n))
+                              b.getI64IntegerAttr(2 * tensorBytes(v) * (n - 1) / n))
               .getResult();
     }
     slice.getResult().replaceAllUsesWith(v);
