@@ -2,8 +2,8 @@
 // best a memory-bound kernel can do is to move its bytes as fast as the driver's
 // device-to-device copy moves the same amount. Kernels: a fused elementwise chain over 64M
 // floats (reads 2, writes 1), a softmax's exp(x - max) over [8192, 4096] (a 2-d nest,
-// collapsed to one dim), and its row max (a thread per row walking 4096 columns: not
-// coalesced, the reduction kernels still to come).
+// collapsed to one dim), and its row max and row sum (a block per row, its threads reading
+// the row side by side, combined by all_reduce: loom-gpu-block-reductions).
 //
 //   build/bin/loom-opt benchmarks/gpu_bandwidth.mlir -split-input-file -loom-gpu-pipeline > k.ir
 //   build/bin/loom-gpu-bandwidth-benchmark k.ir
@@ -84,8 +84,8 @@ int main(int argc, char **argv) {
     return *loadedKernel;
   };
   CudaKernel chainKernel = kernel(chain, "main_kernel");
-  CudaKernel rowMax = kernel(softmax, "main_kernel_0"), expShift = kernel(softmax, "main_kernel_1");
-  const int64_t c256 = 256, c0 = 0, c1 = 1;
+  CudaKernel rowMax = kernel(softmax, "main_kernel_0"), expShift = kernel(softmax, "main_kernel_1"),
+             rowSum = kernel(softmax, "main_kernel_3");
 
   double copy = timeIt(cuda, [&] { cuda.memcpyDtoD(c, a, n * 4); });
   double copyBandwidth = 2.0 * n * 4 / copy; // read and write
@@ -96,18 +96,21 @@ int main(int argc, char **argv) {
   std::vector<Row> results = {
       {"x * y + tanh(x), 64M f32", 3.0 * n * 4, timeIt(cuda, [&] {
          (void)chainKernel.launch({unsigned(n / 256), 1, 1}, {256, 1, 1},
-                                  {c256, c0, c1, c0, CudaBuffer{a, {n}}, CudaBuffer{b, {n}},
-                                   CudaBuffer{c, {n}}});
+                                  {CudaBuffer{a, {n}}, CudaBuffer{b, {n}}, CudaBuffer{c, {n}}});
        })},
       {"softmax exp(x - max), [8192, 4096]", 2.0 * rows * cols * 4 + rows * 4, timeIt(cuda, [&] {
          (void)expShift.launch({unsigned(rows * cols / 256), 1, 1}, {256, 1, 1},
-                               {c256, c0, c1, c0, cols, CudaBuffer{a, {rows, cols}},
-                                CudaBuffer{m, {rows}}, CudaBuffer{b, {rows, cols}}});
+                               {CudaBuffer{a, {rows, cols}}, CudaBuffer{m, {rows}},
+                                CudaBuffer{b, {rows, cols}}});
        })},
+      // A block of 256 threads per row.
       {"softmax row max, [8192, 4096]", 1.0 * rows * cols * 4 + rows * 4, timeIt(cuda, [&] {
-         (void)rowMax.launch({unsigned(rows / 256), 1, 1}, {256, 1, 1},
-                             {c256, c0, c1, c0, CudaBuffer{m, {rows}},
-                              CudaBuffer{a, {rows, cols}}, cols});
+         (void)rowMax.launch({unsigned(rows), 1, 1}, {256, 1, 1},
+                             {CudaBuffer{m, {rows}}, CudaBuffer{a, {rows, cols}}});
+       })},
+      {"softmax row sum, [8192, 4096]", 1.0 * rows * cols * 4 + rows * 4, timeIt(cuda, [&] {
+         (void)rowSum.launch({unsigned(rows), 1, 1}, {256, 1, 1},
+                             {CudaBuffer{m, {rows}}, CudaBuffer{b, {rows, cols}}});
        })},
   };
   std::printf("%s: device-to-device copy of 256 MiB moves %.0f GB/s (the baseline)\n\n", name,

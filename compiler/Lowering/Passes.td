@@ -622,6 +622,42 @@ def GpuCollapseLoops : Pass<"loom-gpu-collapse-loops"> {
   let dependentDialects = ["mlir::arith::ArithDialect", "mlir::scf::SCFDialect"];
 }
 
+def GpuBlockReductions : Pass<"loom-gpu-block-reductions"> {
+  let summary = "Runs each row of a row reduction on a block of GPU threads.";
+  let description = [{
+    After loop collapsing, a reduction along the contiguous dim (a softmax's row max and
+    sum, a layer norm's mean and variance, the cross-entropy's log-sum-exp over the vocabulary)
+    is a parallel loop over rows whose body walks its row with an `scf.for`: a thread per row,
+    consecutive threads a row apart (uncoalesced), each reading its whole row serially. For
+    rows of at least 64 elements the loop becomes a `gpu.launch` of a block per row: the
+    block's T threads (32 to 256, at least 4 elements each) read elements t, t + T, ... side
+    by side, each from the combination's neutral element; `gpu.all_reduce` (warp shuffles and
+    shared memory) combines their partials and the loop's initial value; thread 0 runs what
+    followed the row's loop (its stores). Taken when each loop-carried value is combined by one
+    order-free op (max, min, integer ops, and sums and products whose fastmath allows
+    reassociation), the row is read on the last index, and nothing in the row writes memory.
+    Other loops are left to the thread-per-element mapping.
+
+    Input:
+    ```mlir
+    scf.parallel (%i) = (%c0) to (%c1024) step (%c1) {
+      %init = memref.load %out[%i] : memref<1024xf32>
+      %m = scf.for %j = %c0 to %c512 step %c1 iter_args(%a = %init) -> (f32) {
+        %x = memref.load %in[%i, %j] : memref<1024x512xf32>
+        %n = arith.maximumf %x, %a : f32
+        scf.yield %n : f32
+      }
+      memref.store %m, %out[%i] : memref<1024xf32>
+    }
+    ```
+    Output: `gpu.launch blocks(%b, ...) in (%c1024, 1, 1) threads(%t, ...) in (%c128, 1, 1)`
+    around an `scf.for %j = %t to %c512 step %c128` from -inf, `gpu.all_reduce maximumf`, the
+    maximum with `%init`, and the store under `scf.if %t == 0`.
+  }];
+  let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::arith::ArithDialect",
+                           "mlir::scf::SCFDialect"];
+}
+
 #endif // LOOM_LOWERING_PASSES_TD
 
 def GpuHostToDevice : Pass<"loom-gpu-host-to-device"> {
@@ -659,7 +695,8 @@ def GpuSequentialLoops : Pass<"loom-gpu-sequential-loops"> {
 }
 
 def GpuSplitReductions : Pass<"loom-gpu-split-reductions", "mlir::ModuleOp"> {
-  let summary = "Splits large reductions to a scalar into many threads' partials, for the GPU.";
+  let summary = "Splits large reductions to a scalar or to few outputs into many threads' "
+                "partials, for the GPU.";
   let description = [{
     On the GPU a reduction to a scalar has no parallel dim: it would run on one thread (the
     clipping norm's sum of squares over every parameter, the mean loss). For n elements (at
@@ -669,6 +706,13 @@ def GpuSplitReductions : Pass<"loom-gpu-split-reductions", "mlir::ModuleOp"> {
     way, at most 64 to a thread (a thread's loads are serial, each a memory latency); one
     thread sums the last ones. Sums are reassociated (the rounding differs from one serial
     sum, as on the CPU's vector lanes).
+
+    A reduction over leading dims to few outputs (a bias gradient: [rows, 768] summed over
+    the rows) has a thread per output, each walking every row: 768 threads with 8192 serial
+    loads leave the GPU nearly idle. With at most 16384 outputs and at least 512 rows, the
+    rows are split into s slices (the largest divisor of the rows up to 65536 / outputs and
+    128, each slice at least 8 rows): [s, rows / s, outputs] reduced over its middle dim gives s x
+    outputs threads, and a reduction over the slices the result.
 
     Input:
     ```mlir

@@ -37,11 +37,19 @@ const std::vector<std::string> &mlir::loom::gpuKernelPasses() {
       "func.func(loom-gpu-sequential-loops)",
       "func.func(loom-gpu-collapse-loops)",
       "canonicalize",
+      // A row reduction's row on a block, its threads side by side, combined by all_reduce.
+      "func.func(loom-gpu-block-reductions)",
       "func.func(scf-parallel-loop-tiling{parallel-loop-tile-sizes=256 no-min-max-bounds=true})",
       "func.func(gpu-map-parallel-loops)",
       "func.func(convert-parallel-loops-to-gpu)",
       // The host keeps allocations, copies and launches; all else becomes kernels.
       "func.func(loom-gpu-host-to-device)",
+      // Launch sizes folded to constants first: outlined kernels then know their grid and
+      // block sizes (known_grid_size, known_block_size), which bound their indices. The
+      // constants go back into each kernel, not in as arguments: a division by a dim's size
+      // must see a constant (shifts or a multiply) rather than a 64-bit division at run time.
+      "canonicalize",
+      "func.func(gpu-launch-sink-index-computations)",
       "gpu-kernel-outlining",
       "lower-affine",
       "canonicalize",
@@ -55,6 +63,11 @@ std::vector<std::string> mlir::loom::gpuToBinaryPasses(const std::string &chip) 
       "nvvm-attach-target{chip=" + chip + " O=3}",
       // Views (a scatter's row) become pointer arithmetic first.
       // Math that NVVM has no libdevice call for (integer abs) goes to LLVM intrinsics.
+      // Index math whose values are known to fit 32 bits (a collapsed loop's divisions and
+      // remainders by a dim's size, bounded by the grid) in 32-bit unsigned arithmetic: a
+      // 64-bit division by a constant costs the GPU several times as many instructions.
+      "gpu.module(int-range-optimizations,arith-int-range-narrowing{int-bitwidths-supported=32},"
+      "arith-unsigned-when-equivalent,canonicalize)",
       "gpu.module(expand-strided-metadata,lower-affine,convert-scf-to-cf,convert-gpu-to-nvvm,"
       "convert-math-to-llvm,canonicalize,reconcile-unrealized-casts)",
       // LLVM's NVPTX backend writes PTX; the CUDA toolkit's ptxas assembles the cubin.

@@ -112,6 +112,33 @@ TEST(ReduceEdgeTest, LongSum) {
   EXPECT_TRUE(allClose(f(toArray(x)), ref::sum(x), Tolerance{1e-4, 1e-5}));
 }
 
+// Shapes that the GPU pipeline reduces across threads (loom-gpu-block-reductions: rows of at
+// least 64 elements, here 1000, not a multiple of a block's threads; loom-gpu-split-reductions:
+// leading dims of at least 512 rows, here 2048 rows of 24) in f32, f64 and i32; on the CPU
+// the same programs check the references. Values are negative so that a wrong initial max of
+// 0 would show.
+TEST(ReduceEdgeTest, WideRowsAndTallColumns) {
+  for (DType dtype : {DType::F32, DType::F64, DType::I32}) {
+    SCOPED_TRACE(rt::name(dtype));
+    bool isInt = dtype == DType::I32;
+    std::mt19937 rng(kSeed);
+    auto values = [&](const Shape &shape) {
+      return isInt ? randomInts(shape, rng, -1000, -1) : uniform(shape, rng, -5, -1, dtype);
+    };
+    RefTensor wide = values({37, 1000}), tall = values({2048, 24});
+    auto f = jit([](Tensor w, Tensor t) {
+      return std::make_tuple(sum(w, {1}), loom::max(w, {1}), sum(t, {0}), loom::max(t, {0}));
+    });
+    auto [rowSums, rowMaxes, columnSums, columnMaxes] = f(toArray(wide, dtype), toArray(tall, dtype));
+    // f32 sums of up to 2048 terms near -3: within 1e-4 of totals near -6000.
+    Tolerance sums = isInt ? kExact : dtype == DType::F64 ? kF64 : Tolerance{1e-4, 1e-4};
+    EXPECT_TRUE(allClose(rowSums, ref::sum(wide, {1}), sums));
+    EXPECT_TRUE(allClose(rowMaxes, ref::max(wide, {1}), kExact));
+    EXPECT_TRUE(allClose(columnSums, ref::sum(tall, {0}), sums));
+    EXPECT_TRUE(allClose(columnMaxes, ref::max(tall, {0}), kExact));
+  }
+}
+
 // Reducing zero elements: sum is 0, max the lowest value (-inf for floats, INT_MIN for i32).
 TEST(ReduceEdgeTest, EmptyDims) {
   auto f = jit([](Tensor x) { return std::make_tuple(sum(x, {0}), loom::max(x, {0})); });

@@ -114,15 +114,14 @@ TEST(GpuPipeline, EveryKernelOfTheProgramsBecomesACubin) {
 
 TEST_F(GpuKernels, AFusedElementwiseChainMatchesTheCpu) {
   const std::vector<std::string> &programs = compilePrograms();
-  // The host function launches it on 16 blocks of 256 threads with (256, 0, 1, 0, x, y, out)
-  // (tests/lit/pipeline/gpu-pipeline.mlir checks that IR).
+  // The host function launches it on 16 blocks of 256 threads with (x, y, out): the index
+  // math's constants are in the kernel (tests/lit/pipeline/gpu-pipeline.mlir checks that IR).
   ASSERT_NE(programs[0].find("blocks in (%c16, %c1, %c1) threads in (%c256, %c1, %c1)"),
             std::string::npos);
   std::vector<float> x = randomValues(4096, 1), y = randomValues(4096, 2);
   CUdeviceptr dx = upload(x), dy = upload(y), dout = upload(std::vector<float>(4096));
   launch(cubinFromIr(programs[0], "main_kernel"), {16, 1, 1}, {256, 1, 1},
-         {int64_t(256), int64_t(0), int64_t(1), int64_t(0), Buffer{dx, {4096}},
-          Buffer{dy, {4096}}, Buffer{dout, {4096}}});
+         {Buffer{dx, {4096}}, Buffer{dy, {4096}}, Buffer{dout, {4096}}});
   std::vector<float> out = download(dout, 4096);
   for (size_t i = 0; i < out.size(); ++i)
     ASSERT_NEAR(out[i], x[i] * y[i] + std::tanh(x[i]), 1e-5f * (1 + std::fabs(out[i]))) << i;
@@ -136,23 +135,23 @@ TEST_F(GpuKernels, ARowSoftmaxMatchesTheCpu) {
   CUdeviceptr dx = upload(x), dout = upload(std::vector<float>(1024 * 512)),
               dtmp = upload(std::vector<float>(1024));
   Buffer X{dx, {1024, 512}}, Out{dout, {1024, 512}}, Tmp{dtmp, {1024}};
-  const int64_t c256 = 256, c0 = 0, c1 = 1, c512 = 512;
   // The six launches of the host function, in order: fill -inf, row max, exp(x - max),
-  // fill 0, row sum, divide (the elementwise ones over [1024, 512] collapsed into one dim).
+  // fill 0, row sum, divide (the elementwise ones over [1024, 512] collapsed into one dim,
+  // the row max and sum a block of 128 threads per row: loom-gpu-block-reductions).
   ASSERT_NE(ir.find("@main_kernel_1::@main_kernel blocks in (%c2048, %c1, %c1) threads in "
-                    "(%c256, %c1, %c1)  args(%c256 : index, %c0 : index, %c1 : index, %c0 : "
-                    "index, %c512 : index, %arg0"),
+                    "(%c256, %c1, %c1)  args(%arg0 : memref<1024x512xf32>, %memref : "
+                    "memref<1024xf32>, %arg1 : memref<1024x512xf32>)"),
             std::string::npos);
-  launch(cubinFromIr(ir, "main_kernel"), {4, 1, 1}, {256, 1, 1},
-         {c256, c0, c1, c0, -INFINITY, Tmp});
-  launch(cubinFromIr(ir, "main_kernel_0"), {4, 1, 1}, {256, 1, 1}, {c256, c0, c1, c0, Tmp, X, c512});
-  launch(cubinFromIr(ir, "main_kernel_1"), {2048, 1, 1}, {256, 1, 1},
-         {c256, c0, c1, c0, c512, X, Tmp, Out});
-  launch(cubinFromIr(ir, "main_kernel_2"), {4, 1, 1}, {256, 1, 1}, {c256, c0, c1, c0, 0.0f, Tmp});
-  launch(cubinFromIr(ir, "main_kernel_3"), {4, 1, 1}, {256, 1, 1},
-         {c256, c0, c1, c0, Tmp, Out, c512});
-  launch(cubinFromIr(ir, "main_kernel_4"), {2048, 1, 1}, {256, 1, 1},
-         {c256, c0, c1, c0, c512, Out, Tmp});
+  ASSERT_NE(ir.find("@main_kernel_0::@main_kernel blocks in (%c1024, %c1, %c1) threads in "
+                    "(%c128, %c1, %c1)  args(%memref : memref<1024xf32>, %arg0 : "
+                    "memref<1024x512xf32>)"),
+            std::string::npos);
+  launch(cubinFromIr(ir, "main_kernel"), {4, 1, 1}, {256, 1, 1}, {Tmp});
+  launch(cubinFromIr(ir, "main_kernel_0"), {1024, 1, 1}, {128, 1, 1}, {Tmp, X});
+  launch(cubinFromIr(ir, "main_kernel_1"), {2048, 1, 1}, {256, 1, 1}, {X, Tmp, Out});
+  launch(cubinFromIr(ir, "main_kernel_2"), {4, 1, 1}, {256, 1, 1}, {Tmp});
+  launch(cubinFromIr(ir, "main_kernel_3"), {1024, 1, 1}, {128, 1, 1}, {Tmp, Out});
+  launch(cubinFromIr(ir, "main_kernel_4"), {2048, 1, 1}, {256, 1, 1}, {Out, Tmp});
   std::vector<float> out = download(dout, 1024 * 512);
   for (int r = 0; r < 1024; ++r) {
     float m = -INFINITY;

@@ -1,6 +1,7 @@
 // RUN: loom-opt %s -split-input-file -loom-cpu-to-linalg -loom-gpu-bufferize -loom-gpu-kernels | FileCheck %s --check-prefix=KERNELS
 // RUN: loom-opt %s -split-input-file -loom-gpu-pipeline | FileCheck %s --check-prefix=BINARY
 // RUN: loom-opt %s -split-input-file -loom-gpu-pipeline=chip=sm_80 | FileCheck %s --check-prefix=SM80
+// RUN: loom-opt %s -split-input-file -loom-gpu-pipeline --mlir-print-ir-after=arith-unsigned-when-equivalent 2>&1 >/dev/null | FileCheck %s --check-prefix=INDEX
 
 // Tests of the GPU pipeline (compiler/Pipeline/GpuPipeline.cpp) on a fused elementwise chain
 // and a row softmax: after loom-gpu-kernels the host function only launches kernels, each
@@ -35,15 +36,22 @@ func.func @main(%x: tensor<4096xf32>, %y: tensor<4096xf32>) -> tensor<4096xf32> 
 
 // -----
 
-// Tests that a row softmax becomes kernels whose threads each own a row (the parallel dim)
-// and loop over its 512 columns for the max and the sum (reductions within a thread).
+// Tests that a row softmax's max and sum run a block of 128 threads per row (1024 blocks),
+// each thread looping over its share of the 512 columns and the block combining with
+// all_reduce; that launches pass only buffers (index constants stay in the kernels, which
+// know their grid and block sizes); and that the elementwise kernels, a thread per element
+// of [1024, 512], recover row and column with 32-bit unsigned division by constants.
 // KERNELS-LABEL: func.func @main
 // KERNELS-NOT: scf.parallel
-// KERNELS: gpu.launch_func
+// KERNELS: gpu.launch_func @{{[a-z0-9_]+}}::@{{[a-z0-9_]+}} blocks in (%c1024, %c1, %c1) threads in (%c128, %c1, %c1)  args(%{{[a-z0-9_]+}} : memref<1024xf32>, %arg0 : memref<1024x512xf32>)
 // KERNELS: gpu.module
-// KERNELS: gpu.func
+// KERNELS: gpu.func @{{[a-z0-9_]+}}({{.*}}) kernel attributes {known_block_size = array<i32: 128, 1, 1>, known_grid_size = array<i32: 1024, 1, 1>}
 // KERNELS: scf.for
 // KERNELS: arith.maximumf
+// KERNELS: gpu.all_reduce maximumf
+// INDEX: gpu.func @{{[a-z0-9_]+}}({{.*}}) kernel attributes {known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 2048, 1, 1>}
+// INDEX: arith.remui %{{.*}}, %c512_i32 : i32
+// INDEX: arith.divui %{{.*}}, %c512_i32 : i32
 // BINARY: gpu.binary
 // BINARY-SAME: bin = "\7FELF
 func.func @main(%x: tensor<1024x512xf32>) -> tensor<1024x512xf32> {
