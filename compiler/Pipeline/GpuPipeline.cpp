@@ -81,6 +81,8 @@ const std::vector<std::string> &mlir::loom::gpuHostToLLVMPasses() {
       // One stream for the function's launches, copies and allocations, in order; the
       // runtime hands the device's own (CudaLaunchAbi.h).
       "func.func(gpu-async-region)",
+      // cuBLAS calls run on that stream too, without the host waiting for it to drain.
+      "func.func(loom-gpu-stream-calls)",
       "convert-scf-to-cf",
       "expand-strided-metadata",
       "lower-affine",

@@ -1,0 +1,53 @@
+// RUN: loom-opt %s -split-input-file -pass-pipeline='builtin.module(func.func(loom-gpu-stream-calls))' | FileCheck %s
+
+// Tests of loom-gpu-stream-calls (compiler/Lowering/GpuStreamCalls.cpp).
+
+// Tests that a call of the runtime's GPU entry points loses the host's wait before it and the
+// new stream after it: the work after the call depends on the stream before it.
+// CHECK-LABEL: func.func @gemm_joins_the_stream
+// CHECK: %[[S:.*]] = gpu.wait async
+// CHECK: %[[M:.*]], %[[T:.*]] = gpu.alloc async [%[[S]]] ()
+// CHECK-NOT: gpu.wait
+// CHECK: call @loom_rt_gpu_gemm_f32
+// CHECK-NEXT: %[[D:.*]] = gpu.dealloc async [%[[T]]] %[[M]]
+// CHECK-NEXT: gpu.wait [%[[D]]]
+// CHECK-NEXT: return
+func.func private @loom_rt_gpu_gemm_f32(i64)
+func.func @gemm_joins_the_stream(%n: i64) {
+  %0 = gpu.wait async
+  %m, %t = gpu.alloc async [%0] () : memref<4xf32>
+  gpu.wait [%t]
+  call @loom_rt_gpu_gemm_f32(%n) : (i64) -> ()
+  %1 = gpu.wait async
+  %2 = gpu.dealloc async [%1] %m : memref<4xf32>
+  gpu.wait [%2]
+  return
+}
+
+// -----
+
+// Tests that a call of another function keeps both waits (the host may need the stream
+// drained), as does a runtime call whose wait joins two streams.
+// CHECK-LABEL: func.func @others_keep_their_waits
+// CHECK: gpu.wait [%{{.*}}]
+// CHECK-NEXT: call @host_work
+// CHECK-NEXT: gpu.wait async
+// CHECK: gpu.wait [%{{.*}}, %{{.*}}]
+// CHECK-NEXT: call @loom_rt_gpu_gemm_f32
+// CHECK-NEXT: gpu.wait async
+func.func private @loom_rt_gpu_gemm_f32(i64)
+func.func private @host_work(i64)
+func.func @others_keep_their_waits(%n: i64) {
+  %0 = gpu.wait async
+  %m, %t = gpu.alloc async [%0] () : memref<4xf32>
+  gpu.wait [%t]
+  call @host_work(%n) : (i64) -> ()
+  %1 = gpu.wait async
+  %2 = gpu.wait async
+  gpu.wait [%1, %2]
+  call @loom_rt_gpu_gemm_f32(%n) : (i64) -> ()
+  %3 = gpu.wait async
+  %4 = gpu.dealloc async [%3] %m : memref<4xf32>
+  gpu.wait [%4]
+  return
+}
