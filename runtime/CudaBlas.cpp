@@ -26,6 +26,11 @@ struct Cublas {
   cublasStatus_t (*dgemm)(cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int,
                           const double *, const double *, int, long long, const double *, int,
                           long long, const double *, double *, int, long long, int);
+  cublasStatus_t (*gemmEx)(cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int,
+                           const void *, const void *, cudaDataType, int, long long,
+                           const void *, cudaDataType, int, long long, const void *, void *,
+                           cudaDataType, int, long long, int, cublasComputeType_t,
+                           cublasGemmAlgo_t);
   std::string error; ///< why cuBLAS is not there, if it is not
 };
 
@@ -49,7 +54,8 @@ const Cublas &cublas() {
     c.setStream = reinterpret_cast<decltype(c.setStream)>(dlsym(lib, "cublasSetStream_v2"));
     c.sgemm = reinterpret_cast<decltype(c.sgemm)>(dlsym(lib, "cublasSgemmStridedBatched"));
     c.dgemm = reinterpret_cast<decltype(c.dgemm)>(dlsym(lib, "cublasDgemmStridedBatched"));
-    if (!c.create || !c.setStream || !c.sgemm || !c.dgemm)
+    c.gemmEx = reinterpret_cast<decltype(c.gemmEx)>(dlsym(lib, "cublasGemmStridedBatchedEx"));
+    if (!c.create || !c.setStream || !c.sgemm || !c.dgemm || !c.gemmEx)
       c.error = "the cuBLAS found lacks the strided batched GEMMs";
     return c;
   }();
@@ -71,7 +77,9 @@ cublasHandle_t handleOf(CudaPlatform *gpu) {
   return it->second;
 }
 
-template <typename T, typename Gemm>
+/// Runs C = A B (+ beta C) as cuBLAS's column-major C^T = B^T A^T, `outer` times: A and B
+/// hold `In`, C and the scalars `Out`.
+template <typename In, typename Out, typename Gemm>
 void gemm(Gemm call, const char *type, int64_t batch, int64_t m, int64_t n, int64_t k,
           int64_t a, int64_t aOffset, int64_t lda, int64_t aStride, int64_t b, int64_t bOffset,
           int64_t ldb, int64_t bStride, int64_t c, int64_t cOffset, int64_t ldc,
@@ -89,10 +97,10 @@ void gemm(Gemm call, const char *type, int64_t batch, int64_t m, int64_t n, int6
   if (!handle)
     return gpu->fail(Status::error(StatusCode::Internal, what + ": cublasCreate failed"));
   // Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T: the operands swap.
-  const T one = 1, betaValue = static_cast<T>(beta);
-  const T *pa = reinterpret_cast<const T *>(a) + aOffset;
-  const T *pb = reinterpret_cast<const T *>(b) + bOffset;
-  T *pc = reinterpret_cast<T *>(c) + cOffset;
+  const Out one = 1, betaValue = static_cast<Out>(beta);
+  const In *pa = reinterpret_cast<const In *>(a) + aOffset;
+  const In *pb = reinterpret_cast<const In *>(b) + bOffset;
+  Out *pc = reinterpret_cast<Out *>(c) + cOffset;
   // An outer batch (two batch dims that are not one) is one strided batched call per index.
   cublasStatus_t status = CUBLAS_STATUS_SUCCESS;
   for (int64_t o = 0; o < outer && status == CUBLAS_STATUS_SUCCESS; ++o)
@@ -117,7 +125,7 @@ extern "C" void loom_rt_gpu_gemm_f32(int64_t batch, int64_t m, int64_t n, int64_
                                      int64_t transposeA, int64_t transposeB, int64_t outer,
                                      int64_t aOuterStride, int64_t bOuterStride,
                                      int64_t cOuterStride) {
-  gemm<float>(cublas().sgemm, "f32", batch, m, n, k, a, aOffset, lda, aBatchStride, b, bOffset,
+  gemm<float, float>(cublas().sgemm, "f32", batch, m, n, k, a, aOffset, lda, aBatchStride, b, bOffset,
               ldb, bBatchStride, c, cOffset, ldc, cBatchStride, beta, transposeA, transposeB,
               outer, aOuterStride, bOuterStride, cOuterStride);
 }
@@ -130,7 +138,49 @@ extern "C" void loom_rt_gpu_gemm_f64(int64_t batch, int64_t m, int64_t n, int64_
                                      int64_t transposeA, int64_t transposeB, int64_t outer,
                                      int64_t aOuterStride, int64_t bOuterStride,
                                      int64_t cOuterStride) {
-  gemm<double>(cublas().dgemm, "f64", batch, m, n, k, a, aOffset, lda, aBatchStride, b, bOffset,
+  gemm<double, double>(cublas().dgemm, "f64", batch, m, n, k, a, aOffset, lda, aBatchStride, b, bOffset,
                ldb, bBatchStride, c, cOffset, ldc, cBatchStride, beta, transposeA, transposeB,
               outer, aOuterStride, bOuterStride, cOuterStride);
+}
+
+namespace {
+/// cublasGemmStridedBatchedEx with 16-bit A and B (`type`), f32 C and f32 accumulation: the
+/// tensor cores' products, in the signature of cublasSgemmStridedBatched.
+template <cudaDataType type>
+cublasStatus_t gemm16(cublasHandle_t handle, cublasOperation_t ta, cublasOperation_t tb, int m,
+                      int n, int k, const float *alpha, const uint16_t *a, int lda,
+                      long long strideA, const uint16_t *b, int ldb, long long strideB,
+                      const float *beta, float *c, int ldc, long long strideC, int batch) {
+  return cublas().gemmEx(handle, ta, tb, m, n, k, alpha, a, type, lda, strideA, b, type, ldb,
+                         strideB, beta, c, CUDA_R_32F, ldc, strideC, batch, CUBLAS_COMPUTE_32F,
+                         CUBLAS_GEMM_DEFAULT);
+}
+} // namespace
+
+extern "C" void loom_rt_gpu_gemm_bf16_f32(int64_t batch, int64_t m, int64_t n, int64_t k,
+                                          int64_t a, int64_t aOffset, int64_t lda,
+                                          int64_t aBatchStride, int64_t b, int64_t bOffset,
+                                          int64_t ldb, int64_t bBatchStride, int64_t c,
+                                          int64_t cOffset, int64_t ldc, int64_t cBatchStride,
+                                          int64_t beta, int64_t transposeA, int64_t transposeB,
+                                          int64_t outer, int64_t aOuterStride,
+                                          int64_t bOuterStride, int64_t cOuterStride) {
+  gemm<uint16_t, float>(gemm16<CUDA_R_16BF>, "bf16", batch, m, n, k, a, aOffset, lda,
+                        aBatchStride, b, bOffset, ldb, bBatchStride, c, cOffset, ldc,
+                        cBatchStride, beta, transposeA, transposeB, outer, aOuterStride,
+                        bOuterStride, cOuterStride);
+}
+
+extern "C" void loom_rt_gpu_gemm_f16_f32(int64_t batch, int64_t m, int64_t n, int64_t k,
+                                         int64_t a, int64_t aOffset, int64_t lda,
+                                         int64_t aBatchStride, int64_t b, int64_t bOffset,
+                                         int64_t ldb, int64_t bBatchStride, int64_t c,
+                                         int64_t cOffset, int64_t ldc, int64_t cBatchStride,
+                                         int64_t beta, int64_t transposeA, int64_t transposeB,
+                                         int64_t outer, int64_t aOuterStride,
+                                         int64_t bOuterStride, int64_t cOuterStride) {
+  gemm<uint16_t, float>(gemm16<CUDA_R_16F>, "f16", batch, m, n, k, a, aOffset, lda,
+                        aBatchStride, b, bOffset, ldb, bBatchStride, c, cOffset, ldc,
+                        cBatchStride, beta, transposeA, transposeB, outer, aOuterStride,
+                        bOuterStride, cOuterStride);
 }

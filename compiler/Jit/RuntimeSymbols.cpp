@@ -58,6 +58,8 @@ Error mlir::loom::defineRuntimeSymbols(LLJIT &jit) {
   add("mgpuMemset16", &mgpuMemset16);
   add("loom_rt_gpu_gemm_f32", &loom_rt_gpu_gemm_f32);
   add("loom_rt_gpu_gemm_f64", &loom_rt_gpu_gemm_f64);
+  add("loom_rt_gpu_gemm_bf16_f32", &loom_rt_gpu_gemm_bf16_f32);
+  add("loom_rt_gpu_gemm_f16_f32", &loom_rt_gpu_gemm_f16_f32);
   // Copies between strided memrefs that LLVM cannot turn into a memcpy.
   add("memrefCopy", &memrefCopy);
   return dylib.define(absoluteSymbols(std::move(symbols)));

@@ -17,7 +17,10 @@ const std::vector<std::string> &mlir::loom::gpuBufferizePasses() {
     for (const char *cpuOnly : {"func.func(loom-overlap-collectives)", "loom-sink-deallocs"})
       llvm::erase(list, cpuOnly);
     // GEMMs go to cuBLAS on the device's stream.
-    *llvm::find(list, "loom-lower-matmul-to-blas") = "loom-lower-matmul-to-blas{gpu=true}";
+    auto blas = llvm::find(list, "loom-lower-matmul-to-blas");
+    *blas = "loom-lower-matmul-to-blas{gpu=true}";
+    // 16-bit products on the tensor cores, reading the operands before their widening.
+    list.insert(std::next(blas), "loom-gpu-tensor-core-gemms");
     // Every parallel dim a thread, also where a reduction dim leads.
     list.insert(llvm::find(list, "func.func(convert-linalg-to-parallel-loops)"),
                 "func.func(loom-gpu-parallel-dims-first)");

@@ -220,6 +220,20 @@ TEST_P(HalfArithmeticTest, ProductsAndSumsAccumulateInF32) {
   EXPECT_TRUE(allClose(total, ref::convert(ref::sum(a, {1}), half), oneUlp));
 }
 
+// A batched 16-bit product (as attention's, on the GPU a strided GEMM on the tensor cores:
+// loom-gpu-tensor-core-gemms) accumulates in f32 too.
+TEST_P(HalfArithmeticTest, BatchedProductsAccumulateInF32) {
+  DType dtype = GetParam();
+  ref::ElemType half = elemType(dtype);
+  Tolerance oneUlp{1e-6, dtype == DType::BF16 ? std::ldexp(1, -7) : std::ldexp(1, -10)};
+  std::mt19937 rng(kSeed);
+  RefTensor a = uniform({3, 8, 256}, rng, 0, 1, dtype), b = uniform({3, 256, 5}, rng, 0, 1, dtype);
+  auto f = jit([](Tensor a, Tensor b) { return matmul(a, b); });
+  Array product = f(toArray(a, dtype), toArray(b, dtype));
+  EXPECT_EQ(product.dtype(), dtype);
+  EXPECT_TRUE(allClose(product, ref::convert(ref::matmul(a, b), half), oneUlp));
+}
+
 INSTANTIATE_TEST_SUITE_P(, HalfArithmeticTest, testing::Values(DType::BF16, DType::F16),
                          [](const testing::TestParamInfo<DType> &info) {
                            return std::string(rt::name(info.param));

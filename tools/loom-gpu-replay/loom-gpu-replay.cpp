@@ -74,7 +74,7 @@ double element(const char *data, rt::DType dtype, int64_t i) {
   }
 }
 
-/// Inputs for a program without a recording: floats in [-1, 1), integers and booleans 0.
+/// Inputs for a program without a recording: floats in [-1, 1) (f16 0), integers and booleans 0.
 std::string smallValues(const rt::BufferLayout &l) {
   std::string bytes(l.bytes(), '\0');
   for (int64_t i = 0; i < l.numElements(); ++i) {
@@ -84,6 +84,12 @@ std::string smallValues(const rt::BufferLayout &l) {
       std::memcpy(bytes.data() + 4 * i, &f, 4);
     } else if (l.dtype == rt::DType::F64) {
       std::memcpy(bytes.data() + 8 * i, &v, 8);
+    } else if (l.dtype == rt::DType::BF16) { // v truncated to bf16
+      float f = static_cast<float>(v);
+      uint32_t bits;
+      std::memcpy(&bits, &f, 4);
+      uint16_t high = static_cast<uint16_t>(bits >> 16);
+      std::memcpy(bytes.data() + 2 * i, &high, 2);
     }
   }
   return bytes;
@@ -128,40 +134,45 @@ std::string compare(const rt::BufferLayout &layout, const char *got, const char 
   return os.str();
 }
 
-/// The baseline of a jitted GEMM: cuBLAS's f32 GEMM of n x n x n called directly through the
-/// runtime's entry point, on the device's stream; prints the fastest of `repeat`.
+/// The baseline of a jitted GEMM: cuBLAS's GEMM of n x n x n called directly through the
+/// runtime's entry point, on the device's stream, in f32 and with bf16 operands (f32
+/// accumulation and result, the tensor cores); prints the fastest of `repeat` of each.
 void timeDirectGemm(rt::Device &device, rt::CudaPlatform &gpu, int64_t n, int repeat) {
-  size_t bytes = static_cast<size_t>(n * n) * 4;
-  std::string values = smallValues({{n, n}, rt::DType::F32});
-  auto a = rt::Buffer::fromHost(device, values.data(), bytes);
-  auto b = rt::Buffer::fromHost(device, values.data(), bytes);
-  auto c = rt::Buffer::allocate(device, bytes);
-  double best = 1e30;
-  for (int r = 0; r < repeat; ++r) {
-    auto done = rt::Event::create();
-    auto start = std::chrono::steady_clock::now();
-    device.enqueue(
-        [&] {
-          gpu.beginLaunch();
-          auto address = [](const std::shared_ptr<rt::Buffer> &x) {
-            return reinterpret_cast<int64_t>(x->data());
-          };
-          loom_rt_gpu_gemm_f32(1, n, n, n, address(a), 0, n, 0, address(b), 0, n, 0,
-                               address(c), 0, n, 0, 0, 0, 0, 1, 0, 0, 0);
-          return gpu.endLaunch();
-        },
-        {}, {done});
-    if (rt::Status s = done->wait(); !s.isOk()) {
-      std::printf("direct cuBLAS GEMM failed: %s\n", s.message().c_str());
-      return;
+  using Entry = decltype(&loom_rt_gpu_gemm_f32);
+  for (auto [name, entry, dtype] : {std::tuple{"f32", Entry(&loom_rt_gpu_gemm_f32), rt::DType::F32},
+                                    std::tuple{"bf16", Entry(&loom_rt_gpu_gemm_bf16_f32),
+                                               rt::DType::BF16}}) {
+    std::string values = smallValues({{n, n}, dtype});
+    auto a = rt::Buffer::fromHost(device, values.data(), values.size());
+    auto b = rt::Buffer::fromHost(device, values.data(), values.size());
+    auto c = rt::Buffer::allocate(device, static_cast<size_t>(n * n) * 4);
+    double best = 1e30;
+    for (int r = 0; r < repeat; ++r) {
+      auto done = rt::Event::create();
+      auto start = std::chrono::steady_clock::now();
+      device.enqueue(
+          [&] {
+            gpu.beginLaunch();
+            auto address = [](const std::shared_ptr<rt::Buffer> &x) {
+              return reinterpret_cast<int64_t>(x->data());
+            };
+            entry(1, n, n, n, address(a), 0, n, 0, address(b), 0, n, 0, address(c), 0, n, 0, 0,
+                  0, 0, 1, 0, 0, 0);
+            return gpu.endLaunch();
+          },
+          {}, {done});
+      if (rt::Status s = done->wait(); !s.isOk()) {
+        std::printf("direct cuBLAS %s GEMM failed: %s\n", name, s.message().c_str());
+        return;
+      }
+      best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                                           start).count());
     }
-    best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                                         start).count());
+    std::printf("cuBLAS %s GEMM %ldx%ldx%ld called directly: %.3f ms, %.1f TFLOP/s (the "
+                "fastest of %d)\n",
+                name, static_cast<long>(n), static_cast<long>(n), static_cast<long>(n),
+                best * 1e3, 2.0 * n * n * n / best / 1e12, repeat);
   }
-  std::printf("cuBLAS f32 GEMM %ldx%ldx%ld called directly: %.3f ms, %.1f TFLOP/s (the fastest "
-              "of %d)\n",
-              static_cast<long>(n), static_cast<long>(n), static_cast<long>(n), best * 1e3,
-              2.0 * n * n * n / best / 1e12, repeat);
 }
 
 } // namespace
