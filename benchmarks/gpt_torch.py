@@ -3,7 +3,10 @@ same run as Loom's (benchmarks/gpt_benchmark.cpp). Prints one line: tokens per s
 the growth of the resident memory from before the parameters exist to its peak in training
 (parameters, gradients, optimizer state, activations and the allocator's slack), in bytes.
 With an 8th argument "cuda" it trains on the GPU instead (f32, as Loom's GPU path), timing each
-step to its end on the device; the memory figure is then the GPU's peak allocation."""
+step to its end on the device; the memory figure is then the GPU's peak allocation. A 9th
+argument "bf16" runs the forward pass under torch.autocast in bf16 (mixed precision, as Loom's
+GptConfig::precision = bf16: products in bf16 on the tensor cores, f32 parameters)."""
+import contextlib
 import math
 import os
 import resource
@@ -16,6 +19,7 @@ torch.set_num_threads(2)
 torch.manual_seed(0)
 V, C, L, H, T, B = (int(a) for a in sys.argv[1:7])
 DEVICE = sys.argv[7] if len(sys.argv) > 7 else "cpu"
+AUTOCAST = sys.argv[8] if len(sys.argv) > 8 else "f32"
 if DEVICE == "cuda":
     torch.set_default_device("cuda")
     torch.backends.cuda.matmul.allow_tf32 = False  # f32 products, as Loom's cuBLAS calls
@@ -60,7 +64,10 @@ for step in range(23):
     ids = torch.randint(0, V, (B, T))
     start = time.perf_counter()
     opt.zero_grad(set_to_none=True)
-    loss_fn(ids, ids.roll(-1, 1)).backward()
+    with (torch.autocast(DEVICE, dtype=torch.bfloat16) if AUTOCAST == "bf16"
+          else contextlib.nullcontext()):
+        loss = loss_fn(ids, ids.roll(-1, 1))
+    loss.backward()
     opt.step()
     if DEVICE == "cuda":
         torch.cuda.synchronize()

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <string>
 
 using namespace loom;
@@ -19,12 +20,13 @@ namespace {
 const char *usage =
     "usage: gpt_sharded_ir [--strategy dp|fsdp|tp|fsdp_tp] [--devices N | --mesh AxB]\n"
     "                      [--vocab V] [--embed C] [--layers L] [--heads H] [--seq T]\n"
-    "                      [--batch B] [--no-donate] [--init]\n"
+    "                      [--batch B] [--precision f32|bf16|f16] [--no-donate] [--init]\n"
     "Prints the Loom IR of the sharded GPT train step (default: fsdp on 2 devices, V 64,\n"
     "C 32, 1 layer, 4 heads, T 16, batch 8). --devices gives a 1-d mesh (dp, fsdp, tp),\n"
     "--mesh AxB the fsdp x tensor mesh of fsdp_tp. Parameters and optimizer state are\n"
     "donated (loom.aliased_output) unless --no-donate. --init prints the parameter\n"
-    "initialisation instead, each parameter created with its sharding.\n";
+    "initialisation instead, each parameter created with its sharding. --precision bf16\n"
+    "or f16 computes the products in it (mixed precision, nn::GptConfig::precision).\n";
 
 std::vector<int64_t> parseMesh(const std::string &text) {
   std::vector<int64_t> sizes;
@@ -94,6 +96,12 @@ int main(int argc, char **argv) {
       else if (flag == "--heads") config.heads = number();
       else if (flag == "--seq") config.seq = number();
       else if (flag == "--batch") config.batch = number();
+      else if (flag == "--precision") {
+        std::optional<DType> dtype = rt::parseDType(value);
+        if (!dtype || !(*dtype == DType::F32 || *dtype == DType::BF16 || *dtype == DType::F16))
+          throw Error("--precision: \"" + value + "\" is not f32, bf16 or f16");
+        config.precision = *dtype;
+      }
       else throw Error("unknown flag " + flag + "\n" + usage);
     }
     nn::GptStrategy strategy = nn::parseGptStrategy(strategyName);

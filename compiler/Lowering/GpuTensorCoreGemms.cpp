@@ -1,14 +1,14 @@
-// The loom-gpu-tensor-core-gemms pass (see Passes.td): an f32 GEMM whose operands are only
-// widened copies of bf16 (f16) buffers reads those buffers instead, as cuBLAS's 16-bit GEMM
-// with f32 accumulation: the tensor cores' product, not the widened copies'.
+// The loom-gpu-tensor-core-gemms pass (see Passes.td): a contraction whose f32 operands are
+// only widened bf16 (f16) tensors reads the 16-bit tensors and accumulates in f32, which
+// loom-lower-matmul-to-blas{gpu=true} turns into cuBLAS's 16-bit GEMM on the tensor cores.
+#include "compiler/Lowering/LoweringPatterns.h"
 #include "compiler/Lowering/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
-#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
-#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 namespace mlir::loom {
 #define GEN_PASS_DEF_GPUTENSORCOREGEMMS
@@ -19,130 +19,111 @@ using namespace mlir;
 
 namespace {
 
-/// The call's operand positions of A's and B's addresses (runtime/CudaBlas.h).
-constexpr unsigned kAddressA = 4, kAddressB = 8;
-
-/// The widening copy behind a GEMM operand: `address` is the aligned pointer of an f32
-/// buffer allocated here and written only by an elementwise extf of a 16-bit buffer of the
-/// same shape and plain layout.
-struct Widened {
-  memref::AllocOp buffer;
-  linalg::GenericOp copy;
-  Value source;
-};
-
-std::optional<Widened> widenedOperand(Value address) {
-  auto cast = address.getDefiningOp<arith::IndexCastOp>();
-  auto extract = cast ? cast.getIn().getDefiningOp<memref::ExtractAlignedPointerAsIndexOp>()
-                      : nullptr;
-  auto alloc = extract ? extract.getSource().getDefiningOp<memref::AllocOp>() : nullptr;
-  if (!alloc || !alloc.getType().hasStaticShape() || !alloc.getType().getLayout().isIdentity())
-    return std::nullopt;
-  linalg::GenericOp copy;
-  for (Operation *user : alloc->getUsers()) {
-    auto generic = dyn_cast<linalg::GenericOp>(user);
-    if (!generic)
-      continue;
-    if (copy || generic.getNumDpsInputs() != 1 || generic.getNumDpsInits() != 1 ||
-        generic.getDpsInits()[0] != alloc.getResult() ||
-        generic.getNumParallelLoops() != generic.getNumLoops() ||
-        !llvm::all_of(generic.getIndexingMapsArray(),
-                      [](AffineMap m) { return m.isIdentity(); }))
-      return std::nullopt;
-    Block &body = generic.getRegion().front();
-    auto ext = dyn_cast<arith::ExtFOp>(body.front());
-    if (!ext || &body.front() == body.getTerminator() ||
-        ext->getNextNode() != body.getTerminator() || ext.getIn() != body.getArgument(0) ||
-        body.getTerminator()->getOperand(0) != ext.getResult())
-      return std::nullopt;
-    copy = generic;
+/// The 16-bit tensor that `operand` widens: `operand` is, through reshapes and transposes, the result
+/// of an elementwise linalg.generic whose one input is bf16 (f16) and whose body only extends
+/// it to f32. The reshapes and transposes, innermost first, go to `reshapes`.
+Value narrowSource(Value operand, SmallVectorImpl<Operation *> &reshapes) {
+  Value v = operand;
+  while (isa_and_nonnull<tensor::CollapseShapeOp, tensor::ExpandShapeOp, linalg::TransposeOp>(
+      v.getDefiningOp())) {
+    reshapes.push_back(v.getDefiningOp());
+    v = v.getDefiningOp()->getOperand(0);
   }
-  if (!copy)
-    return std::nullopt;
-  Value source = copy.getDpsInputs()[0];
-  auto type = dyn_cast<MemRefType>(source.getType());
-  if (!type || type.getShape() != alloc.getType().getShape() || !type.getLayout().isIdentity() ||
-      !(type.getElementType().isBF16() || type.getElementType().isF16()))
-    return std::nullopt;
-  return Widened{alloc, copy, source};
+  std::reverse(reshapes.begin(), reshapes.end());
+  auto widen = v.getDefiningOp<linalg::GenericOp>();
+  if (!widen || widen.getNumDpsInputs() != 1 || widen.getNumDpsInits() != 1 ||
+      widen.getNumParallelLoops() != widen.getNumLoops() ||
+      !llvm::all_of(widen.getIndexingMapsArray(), [](AffineMap m) { return m.isIdentity(); }))
+    return nullptr;
+  Block &body = widen.getRegion().front();
+  auto ext = dyn_cast<arith::ExtFOp>(body.front());
+  if (!ext || ext.getIn() != body.getArgument(0) || ext->getNextNode() != body.getTerminator() ||
+      body.getTerminator()->getOperand(0) != ext.getResult() || !ext.getType().isF32())
+    return nullptr;
+  Type narrow = ext.getIn().getType();
+  return narrow.isBF16() || narrow.isF16() ? widen.getDpsInputs()[0] : Value();
 }
 
-/// Whether nothing between `from` and `to` (one block) may write `source`: only linalg ops
-/// into buffers allocated here, and ops without writes, come between.
-bool untouchedBetween(Operation *from, Operation *to, Value source) {
-  if (from->getBlock() != to->getBlock() || !from->isBeforeInBlock(to))
-    return false;
-  for (Operation *op = from->getNextNode(); op != to; op = op->getNextNode()) {
-    if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op)) {
-      for (Value out : linalgOp.getDpsInits())
-        if (out == source || !out.getDefiningOp<memref::AllocOp>())
-          return false;
-      continue;
-    }
-    auto effects = dyn_cast<MemoryEffectOpInterface>(op);
-    if (!effects || effects.hasEffect<MemoryEffects::Write>())
-      return false;
+/// `source` reshaped and transposed as `reshapes` did the widened tensor.
+Value reshapeLike(Value source, ArrayRef<Operation *> reshapes, IRRewriter &rewriter) {
+  Type element = cast<RankedTensorType>(source.getType()).getElementType();
+  for (Operation *op : reshapes) {
+    auto type = cast<RankedTensorType>(op->getResult(0).getType()).clone(element);
+    if (auto transpose = dyn_cast<linalg::TransposeOp>(op)) {
+      Value init = tensor::EmptyOp::create(rewriter, op->getLoc(), type.getShape(), element);
+      source = linalg::TransposeOp::create(rewriter, op->getLoc(), source, init,
+                                           transpose.getPermutation())
+                   ->getResult(0);
+    } else if (auto collapse = dyn_cast<tensor::CollapseShapeOp>(op))
+      source = tensor::CollapseShapeOp::create(rewriter, op->getLoc(), type, source,
+                                               collapse.getReassociationIndices());
+    else
+      source = tensor::ExpandShapeOp::create(rewriter, op->getLoc(), type, source,
+                                             cast<tensor::ExpandShapeOp>(op)
+                                                 .getReassociationIndices());
   }
-  return true;
+  return source;
+}
+
+/// `op` with inputs `a` and `b` (16-bit) in place of its widened ones.
+Operation *withNarrowInputs(linalg::LinalgOp op, Value a, Value b, IRRewriter &rewriter) {
+  Location loc = op.getLoc();
+  // A named product's body depends on its operand types only; its attributes (the indexing
+  // maps of a transposed operand) carry over as they are.
+  Operation *named = nullptr;
+  if (isa<linalg::MatmulOp>(op))
+    named = linalg::MatmulOp::create(rewriter, loc, op->getResultTypes(), ValueRange{a, b},
+                                     op.getDpsInits());
+  else if (isa<linalg::BatchMatmulOp>(op))
+    named = linalg::BatchMatmulOp::create(rewriter, loc, op->getResultTypes(), ValueRange{a, b},
+                                          op.getDpsInits());
+  if (named) {
+    for (NamedAttribute attribute : op->getAttrs())
+      if (attribute.getName() != "operandSegmentSizes")
+        named->setAttr(attribute.getName(), attribute.getValue());
+    return named;
+  }
+  // A strided contraction (linalg.generic): its body reads the inputs widened.
+  auto old = cast<linalg::GenericOp>(op.getOperation());
+  auto generic = linalg::GenericOp::create(
+      rewriter, loc, op->getResultTypes(), ValueRange{a, b}, op.getDpsInits(),
+      old.getIndexingMapsArray(), old.getIteratorTypesArray(),
+      [&](OpBuilder &builder, Location l, ValueRange args) {
+        Block &body = old.getRegion().front();
+        IRMapping map;
+        for (unsigned i = 0; i < 2; ++i)
+          map.map(body.getArgument(i),
+                  arith::ExtFOp::create(builder, l, body.getArgument(i).getType(), args[i]));
+        map.map(body.getArgument(2), args[2]);
+        for (Operation &inner : body)
+          builder.clone(inner, map);
+      });
+  generic->setDiscardableAttrs(old->getDiscardableAttrDictionary());
+  return generic;
 }
 
 struct GpuTensorCoreGemmsPass
     : mlir::loom::impl::GpuTensorCoreGemmsBase<GpuTensorCoreGemmsPass> {
   void runOnOperation() override {
-    ModuleOp module = getOperation();
-    SmallVector<func::CallOp> calls;
-    module.walk([&](func::CallOp call) {
-      if (call.getCallee() == "loom_rt_gpu_gemm_f32")
-        calls.push_back(call);
+    SmallVector<linalg::LinalgOp> products;
+    getOperation()->walk([&](linalg::LinalgOp op) {
+      if ((isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op) ||
+           op->hasAttr(mlir::loom::kStridedContraction)) &&
+          op.hasPureTensorSemantics() && op.getNumDpsInputs() == 2 &&
+          getElementTypeOrSelf(op.getDpsInits()[0].getType()).isF32())
+        products.push_back(op);
     });
     IRRewriter rewriter(&getContext());
-    for (func::CallOp call : calls) {
-      std::optional<Widened> a = widenedOperand(call.getOperand(kAddressA)),
-                             b = widenedOperand(call.getOperand(kAddressB));
-      if (!a || !b)
+    for (linalg::LinalgOp op : products) {
+      SmallVector<Operation *> reshapesA, reshapesB;
+      Value a = narrowSource(op.getDpsInputs()[0], reshapesA),
+            b = narrowSource(op.getDpsInputs()[1], reshapesB);
+      if (!a || !b || getElementTypeOrSelf(a.getType()) != getElementTypeOrSelf(b.getType()))
         continue;
-      Type element = cast<MemRefType>(a->source.getType()).getElementType();
-      if (element != cast<MemRefType>(b->source.getType()).getElementType() ||
-          !untouchedBetween(a->copy, call, a->source) ||
-          !untouchedBetween(b->copy, call, b->source))
-        continue;
-      StringRef name = element.isBF16() ? "loom_rt_gpu_gemm_bf16_f32" : "loom_rt_gpu_gemm_f16_f32";
-      if (!module.lookupSymbol(name)) {
-        rewriter.setInsertionPointToStart(module.getBody());
-        auto decl = func::FuncOp::create(rewriter, call.getLoc(), name,
-                                         call.getCalleeType());
-        decl.setPrivate();
-      }
-      rewriter.setInsertionPoint(call);
-      auto address = [&](Value memref) -> Value {
-        Value index =
-            memref::ExtractAlignedPointerAsIndexOp::create(rewriter, call.getLoc(), memref);
-        return arith::IndexCastOp::create(rewriter, call.getLoc(), rewriter.getI64Type(),
-                                          index);
-      };
-      call.setOperand(kAddressA, address(a->source));
-      call.setOperand(kAddressB, address(b->source));
-      call.setCallee(name);
-      // The widened copies go where nothing else reads them.
-      for (Widened *w : {&*a, &*b}) {
-        if (!w->buffer)
-          continue;
-        bool unread = llvm::all_of(w->buffer->getUsers(), [&](Operation *user) {
-          return user == w->copy.getOperation() || isa<memref::DeallocOp>(user) ||
-                 (isa<memref::ExtractAlignedPointerAsIndexOp>(user) &&
-                  llvm::all_of(user->getUsers(), [](Operation *u) { return u->use_empty(); }));
-        });
-        if (!unread)
-          continue;
-        for (Operation *user : llvm::make_early_inc_range(w->buffer->getUsers())) {
-          for (Operation *cast : llvm::make_early_inc_range(user->getUsers()))
-            rewriter.eraseOp(cast);
-          rewriter.eraseOp(user);
-        }
-        rewriter.eraseOp(w->buffer);
-        if (b->buffer == a->buffer)
-          b->buffer = nullptr; // A and B were one copy
-      }
+      rewriter.setInsertionPoint(op);
+      Value narrowA = reshapeLike(a, reshapesA, rewriter),
+            narrowB = reshapeLike(b, reshapesB, rewriter);
+      rewriter.replaceOp(op, withNarrowInputs(op, narrowA, narrowB, rewriter));
     }
   }
 };

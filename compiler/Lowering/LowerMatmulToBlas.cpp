@@ -64,10 +64,17 @@ linalg::FillOp zeroFillBefore(Operation *op, Value init) {
 /// of A, B and C; beta, transpose A, transpose B; an outer batch and its three strides.
 constexpr int64_t kGemmArgs = 23;
 
-StringRef gemmName(Type elementType, bool onGpu) {
-  return elementType.isF32()   ? (onGpu ? "loom_rt_gpu_gemm_f32" : "loom_rt_gemm_f32")
-         : elementType.isF64() ? (onGpu ? "loom_rt_gpu_gemm_f64" : "loom_rt_gemm_f64")
-                               : "";
+/// The GEMM entry point for A, B and C of these element types: f32 or f64 throughout, or on
+/// the GPU bf16 (f16) A and B with f32 C, the tensor cores' products
+/// (loom-gpu-tensor-core-gemms makes them); none for other mixes.
+StringRef gemmName(Type a, Type b, Type c, bool onGpu) {
+  if (a == c && b == c)
+    return c.isF32()   ? (onGpu ? "loom_rt_gpu_gemm_f32" : "loom_rt_gemm_f32")
+           : c.isF64() ? (onGpu ? "loom_rt_gpu_gemm_f64" : "loom_rt_gemm_f64")
+                       : "";
+  if (!onGpu || a != b || !c.isF32())
+    return "";
+  return a.isBF16() ? "loom_rt_gpu_gemm_bf16_f32" : a.isF16() ? "loom_rt_gpu_gemm_f16_f32" : "";
 }
 
 Value i64Constant(OpBuilder &b, Location loc, int64_t v) {
@@ -107,11 +114,10 @@ LogicalResult lowerMatmul(linalg::LinalgOp op, ModuleOp module, bool onGpu) {
   auto a = dyn_cast<MemRefType>(op.getDpsInputs()[0].getType());
   auto bType = dyn_cast<MemRefType>(op.getDpsInputs()[1].getType());
   auto c = dyn_cast<MemRefType>(op.getDpsInits()[0].getType());
-  if (!a || !bType || !c || a.getElementType() != c.getElementType() ||
-      bType.getElementType() != c.getElementType())
+  if (!a || !bType || !c)
     return failure();
-  Type elementType = c.getElementType();
-  StringRef name = gemmName(elementType, onGpu);
+  StringRef name =
+      gemmName(a.getElementType(), bType.getElementType(), c.getElementType(), onGpu);
   // Matmuls with transposed indexing maps or odd layouts stay for the loop lowering.
   if (name.empty())
     return failure();
@@ -178,7 +184,8 @@ LogicalResult lowerStridedContraction(linalg::GenericOp op, ModuleOp module, boo
       op.getNumDpsInputs() != 2 || op.getNumLoops() != 5)
     return failure();
   Value a = op.getDpsInputs()[0], bValue = op.getDpsInputs()[1], c = op.getDpsInits()[0];
-  StringRef name = gemmName(cast<MemRefType>(c.getType()).getElementType(), onGpu);
+  StringRef name = gemmName(getElementTypeOrSelf(a.getType()), getElementTypeOrSelf(bValue.getType()),
+                            getElementTypeOrSelf(c.getType()), onGpu);
   if (name.empty() || c == a || c == bValue)
     return failure();
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();

@@ -674,20 +674,21 @@ def GpuStreamCalls : Pass<"loom-gpu-stream-calls"> {
 }
 
 def GpuTensorCoreGemms : Pass<"loom-gpu-tensor-core-gemms", "mlir::ModuleOp"> {
-  let summary = "Runs GEMMs of bf16 or f16 operands on the tensor cores, accumulating in f32.";
+  let summary = "Runs products of bf16 or f16 operands on the tensor cores, accumulating in f32.";
   let description = [{
-    loom-widen-accumulations makes a 16-bit product accumulate in f32: its operands are
-    widened (`arith.extf` into f32 buffers) and an f32 GEMM (`loom_rt_gpu_gemm_f32`) reads
-    them. On the GPU that is a CUDA-core product of copies. Where both operands are such
-    copies of bf16 (or both of f16) buffers of the same shape and plain layout, written only
-    by the widening and not written between it and the call, the call reads the 16-bit
-    buffers instead and becomes `loom_rt_gpu_gemm_bf16_f32` (`..._f16_f32`): cuBLAS's
-    GemmStridedBatchedEx with 16-bit A and B, f32 C and f32 accumulation, on the tensor
-    cores. Copies nothing else reads are removed. The result is the same product rounded
-    once to f32 as before (up to the order of the sums).
+    loom-widen-accumulations makes a 16-bit product accumulate in f32 by widening its operands
+    (`arith.extf` to f32 tensors) before an f32 contraction. On the GPU that would be a
+    CUDA-core product of widened copies. Right after loom-lower-to-linalg (before fusion folds
+    the widening into the operands' producers), a `linalg.matmul`, `linalg.batch_matmul` or
+    strided contraction with f32 result whose two operands are such widenings of bf16 (or
+    both of f16) tensors, through reshapes, reads the 16-bit tensors (reshaped alike) and
+    widens inside its body; loom-lower-matmul-to-blas{gpu=true} then calls
+    `loom_rt_gpu_gemm_bf16_f32` (`..._f16_f32`): cuBLAS's GemmStridedBatchedEx with 16-bit A
+    and B, f32 C and f32 accumulation, on the tensor cores. The result is the same product
+    rounded once to f32 (up to the order of the sums); widenings nothing else reads go away.
   }];
-  let dependentDialects = ["mlir::func::FuncDialect", "mlir::arith::ArithDialect",
-                           "mlir::memref::MemRefDialect"];
+  let dependentDialects = ["mlir::arith::ArithDialect", "mlir::linalg::LinalgDialect",
+                           "mlir::tensor::TensorDialect"];
 }
 
 #endif // LOOM_LOWERING_PASSES_TD

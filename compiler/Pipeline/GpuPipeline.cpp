@@ -17,10 +17,7 @@ const std::vector<std::string> &mlir::loom::gpuBufferizePasses() {
     for (const char *cpuOnly : {"func.func(loom-overlap-collectives)", "loom-sink-deallocs"})
       llvm::erase(list, cpuOnly);
     // GEMMs go to cuBLAS on the device's stream.
-    auto blas = llvm::find(list, "loom-lower-matmul-to-blas");
-    *blas = "loom-lower-matmul-to-blas{gpu=true}";
-    // 16-bit products on the tensor cores, reading the operands before their widening.
-    list.insert(std::next(blas), "loom-gpu-tensor-core-gemms");
+    *llvm::find(list, "loom-lower-matmul-to-blas") = "loom-lower-matmul-to-blas{gpu=true}";
     // Every parallel dim a thread, also where a reduction dim leads.
     list.insert(llvm::find(list, "func.func(convert-linalg-to-parallel-loops)"),
                 "func.func(loom-gpu-parallel-dims-first)");
@@ -107,6 +104,10 @@ LogicalResult mlir::loom::buildGpuPipeline(OpPassManager &pm, const std::string 
   llvm::erase(toLinalg, "loom-outline-repeated-blocks");
   // Reductions to a scalar spread over threads (after autodiff: the gradient is the CPU's).
   toLinalg.insert(llvm::find(toLinalg, "loom-lower-to-linalg"), "loom-gpu-split-reductions");
+  // 16-bit products read their operands before widening, for the tensor cores (before fusion
+  // folds the widening into the operands' producers).
+  toLinalg.insert(std::next(llvm::find(toLinalg, "loom-lower-to-linalg")),
+                  "loom-gpu-tensor-core-gemms");
   return success(succeeded(addPasses(pm, toLinalg)) &&
                  succeeded(addPasses(pm, gpuBufferizePasses())) &&
                  succeeded(addPasses(pm, gpuKernelPasses())) &&

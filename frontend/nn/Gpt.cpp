@@ -97,20 +97,29 @@ Tree<Array> nn::gptInit(const GptConfig &c, uint32_t seed,
 Tensor nn::gptForward(const GptConfig &c, const Tree<Tensor> &params, const Tensor &ids,
                       const GptActivationShardings &act, Loc loc) {
   CallerScope scope("nn::gptForward", loc);
+  // Products in c.precision, as nn::product: operands rounded, the f32 product rounded too.
+  // The ops carry the line that calls it.
+  auto matmulIn = [&](const Tensor &a, const Tensor &b, Loc at = Loc::current()) {
+    if (c.precision == a.dtype())
+      return matmul(a, b, at);
+    return astype(matmul(astype(a, c.precision, at), astype(b, c.precision, at), at),
+                  a.dtype(), at);
+  };
   // The constraints sit where the cookbook's model_apply gives an out_sharding.
   // The residual stream (embedding plus position) has the activation sharding act_seq.
   Tensor x = with_sharding_constraint(
       take(params.at("in_kernel"), ids) + params.at("pos_embed").leaf(), act.seq);
   for (const Tree<Tensor> &layer : params.at("layers").list()) {
     Tensor h = layerNorm(layer.at("ln1"), x);
-    Tensor attended = causalSelfAttention(layer.at("att_qkv"), layer.at("att_out"), h, act.att);
+    Tensor attended = causalSelfAttention(layer.at("att_qkv"), layer.at("att_out"), h, act.att,
+                                          c.precision);
     x = x + with_sharding_constraint(attended, act.seq);
     h = layerNorm(layer.at("ln2"), x);
-    Tensor hidden = with_sharding_constraint(matmul(h, layer.at("mlp_in")), act.hidden);
-    x = x + with_sharding_constraint(matmul(gelu(hidden), layer.at("mlp_out")), act.seq);
+    Tensor hidden = with_sharding_constraint(matmulIn(h, layer.at("mlp_in")), act.hidden);
+    x = x + with_sharding_constraint(matmulIn(gelu(hidden), layer.at("mlp_out")), act.seq);
   }
   x = layerNorm(params.at("ln_final"), x);
-  return with_sharding_constraint(matmul(x, params.at("out_kernel")), act.seq) +
+  return with_sharding_constraint(matmulIn(x, params.at("out_kernel")), act.seq) +
          params.at("out_bias").leaf();
 }
 

@@ -17,6 +17,9 @@ namespace loom::nn {
 
 struct GptConfig {
   int64_t vocab = 256, embed = 128, layers = 2, heads = 4, seq = 64, batch = 8;
+  /// The dtype of the products (bf16 or f16: mixed precision, nn::product); parameters,
+  /// the residual stream, layer norms, softmax and the loss stay f32.
+  DType precision = DType::F32;
   int64_t headDim() const { return embed / heads; }
   /// Model FLOPs of one training step (forward + backward, 6 per parameter per token plus
   /// attention), for utilisation figures.

@@ -16,24 +16,34 @@ Tensor nn::layerNorm(const Tree<Tensor> &params, const Tensor &x, double eps, Lo
          params.at("bias").leaf();
 }
 
+Tensor nn::product(const char *equation, const Tensor &a, const Tensor &b, DType compute,
+                   Loc loc) {
+  // No scope of its own: the ops carry the caller's location, as a plain einsum there would.
+  if (compute == a.dtype() && compute == b.dtype())
+    return einsum(equation, a, b, loc);
+  return astype(einsum(equation, astype(a, compute, loc), astype(b, compute, loc), loc),
+                a.dtype(), loc);
+}
+
 Tensor nn::causalSelfAttention(const Tensor &qkv, const Tensor &out, const Tensor &x,
-                               const NamedSharding &heads, Loc loc) {
+                               const NamedSharding &heads, DType compute, Loc loc) {
   CallerScope scope("nn::causalSelfAttention", loc);
   int64_t batch = x.dim(0), seq = x.dim(1), numHeads = qkv.dim(2), headDim = qkv.dim(3);
   // [B, T, 3, H, Dh]: one projection for queries, keys and values.
-  Tensor projected = einsum("btc,kchd->btkhd", x, qkv);
+  Tensor projected = product("btc,kchd->btkhd", x, qkv, compute);
   auto part = [&](int64_t k) {
     Tensor s = slice(projected, {0, 0, k, 0, 0}, {batch, seq, k + 1, numHeads, headDim});
     return with_sharding_constraint(reshape(s, {batch, seq, numHeads, headDim}), heads);
   };
   Tensor q = part(0), key = part(1), v = part(2);
-  Tensor scores = einsum("bthd,bshd->bhts", q, key) * (1.0 / std::sqrt(double(headDim)));
+  Tensor scores =
+      product("bthd,bshd->bhts", q, key, compute) * (1.0 / std::sqrt(double(headDim)));
   // Position t attends to positions s <= t.
   Tensor allowed = greater_equal(iota({seq, seq}, 0), iota({seq, seq}, 1));
   scores = where(allowed, scores, full({}, -1e9, scores.dtype()));
   Tensor weights = softmax(scores, -1);
-  Tensor attended = einsum("bhts,bshd->bhtd", weights, v);
-  return einsum("bhtd,hdc->btc", attended, out);
+  Tensor attended = product("bhts,bshd->bhtd", weights, v, compute);
+  return product("bhtd,hdc->btc", attended, out, compute);
 }
 
 Tensor nn::crossEntropy(const Tensor &logits, const Tensor &targets, Loc loc) {

@@ -16,11 +16,19 @@ namespace loom::nn {
 Tensor layerNorm(const Tree<Tensor> &params, const Tensor &x, double eps = 1e-5,
                  Loc loc = Loc::current());
 
+/// einsum(`equation`, a, b), with its operands rounded to `compute` (bf16 or f16) when that is
+/// not their dtype and the product, accumulated in f32, returned in a's dtype: mixed
+/// precision as autocast does it (the tensor cores' products on a GPU).
+Tensor product(const char *equation, const Tensor &a, const Tensor &b, DType compute,
+               Loc loc = Loc::current());
+
 /// Causal softmax attention of x [B, T, C] with heads: qkv [3, C, H, Dh] projects to queries,
 /// keys and values, out [H, Dh, C] projects back. `heads`, if specified, constrains the
-/// queries, keys and values [B, T, H, Dh] (the cookbook's act_att).
+/// queries, keys and values [B, T, H, Dh] (the cookbook's act_att). The four products
+/// compute in `compute` (see product); the softmax stays in x's dtype.
 Tensor causalSelfAttention(const Tensor &qkv, const Tensor &out, const Tensor &x,
-                           const NamedSharding &heads = {}, Loc loc = Loc::current());
+                           const NamedSharding &heads = {}, DType compute = DType::F32,
+                           Loc loc = Loc::current());
 
 /// Mean over the batch of -log p(target): logits [..., V], targets [...] (i32).
 Tensor crossEntropy(const Tensor &logits, const Tensor &targets, Loc loc = Loc::current());

@@ -39,10 +39,12 @@ const std::vector<ConfigKey> &configSchema() {
       {"model.tower_hidden", int64_t(64), "width of each tower's hidden layer", {}, 1,
        "two_tower"},
       {"model.precision", std::string("f32"),
-       "the dtype the model computes in: bf16 or f16 keep activations in 16 bits (products and "
-       "sums accumulate in f32) with f32 parameters and optimizer state; f16 adds a dynamic "
-       "loss scale that skips steps whose gradients are not finite",
-       S{"f32", "bf16", "f16"}, -1e300, "two_tower"},
+       "the dtype the model computes in (gpt, two_tower): bf16 or f16 make the products 16-bit "
+       "(the GPU's tensor cores; sums accumulate in f32) with f32 parameters and optimizer "
+       "state; the GPT keeps its residual stream, layer norms, softmax and loss in f32 (as "
+       "autocast), the recommender its activations in 16 bits; f16 adds a dynamic loss scale "
+       "that skips steps whose gradients are not finite",
+       S{"f32", "bf16", "f16"}},
       {"data.goodreads", std::string("data/goodreads-prepared"),
        "the prepared Goodreads data (loom-goodreads prepare writes it)", {}, -1e300, "two_tower"},
       {"data.shuffle_buffer", int64_t(10000),

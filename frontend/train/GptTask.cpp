@@ -12,7 +12,8 @@ namespace loom::train {
 nn::GptConfig gptConfigFrom(const Config &c) {
   return {.vocab = c.integer("model.vocab"), .embed = c.integer("model.embed"),
           .layers = c.integer("model.layers"), .heads = c.integer("model.heads"),
-          .seq = c.integer("model.seq"), .batch = c.integer("data.batch")};
+          .seq = c.integer("model.seq"), .batch = c.integer("data.batch"),
+          .precision = *rt::parseDType(c.text("model.precision"))};
 }
 
 namespace {
@@ -70,15 +71,19 @@ public:
   std::string describe() const override {
     char text[256];
     std::snprintf(text, sizeof text,
-                  "GPT V=%ld C=%ld layers=%ld heads=%ld T=%ld batch=%ld on %s; %ld tokens "
+                  "GPT V=%ld C=%ld layers=%ld heads=%ld T=%ld batch=%ld%s on %s; %ld tokens "
                   "(%ld train, %ld held-out windows)",
                   model.vocab, model.embed, model.layers, model.heads, model.seq, model.batch,
+                  model.precision == DType::F32
+                      ? ""
+                      : (", products in " + std::string(rt::name(model.precision))).c_str(),
                   shardings ? (strategy + " over " + shardings->mesh.describe()).c_str()
                             : "1 device",
                   tokens.size(), split->trainTokens, split->evalWindows());
     return text;
   }
   std::string unit() const override { return "tokens"; }
+  DType computeDType() const override { return model.precision; }
   int64_t unitsPerStep() const override { return model.batch * model.seq; }
   double stepsPerEpoch() const override {
     return static_cast<double>(split->trainTokens) / unitsPerStep();

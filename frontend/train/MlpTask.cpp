@@ -212,7 +212,11 @@ private:
 };
 } // namespace
 
-void validateMlpConfig(const Config &c) { shardingsOf(c); }
+void validateMlpConfig(const Config &c) {
+  if (c.text("model.precision") != "f32")
+    throw Error(c.describe("model.precision") + ": the MLP computes in f32 only");
+  shardingsOf(c);
+}
 
 std::unique_ptr<TrainTask> makeMlpTask(const Config &c) {
   validateMlpConfig(c);

@@ -234,6 +234,24 @@ TEST_P(HalfArithmeticTest, BatchedProductsAccumulateInF32) {
   EXPECT_TRUE(allClose(product, ref::convert(ref::matmul(a, b), half), oneUlp));
 }
 
+// f32 operands rounded to 16 bits inside the program before their product (as autocast
+// does; on the GPU the rounding kernels then write 16-bit buffers for the tensor cores) give
+// the product of the rounded values, accumulated in f32.
+TEST_P(HalfArithmeticTest, ProductsOfOperandsRoundedInTheProgram) {
+  DType dtype = GetParam();
+  ref::ElemType half = elemType(dtype);
+  Tolerance oneUlp{1e-6, dtype == DType::BF16 ? std::ldexp(1, -7) : std::ldexp(1, -10)};
+  std::mt19937 rng(kSeed);
+  RefTensor a = uniform({6, 512}, rng, 0, 1), b = uniform({512, 5}, rng, 0, 1);
+  auto f = jit([dtype](Tensor a, Tensor b) {
+    return astype(matmul(astype(loom::tanh(a), dtype), astype(b, dtype)), DType::F32);
+  });
+  Array product = f(toArray(a), toArray(b));
+  RefTensor roundedA = ref::convert(ref::map(a, [](double v) { return std::tanh(v); }), half);
+  RefTensor want = ref::convert(ref::matmul(roundedA, ref::convert(b, half)), half);
+  EXPECT_TRUE(allClose(product, want, oneUlp));
+}
+
 INSTANTIATE_TEST_SUITE_P(, HalfArithmeticTest, testing::Values(DType::BF16, DType::F16),
                          [](const testing::TestParamInfo<DType> &info) {
                            return std::string(rt::name(info.param));

@@ -1,6 +1,7 @@
 // Training end to end on one device: the MLP and the GPT decoder reduce their loss on
 // synthetic data below a stated threshold in a fixed number of steps, each train step is
-// traced and compiled once, and the same seed gives bit-identical losses on two runs.
+// traced and compiled once, the same seed gives bit-identical losses on two runs, and the GPT
+// trains in mixed precision (bf16 products).
 #include "frontend/Loom.h"
 
 #include <gtest/gtest.h>
@@ -69,9 +70,9 @@ std::vector<float> trainMlp(int steps, int *traces) {
 
 /// A small GPT on a fixed bigram language (each token has two possible successors, so the
 /// loss floor is ln 2): returns the loss of every step.
-std::vector<float> trainGpt(int steps, int *traces) {
+std::vector<float> trainGpt(int steps, int *traces, DType precision = DType::F32) {
   nn::GptConfig config{.vocab = 32, .embed = 32, .layers = 1, .heads = 2, .seq = 16,
-                       .batch = 8};
+                       .batch = 8, .precision = precision};
   std::mt19937 rng(11);
   std::vector<int32_t> next(config.vocab * 2);
   for (int32_t &n : next)
@@ -126,6 +127,16 @@ TEST(Training, GptLossFallsTowardsTheBigramFloor) {
   EXPECT_EQ(traces, 1);
   EXPECT_GT(losses.front(), 3.0f); // about ln 32 = 3.47 at initialisation
   EXPECT_LT(losses.back(), 1.2f) << "first loss " << losses.front() << "; floor ln 2 = 0.69";
+}
+
+// Mixed precision (products in bf16, accumulated in f32): the first loss is the f32 one
+// within bf16's rounding, and training reaches the same threshold.
+TEST(Training, GptInBf16FollowsF32) {
+  int traces = 0;
+  std::vector<float> f32 = trainGpt(80, &traces), bf16 = trainGpt(80, &traces, DType::BF16);
+  EXPECT_NEAR(bf16.front(), f32.front(), 0.02 * f32.front());
+  EXPECT_NE(bf16.front(), f32.front()) << "the products must have been rounded to bf16";
+  EXPECT_LT(bf16.back(), 1.2f) << "first loss " << bf16.front() << "; floor ln 2 = 0.69";
 }
 
 TEST(Training, GptSameSeedSameLosses) {

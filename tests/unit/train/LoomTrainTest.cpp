@@ -1,7 +1,8 @@
 // loom-train end to end, as a user runs it: a short FSDP run on 4 virtual devices writes its
-// metrics (the loss falls, evaluations are recorded) and its loss curve, and a bad config fails
-// before compiling with a message naming the key.
+// metrics (the loss falls, evaluations are recorded) and its loss curve, a run in bf16 follows
+// the f32 losses, and a bad config fails before compiling with a message naming the key.
 #include "tests/unit/train/RunCommand.h"
+#include "tests/unit/train/RunOutputs.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -10,6 +11,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <unistd.h>
 #include <vector>
 
@@ -66,6 +68,40 @@ TEST(LoomTrain, AShortFsdpRunWritesMetricsAndTheLossFalls) {
   };
   EXPECT_EQ(pointsOf(trainLine), static_cast<long>(losses.size()));
   EXPECT_EQ(pointsOf(evalLine), static_cast<long>(evalSteps.size()));
+  std::filesystem::remove_all(out);
+}
+
+// model.precision = "bf16" trains the GPT with bf16 products (mixed precision): its losses
+// follow the f32 run's within bf16's rounding. The MLP, f32 only, refuses it by name.
+TEST(LoomTrain, AGptRunInBf16FollowsTheF32Losses) {
+  std::filesystem::path out = std::filesystem::temp_directory_path() /
+                              ("loom-train-test-bf16-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(out);
+  std::map<int64_t, double> losses[2];
+  for (int i = 0; i < 2; ++i) {
+    std::string precision = i == 0 ? "f32" : "bf16";
+    auto [status, output] = loomTrain(
+        std::string(LOOM_SOURCE_DIR) +
+        "/configs/gpt-tiny.toml --set mesh.strategy=\"none\" --set training.steps=8 "
+        "--set training.log_interval=1 --set training.eval_interval=0 --set model.precision=\"" +
+        precision + "\" --set training.out_dir=" + (out / precision).string());
+    ASSERT_EQ(status, 0) << output;
+    EXPECT_EQ(output.find("products in bf16") != std::string::npos, i == 1) << output;
+    losses[i] = lossByStep(out / precision);
+  }
+  ASSERT_EQ(losses[0].size(), 8u);
+  ASSERT_EQ(losses[1].size(), 8u);
+  for (auto [step, loss] : losses[0]) {
+    EXPECT_NEAR(losses[1][step], loss, 2e-2 * loss) << "step " << step;
+    if (step == 0)
+      EXPECT_NE(losses[1][step], loss) << "the products must have been rounded to bf16";
+  }
+  auto [status, output] = loomTrain(std::string(LOOM_SOURCE_DIR) +
+                                    "/configs/mlp-digits.toml --set model.precision=\"bf16\"");
+  EXPECT_NE(status, 0);
+  EXPECT_NE(output.find("model.precision = \"bf16\" (--set): the MLP computes in f32 only"),
+            std::string::npos)
+      << output;
   std::filesystem::remove_all(out);
 }
 
