@@ -61,13 +61,13 @@ const std::vector<std::string> &mlir::loom::gpuKernelPasses() {
 std::vector<std::string> mlir::loom::gpuToBinaryPasses(const std::string &chip) {
   return {
       "nvvm-attach-target{chip=" + chip + " O=3}",
-      // Views (a scatter's row) become pointer arithmetic first.
-      // Math that NVVM has no libdevice call for (integer abs) goes to LLVM intrinsics.
       // Index math whose values are known to fit 32 bits (a collapsed loop's divisions and
       // remainders by a dim's size, bounded by the grid) in 32-bit unsigned arithmetic: a
       // 64-bit division by a constant costs the GPU several times as many instructions.
       "gpu.module(int-range-optimizations,arith-int-range-narrowing{int-bitwidths-supported=32},"
       "arith-unsigned-when-equivalent,canonicalize)",
+      // Views (a scatter's row) become pointer arithmetic first.
+      // Math that NVVM has no libdevice call for (integer abs) goes to LLVM intrinsics.
       "gpu.module(expand-strided-metadata,lower-affine,convert-scf-to-cf,convert-gpu-to-nvvm,"
       "convert-math-to-llvm,canonicalize,reconcile-unrealized-casts)",
       // LLVM's NVPTX backend writes PTX; the CUDA toolkit's ptxas assembles the cubin.
@@ -102,7 +102,8 @@ LogicalResult mlir::loom::buildGpuPipeline(OpPassManager &pm, const std::string 
   // symbols cannot hold the ':' of their names.
   std::vector<std::string> toLinalg = cpuToLinalgPasses();
   llvm::erase(toLinalg, "loom-outline-repeated-blocks");
-  // Reductions to a scalar spread over threads (after autodiff: the gradient is the CPU's).
+  // Reductions to a scalar or to few outputs spread over threads (after autodiff: the
+  // gradient is the CPU's).
   toLinalg.insert(llvm::find(toLinalg, "loom-lower-to-linalg"), "loom-gpu-split-reductions");
   // 16-bit products read their operands before widening, for the tensor cores (before fusion
   // folds the widening into the operands' producers).

@@ -1,26 +1,29 @@
 // The GPU compilation pipeline (NVVM/PTX), in stages that loom-opt can run one at a time,
 // sharing the CPU pipeline's front half (autodiff, lowering to linalg, fusion):
 //   loom-cpu-to-linalg    autodiff, then Loom ops -> fused linalg on tensors (shared)
-//   (before lowering to linalg, loom-gpu-split-reductions spreads reductions to a scalar
-//   over partials)
+//   (before lowering to linalg, loom-gpu-split-reductions spreads reductions to a scalar or
+//   to few outputs over partials; after it, loom-gpu-tensor-core-gemms makes 16-bit products
+//   read 16-bit operands, for cuBLAS's tensor-core GEMMs)
 //   loom-gpu-bufferize    tensors -> memrefs with out-params, GEMMs -> cuBLAS calls; each
 //                         linalg op's parallel dims (moved first) -> scf.parallel, reductions
 //                         -> sequential loops inside them
 //   loom-gpu-kernels      a scatter-add's rows at once with atomics, other loops that read
 //                         memory sequential as a whole; each parallel loop nest collapsed to
-//                         one dim, tiled onto blocks of 256 threads and outlined as a
-//                         gpu.func kernel launched by gpu.launch_func (loom-gpu-host-to-device
-//                         first leaves the host only allocating, copying and launching: what
-//                         else it did becomes 1-thread kernels)
-//   loom-gpu-to-binary    kernels -> NVVM -> PTX (LLVM's NVPTX backend) -> cubin (ptxas) for
-//                         the target chip
-//   loom-gpu-host-to-llvm the host function -> LLVM with loom_entry, its launches, copies and
-//                         allocations calls into the CUDA device (runtime/CudaLaunchAbi.h)
+//                         one dim; a row reduction a block per row (gpu.all_reduce); other
+//                         nests tiled onto blocks of 256 threads; each outlined as a gpu.func
+//                         kernel that keeps its index constants, launched by gpu.launch_func
+//                         (loom-gpu-host-to-device first leaves the host only allocating,
+//                         copying and launching: what else it did becomes 1-thread kernels)
+//   loom-gpu-to-binary    kernels -> index math in 32 bits where it fits -> NVVM -> PTX
+//                         (LLVM's NVPTX backend) -> cubin (ptxas) for the target chip
+//   loom-gpu-host-to-llvm the host function -> LLVM with loom_entry, its launches, copies,
+//                         allocations and cuBLAS calls on the CUDA device's stream
+//                         (runtime/CudaLaunchAbi.h)
 // loom-gpu-pipeline runs all five; compileForGpu (compiler/Jit/GpuCompiler.h) JITs the result.
 //
-// What this GPU path does not do yet (see the GPU issue's note): reductions with warp
-// shuffles (a row reduction is a thread per row), collectives, mixed precision, cuBLASLt's
-// fused epilogues.
+// What this GPU path does not do yet (see the GPU issue's note): collectives (NCCL), fused
+// attention and single-pass softmax, cuBLASLt's fused epilogues, layer functions
+// (loom-outline-repeated-blocks), a cache of compiled GPU code.
 #ifndef LOOM_COMPILER_PIPELINE_GPUPIPELINE_H
 #define LOOM_COMPILER_PIPELINE_GPUPIPELINE_H
 
