@@ -133,24 +133,12 @@ void gemm(Gemm call, int64_t batch, int64_t m, int64_t n, int64_t k, int64_t a, 
 }
 } // namespace
 
-extern "C" void loom_rt_gemm_f32(int64_t batch, int64_t m, int64_t n, int64_t k, int64_t a,
-                                 int64_t aOff, int64_t lda, int64_t aStride, int64_t b,
-                                 int64_t bOff, int64_t ldb, int64_t bStride, int64_t c,
-                                 int64_t cOff, int64_t ldc, int64_t cStride, int64_t beta,
-                                 int64_t transposeA, int64_t transposeB, int64_t outer,
-                                 int64_t aOuter, int64_t bOuter, int64_t cOuter) {
-  gemm<float>(cblas_sgemm, batch, m, n, k, a, aOff, lda, aStride, b, bOff, ldb, bStride, c,
-              cOff, ldc, cStride, beta, transposeA, transposeB, outer, aOuter, bOuter, cOuter);
+extern "C" void loom_rt_gemm_f32(LOOM_GEMM_PARAMETERS) {
+  gemm<float>(cblas_sgemm, LOOM_GEMM_ARGUMENTS);
 }
 
-extern "C" void loom_rt_gemm_f64(int64_t batch, int64_t m, int64_t n, int64_t k, int64_t a,
-                                 int64_t aOff, int64_t lda, int64_t aStride, int64_t b,
-                                 int64_t bOff, int64_t ldb, int64_t bStride, int64_t c,
-                                 int64_t cOff, int64_t ldc, int64_t cStride, int64_t beta,
-                                 int64_t transposeA, int64_t transposeB, int64_t outer,
-                                 int64_t aOuter, int64_t bOuter, int64_t cOuter) {
-  gemm<double>(cblas_dgemm, batch, m, n, k, a, aOff, lda, aStride, b, bOff, ldb, bStride, c,
-               cOff, ldc, cStride, beta, transposeA, transposeB, outer, aOuter, bOuter, cOuter);
+extern "C" void loom_rt_gemm_f64(LOOM_GEMM_PARAMETERS) {
+  gemm<double>(cblas_dgemm, LOOM_GEMM_ARGUMENTS);
 }
 
 void loom::rt::setBlasThreads(int threads) {

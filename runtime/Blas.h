@@ -5,24 +5,27 @@
 
 #include <cstdint>
 
+/// The parameters of every GEMM entry point (these and runtime/CudaBlas.h's), in the ABI's
+/// order, and their names to pass them on: the entry points differ only in what they call.
+#define LOOM_GEMM_PARAMETERS                                                                  \
+  int64_t batch, int64_t m, int64_t n, int64_t k, int64_t a, int64_t aOffset, int64_t lda,     \
+      int64_t aBatchStride, int64_t b, int64_t bOffset, int64_t ldb, int64_t bBatchStride,     \
+      int64_t c, int64_t cOffset, int64_t ldc, int64_t cBatchStride, int64_t beta,             \
+      int64_t transposeA, int64_t transposeB, int64_t outer, int64_t aOuterStride,             \
+      int64_t bOuterStride, int64_t cOuterStride
+#define LOOM_GEMM_ARGUMENTS                                                                   \
+  batch, m, n, k, a, aOffset, lda, aBatchStride, b, bOffset, ldb, bBatchStride, c, cOffset,    \
+      ldc, cBatchStride, beta, transposeA, transposeB, outer, aOuterStride, bOuterStride,      \
+      cOuterStride
+
 extern "C" {
 /// For each of `batch` problems: C[m x n] = op(A) * op(B) + beta * C, beta 0 or 1, where
 /// op(A) is A [m x k], or A^T with A stored [k x m] if `transposeA` (likewise B).
 /// Each matrix is given as (base address, element offset, leading dimension, batch stride
 /// in elements). The batch repeats `outer` times, each matrix moving by its outer stride:
 /// two batch dims that cannot be one (attention's [batch, heads] with heads not leading).
-void loom_rt_gemm_f32(int64_t batch, int64_t m, int64_t n, int64_t k, int64_t a,
-                      int64_t aOffset, int64_t lda, int64_t aBatchStride, int64_t b,
-                      int64_t bOffset, int64_t ldb, int64_t bBatchStride, int64_t c,
-                      int64_t cOffset, int64_t ldc, int64_t cBatchStride, int64_t beta,
-                      int64_t transposeA, int64_t transposeB, int64_t outer,
-                      int64_t aOuterStride, int64_t bOuterStride, int64_t cOuterStride);
-void loom_rt_gemm_f64(int64_t batch, int64_t m, int64_t n, int64_t k, int64_t a,
-                      int64_t aOffset, int64_t lda, int64_t aBatchStride, int64_t b,
-                      int64_t bOffset, int64_t ldb, int64_t bBatchStride, int64_t c,
-                      int64_t cOffset, int64_t ldc, int64_t cBatchStride, int64_t beta,
-                      int64_t transposeA, int64_t transposeB, int64_t outer,
-                      int64_t aOuterStride, int64_t bOuterStride, int64_t cOuterStride);
+void loom_rt_gemm_f32(LOOM_GEMM_PARAMETERS);
+void loom_rt_gemm_f64(LOOM_GEMM_PARAMETERS);
 }
 
 namespace loom::rt {

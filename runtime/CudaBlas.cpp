@@ -117,30 +117,12 @@ void gemm(Gemm call, const char *type, int64_t batch, int64_t m, int64_t n, int6
 
 } // namespace
 
-extern "C" void loom_rt_gpu_gemm_f32(int64_t batch, int64_t m, int64_t n, int64_t k, int64_t a,
-                                     int64_t aOffset, int64_t lda, int64_t aBatchStride,
-                                     int64_t b, int64_t bOffset, int64_t ldb,
-                                     int64_t bBatchStride, int64_t c, int64_t cOffset,
-                                     int64_t ldc, int64_t cBatchStride, int64_t beta,
-                                     int64_t transposeA, int64_t transposeB, int64_t outer,
-                                     int64_t aOuterStride, int64_t bOuterStride,
-                                     int64_t cOuterStride) {
-  gemm<float, float>(cublas().sgemm, "f32", batch, m, n, k, a, aOffset, lda, aBatchStride, b, bOffset,
-              ldb, bBatchStride, c, cOffset, ldc, cBatchStride, beta, transposeA, transposeB,
-              outer, aOuterStride, bOuterStride, cOuterStride);
+extern "C" void loom_rt_gpu_gemm_f32(LOOM_GEMM_PARAMETERS) {
+  gemm<float, float>(cublas().sgemm, "f32", LOOM_GEMM_ARGUMENTS);
 }
 
-extern "C" void loom_rt_gpu_gemm_f64(int64_t batch, int64_t m, int64_t n, int64_t k, int64_t a,
-                                     int64_t aOffset, int64_t lda, int64_t aBatchStride,
-                                     int64_t b, int64_t bOffset, int64_t ldb,
-                                     int64_t bBatchStride, int64_t c, int64_t cOffset,
-                                     int64_t ldc, int64_t cBatchStride, int64_t beta,
-                                     int64_t transposeA, int64_t transposeB, int64_t outer,
-                                     int64_t aOuterStride, int64_t bOuterStride,
-                                     int64_t cOuterStride) {
-  gemm<double, double>(cublas().dgemm, "f64", batch, m, n, k, a, aOffset, lda, aBatchStride, b, bOffset,
-               ldb, bBatchStride, c, cOffset, ldc, cBatchStride, beta, transposeA, transposeB,
-              outer, aOuterStride, bOuterStride, cOuterStride);
+extern "C" void loom_rt_gpu_gemm_f64(LOOM_GEMM_PARAMETERS) {
+  gemm<double, double>(cublas().dgemm, "f64", LOOM_GEMM_ARGUMENTS);
 }
 
 namespace {
@@ -157,30 +139,10 @@ cublasStatus_t gemm16(cublasHandle_t handle, cublasOperation_t ta, cublasOperati
 }
 } // namespace
 
-extern "C" void loom_rt_gpu_gemm_bf16_f32(int64_t batch, int64_t m, int64_t n, int64_t k,
-                                          int64_t a, int64_t aOffset, int64_t lda,
-                                          int64_t aBatchStride, int64_t b, int64_t bOffset,
-                                          int64_t ldb, int64_t bBatchStride, int64_t c,
-                                          int64_t cOffset, int64_t ldc, int64_t cBatchStride,
-                                          int64_t beta, int64_t transposeA, int64_t transposeB,
-                                          int64_t outer, int64_t aOuterStride,
-                                          int64_t bOuterStride, int64_t cOuterStride) {
-  gemm<uint16_t, float>(gemm16<CUDA_R_16BF>, "bf16", batch, m, n, k, a, aOffset, lda,
-                        aBatchStride, b, bOffset, ldb, bBatchStride, c, cOffset, ldc,
-                        cBatchStride, beta, transposeA, transposeB, outer, aOuterStride,
-                        bOuterStride, cOuterStride);
+extern "C" void loom_rt_gpu_gemm_bf16_f32(LOOM_GEMM_PARAMETERS) {
+  gemm<uint16_t, float>(gemm16<CUDA_R_16BF>, "bf16", LOOM_GEMM_ARGUMENTS);
 }
 
-extern "C" void loom_rt_gpu_gemm_f16_f32(int64_t batch, int64_t m, int64_t n, int64_t k,
-                                         int64_t a, int64_t aOffset, int64_t lda,
-                                         int64_t aBatchStride, int64_t b, int64_t bOffset,
-                                         int64_t ldb, int64_t bBatchStride, int64_t c,
-                                         int64_t cOffset, int64_t ldc, int64_t cBatchStride,
-                                         int64_t beta, int64_t transposeA, int64_t transposeB,
-                                         int64_t outer, int64_t aOuterStride,
-                                         int64_t bOuterStride, int64_t cOuterStride) {
-  gemm<uint16_t, float>(gemm16<CUDA_R_16F>, "f16", batch, m, n, k, a, aOffset, lda,
-                        aBatchStride, b, bOffset, ldb, bBatchStride, c, cOffset, ldc,
-                        cBatchStride, beta, transposeA, transposeB, outer, aOuterStride,
-                        bOuterStride, cOuterStride);
+extern "C" void loom_rt_gpu_gemm_f16_f32(LOOM_GEMM_PARAMETERS) {
+  gemm<uint16_t, float>(gemm16<CUDA_R_16F>, "f16", LOOM_GEMM_ARGUMENTS);
 }

@@ -7,36 +7,16 @@
 #ifndef LOOM_RUNTIME_CUDABLAS_H
 #define LOOM_RUNTIME_CUDABLAS_H
 
-#include <cstdint>
+#include "runtime/Blas.h"
 
 extern "C" {
 /// As loom_rt_gemm_f32/f64 (runtime/Blas.h), on the CUDA device of the running launch.
-void loom_rt_gpu_gemm_f32(int64_t batch, int64_t m, int64_t n, int64_t k, int64_t a,
-                          int64_t aOffset, int64_t lda, int64_t aBatchStride, int64_t b,
-                          int64_t bOffset, int64_t ldb, int64_t bBatchStride, int64_t c,
-                          int64_t cOffset, int64_t ldc, int64_t cBatchStride, int64_t beta,
-                          int64_t transposeA, int64_t transposeB, int64_t outer,
-                          int64_t aOuterStride, int64_t bOuterStride, int64_t cOuterStride);
-void loom_rt_gpu_gemm_f64(int64_t batch, int64_t m, int64_t n, int64_t k, int64_t a,
-                          int64_t aOffset, int64_t lda, int64_t aBatchStride, int64_t b,
-                          int64_t bOffset, int64_t ldb, int64_t bBatchStride, int64_t c,
-                          int64_t cOffset, int64_t ldc, int64_t cBatchStride, int64_t beta,
-                          int64_t transposeA, int64_t transposeB, int64_t outer,
-                          int64_t aOuterStride, int64_t bOuterStride, int64_t cOuterStride);
+void loom_rt_gpu_gemm_f32(LOOM_GEMM_PARAMETERS);
+void loom_rt_gpu_gemm_f64(LOOM_GEMM_PARAMETERS);
 /// As loom_rt_gpu_gemm_f32 with A and B in bf16 (f16), C and beta in f32: cuBLAS's
 /// GemmStridedBatchedEx with f32 accumulation.
-void loom_rt_gpu_gemm_bf16_f32(int64_t batch, int64_t m, int64_t n, int64_t k, int64_t a,
-                               int64_t aOffset, int64_t lda, int64_t aBatchStride, int64_t b,
-                               int64_t bOffset, int64_t ldb, int64_t bBatchStride, int64_t c,
-                               int64_t cOffset, int64_t ldc, int64_t cBatchStride, int64_t beta,
-                               int64_t transposeA, int64_t transposeB, int64_t outer,
-                               int64_t aOuterStride, int64_t bOuterStride, int64_t cOuterStride);
-void loom_rt_gpu_gemm_f16_f32(int64_t batch, int64_t m, int64_t n, int64_t k, int64_t a,
-                              int64_t aOffset, int64_t lda, int64_t aBatchStride, int64_t b,
-                              int64_t bOffset, int64_t ldb, int64_t bBatchStride, int64_t c,
-                              int64_t cOffset, int64_t ldc, int64_t cBatchStride, int64_t beta,
-                              int64_t transposeA, int64_t transposeB, int64_t outer,
-                              int64_t aOuterStride, int64_t bOuterStride, int64_t cOuterStride);
+void loom_rt_gpu_gemm_bf16_f32(LOOM_GEMM_PARAMETERS);
+void loom_rt_gpu_gemm_f16_f32(LOOM_GEMM_PARAMETERS);
 }
 
 #endif // LOOM_RUNTIME_CUDABLAS_H
