@@ -56,17 +56,14 @@ std::optional<gpu::AllReduceOperation> combiningKind(Operation *op) {
       .Default([](Operation *) { return std::nullopt; });
 }
 
+/// Whether `root` or an op nested in it may write, allocate or free memory (unknown effects
+/// count as such).
 bool writesMemory(Operation *root) {
   return root
       ->walk([](Operation *op) {
-        if (op->hasTrait<OpTrait::HasRecursiveMemoryEffects>())
-          return WalkResult::advance();
-        auto effects = dyn_cast<MemoryEffectOpInterface>(op);
-        if (!effects)
-          return WalkResult::interrupt(); // unknown: assume the worst
-        return effects.hasEffect<MemoryEffects::Write>() ||
-                       effects.hasEffect<MemoryEffects::Allocate>() ||
-                       effects.hasEffect<MemoryEffects::Free>()
+        return mightHaveEffect<MemoryEffects::Write>(op) ||
+                       mightHaveEffect<MemoryEffects::Allocate>(op) ||
+                       mightHaveEffect<MemoryEffects::Free>(op)
                    ? WalkResult::interrupt()
                    : WalkResult::advance();
       })

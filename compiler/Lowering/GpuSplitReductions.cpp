@@ -57,11 +57,10 @@ bool reducesLeadingDims(ReduceOp op) {
 
 /// [rows, kept] reduced over rows as [slices, rows / slices, kept] over its middle dim, then
 /// the slices' partials over the first: slices x kept threads in place of kept.
-void splitLeading(ReduceOp op, IRRewriter &rewriter) {
+void splitLeading(ReduceOp op, int64_t slices, IRRewriter &rewriter) {
   auto type = cast<RankedTensorType>(op.getOperand().getType());
   auto resultType = cast<RankedTensorType>(op.getType());
   int64_t kept = resultType.getNumElements(), rows = type.getNumElements() / kept;
-  int64_t slices = slicesFor(rows, kept);
   Location loc = op.getLoc();
   Type element = type.getElementType();
   rewriter.setInsertionPoint(op);
@@ -78,13 +77,14 @@ void splitLeading(ReduceOp op, IRRewriter &rewriter) {
 struct GpuSplitReductionsPass
     : mlir::loom::impl::GpuSplitReductionsBase<GpuSplitReductionsPass> {
   void runOnOperation() override {
-    SmallVector<ReduceOp> full, leading;
+    SmallVector<ReduceOp> full;
+    SmallVector<std::pair<ReduceOp, int64_t>> leading; // with its slices
     getOperation()->walk([&](ReduceOp op) {
       if (reducesLeadingDims(op)) {
         int64_t kept = cast<RankedTensorType>(op.getType()).getNumElements();
         int64_t rows = cast<RankedTensorType>(op.getOperand().getType()).getNumElements() / kept;
-        if (slicesFor(rows, kept))
-          leading.push_back(op);
+        if (int64_t slices = slicesFor(rows, kept))
+          leading.push_back({op, slices});
         return;
       }
       auto type = cast<RankedTensorType>(op.getOperand().getType());
@@ -93,8 +93,8 @@ struct GpuSplitReductionsPass
         full.push_back(op);
     });
     IRRewriter rewriter(&getContext());
-    for (ReduceOp op : leading)
-      splitLeading(op, rewriter);
+    for (auto [op, slices] : leading)
+      splitLeading(op, slices, rewriter);
     for (ReduceOp op : full) {
       auto type = cast<RankedTensorType>(op.getOperand().getType());
       int64_t n = type.getNumElements(), partials = partialsFor(n);

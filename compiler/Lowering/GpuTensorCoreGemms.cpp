@@ -19,9 +19,9 @@ using namespace mlir;
 
 namespace {
 
-/// The 16-bit tensor that `operand` widens: `operand` is, through reshapes and transposes, the result
-/// of an elementwise linalg.generic whose one input is bf16 (f16) and whose body only extends
-/// it to f32. The reshapes and transposes, innermost first, go to `reshapes`.
+/// The 16-bit tensor that `operand` widens: `operand` is, through reshapes and transposes,
+/// the result of an elementwise linalg.generic whose one input is bf16 (f16) and whose body
+/// only extends it to f32. The reshapes and transposes, innermost first, go to `reshapes`.
 Value narrowSource(Value operand, SmallVectorImpl<Operation *> &reshapes) {
   Value v = operand;
   while (isa_and_nonnull<tensor::CollapseShapeOp, tensor::ExpandShapeOp, linalg::TransposeOp>(
@@ -107,9 +107,8 @@ struct GpuTensorCoreGemmsPass
   void runOnOperation() override {
     SmallVector<linalg::LinalgOp> products;
     getOperation()->walk([&](linalg::LinalgOp op) {
-      if ((isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op) ||
-           op->hasAttr(mlir::loom::kStridedContraction)) &&
-          op.hasPureTensorSemantics() && op.getNumDpsInputs() == 2 &&
+      if (mlir::loom::isBlasProduct(op) && op.hasPureTensorSemantics() &&
+          op.getNumDpsInputs() == 2 &&
           getElementTypeOrSelf(op.getDpsInits()[0].getType()).isF32())
         products.push_back(op);
     });

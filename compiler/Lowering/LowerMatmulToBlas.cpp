@@ -229,8 +229,7 @@ struct LowerMatmulToBlasPass : mlir::loom::impl::LowerMatmulToBlasBase<LowerMatm
     ModuleOp module = getOperation();
     SmallVector<linalg::LinalgOp> products;
     module.walk([&](linalg::LinalgOp op) {
-      if (isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op) ||
-          op->hasAttr(mlir::loom::kStridedContraction))
+      if (mlir::loom::isBlasProduct(op))
         products.push_back(op);
     });
     for (linalg::LinalgOp op : products) {

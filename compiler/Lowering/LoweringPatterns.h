@@ -39,6 +39,11 @@ Value parallelGeneric(OpBuilder &b, Location loc, RankedTensorType resultType,
 /// b1, b2, m, n, k): elementwise fusion leaves it whole and the BLAS lowering calls a GEMM.
 inline constexpr llvm::StringLiteral kStridedContraction = "loom.strided_contraction";
 
+/// Whether the BLAS lowering takes `op`: a (batch) matmul or a strided contraction.
+inline bool isBlasProduct(Operation *op) {
+  return isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op) || op->hasAttr(kStridedContraction);
+}
+
 /// The indexing maps of a (batch) matmul whose A is [.., K, M] if `transposeA` and whose B
 /// is [.., N, K] if `transposeB`; iteration dims are (b,) m, n, k. The BLAS lowering maps
 /// exactly these to its transpose flags.

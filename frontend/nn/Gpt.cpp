@@ -97,13 +97,11 @@ Tree<Array> nn::gptInit(const GptConfig &c, uint32_t seed,
 Tensor nn::gptForward(const GptConfig &c, const Tree<Tensor> &params, const Tensor &ids,
                       const GptActivationShardings &act, Loc loc) {
   CallerScope scope("nn::gptForward", loc);
-  // Products in c.precision, as nn::product: operands rounded, the f32 product rounded too.
-  // The ops carry the line that calls it.
+  // Products in c.precision (nn::inPrecision), carrying the line that calls it.
   auto matmulIn = [&](const Tensor &a, const Tensor &b, Loc at = Loc::current()) {
-    if (c.precision == a.dtype())
-      return matmul(a, b, at);
-    return astype(matmul(astype(a, c.precision, at), astype(b, c.precision, at), at),
-                  a.dtype(), at);
+    return inPrecision(
+        a, b, c.precision,
+        [&](const Tensor &x, const Tensor &y) { return matmul(x, y, at); }, at);
   };
   // The constraints sit where the cookbook's model_apply gives an out_sharding.
   // The residual stream (embedding plus position) has the activation sharding act_seq.

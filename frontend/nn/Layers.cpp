@@ -16,13 +16,20 @@ Tensor nn::layerNorm(const Tree<Tensor> &params, const Tensor &x, double eps, Lo
          params.at("bias").leaf();
 }
 
+Tensor nn::inPrecision(const Tensor &a, const Tensor &b, DType compute,
+                       const std::function<Tensor(const Tensor &, const Tensor &)> &contract,
+                       Loc loc) {
+  // No scope of its own: the ops carry the caller's location, as a plain product there would.
+  if (compute == a.dtype() && compute == b.dtype())
+    return contract(a, b);
+  return astype(contract(astype(a, compute, loc), astype(b, compute, loc)), a.dtype(), loc);
+}
+
 Tensor nn::product(const char *equation, const Tensor &a, const Tensor &b, DType compute,
                    Loc loc) {
-  // No scope of its own: the ops carry the caller's location, as a plain einsum there would.
-  if (compute == a.dtype() && compute == b.dtype())
-    return einsum(equation, a, b, loc);
-  return astype(einsum(equation, astype(a, compute, loc), astype(b, compute, loc), loc),
-                a.dtype(), loc);
+  return inPrecision(
+      a, b, compute,
+      [&](const Tensor &x, const Tensor &y) { return einsum(equation, x, y, loc); }, loc);
 }
 
 Tensor nn::causalSelfAttention(const Tensor &qkv, const Tensor &out, const Tensor &x,

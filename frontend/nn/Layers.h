@@ -7,6 +7,8 @@
 #include "frontend/Sharding.h"
 #include "frontend/Tree.h"
 
+#include <functional>
+
 namespace loom::nn {
 
 // Each takes its caller's location: errors inside name the caller (see CallerScope.h).
@@ -16,9 +18,14 @@ namespace loom::nn {
 Tensor layerNorm(const Tree<Tensor> &params, const Tensor &x, double eps = 1e-5,
                  Loc loc = Loc::current());
 
-/// einsum(`equation`, a, b), with its operands rounded to `compute` (bf16 or f16) when that is
-/// not their dtype and the product, accumulated in f32, returned in a's dtype: mixed
-/// precision as autocast does it (the tensor cores' products on a GPU).
+/// `contract(a, b)`, with its operands rounded to `compute` (bf16 or f16) when that is not
+/// their dtype and the product, accumulated in f32, returned in a's dtype: mixed precision
+/// as autocast does it (the tensor cores' products on a GPU). The ops carry `loc`.
+Tensor inPrecision(const Tensor &a, const Tensor &b, DType compute,
+                   const std::function<Tensor(const Tensor &, const Tensor &)> &contract,
+                   Loc loc = Loc::current());
+
+/// einsum(`equation`, a, b) in `compute` (see inPrecision).
 Tensor product(const char *equation, const Tensor &a, const Tensor &b, DType compute,
                Loc loc = Loc::current());
 
