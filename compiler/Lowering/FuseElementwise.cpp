@@ -1,6 +1,7 @@
 // The loom-fuse-elementwise pass (see Passes.td): upstream's elementwise fusion patterns
-// alone, without the reshape propagation that hides matmuls from the BLAS lowering; values
-// computed from indices alone (masks, iotas) are recomputed in each user.
+// alone, without the reshape propagation that hides matmuls from the BLAS lowering. A value
+// with several users is recomputed in each when that is cheap (masks, `x - mean`), else joins
+// an elementwise user over the same elements as one more result (multi-output fusion).
 #include "compiler/Lowering/LoweringPatterns.h"
 #include "compiler/Lowering/Passes.h"
 
@@ -17,14 +18,52 @@ namespace mlir::loom {
 using namespace mlir;
 
 namespace {
-/// A generic that reads no tensor (its value depends on the indices alone, as a causal mask
-/// does) and has several users gets a copy per user, so that each fuses into its user:
-/// recomputing it from the indices is cheaper than writing it and reading it back.
-bool cloneIndexOnlyProducers(Operation *root) {
+/// Whether each element of `producer` costs a few additions or multiplications (no division,
+/// no transcendental math): cheaper to compute again than to write and read back.
+bool isCheapPerElement(linalg::GenericOp producer) {
+  int ops = 0;
+  for (Operation &op : producer.getBody()->without_terminator()) {
+    if (!isa<arith::AddFOp, arith::SubFOp, arith::MulFOp, arith::NegFOp, arith::AddIOp,
+             arith::SubIOp, arith::MulIOp, arith::SelectOp, arith::CmpFOp, arith::CmpIOp,
+             arith::ConstantOp, arith::IndexCastOp, linalg::IndexOp>(op))
+      return false;
+    ++ops;
+  }
+  return ops <= 4;
+}
+
+/// Whether `producer`, used several times, is computed again in each user instead of being
+/// written once and read by each. So are values of the indices alone (a causal mask), and
+/// cheap values that read at most one tensor over all their elements (`x - mean` in a layer
+/// norm, read by the variance, the output and the backward): each user then reads that tensor
+/// instead of the value, as many bytes, and nothing is written. Every user must take it in
+/// (an input read through a permutation, so that each element is computed once per user).
+bool recomputedInEachUser(linalg::GenericOp producer) {
+  if (producer->getNumResults() != 1 || producer->hasOneUse() || producer->use_empty() ||
+      !isPure(producer.getOperation()) ||
+      producer.getNumParallelLoops() != producer.getNumLoops())
+    return false;
+  if (producer.getNumDpsInputs() == 0)
+    return true;
+  if (!isCheapPerElement(producer) ||
+      llvm::count_if(producer.getDpsInputOperands(), [&](OpOperand *in) {
+        return producer.getMatchingIndexingMap(in).isPermutation();
+      }) > 1)
+    return false;
+  return llvm::all_of(producer->getResult(0).getUses(), [](OpOperand &use) {
+    auto user = dyn_cast<linalg::GenericOp>(use.getOwner());
+    return user && user.isDpsInput(&use) && !user->hasAttr(mlir::loom::kStridedContraction) &&
+           user.getMatchingIndexingMap(&use).isPermutation() &&
+           linalg::areElementwiseOpsFusable(&use);
+  });
+}
+
+/// Gives each use of a value recomputedInEachUser a copy of its own, which then fuses into
+/// that user.
+bool cloneRecomputedProducers(Operation *root) {
   bool cloned = false;
   root->walk([&](linalg::GenericOp producer) {
-    if (producer.getNumDpsInputs() != 0 || producer->getNumResults() != 1 ||
-        producer->hasOneUse() || producer->use_empty() || !isPure(producer.getOperation()))
+    if (!recomputedInEachUser(producer))
       return;
     for (OpOperand &use : llvm::make_early_inc_range(
              llvm::drop_begin(producer->getResult(0).getUses()))) {
@@ -36,6 +75,62 @@ bool cloneIndexOnlyProducers(Operation *root) {
   return cloned;
 }
 
+/// Whether the producer of `fused`, which has other users, can join its consumer as one more
+/// result of the fused loop (upstream keeps such a "preserved" result): each element is then
+/// computed once, and the consumer reads the producer's inputs instead of its result. Only
+/// into a consumer over the same elements (all parallel, the operand read through a
+/// permutation), so that nothing is recomputed or written twice; and only when every other
+/// user comes after the consumer, which is where the fused loop is built.
+bool joinsAsExtraResult(OpOperand *fused) {
+  auto consumer = dyn_cast<linalg::GenericOp>(fused->getOwner());
+  if (!consumer || consumer.getNumReductionLoops() != 0 ||
+      !consumer.getMatchingIndexingMap(fused).isPermutation())
+    return false;
+  // A value recomputed in each user is better copied into each (cloneRecomputedProducers).
+  auto producer = fused->get().getDefiningOp<linalg::GenericOp>();
+  if (!producer || recomputedInEachUser(producer))
+    return false;
+  Block *block = consumer->getBlock();
+  for (Operation *user : producer->getUsers()) {
+    if (user == consumer)
+      continue;
+    Operation *inBlock = block->findAncestorOpInBlock(*user);
+    if (!inBlock || !consumer->isBeforeInBlock(inBlock))
+      return false;
+  }
+  return true;
+}
+
+/// Fuses a producer with several users into an elementwise consumer, the producer's value one
+/// more result of the fused loop (upstream's pattern, given such a producer, copies its body
+/// into the consumer and keeps the producer: the work is done twice).
+struct FuseIntoUserAsExtraResult : OpRewritePattern<linalg::GenericOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(linalg::GenericOp consumer,
+                                PatternRewriter &rewriter) const override {
+    if (consumer->hasAttr(mlir::loom::kStridedContraction))
+      return failure();
+    for (OpOperand *operand : consumer.getDpsInputOperands()) {
+      Operation *producer = operand->get().getDefiningOp();
+      if (!isa_and_nonnull<linalg::GenericOp>(producer) || producer->hasOneUse() ||
+          !linalg::areElementwiseOpsFusable(operand) || !joinsAsExtraResult(operand))
+        continue;
+      FailureOr<linalg::ElementwiseOpFusionResult> fusion =
+          linalg::fuseElementwiseOps(rewriter, operand);
+      if (failed(fusion))
+        continue;
+      // The producer's other users all come after the consumer, where the fused loop is.
+      for (auto [original, replacement] : fusion->replacements)
+        rewriter.replaceAllUsesWith(original, replacement);
+      rewriter.eraseOp(consumer);
+      if (producer->use_empty()) // else still read, e.g. as the fused loop's init
+        rewriter.eraseOp(producer);
+      return success();
+    }
+    return failure();
+  }
+};
+
 struct FuseElementwisePass : mlir::loom::impl::FuseElementwiseBase<FuseElementwisePass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
@@ -46,13 +141,14 @@ struct FuseElementwisePass : mlir::loom::impl::FuseElementwiseBase<FuseElementwi
       return producer && producer->hasOneUse() &&
              !fused->getOwner()->hasAttr(mlir::loom::kStridedContraction);
     });
+    patterns.add<FuseIntoUserAsExtraResult>(&getContext());
     FrozenRewritePatternSet frozen(std::move(patterns));
-    // Fusion may make an index-only value (iotas compared into a mask) out of several ops;
+    // Fusion may make a value to recompute (iotas compared into a mask) out of several ops;
     // its copies then fuse in another round.
     for (int round = 0; round < 4; ++round) {
       if (failed(applyPatternsGreedily(getOperation(), frozen)))
         return signalPassFailure();
-      if (!cloneIndexOnlyProducers(getOperation()))
+      if (!cloneRecomputedProducers(getOperation()))
         break;
     }
   }

@@ -92,10 +92,15 @@ def FuseElementwise : Pass<"loom-fuse-elementwise"> {
     `linalg-fuse-elementwise-ops`, reshapes are not propagated through other ops: that pass
     rewrites a `linalg.matmul` whose result is reshaped into a rank-4 `linalg.generic`,
     which then no longer reaches BLAS (measured: a [8,64,128] x [128,512] product 20x slower).
-    A producer is fused only into its single user, so no work is duplicated, except a
-    producer that reads no tensor (a causal mask computed from indices): it is recomputed in
-    each of its users rather than written to memory and read back (as an i1 tensor, whose
-    loads also kept its users' loops from vectorizing).
+    A producer with one user fuses into it, reductions included. A producer with several
+    users is copied into each when that costs no memory traffic: a value of the indices alone
+    (a causal mask, which would otherwise be written as an i1 tensor whose loads also kept
+    its users' loops from vectorizing), or a few additions or multiplications reading at most
+    one full-size tensor (a layer norm's `x - mean`, read by the variance, the output and the
+    backward). Otherwise it joins an elementwise user over the same elements, when its other
+    users come after it, as one more result of the fused loop, which its other users then
+    read: AdamW's new moments and its parameter update become one pass. Nothing else is
+    computed twice.
   }];
   let dependentDialects = ["mlir::linalg::LinalgDialect"];
 }
@@ -581,6 +586,18 @@ def WidenAccumulations : Pass<"loom-widen-accumulations"> {
     ```
   }];
   let dependentDialects = ["mlir::loom::LoomDialect"];
+}
+
+def RoundEmulatedFloats : Pass<"loom-round-emulated-floats"> {
+  let summary = "Keeps the rounding of each bf16/f16 result that arith-emulate-unsupported-floats computes in f32.";
+  let description = [{
+    arith-emulate-unsupported-floats computes each bf16/f16 op in f32 between an `extf` and a
+    `truncf`, both marked `fastmath<contract>`: a later fold then takes `extf(truncf(x))` to
+    `x`, so in a fused loop `a * b + a` would add the unrounded product. Loom's 16-bit ops
+    round each result (as PyTorch's do), fused or not; this pass drops `contract` from those
+    conversions.
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect"];
 }
 
 def ApproximateMath : Pass<"loom-approximate-math"> {

@@ -101,6 +101,8 @@ const std::vector<std::string> &mlir::loom::cpuToLLVMPasses() {
       // bf16/f16 arithmetic is computed in f32; conversions to and from bf16 become integer
       // bit manipulation (libgcc has no bf16 routines, and AVX512-BF16 flushes subnormals).
       "arith-emulate-unsupported-floats{source-types=bf16,f16 target-type=f32}",
+      // ... rounding each result to bf16/f16 (the emulation lets folds skip the rounding).
+      "loom-round-emulated-floats",
       "arith-expand{include-bf16}",
       "loom-emit-entry",
       "convert-scf-to-cf",

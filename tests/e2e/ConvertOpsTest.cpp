@@ -188,6 +188,20 @@ TEST_P(HalfArithmeticTest, RoundsEachResult) {
   EXPECT_TRUE(allClose(widened, wantProduct, kExact));
 }
 
+// A product used only by the sum after it fuses into the sum's loop: it is still rounded
+// before the add.
+TEST_P(HalfArithmeticTest, FusedChainRoundsEachResult) {
+  DType dtype = GetParam();
+  ref::ElemType half = elemType(dtype);
+  std::mt19937 rng(kSeed + 1);
+  RefTensor a = uniform({5, 11}, rng, 0.5, 2, dtype), b = uniform({5, 11}, rng, 0.5, 2, dtype);
+  auto f = jit([](Tensor a, Tensor b) { return (a * b + a) * b; });
+  Array got = f(toArray(a, dtype), toArray(b, dtype));
+  RefTensor product = ref::convert(ref::mul(a, b), half);
+  RefTensor total = ref::convert(ref::add(product, a), half);
+  EXPECT_TRUE(allClose(got, ref::convert(ref::mul(total, b), half), kExact));
+}
+
 // Transcendentals in bf16/f16: the f32 approximation is a few f32 ulp off, which may move
 // the final rounding by one ulp of the 16-bit type (at most 2^-7 relative for bf16, 2^-10
 // for f16).

@@ -46,9 +46,18 @@ func.func @reshaped_matmul(%x: tensor<512x128xf32>, %w: tensor<128x512xf32>)
 
 // -----
 
-// Tests that a producer with two users is not duplicated into both.
+// Tests that a producer with two elementwise users is computed once, in one loop with both
+// users (multi-output): exp is not copied into each of them.
 // CHECK-LABEL: func.func @shared
-// CHECK-COUNT-3: linalg.generic
+// CHECK: %[[R:.*]]:2 = linalg.generic
+// CHECK-SAME: ins(%arg0 : tensor<4xf32>)
+// CHECK: %[[E:.*]] = math.exp
+// CHECK-NOT: math.exp
+// CHECK-DAG: %[[T:.*]] = math.tanh %[[E]]
+// CHECK-DAG: %[[S:.*]] = math.sqrt %[[E]]
+// CHECK: linalg.yield %[[T]], %[[S]]
+// CHECK-NOT: linalg.generic
+// CHECK: return %[[R]]#0, %[[R]]#1
 func.func @shared(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
   %e = tensor.empty() : tensor<4xf32>
   %0 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>],
@@ -118,4 +127,132 @@ func.func @mask_two_users(%s: tensor<8x8xf32>, %g: tensor<8x8xf32>) -> (tensor<8
     linalg.yield %r : f32
   } -> tensor<8x8xf32>
   return %masked, %grad : tensor<8x8xf32>, tensor<8x8xf32>
+}
+
+// -----
+
+// Tests that a value a caller also reads (an optimizer's new moment, returned and used by the
+// parameter update) becomes one more result of its user's loop, which the return then reads.
+// CHECK-LABEL: func.func @moment_and_update
+// CHECK: %[[R:.*]]:2 = linalg.generic
+// CHECK-SAME: ins(%arg0, %arg1, %arg2 : tensor<16xf32>, tensor<16xf32>, tensor<16xf32>)
+// CHECK: %[[M:.*]] = arith.addf
+// CHECK: %[[P:.*]] = arith.subf %{{.*}}, %[[M]]
+// CHECK: linalg.yield %[[M]], %[[P]]
+// CHECK-NOT: linalg.generic
+// CHECK: return %[[R]]#1, %[[R]]#0
+#v = affine_map<(d0) -> (d0)>
+func.func @moment_and_update(%m: tensor<16xf32>, %g: tensor<16xf32>, %p: tensor<16xf32>)
+    -> (tensor<16xf32>, tensor<16xf32>) {
+  %e = tensor.empty() : tensor<16xf32>
+  %n = linalg.generic {indexing_maps = [#v, #v, #v], iterator_types = ["parallel"]}
+      ins(%m, %g : tensor<16xf32>, tensor<16xf32>) outs(%e : tensor<16xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %s = arith.addf %a, %b : f32
+    linalg.yield %s : f32
+  } -> tensor<16xf32>
+  %u = linalg.generic {indexing_maps = [#v, #v, #v], iterator_types = ["parallel"]}
+      ins(%n, %p : tensor<16xf32>, tensor<16xf32>) outs(%e : tensor<16xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %s = arith.subf %b, %a : f32
+    linalg.yield %s : f32
+  } -> tensor<16xf32>
+  return %u, %n : tensor<16xf32>, tensor<16xf32>
+}
+
+// -----
+
+// Tests that a value with several users is not joined to a user that broadcasts it (its
+// elements would be computed, and written, once per row), nor to a user another of its
+// users precedes (the fused loop sits at the later user), nor into a reduction.
+// CHECK-LABEL: func.func @not_joined
+// CHECK: %[[P:.*]] = linalg.generic
+// CHECK: math.exp
+// CHECK: linalg.generic
+// CHECK-SAME: ins(%[[P]], %arg1
+// CHECK-NOT: math.exp
+// CHECK: linalg.generic
+// CHECK-SAME: ins(%[[P]] :
+// CHECK-SAME: tensor<f32>
+// CHECK-NOT: math.exp
+// CHECK: linalg.generic
+// CHECK-SAME: ins(%[[P]] :
+// CHECK-NOT: math.exp
+// CHECK: return
+#row = affine_map<(d0, d1) -> (d1)>
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+#red = affine_map<(d0) -> ()>
+func.func @not_joined(%x: tensor<8xf32>, %y: tensor<4x8xf32>)
+    -> (tensor<4x8xf32>, tensor<f32>, tensor<8xf32>) {
+  %e = tensor.empty() : tensor<8xf32>
+  %e2 = tensor.empty() : tensor<4x8xf32>
+  %z = tensor.empty() : tensor<f32>
+  %p = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>],
+                       iterator_types = ["parallel"]} ins(%x : tensor<8xf32>) outs(%e : tensor<8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %t = math.exp %a : f32
+    linalg.yield %t : f32
+  } -> tensor<8xf32>
+  %b = linalg.generic {indexing_maps = [#row, #id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%p, %y : tensor<8xf32>, tensor<4x8xf32>) outs(%e2 : tensor<4x8xf32>) {
+  ^bb0(%a: f32, %c: f32, %o: f32):
+    %s = arith.mulf %a, %c : f32
+    linalg.yield %s : f32
+  } -> tensor<4x8xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, #red], iterator_types = ["reduction"]}
+      ins(%p : tensor<8xf32>) outs(%z : tensor<f32>) {
+  ^bb0(%a: f32, %o: f32):
+    %s = arith.addf %a, %o : f32
+    linalg.yield %s : f32
+  } -> tensor<f32>
+  %n = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>],
+                       iterator_types = ["parallel"]} ins(%p : tensor<8xf32>) outs(%e : tensor<8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %t = arith.negf %a : f32
+    linalg.yield %t : f32
+  } -> tensor<8xf32>
+  return %b, %r, %n : tensor<4x8xf32>, tensor<f32>, tensor<8xf32>
+}
+
+// -----
+
+// Tests that a layer norm's `x - mean`, read by the variance and by the output, is computed
+// again in each (one subtraction, reading x as it would read the difference) rather than
+// written once and read back: no loop writes it, and both read x and the mean.
+// CHECK-LABEL: func.func @centered_twice
+// CHECK: %[[V:.*]] = linalg.generic
+// CHECK-SAME: iterator_types = ["parallel", "reduction"]
+// CHECK-SAME: ins(%arg0, %arg1 : tensor<4x64xf32>, tensor<4xf32>)
+// CHECK: arith.subf
+// CHECK: linalg.generic
+// CHECK-SAME: ins(%arg0, %arg1, %[[V]] : tensor<4x64xf32>, tensor<4xf32>, tensor<4xf32>)
+// CHECK: arith.subf
+// CHECK-NOT: linalg.generic
+#x = affine_map<(d0, d1) -> (d0, d1)>
+#r = affine_map<(d0, d1) -> (d0)>
+func.func @centered_twice(%x: tensor<4x64xf32>, %mu: tensor<4xf32>) -> tensor<4x64xf32> {
+  %e = tensor.empty() : tensor<4x64xf32>
+  %z = arith.constant 0.0 : f32
+  %re = tensor.empty() : tensor<4xf32>
+  %zero = linalg.fill ins(%z : f32) outs(%re : tensor<4xf32>) -> tensor<4xf32>
+  %c = linalg.generic {indexing_maps = [#x, #r, #x], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %mu : tensor<4x64xf32>, tensor<4xf32>) outs(%e : tensor<4x64xf32>) {
+  ^bb0(%a: f32, %m: f32, %o: f32):
+    %d = arith.subf %a, %m : f32
+    linalg.yield %d : f32
+  } -> tensor<4x64xf32>
+  %var = linalg.generic {indexing_maps = [#x, #r], iterator_types = ["parallel", "reduction"]}
+      ins(%c : tensor<4x64xf32>) outs(%zero : tensor<4xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %sq = arith.mulf %a, %a : f32
+    %s = arith.addf %sq, %o : f32
+    linalg.yield %s : f32
+  } -> tensor<4xf32>
+  %y = linalg.generic {indexing_maps = [#x, #r, #x], iterator_types = ["parallel", "parallel"]}
+      ins(%c, %var : tensor<4x64xf32>, tensor<4xf32>) outs(%e : tensor<4x64xf32>) {
+  ^bb0(%a: f32, %v: f32, %o: f32):
+    %n = arith.mulf %a, %v : f32
+    linalg.yield %n : f32
+  } -> tensor<4x64xf32>
+  return %y : tensor<4x64xf32>
 }
