@@ -113,11 +113,13 @@ std::pair<Tree<Tensor>, Tree<Tensor>> optim::adamwUpdate(const AdamWOptions &o,
                                                          const Tree<Tensor> &state,
                                                          const Tensor &step, Loc loc) {
   CallerScope scope("optim::adamwUpdate", loc);
-  // The learning rate and bias corrections are computed in the parameters' precision (at
+  // The step size, decay and bias corrections are computed in the parameters' precision (at
   // least f32), whatever the step counter's dtype: an f32 counter must not round an f64
-  // update. One set per precision.
+  // update. One set per precision. The update is PyTorch's: per element one square root and
+  // one division (the bias corrections are folded into scalars), where dividing m and v by
+  // their corrections first took three divisions, which bounded the update's loop.
   struct Scalars {
-    Tensor lr, correction1, correction2;
+    Tensor decay, stepSize, rsqrtCorrection2;
   };
   std::map<DType, Scalars> scalars;
   auto scalarsFor = [&](DType paramType) -> const Scalars & {
@@ -127,8 +129,10 @@ std::pair<Tree<Tensor>, Tree<Tensor>> optim::adamwUpdate(const AdamWOptions &o,
       return it->second;
     Tensor s = astype(step, d);
     Tensor t = s + 1.0; // bias correction counts from 1
-    Scalars computed{o.lr.traced(s), 1.0 - pow(scalar_like(t, o.beta1), t),
-                     1.0 - pow(scalar_like(t, o.beta2), t)};
+    Tensor lr = o.lr.traced(s);
+    Tensor correction1 = 1.0 - pow(scalar_like(t, o.beta1), t),
+           correction2 = 1.0 - pow(scalar_like(t, o.beta2), t);
+    Scalars computed{1.0 - lr * o.weightDecay, lr / correction1, rsqrt(correction2)};
     return scalars.emplace(d, computed).first->second;
   };
   Tree<Tensor> g = o.clipNorm > 0 ? clipByGlobalNorm(grads, o.clipNorm) : grads;
@@ -138,13 +142,13 @@ std::pair<Tree<Tensor>, Tree<Tensor>> optim::adamwUpdate(const AdamWOptions &o,
   Tree<Tensor> v = tree_map(
       [&](const Tensor &v, const Tensor &g) { return v * o.beta2 + g * g * (1 - o.beta2); },
       state.at("v"), g);
+  // p (1 - lr wd) - lr / c1 * m / (sqrt(v / c2) + eps), with sqrt(v / c2) = sqrt(v) / sqrt(c2).
   Tree<Tensor> updated = tree_map(
       [&](const Tensor &p, const Tensor &m, const Tensor &v) {
         DType d = p.dtype();
         const Scalars &c = scalarsFor(d);
-        Tensor mHat = m / astype(c.correction1, d), vHat = v / astype(c.correction2, d);
-        Tensor direction = mHat / (sqrt(vHat) + o.eps) + p * o.weightDecay;
-        return p - astype(c.lr, d) * direction;
+        Tensor denominator = sqrt(v) * astype(c.rsqrtCorrection2, d) + o.eps;
+        return p * astype(c.decay, d) - astype(c.stepSize, d) * (m / denominator);
       },
       params, m, v);
   Tree<Tensor> newState;

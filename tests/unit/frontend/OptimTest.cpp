@@ -21,7 +21,7 @@ struct HostAdamW {
       m[i] = beta1 * m[i] + (1 - beta1) * g[i];
       v[i] = beta2 * v[i] + (1 - beta2) * g[i] * g[i];
       double direction = (m[i] / c1) / (std::sqrt(v[i] / c2) + eps) + weightDecay * p[i];
-      p[i] -= lr * direction;
+      p[i] -= lr * direction; // AdamW as published; Loom folds c1 and c2 into scalars
     }
   }
 };
