@@ -2,6 +2,7 @@
 same run as Loom's (benchmarks/gpt_benchmark.cpp). Prints one line: tokens per second, and
 the growth of the resident memory from before the parameters exist to its peak in training
 (parameters, gradients, optimizer state, activations and the allocator's slack), in bytes.
+AdamW is the foreach one.
 With an 8th argument "cuda" it trains on the GPU instead (f32, as Loom's GPU path), timing each
 step to its end on the device; the memory figure is then the GPU's peak allocation. A 9th
 argument "bf16" runs the forward pass under torch.autocast in bf16 (mixed precision, as Loom's
@@ -58,7 +59,10 @@ def loss_fn(ids, targets):
     return torch.nn.functional.cross_entropy(logits.reshape(-1, V), targets.reshape(-1))
 
 
-opt = torch.optim.AdamW(params.values(), lr=1e-3, weight_decay=0.01)
+# foreach: one kernel per update step over all parameters, as a careful user sets it on the CPU
+# (this PyTorch's default there is a loop over the parameters; on CUDA foreach is the default).
+opt = torch.optim.AdamW(params.values(), lr=1e-3, weight_decay=0.01,
+                        foreach=True if DEVICE == "cpu" else None)
 times = []
 for step in range(23):
     ids = torch.randint(0, V, (B, T))
