@@ -99,10 +99,13 @@ void row(const char *name, const nn::GptConfig &c, double gemmGflops, const std:
   std::vector<double> stepTimes, serialTimes, apartTimes, hostTimes, roundTimes;
   double bestStepTime = 0;
   TorchRun best;
+  auto median = [](std::vector<double> &v) {
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+  };
   auto endRound = [&] {
-    std::sort(roundTimes.begin(), roundTimes.end());
-    double median = roundTimes[roundTimes.size() / 2];
-    bestStepTime = bestStepTime > 0 ? std::min(bestStepTime, median) : median;
+    double roundTime = median(roundTimes);
+    bestStepTime = bestStepTime > 0 ? std::min(bestStepTime, roundTime) : roundTime;
     roundTimes.clear();
     TorchRun run = torchRun(c, script, /*openmp=*/true); // PyTorch's turn
     if (run.tokensPerSecond > best.tokensPerSecond)
@@ -144,10 +147,6 @@ void row(const char *name, const nn::GptConfig &c, double gemmGflops, const std:
   }
   (void)device.synchronize();
   double peak = static_cast<double>(device.peakBytesInUse() - before);
-  auto median = [](std::vector<double> &v) {
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
-  };
   double stepTime = median(stepTimes), serialTime = median(serialTimes),
          apartTime = median(apartTimes);
   std::sort(hostTimes.begin(), hostTimes.end());

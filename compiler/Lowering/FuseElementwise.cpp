@@ -75,7 +75,7 @@ bool cloneRecomputedProducers(Operation *root) {
   return cloned;
 }
 
-/// Whether the producer of `fused`, which has other users, can join its consumer as one more
+/// Whether the producer of `fused`, when it has other users, can join its consumer as one more
 /// result of the fused loop (upstream keeps such a "preserved" result): each element is then
 /// computed once, and the consumer reads the producer's inputs instead of its result. Only
 /// into a consumer over the same elements (all parallel, the operand read through a
@@ -88,7 +88,7 @@ bool joinsAsExtraResult(OpOperand *fused) {
     return false;
   // A value recomputed in each user is better copied into each (cloneRecomputedProducers).
   auto producer = fused->get().getDefiningOp<linalg::GenericOp>();
-  if (!producer || recomputedInEachUser(producer))
+  if (!producer || producer->hasOneUse() || recomputedInEachUser(producer))
     return false;
   Block *block = consumer->getBlock();
   for (Operation *user : producer->getUsers()) {
@@ -111,10 +111,9 @@ struct FuseIntoUserAsExtraResult : OpRewritePattern<linalg::GenericOp> {
     if (consumer->hasAttr(mlir::loom::kStridedContraction))
       return failure();
     for (OpOperand *operand : consumer.getDpsInputOperands()) {
-      Operation *producer = operand->get().getDefiningOp();
-      if (!isa_and_nonnull<linalg::GenericOp>(producer) || producer->hasOneUse() ||
-          !linalg::areElementwiseOpsFusable(operand) || !joinsAsExtraResult(operand))
+      if (!linalg::areElementwiseOpsFusable(operand) || !joinsAsExtraResult(operand))
         continue;
+      Operation *producer = operand->get().getDefiningOp();
       FailureOr<linalg::ElementwiseOpFusionResult> fusion =
           linalg::fuseElementwiseOps(rewriter, operand);
       if (failed(fusion))

@@ -168,6 +168,11 @@ TEST(BoolConvertTest, FromBool) {
 
 class HalfArithmeticTest : public testing::TestWithParam<DType> {};
 
+/// One ulp of the 16-bit type, relative (2^-7 for bf16, 2^-10 for f16).
+Tolerance oneUlpOf(DType dtype) {
+  return {1e-6, dtype == DType::BF16 ? std::ldexp(1, -7) : std::ldexp(1, -10)};
+}
+
 // bf16/f16 ops compute in f32 and round each result back; a*b and a*b + a of values in
 // [0.5, 2) are exact in f32, so the only rounding is the one the reference does.
 TEST_P(HalfArithmeticTest, RoundsEachResult) {
@@ -208,7 +213,7 @@ TEST_P(HalfArithmeticTest, FusedChainRoundsEachResult) {
 TEST_P(HalfArithmeticTest, Transcendentals) {
   DType dtype = GetParam();
   ref::ElemType half = elemType(dtype);
-  Tolerance oneUlp{1e-6, dtype == DType::BF16 ? std::ldexp(1, -7) : std::ldexp(1, -10)};
+  Tolerance oneUlp = oneUlpOf(dtype);
   std::mt19937 rng(kSeed);
   RefTensor x = uniform({33}, rng, -4, 4, dtype);
   auto f = jit([](Tensor x) { return std::make_tuple(loom::exp(x), loom::tanh(x)); });
@@ -224,7 +229,7 @@ TEST_P(HalfArithmeticTest, Transcendentals) {
 TEST_P(HalfArithmeticTest, ProductsAndSumsAccumulateInF32) {
   DType dtype = GetParam();
   ref::ElemType half = elemType(dtype);
-  Tolerance oneUlp{1e-6, dtype == DType::BF16 ? std::ldexp(1, -7) : std::ldexp(1, -10)};
+  Tolerance oneUlp = oneUlpOf(dtype);
   std::mt19937 rng(kSeed);
   RefTensor a = uniform({6, 512}, rng, 0, 1, dtype), b = uniform({512, 5}, rng, 0, 1, dtype);
   auto f = jit([](Tensor a, Tensor b) { return std::make_tuple(matmul(a, b), sum(a, {1})); });
@@ -239,7 +244,7 @@ TEST_P(HalfArithmeticTest, ProductsAndSumsAccumulateInF32) {
 TEST_P(HalfArithmeticTest, BatchedProductsAccumulateInF32) {
   DType dtype = GetParam();
   ref::ElemType half = elemType(dtype);
-  Tolerance oneUlp{1e-6, dtype == DType::BF16 ? std::ldexp(1, -7) : std::ldexp(1, -10)};
+  Tolerance oneUlp = oneUlpOf(dtype);
   std::mt19937 rng(kSeed);
   RefTensor a = uniform({3, 8, 256}, rng, 0, 1, dtype), b = uniform({3, 256, 5}, rng, 0, 1, dtype);
   auto f = jit([](Tensor a, Tensor b) { return matmul(a, b); });
@@ -254,7 +259,7 @@ TEST_P(HalfArithmeticTest, BatchedProductsAccumulateInF32) {
 TEST_P(HalfArithmeticTest, ProductsOfOperandsRoundedInTheProgram) {
   DType dtype = GetParam();
   ref::ElemType half = elemType(dtype);
-  Tolerance oneUlp{1e-6, dtype == DType::BF16 ? std::ldexp(1, -7) : std::ldexp(1, -10)};
+  Tolerance oneUlp = oneUlpOf(dtype);
   std::mt19937 rng(kSeed);
   RefTensor a = uniform({6, 512}, rng, 0, 1), b = uniform({512, 5}, rng, 0, 1);
   auto f = jit([dtype](Tensor a, Tensor b) {
