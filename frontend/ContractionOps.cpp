@@ -4,6 +4,7 @@
 
 #include "compiler/IR/LoomOps.h"
 
+#include <cmath>
 #include <fmt/format.h>
 #include <map>
 #include <numeric>
@@ -124,4 +125,18 @@ Tensor loom::einsum(std::string_view spec, const Tensor &a, const Tensor &b, Loc
   for (size_t i = 0; i < perm.size(); ++i)
     identity &= perm[i] == static_cast<int64_t>(i);
   return identity ? product : transpose(product, perm, loc);
+}
+
+Tensor loom::dot_product_attention(const Tensor &query, const Tensor &key, const Tensor &value,
+                                   bool causal, std::optional<double> scale, Loc loc) {
+  const char *name = "dot_product_attention";
+  Trace &trace = Trace::of(query, loc, name);
+  if (query.rank() != 4)
+    fail(loc, name,
+         fmt::format("query {} must have rank 4: [batch, sequence, heads, dim]",
+                     query.describe()));
+  double s = scale.value_or(1.0 / std::sqrt(double(query.dim(3))));
+  return build<ml::AttentionOp>(trace, loc, name, {&query, &key, &value},
+                                trace.value(query, loc, name), trace.value(key, loc, name),
+                                trace.value(value, loc, name), s, causal);
 }

@@ -119,6 +119,14 @@ Tensor dot_general(const Tensor &a, const Tensor &b, const Axes &aBatch, const A
 Tensor matmul(const Tensor &a, const Tensor &b, Loc loc = Loc::current());
 /// A two-operand einsum without repeated or ellipsis labels, e.g. "btd,dk->btk".
 Tensor einsum(std::string_view spec, const Tensor &a, const Tensor &b, Loc loc = Loc::current());
+/// Scaled dot-product attention, as jax.nn.dot_product_attention: query [B, T, H, D], key
+/// [B, S, H, D] and value [B, S, H, Dv] give [B, T, H, Dv], each query's softmax over S of
+/// `scale` * q . k (by default 1 / sqrt(D)) weighting the values; with `causal`, position t
+/// attends to s <= t (then T == S). One loom.attention: the CPU computes it in blocks with
+/// an online softmax and never makes the [B, H, T, S] scores, forward or backward.
+Tensor dot_product_attention(const Tensor &query, const Tensor &key, const Tensor &value,
+                             bool causal = false, std::optional<double> scale = std::nullopt,
+                             Loc loc = Loc::current());
 
 //===--- Reductions ---===//
 

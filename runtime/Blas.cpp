@@ -116,20 +116,15 @@ void gemm(Gemm call, int64_t batch, int64_t m, int64_t n, int64_t k, int64_t a, 
     return;
   }
   // A batch of small products (attention's per-head GEMMs), or a narrow one split by rows:
-  // each of the device's threads runs whole units on one BLAS thread. OpenBLAS's thread count
-  // is process-wide, so a GEMM another device starts meanwhile may run on fewer threads. How
-  // a product is split depends only on its shape and the device's thread count, so a program
-  // gives the same bits on every run; splits differ only in float rounding.
-  const int restore = configuredBlasThreads(); // first read before this file ever sets 1
-  openblas_set_num_threads(1);
+  // each of the device's threads runs whole units on one BLAS thread. How a product is split
+  // depends only on its shape and the device's thread count, so a program gives the same bits
+  // on every run; splits differ only in float rounding.
+  loom::rt::OneBlasThread oneThread;
   if (threads < 2)
     batched.run(0, products);
   else
     loom_rt_parallel_for(&BatchedGemm<T, Gemm>::chunk, &batched, products * batched.rowBlocks,
                          1);
-  // Back to the configured count, not to the count read before: another device may have set
-  // 1 meanwhile, and restoring that would leave every later GEMM on one thread.
-  openblas_set_num_threads(restore);
 }
 } // namespace
 
@@ -147,3 +142,12 @@ void loom::rt::setBlasThreads(int threads) {
 }
 
 int loom::rt::blasThreads() { return openblas_get_num_threads(); }
+
+loom::rt::OneBlasThread::OneBlasThread() {
+  configuredBlasThreads(); // its first read must come before this file ever sets 1
+  openblas_set_num_threads(1);
+}
+
+// Back to the configured count, not to the count read before: another device may have set 1
+// meanwhile, and restoring that would leave every later GEMM on one thread.
+loom::rt::OneBlasThread::~OneBlasThread() { openblas_set_num_threads(configuredBlasThreads()); }

@@ -33,6 +33,18 @@ namespace loom::rt {
 void setBlasThreads(int threads);
 /// The number of threads OpenBLAS uses.
 int blasThreads();
+
+/// While alive, each OpenBLAS call runs on the thread that makes it: for small products that
+/// the device's threads run side by side. Then back to the configured count (setBlasThreads).
+/// OpenBLAS's thread count is process-wide, so another device's GEMM meanwhile may run on
+/// fewer threads.
+class OneBlasThread {
+public:
+  OneBlasThread();
+  ~OneBlasThread();
+  OneBlasThread(const OneBlasThread &) = delete;
+  OneBlasThread &operator=(const OneBlasThread &) = delete;
+};
 } // namespace loom::rt
 
 #endif // LOOM_RUNTIME_BLAS_H

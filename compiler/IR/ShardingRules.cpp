@@ -315,6 +315,32 @@ ShardingRule slice(SliceOp op) {
   return sameDimsExcept(op.getOperand(), op.getResult(), changed);
 }
 
+/// Attention's factors: batch and heads are independent problems, split freely; each
+/// problem reads across its sequences and head dims, which stay whole. loom.attention reads
+/// (q, k, v) and makes (out, lse); loom.attention_grad reads (q, k, v, out, lse, d out) and
+/// makes (dq, dk, dv).
+ShardingRule attention(Value query, Value key, Value value, bool gradient) {
+  ShardingRule rule;
+  auto factorFor = [&](int64_t size, bool blocked) {
+    return size == 1 ? llvm::SmallVector<int>{}
+                     : llvm::SmallVector<int>{rule.addFactor(size, blocked)};
+  };
+  ArrayRef<int64_t> q = shapeOf(query), k = shapeOf(key), v = shapeOf(value);
+  auto b = factorFor(q[0], false), tq = factorFor(q[1], true), tk = factorFor(k[1], true),
+       h = factorFor(q[2], false), d = factorFor(q[3], true), dv = factorFor(v[3], true);
+  Dims qDims{b, tq, h, d}, kDims{b, tk, h, d}, vDims{b, tk, h, dv}, outDims{b, tq, h, dv},
+      lseDims{b, h, tq};
+  if (gradient) {
+    rule.operands = {qDims, kDims, vDims, outDims, lseDims, outDims};
+    rule.results = {qDims, kDims, vDims};
+  } else {
+    rule.operands = {qDims, kDims, vDims};
+    rule.results = {outDims, lseDims};
+  }
+  rule.linearity = ShardingRule::Linearity::None;
+  return rule;
+}
+
 ShardingRule pad(PadOp op) {
   SmallVector<bool> changed;
   for (int64_t d = 0; d < rankOf(op.getOperand()); ++d)
@@ -368,6 +394,12 @@ FailureOr<ShardingRule> mlir::loom::shardingRuleOf(Operation *op) {
       .Case<ScatterAddOp>(scatterAdd)
       .Case<SliceOp>(slice)
       .Case<PadOp>(pad)
+      .Case<AttentionOp>([](AttentionOp op) {
+        return attention(op.getQuery(), op.getKey(), op.getValue(), false);
+      })
+      .Case<AttentionGradOp>([](AttentionGradOp op) {
+        return attention(op.getQuery(), op.getKey(), op.getValue(), true);
+      })
       .Case<ValueAndGradOp, AllGatherOp, ReduceScatterOp, AllReduceOp, AllToAllOp, ShardSliceOp,
             CollectivePermuteOp, AxisIndexOp>(
           [](Operation *) -> FailureOr<ShardingRule> { return failure(); })

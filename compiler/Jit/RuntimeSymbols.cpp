@@ -1,6 +1,7 @@
 // Binds the runtime's C ABI into a JIT (see RuntimeSymbols.h).
 #include "compiler/Jit/RuntimeSymbols.h"
 
+#include "runtime/Attention.h"
 #include "runtime/Blas.h"
 #include "runtime/CudaBlas.h"
 #include "runtime/CudaLaunchAbi.h"
@@ -31,6 +32,10 @@ Error mlir::loom::defineRuntimeSymbols(LLJIT &jit) {
   };
   add("loom_rt_gemm_f32", &loom_rt_gemm_f32);
   add("loom_rt_gemm_f64", &loom_rt_gemm_f64);
+  add("loom_rt_attention_f32", &loom_rt_attention_f32);
+  add("loom_rt_attention_f64", &loom_rt_attention_f64);
+  add("loom_rt_attention_grad_f32", &loom_rt_attention_grad_f32);
+  add("loom_rt_attention_grad_f64", &loom_rt_attention_grad_f64);
   // Collectives of SPMD programs.
   add("loom_rt_collective_start", &loom_rt_collective_start);
   add("loom_rt_collective_wait", &loom_rt_collective_wait);

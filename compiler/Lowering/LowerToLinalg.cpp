@@ -12,6 +12,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
 
 namespace mlir::loom {
 #define GEN_PASS_DEF_LOWERTOLINALG
@@ -36,6 +37,15 @@ Value mlir::loom::reshapeTensor(OpBuilder &b, Location loc, Value value,
   auto type = cast<RankedTensorType>(value.getType());
   if (type.getShape() == shape)
     return value;
+  // One collapse or expand where the reshape merges or splits groups of dims (dropping a
+  // size-1 dim, say): a strided view (a slice) then stays a view; the flat detour would copy it.
+  auto resultType = RankedTensorType::get(shape, type.getElementType());
+  if (static_cast<int64_t>(shape.size()) < type.getRank() && !shape.empty())
+    if (auto groups = getReassociationIndicesForCollapse(type.getShape(), shape))
+      return tensor::CollapseShapeOp::create(b, loc, resultType, value, *groups);
+  if (static_cast<int64_t>(shape.size()) > type.getRank() && type.getRank() > 0)
+    if (auto groups = getReassociationIndicesForCollapse(shape, type.getShape()))
+      return tensor::ExpandShapeOp::create(b, loc, resultType, value, *groups);
   auto flatType = RankedTensorType::get({type.getNumElements()}, type.getElementType());
   auto allDims = [](int64_t rank) {
     SmallVector<ReassociationIndices> reassociation;
@@ -48,7 +58,6 @@ Value mlir::loom::reshapeTensor(OpBuilder &b, Location loc, Value value,
     flat = tensor::CollapseShapeOp::create(b, loc, flatType, value, allDims(type.getRank()));
   else if (type.getRank() == 0)
     flat = tensor::ExpandShapeOp::create(b, loc, flatType, value, allDims(0));
-  auto resultType = RankedTensorType::get(shape, type.getElementType());
   if (shape.size() > 1)
     return tensor::ExpandShapeOp::create(b, loc, resultType, flat, allDims(shape.size()));
   if (shape.empty())
@@ -93,6 +102,8 @@ struct LowerToLinalgPass : mlir::loom::impl::LowerToLinalgBase<LowerToLinalgPass
     target.addLegalOp<loom::AllGatherOp, loom::ReduceScatterOp, loom::AllReduceOp,
                       loom::AllToAllOp, loom::CollectivePermuteOp, loom::ShardSliceOp,
                       loom::MeshOp>();
+    // So do attentions (see LowerAttention.cpp).
+    target.addLegalOp<loom::AttentionOp, loom::AttentionGradOp>();
     target.addLegalDialect<linalg::LinalgDialect, tensor::TensorDialect, arith::ArithDialect,
                            math::MathDialect, scf::SCFDialect, func::FuncDialect,
                            memref::MemRefDialect, bufferization::BufferizationDialect>();

@@ -19,6 +19,9 @@ void populateCollectiveLowering(RewritePatternSet &patterns);
 /// The collectives (loom.all_gather, ...) bufferize to runtime calls in one-shot
 /// bufferization; this attaches their BufferizableOpInterface (LowerCollectives.cpp).
 void registerCollectiveBufferization(DialectRegistry &registry);
+/// loom.attention and loom.attention_grad bufferize to calls of the runtime's attention
+/// kernel (LowerAttention.cpp).
+void registerAttentionBufferization(DialectRegistry &registry);
 
 /// An uninitialized tensor of `type` (the init operand of a linalg op).
 Value emptyTensor(OpBuilder &b, Location loc, RankedTensorType type);

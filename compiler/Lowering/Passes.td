@@ -708,7 +708,27 @@ def GpuTensorCoreGemms : Pass<"loom-gpu-tensor-core-gemms", "mlir::ModuleOp"> {
                            "mlir::tensor::TensorDialect"];
 }
 
-#endif // LOOM_LOWERING_PASSES_TD
+def DecomposeAttention : Pass<"loom-decompose-attention", "mlir::ModuleOp"> {
+  let summary = "Writes loom.attention and loom.attention_grad as products, softmax and mask.";
+  let description = [{
+    For a backend without an attention kernel. By default only attentions the CPU's kernel
+    (runtime/Attention.h, f32 and f64) cannot run are decomposed; with `all`, every one (the
+    GPU pipeline). The decomposition makes the [B, H, Tq, Tk] scores and probabilities that
+    the kernel avoids: scores `scale * q k^T` (-inf where a causal mask forbids the pair), a
+    softmax over the keys, and its product with the values; the gradient recomputes the
+    probabilities from the logsumexp.
+
+    Input:
+    ```mlir
+    %out, %lse = loom.attention %q, %k, %v, scale = 0.25 : (...) -> (...)
+    ```
+    Output: `loom.dot_general`, `loom.reduce max`, `loom.exp`, `loom.reduce sum`,
+    `loom.div`, `loom.dot_general`, `loom.transpose`, and `loom.log` for the logsumexp.
+  }];
+  let options = [Option<"all", "all", "bool", "false",
+                        "decompose every attention, not only those the CPU kernel cannot run">];
+}
+
 
 def GpuHostToDevice : Pass<"loom-gpu-host-to-device"> {
   let summary = "Leaves the GPU program's host side only allocating, copying and launching.";
@@ -808,3 +828,5 @@ def GpuAtomicScatter : Pass<"loom-gpu-atomic-scatter"> {
   }];
   let dependentDialects = ["mlir::memref::MemRefDialect", "mlir::scf::SCFDialect"];
 }
+
+#endif // LOOM_LOWERING_PASSES_TD

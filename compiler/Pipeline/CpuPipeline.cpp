@@ -23,6 +23,8 @@ using namespace mlir;
 
 const std::vector<std::string> &mlir::loom::cpuToLinalgPasses() {
   static const std::vector<std::string> passes = {
+      // Attentions the CPU's kernel cannot run (bf16, f16) as products and a softmax.
+      "loom-decompose-attention",
       // Differentiate, then inline the generated gradient functions into their callers.
       "loom-autodiff",
       // (canonicalize follows: the inliner's own run of it on every function is not needed)
@@ -186,6 +188,7 @@ void mlir::loom::registerLoomPasses() {
 void mlir::loom::appendCpuPipelineDialects(DialectRegistry &registry) {
   registry.insert<LoomDialect>();
   registerCollectiveBufferization(registry);
+  registerAttentionBufferization(registry);
   registerAllDialects(registry);
   registerAllExtensions(registry);
   registerBuiltinDialectTranslation(registry);

@@ -102,6 +102,8 @@ LogicalResult mlir::loom::buildGpuPipeline(OpPassManager &pm, const std::string 
   // symbols cannot hold the ':' of their names.
   std::vector<std::string> toLinalg = cpuToLinalgPasses();
   llvm::erase(toLinalg, "loom-outline-repeated-blocks");
+  // No attention kernel on the GPU yet: attention is its products and softmax.
+  *llvm::find(toLinalg, "loom-decompose-attention") = "loom-decompose-attention{all=true}";
   // Reductions to a scalar or to few outputs spread over threads (after autodiff: the
   // gradient is the CPU's).
   toLinalg.insert(llvm::find(toLinalg, "loom-lower-to-linalg"), "loom-gpu-split-reductions");

@@ -43,9 +43,13 @@ Tensor nn::causalSelfAttention(const Tensor &qkv, const Tensor &out, const Tenso
     return with_sharding_constraint(reshape(s, {batch, seq, numHeads, headDim}), heads);
   };
   Tensor q = part(0), key = part(1), v = part(2);
+  // Position t attends to positions s <= t.
+  if (compute == x.dtype())
+    return product("bthd,hdc->btc", dot_product_attention(q, key, v, /*causal=*/true), out,
+                   compute);
+  // Mixed precision: the products in `compute`, the softmax in x's dtype.
   Tensor scores =
       product("bthd,bshd->bhts", q, key, compute) * (1.0 / std::sqrt(double(headDim)));
-  // Position t attends to positions s <= t.
   Tensor allowed = greater_equal(iota({seq, seq}, 0), iota({seq, seq}, 1));
   scores = where(allowed, scores, full({}, -1e9, scores.dtype()));
   Tensor weights = softmax(scores, -1);

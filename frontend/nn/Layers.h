@@ -31,8 +31,9 @@ Tensor product(const char *equation, const Tensor &a, const Tensor &b, DType com
 
 /// Causal softmax attention of x [B, T, C] with heads: qkv [3, C, H, Dh] projects to queries,
 /// keys and values, out [H, Dh, C] projects back. `heads`, if specified, constrains the
-/// queries, keys and values [B, T, H, Dh] (the cookbook's act_att). The four products
-/// compute in `compute` (see product); the softmax stays in x's dtype.
+/// queries, keys and values [B, T, H, Dh] (the cookbook's act_att). With `compute` x's
+/// dtype, the attention is one dot_product_attention (blocked, no [B, H, T, T] scores);
+/// otherwise the four products compute in `compute` (see product) and the softmax in x's.
 Tensor causalSelfAttention(const Tensor &qkv, const Tensor &out, const Tensor &x,
                            const NamedSharding &heads = {}, DType compute = DType::F32,
                            Loc loc = Loc::current());

@@ -35,6 +35,9 @@ LogicalResult BackwardSweep::run(SmallVectorImpl<Operation *> &forward) {
       if (failed(replaced))
         return failure();
       forward[k] = op = *replaced;
+    } else if (auto attention = dyn_cast<AttentionOp>(op)) {
+      if (failed(buildAttentionVjp(attention, resultCotangents, b, operandCotangents)))
+        return failure();
     } else if (op->getNumResults() != 1) {
       return op->emitOpError("has ") << op->getNumResults()
                                      << " results; loom-autodiff differentiates ops with one";

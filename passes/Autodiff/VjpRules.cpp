@@ -361,3 +361,16 @@ LogicalResult mlir::loom::buildVjp(Operation *op, Value g, OpBuilder &b,
       out[i] = Value();
   return success();
 }
+
+LogicalResult mlir::loom::buildAttentionVjp(AttentionOp op, ArrayRef<Value> resultCotangents,
+                                            OpBuilder &b,
+                                            SmallVectorImpl<Value> &operandCotangents) {
+  if (resultCotangents[1])
+    return op.emitOpError("has a gradient flowing into its logsumexp, which loom-autodiff "
+                          "does not differentiate (only into its result)");
+  auto grad = AttentionGradOp::create(b, op.getLoc(), op.getQuery(), op.getKey(), op.getValue(),
+                                      op.getResult(), op.getLogsumexp(), resultCotangents[0],
+                                      op.getScale().convertToDouble(), op.getCausal());
+  operandCotangents.assign(grad->getResults().begin(), grad->getResults().end());
+  return success();
+}

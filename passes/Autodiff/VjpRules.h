@@ -15,6 +15,13 @@ namespace mlir::loom {
 LogicalResult buildVjp(Operation *op, Value cotangent, OpBuilder &b,
                        SmallVectorImpl<Value> &operandCotangents);
 
+class AttentionOp;
+
+/// The VJP of loom.attention, given the cotangents of its two results (null: none): a
+/// loom.attention_grad. Fails for a cotangent of the logsumexp, which only the gradient reads.
+LogicalResult buildAttentionVjp(AttentionOp op, ArrayRef<Value> resultCotangents, OpBuilder &b,
+                                SmallVectorImpl<Value> &operandCotangents);
+
 } // namespace mlir::loom
 
 #endif // LOOM_PASSES_AUTODIFF_VJPRULES_H

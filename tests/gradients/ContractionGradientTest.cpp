@@ -76,4 +76,18 @@ TEST_F(ContractionGradTest, EinsumWithTransposedOutput) {
                  {uniform({2, 3, 4}), uniform({4, 5, 3})});
 }
 
+// dot_product_attention's gradient (loom.attention_grad, the CPU's blocked kernel): causal
+// with 66 positions (a full block of 64 and a remainder, the mask crossing both), and not
+// causal with more keys than queries and a value dim unlike the query's.
+TEST_F(ContractionGradTest, CausalAttention) {
+  checkGradients([](const Args &x) { return dot_product_attention(x[0], x[1], x[2], true); },
+                 {uniform({1, 66, 2, 3}), uniform({1, 66, 2, 3}), uniform({1, 66, 2, 2})});
+}
+
+TEST_F(ContractionGradTest, AttentionWithMoreKeysThanQueries) {
+  checkGradients(
+      [](const Args &x) { return dot_product_attention(x[0], x[1], x[2], false, 0.8); },
+      {uniform({2, 3, 2, 4}, -2, 2), uniform({2, 5, 2, 4}, -2, 2), uniform({2, 5, 2, 3})});
+}
+
 } // namespace

@@ -1,14 +1,8 @@
 // Gradient checks of the pad VJP rule. The DSL cannot reach it (it has no pad op, and the pad that
 // slice's VJP emits is never differentiated again), so these tests compile Loom IR directly and run
 // the same comparison with central finite differences in f64.
+#include "tests/gradients/CompiledMain.h"
 #include "tests/gradients/GradientCheck.h"
-
-#include "compiler/IR/LoomDialect.h"
-#include "compiler/Jit/CpuCompiler.h"
-#include "compiler/Pipeline/CpuPipeline.h"
-
-#include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/Parser/Parser.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -20,40 +14,6 @@ using namespace loom;
 using namespace loom::gradcheck;
 
 namespace {
-
-using Values = std::vector<std::vector<double>>;
-
-/// The @main of a Loom module whose arguments and results are all f64, compiled for the CPU and
-/// called synchronously on host vectors.
-class CompiledMain {
-public:
-  CompiledMain(mlir::MLIRContext &context, const std::string &source) {
-    mlir::OwningOpRef<mlir::ModuleOp> module =
-        mlir::parseSourceString<mlir::ModuleOp>(source, &context);
-    if (!module)
-      throw Error("cannot parse:\n" + source);
-    auto compiled = mlir::loom::compileForCpu(*module, {});
-    if (!compiled.ok())
-      throw Error(compiled.status().message());
-    executable = compiled->executable;
-  }
-
-  Values operator()(const Values &inputs) const {
-    Values outputs;
-    for (const rt::BufferLayout &layout : executable->outputs)
-      outputs.emplace_back(layout.numElements());
-    std::vector<void *> buffers;
-    for (const std::vector<double> &input : inputs)
-      buffers.push_back(const_cast<double *>(input.data()));
-    for (std::vector<double> &output : outputs)
-      buffers.push_back(output.data());
-    executable->entry(buffers.data());
-    return outputs;
-  }
-
-private:
-  std::shared_ptr<const rt::Executable> executable;
-};
 
 std::string tensorType(const Shape &shape) {
   return shape.empty() ? "tensor<f64>" : fmt::format("tensor<{}xf64>", fmt::join(shape, "x"));
@@ -115,12 +75,8 @@ class PadGradTest : public GradientTest {
 protected:
   /// Checks the gradients of @loss with respect to x and the padding value.
   void checkPad(const PadCase &c) {
-    mlir::MLIRContext context;
-    mlir::DialectRegistry registry;
-    mlir::loom::appendCpuPipelineDialects(registry);
-    context.appendDialectRegistry(registry);
-    context.loadDialect<mlir::loom::LoomDialect, mlir::func::FuncDialect>();
-    CompiledMain grads(context, c.module(true)), loss(context, c.module(false));
+    auto context = makeCompilerContext();
+    CompiledMain grads(*context, c.module(true)), loss(*context, c.module(false));
 
     Values inputs = {uniform(c.shape).values, uniform({}).values,
                      uniform(c.resultShape(), -1.5, 1.5).values};

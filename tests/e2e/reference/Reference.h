@@ -105,6 +105,10 @@ RefTensor dotGeneral(const RefTensor &a, const RefTensor &b, const Axes &aBatch,
                      const Axes &aContract, const Axes &bContract);
 /// NumPy matmul for [..., M, K] or [K] times [K, N], [K] or [..., K, N] (same leading dims).
 RefTensor matmul(const RefTensor &a, const RefTensor &b);
+/// Scaled dot-product attention of q [B, T, H, D], k [B, S, H, D], v [B, S, H, Dv]: each
+/// row's softmax over s of scale * q . k (s <= t only, if causal) weighting v's rows.
+RefTensor attention(const RefTensor &q, const RefTensor &k, const RefTensor &v, double scale,
+                    bool causal);
 /// Two-operand einsum, "ij,jk->ik": a direct sum over every label not in the output.
 RefTensor einsum(std::string_view spec, const RefTensor &a, const RefTensor &b);
 

@@ -434,12 +434,11 @@ func.func @broadcast_scalar(%x: tensor<i32>) -> tensor<2x3xi32> {
 
 // -----
 
-// Tests that loom.reshape collapses to 1-d and expands to the result shape (row-major views),
-// and that a reshape to rank 1 is only the collapse.
+// Tests that a loom.reshape that splits each dim into a group is one expand (a row-major
+// view, which keeps a strided operand a view), and that a reshape to rank 1 is one collapse.
 // CHECK-LABEL: func.func @reshape
 // CHECK-SAME: (%[[X:[a-z0-9_]+]]: tensor<6x4xf16>)
-// CHECK: %[[FLAT:[a-z0-9_]+]] = tensor.collapse_shape %[[X]] {{\[}}[0, 1]] : tensor<6x4xf16> into tensor<24xf16>
-// CHECK: %[[R:[a-z0-9_]+]] = tensor.expand_shape %[[FLAT]] {{\[}}[0, 1, 2, 3]] output_shape [2, 3, 1, 4] : tensor<24xf16> into tensor<2x3x1x4xf16>
+// CHECK: %[[R:[a-z0-9_]+]] = tensor.expand_shape %[[X]] {{\[}}[0, 1], [2, 3]] output_shape [2, 3, 1, 4] : tensor<6x4xf16> into tensor<2x3x1x4xf16>
 // CHECK: %[[F:[a-z0-9_]+]] = tensor.collapse_shape %[[X]] {{\[}}[0, 1]] : tensor<6x4xf16> into tensor<24xf16>
 // CHECK-NOT: tensor.expand_shape
 // CHECK: return %[[R]], %[[F]]
@@ -576,10 +575,8 @@ func.func @dot_rhs_transposed(%l: tensor<4x8xi32>, %r: tensor<16x8xi32>) -> tens
 // CHECK-SAME: (%[[L:[a-z0-9_]+]]: tensor<3x6x4x5xf32>, %[[R:[a-z0-9_]+]]: tensor<5x4x7x3xf32>)
 // CHECK: %[[LT:[a-z0-9_]+]] = linalg.transpose ins(%[[L]] : tensor<3x6x4x5xf32>) outs(%{{.*}} : tensor<4x6x3x5xf32>) permutation = [2, 1, 0, 3]
 // CHECK: %[[RT:[a-z0-9_]+]] = linalg.transpose ins(%[[R]] : tensor<5x4x7x3xf32>) outs(%{{.*}} : tensor<4x3x5x7xf32>) permutation = [1, 3, 0, 2]
-// CHECK: %[[LF:[a-z0-9_]+]] = tensor.collapse_shape %[[LT]] {{\[}}[0, 1, 2, 3]] : tensor<4x6x3x5xf32> into tensor<360xf32>
-// CHECK: %[[L3:[a-z0-9_]+]] = tensor.expand_shape %[[LF]] {{\[}}[0, 1, 2]] output_shape [4, 6, 15] : tensor<360xf32> into tensor<4x6x15xf32>
-// CHECK: %[[RF:[a-z0-9_]+]] = tensor.collapse_shape %[[RT]] {{\[}}[0, 1, 2, 3]] : tensor<4x3x5x7xf32> into tensor<420xf32>
-// CHECK: %[[R3:[a-z0-9_]+]] = tensor.expand_shape %[[RF]] {{\[}}[0, 1, 2]] output_shape [4, 15, 7] : tensor<420xf32> into tensor<4x15x7xf32>
+// CHECK: %[[L3:[a-z0-9_]+]] = tensor.collapse_shape %[[LT]] {{\[}}[0], [1], [2, 3]] : tensor<4x6x3x5xf32> into tensor<4x6x15xf32>
+// CHECK: %[[R3:[a-z0-9_]+]] = tensor.collapse_shape %[[RT]] {{\[}}[0], [1, 2], [3]] : tensor<4x3x5x7xf32> into tensor<4x15x7xf32>
 // CHECK: %[[P:[a-z0-9_]+]] = linalg.batch_matmul ins(%[[L3]], %[[R3]] : tensor<4x6x15xf32>, tensor<4x15x7xf32>) outs(%{{.*}} : tensor<4x6x7xf32>)
 // CHECK-NEXT: return %[[P]] : tensor<4x6x7xf32>
 func.func @dot_transposes(%l: tensor<3x6x4x5xf32>, %r: tensor<5x4x7x3xf32>)
@@ -598,7 +595,7 @@ func.func @dot_transposes(%l: tensor<3x6x4x5xf32>, %r: tensor<5x4x7x3xf32>)
 // CHECK: linalg.transpose ins(%[[L]] : tensor<2x3x8xf64>) outs(%{{.*}} : tensor<3x2x8xf64>) permutation = [1, 0, 2]
 // CHECK-NOT: linalg.transpose
 // CHECK: tensor.expand_shape %{{.*}} output_shape [6, 1, 8] : tensor<48xf64> into tensor<6x1x8xf64>
-// CHECK: tensor.expand_shape %{{.*}} output_shape [6, 8, 9] : tensor<432xf64> into tensor<6x8x9xf64>
+// CHECK: tensor.collapse_shape %{{.*}} {{\[}}[0, 1], [2], [3]] : tensor<3x2x8x9xf64> into tensor<6x8x9xf64>
 // CHECK: %[[P:[a-z0-9_]+]] = linalg.batch_matmul ins(%{{.*}}, %{{.*}} : tensor<6x1x8xf64>, tensor<6x8x9xf64>) outs(%{{.*}} : tensor<6x1x9xf64>)
 // CHECK: %[[PF:[a-z0-9_]+]] = tensor.collapse_shape %[[P]] {{\[}}[0, 1, 2]] : tensor<6x1x9xf64> into tensor<54xf64>
 // CHECK: %[[OUT:[a-z0-9_]+]] = tensor.expand_shape %[[PF]] {{\[}}[0, 1, 2]] output_shape [3, 2, 9] : tensor<54xf64> into tensor<3x2x9xf64>
@@ -726,8 +723,7 @@ func.func @gather(%t: tensor<100x16xf32>, %i: tensor<4x8xi32>) -> tensor<4x8x16x
 // output, which its body adds to, so bufferization updates the result in place.
 // CHECK-LABEL: func.func @scatter_add
 // CHECK-SAME: (%[[U:[a-z0-9_]+]]: tensor<4x8x16xf32>, %[[I:[a-z0-9_]+]]: tensor<4x8xi32>)
-// CHECK: %[[UF:[a-z0-9_]+]] = tensor.collapse_shape %[[U]] {{\[}}[0, 1, 2]] : tensor<4x8x16xf32> into tensor<512xf32>
-// CHECK: %[[U2:[a-z0-9_]+]] = tensor.expand_shape %[[UF]] {{\[}}[0, 1]] output_shape [32, 16] : tensor<512xf32> into tensor<32x16xf32>
+// CHECK: %[[U2:[a-z0-9_]+]] = tensor.collapse_shape %[[U]] {{\[}}[0, 1], [2]] : tensor<4x8x16xf32> into tensor<32x16xf32>
 // CHECK: %[[I1:[a-z0-9_]+]] = tensor.collapse_shape %[[I]] {{\[}}[0, 1]] : tensor<4x8xi32> into tensor<32xi32>
 // CHECK: %[[ZERO:[a-z0-9_]+]] = arith.constant 0.000000e+00 : f32
 // CHECK: %[[INIT:[a-z0-9_]+]] = linalg.fill ins(%[[ZERO]] : f32) outs(%{{.*}} : tensor<100x16xf32>)

@@ -106,4 +106,35 @@ TEST(Misuse, AnErrorDeepInTheGptNamesTheCallAndTheLibraryChain) {
   EXPECT_FALSE(namesLoomSource(message)) << message;
 }
 
+
+// A malformed attention names the op, the caller's line and what is wrong with which operand.
+TEST(Misuse, AMalformedAttentionSaysWhatIsWrong) {
+  auto zeros = [](const Shape &shape) {
+    int64_t n = 1;
+    for (int64_t d : shape)
+      n *= d;
+    return Array::from(std::vector<float>(n, 0.0f), shape);
+  };
+  int line = __LINE__ + 1;
+  auto causal = jit([](Tensor q, Tensor k) { return dot_product_attention(q, k, k, true); });
+  std::string message = errorOf([&] { causal(zeros({1, 4, 2, 8}), zeros({1, 6, 2, 8})); });
+  EXPECT_NE(message.find("MisuseTest.cpp:" + std::to_string(line)), std::string::npos) << message;
+  EXPECT_NE(message.find("dot_product_attention"), std::string::npos) << message;
+  EXPECT_NE(message.find("is causal, so query 'tensor<1x4x2x8xf32>' and key "
+                         "'tensor<1x6x2x8xf32>' must have one sequence length"),
+            std::string::npos)
+      << message;
+
+  auto dims = jit([](Tensor q, Tensor k) { return dot_product_attention(q, k, k); });
+  message = errorOf([&] { dims(zeros({1, 4, 2, 8}), zeros({1, 4, 2, 6})); });
+  EXPECT_NE(message.find("dim 3 of key 'tensor<1x4x2x6xf32>' must equal dim 3 of query "
+                         "'tensor<1x4x2x8xf32>' (8)"),
+            std::string::npos)
+      << message;
+
+  auto rank = jit([](Tensor q) { return dot_product_attention(q, q, q); });
+  message = errorOf([&] { rank(zeros({4, 8})); });
+  EXPECT_NE(message.find("query f32[4,8] must have rank 4"), std::string::npos) << message;
+}
+
 } // namespace

@@ -1,0 +1,146 @@
+// The loom-decompose-attention pass (see Passes.td): loom.attention and loom.attention_grad
+// written as the products, softmax and mask they stand for, for backends without an
+// attention kernel (the GPU, 16-bit types on the CPU). It makes the [B, H, Tq, Tk] scores.
+#include "compiler/Lowering/Passes.h"
+
+#include "compiler/IR/LoomOps.h"
+
+#include "mlir/IR/PatternMatch.h"
+
+#include <limits>
+
+namespace mlir::loom {
+#define GEN_PASS_DEF_DECOMPOSEATTENTION
+#include "compiler/Lowering/Passes.h.inc"
+} // namespace mlir::loom
+
+using namespace mlir;
+using namespace mlir::loom;
+
+namespace {
+
+/// Builds the decomposition at one attention op, for query [B, Tq, H, D], key [B, Tk, H, D]
+/// and value [B, Tk, H, Dv]; scores and probabilities are [B, H, Tq, Tk].
+struct AttentionBuilder {
+  OpBuilder &b;
+  Location loc;
+  Value query, key, value;
+  double scale;
+  bool causal;
+
+  static RankedTensorType typeOf(Value v) { return cast<RankedTensorType>(v.getType()); }
+  Type element() const { return typeOf(query).getElementType(); }
+  RankedTensorType scoresType() const {
+    auto q = typeOf(query).getShape();
+    return RankedTensorType::get({q[0], q[2], q[1], typeOf(key).getDimSize(1)}, element());
+  }
+  Value splat(RankedTensorType type, double v) {
+    return ConstantOp::create(
+        b, loc, DenseElementsAttr::get(type, FloatAttr::get(type.getElementType(), v)));
+  }
+  Value broadcast(Value x, RankedTensorType to, ArrayRef<int64_t> dims) {
+    return BroadcastInDimOp::create(b, loc, to, x, dims);
+  }
+  /// [B, Tq, H, Tk]-ordered products as [B, H, ...]: contract dim `xc` of x with `yc` of y,
+  /// batching dims 0 and 2 of operands laid out [B, T, H, *] (or [B, H, *, *] with `xHeads`).
+  Value product(Value x, Value y, bool xHeadsFirst, int64_t xc, int64_t yc, bool yHeadsFirst) {
+    SmallVector<int64_t> xb = xHeadsFirst ? SmallVector<int64_t>{0, 1} : SmallVector<int64_t>{0, 2};
+    SmallVector<int64_t> yb = yHeadsFirst ? SmallVector<int64_t>{0, 1} : SmallVector<int64_t>{0, 2};
+    return DotGeneralOp::create(b, loc, x, y, xb, yb, {xc}, {yc});
+  }
+  /// [B, H, T, *] -> [B, T, H, *].
+  Value headsSecond(Value x) { return TransposeOp::create(b, loc, x, {0, 2, 1, 3}); }
+
+  /// scale * q k^T, with -inf where a causal mask forbids the pair.
+  Value scores() {
+    RankedTensorType type = scoresType();
+    Value s = product(query, key, false, 3, 3, false);
+    s = MulOp::create(b, loc, type, s, splat(type, scale));
+    if (!causal)
+      return s;
+    auto positions = RankedTensorType::get({type.getDimSize(2), type.getDimSize(3)},
+                                           b.getI32Type());
+    Value allowed = CompareOp::create(b, loc, ComparisonDirection::ge,
+                                      IotaOp::create(b, loc, positions, b.getI64IntegerAttr(0)),
+                                      IotaOp::create(b, loc, positions, b.getI64IntegerAttr(1)));
+    auto maskType = RankedTensorType::get(type.getShape(), b.getI1Type());
+    return SelectOp::create(b, loc, type, broadcast(allowed, maskType, {2, 3}), s,
+                            splat(type, -std::numeric_limits<double>::infinity()));
+  }
+  /// A [B, H, Tq] row statistic broadcast over the keys.
+  Value overKeys(Value rows) { return broadcast(rows, scoresType(), {0, 1, 2}); }
+
+  /// (result, logsumexp).
+  std::pair<Value, Value> forward() {
+    RankedTensorType type = scoresType();
+    Value s = scores();
+    // The max only shifts the exponents: no gradient flows through it (as in loom::softmax).
+    Value max = StopGradientOp::create(
+        b, loc, ReduceOp::create(b, loc, ReduceKind::max, s, {3}).getResult());
+    Value e = ExpOp::create(b, loc, type, SubOp::create(b, loc, type, s, overKeys(max)));
+    Value sum = ReduceOp::create(b, loc, ReduceKind::sum, e, {3});
+    Value p = DivOp::create(b, loc, type, e, overKeys(sum));
+    Value result = headsSecond(product(p, value, true, 3, 1, false));
+    auto rowType = typeOf(max);
+    Value lse = AddOp::create(b, loc, rowType, max, LogOp::create(b, loc, rowType, sum));
+    return {result, lse};
+  }
+
+  /// (dq, dk, dv) from the forward's result and logsumexp and the result's cotangent.
+  SmallVector<Value> backward(Value result, Value lse, Value resultGrad) {
+    RankedTensorType type = scoresType();
+    Value p = ExpOp::create(b, loc, type, SubOp::create(b, loc, type, scores(), overKeys(lse)));
+    Value dv = headsSecond(product(p, resultGrad, true, 2, 1, false));
+    Value dp = product(resultGrad, value, false, 3, 3, false);
+    // delta[b, h, t] = sum_e dout[b, t, h, e] out[b, t, h, e], the softmax's own term.
+    Value delta = ReduceOp::create(
+        b, loc, ReduceKind::sum,
+        MulOp::create(b, loc, typeOf(result), resultGrad, result), {3});
+    delta = TransposeOp::create(b, loc, delta, {0, 2, 1});
+    Value ds = MulOp::create(b, loc, type, p, SubOp::create(b, loc, type, dp, overKeys(delta)));
+    ds = MulOp::create(b, loc, type, ds, splat(type, scale));
+    Value dq = headsSecond(product(ds, key, true, 3, 1, false));
+    Value dk = headsSecond(product(ds, query, true, 2, 1, false));
+    return {dq, dk, dv};
+  }
+};
+
+struct DecomposeAttentionPass
+    : mlir::loom::impl::DecomposeAttentionBase<DecomposeAttentionPass> {
+  using DecomposeAttentionBase::DecomposeAttentionBase;
+
+  /// Whether the CPU's attention kernel takes this element type.
+  bool keep(Value query) const {
+    Type element = cast<RankedTensorType>(query.getType()).getElementType();
+    return !all && (element.isF32() || element.isF64());
+  }
+
+  void runOnOperation() override {
+    SmallVector<Operation *> ops;
+    getOperation()->walk([&](Operation *op) {
+      if (isa<AttentionOp, AttentionGradOp>(op))
+        ops.push_back(op);
+    });
+    IRRewriter rewriter(&getContext());
+    for (Operation *op : ops) {
+      rewriter.setInsertionPoint(op);
+      if (auto a = dyn_cast<AttentionOp>(op)) {
+        if (keep(a.getQuery()))
+          continue;
+        AttentionBuilder builder{rewriter, a.getLoc(), a.getQuery(), a.getKey(), a.getValue(),
+                                 a.getScale().convertToDouble(), a.getCausal()};
+        auto [result, lse] = builder.forward();
+        rewriter.replaceOp(a, ValueRange{result, lse});
+      } else {
+        auto g = cast<AttentionGradOp>(op);
+        if (keep(g.getQuery()))
+          continue;
+        AttentionBuilder builder{rewriter, g.getLoc(), g.getQuery(), g.getKey(), g.getValue(),
+                                 g.getScale().convertToDouble(), g.getCausal()};
+        rewriter.replaceOp(g, builder.backward(g.getResult(), g.getLogsumexp(),
+                                               g.getResultGrad()));
+      }
+    }
+  }
+};
+} // namespace

@@ -1,0 +1,166 @@
+// loom.attention and loom.attention_grad on the CPU: they stay Loom ops through
+// loom-lower-to-linalg and bufferize (one-shot bufferization, through the model below) into
+// allocations of their results and one call of the runtime's attention kernel
+// (runtime/Attention.h), given each buffer's address and a description of its layout.
+#include "compiler/Lowering/LoweringPatterns.h"
+
+#include "compiler/IR/LoomDialect.h"
+#include "compiler/IR/LoomOps.h"
+#include "runtime/Attention.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/BufferizableOpInterface.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+
+#include <bit>
+
+using namespace mlir;
+using namespace mlir::loom;
+using ::loom::rt::AttentionCall;
+
+namespace {
+
+func::FuncOp declareKernel(Operation *from, StringRef name, int64_t numArgs) {
+  auto module = from->getParentOfType<ModuleOp>();
+  if (auto existing = module.lookupSymbol<func::FuncOp>(name))
+    return existing;
+  OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
+  SmallVector<Type> args(numArgs, b.getI64Type());
+  auto fn = func::FuncOp::create(b, module.getLoc(), name, b.getFunctionType(args, {}));
+  fn.setPrivate();
+  return fn;
+}
+
+/// The buffer of operand `v` with unit stride along its last dim and static strides (what
+/// the kernel reads), copied into a dense buffer if it has other strides.
+FailureOr<Value> readableBuffer(RewriterBase &rewriter, Location loc, Value v,
+                                const bufferization::BufferizationOptions &options,
+                                bufferization::BufferizationState &state) {
+  FailureOr<Value> buffer = bufferization::getBuffer(rewriter, v, options, state);
+  if (failed(buffer))
+    return failure();
+  auto type = cast<MemRefType>(buffer->getType());
+  auto [strides, offset] = type.getStridesAndOffset();
+  bool fits = !ShapedType::isDynamic(offset) && strides.back() == 1 &&
+              llvm::none_of(strides, ShapedType::isDynamic);
+  if (fits)
+    return buffer;
+  auto dense = MemRefType::get(type.getShape(), type.getElementType());
+  FailureOr<Value> copy = options.createAlloc(rewriter, loc, dense, {});
+  if (failed(copy) || failed(options.createMemCpy(rewriter, loc, *buffer, *copy)))
+    return failure();
+  return copy;
+}
+
+/// The AttentionLayout of `buffer` ([B, T, H, X], or the logsumexp's [B, H, T]).
+std::array<int64_t, 4> layoutOf(Value buffer, bool logsumexp) {
+  auto [strides, offset] = cast<MemRefType>(buffer.getType()).getStridesAndOffset();
+  if (logsumexp)
+    return {offset, strides[0], strides[2], strides[1]};
+  return {offset, strides[0], strides[1], strides[2]};
+}
+
+/// Emits the call of `kernel` for attention `op` on `buffers` (query, key, value, result,
+/// logsumexp, then for the gradient result_grad, query_grad, key_grad, value_grad).
+void emitKernelCall(Operation *op, StringRef kernel, ArrayRef<Value> buffers, double scale,
+                    bool causal, RewriterBase &rewriter) {
+  Location loc = op->getLoc();
+  auto q = cast<MemRefType>(buffers[0].getType()), k = cast<MemRefType>(buffers[1].getType()),
+       v = cast<MemRefType>(buffers[2].getType());
+  SmallVector<int64_t> words = {q.getDimSize(0), q.getDimSize(1), k.getDimSize(1),
+                                q.getDimSize(2), q.getDimSize(3), v.getDimSize(3),
+                                causal ? 1 : 0, std::bit_cast<int64_t>(scale)};
+  for (auto [i, buffer] : llvm::enumerate(buffers))
+    llvm::append_range(words, layoutOf(buffer, i == AttentionCall::Logsumexp));
+  // The forward's call ends after its five layouts: the kernel reads no further.
+
+  auto i64 = [&](int64_t value) -> Value {
+    return arith::ConstantIntOp::create(rewriter, loc, rewriter.getI64Type(), value);
+  };
+  auto address = [&](Value memref) -> Value {
+    Value index = memref::ExtractAlignedPointerAsIndexOp::create(rewriter, loc, memref);
+    return arith::IndexCastOp::create(rewriter, loc, rewriter.getI64Type(), index);
+  };
+  auto callType = MemRefType::get({static_cast<int64_t>(words.size())}, rewriter.getI64Type());
+  Value call = memref::AllocaOp::create(rewriter, loc, callType);
+  for (auto [i, word] : llvm::enumerate(words))
+    memref::StoreOp::create(rewriter, loc, i64(word), call,
+                            ValueRange{arith::ConstantIndexOp::create(rewriter, loc, i)});
+  SmallVector<Value> args = {address(call)};
+  for (Value buffer : buffers)
+    args.push_back(address(buffer));
+  func::CallOp::create(rewriter, loc, declareKernel(op, kernel, args.size()), args);
+}
+
+StringRef suffixOf(Type element) { return element.isF64() ? "f64" : "f32"; }
+
+/// One-shot bufferization of loom.attention (Gradient false) or loom.attention_grad: reads
+/// every operand, writes fresh buffers.
+template <typename Op, bool Gradient>
+struct AttentionBufferization
+    : bufferization::BufferizableOpInterface::ExternalModel<
+          AttentionBufferization<Op, Gradient>, Op> {
+  bool bufferizesToMemoryRead(Operation *, OpOperand &,
+                              const bufferization::AnalysisState &) const {
+    return true;
+  }
+  bool bufferizesToMemoryWrite(Operation *, OpOperand &,
+                               const bufferization::AnalysisState &) const {
+    return false;
+  }
+  bufferization::AliasingValueList getAliasingValues(Operation *, OpOperand &,
+                                                     const bufferization::AnalysisState &) const {
+    return {};
+  }
+  bool bufferizesToAllocation(Operation *, Value) const { return true; }
+
+  LogicalResult bufferize(Operation *op, RewriterBase &rewriter,
+                          const bufferization::BufferizationOptions &options,
+                          bufferization::BufferizationState &state) const {
+    auto attention = cast<Op>(op);
+    Type element = cast<RankedTensorType>(attention.getQuery().getType()).getElementType();
+    if (!element.isF32() && !element.isF64())
+      return op->emitOpError("has element type ")
+             << element << ", which the CPU's attention kernel does not take (run "
+             << "loom-decompose-attention first)";
+    rewriter.setInsertionPoint(op);
+    Location loc = op->getLoc();
+    SmallVector<Value> inputs;
+    for (Value operand : op->getOperands()) {
+      FailureOr<Value> buffer = readableBuffer(rewriter, loc, operand, options, state);
+      if (failed(buffer))
+        return failure();
+      inputs.push_back(*buffer);
+    }
+    SmallVector<Value> outputs;
+    for (Value result : op->getResults()) {
+      auto type = cast<RankedTensorType>(result.getType());
+      FailureOr<Value> buffer = options.createAlloc(
+          rewriter, loc, MemRefType::get(type.getShape(), type.getElementType()), {});
+      if (failed(buffer))
+        return failure();
+      outputs.push_back(*buffer);
+    }
+    // The kernel's order (AttentionCall::Tensor): the forward's operands then results, or
+    // the gradient's operands (query, key, value, result, logsumexp, result_grad) then results.
+    SmallVector<Value> buffers(inputs);
+    llvm::append_range(buffers, outputs);
+    std::string kernel = (Gradient ? "loom_rt_attention_grad_" : "loom_rt_attention_") +
+                         suffixOf(element).str();
+    emitKernelCall(op, kernel, buffers, attention.getScale().convertToDouble(),
+                   attention.getCausal(), rewriter);
+    bufferization::replaceOpWithBufferizedValues(rewriter, op, outputs);
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::loom::registerAttentionBufferization(DialectRegistry &registry) {
+  registry.addExtension(+[](MLIRContext *ctx, LoomDialect *) {
+    AttentionOp::attachInterface<AttentionBufferization<AttentionOp, false>>(*ctx);
+    AttentionGradOp::attachInterface<AttentionBufferization<AttentionGradOp, true>>(*ctx);
+  });
+}

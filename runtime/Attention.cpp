@@ -1,0 +1,274 @@
+// The CPU's attention kernel (see Attention.h): flash attention's blocking with OpenBLAS
+// GEMMs for each block's products.
+//
+// Forward, per (batch, head, block of queries): for each block of keys, S = scale Q K^T; the
+// running row max m and denominator l are updated and the accumulated P V rescaled by
+// e^(m_old - m_new), so the softmax is never stored; at the end O = acc / l and the
+// logsumexp m + log l is kept for the gradient.
+// Gradient, per (batch, head): with delta_t = dO_t . O_t, for each block of keys and each
+// block of queries that sees it, P = e^(S - lse) is recomputed and dV += P^T dO,
+// dS = P (dO V^T - delta) scale, dQ += dS K, dK += dS^T Q. A (batch, head) owns its rows of
+// dQ, dK and dV, so the problems run on the device's threads without sharing a row.
+#include "runtime/Attention.h"
+
+#include "runtime/Blas.h"
+#include "runtime/Profiler.h"
+#include "runtime/WorkerPool.h"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <optional>
+#include <string>
+#include <vector>
+#include <cblas.h>
+
+using loom::rt::AttentionCall;
+
+namespace {
+
+/// Queries and keys per block: a block's scores (64 x 64) and its rows of Q, K and V stay in
+/// L1/L2 while they are used.
+constexpr int64_t kBlock = 64;
+
+template <typename T>
+void gemm(bool transposeA, bool transposeB, int64_t m, int64_t n, int64_t k, T alpha,
+          const T *a, int64_t lda, const T *b, int64_t ldb, T beta, T *c, int64_t ldc) {
+  auto ta = transposeA ? CblasTrans : CblasNoTrans, tb = transposeB ? CblasTrans : CblasNoTrans;
+  if constexpr (sizeof(T) == 4)
+    cblas_sgemm(CblasRowMajor, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  else
+    cblas_dgemm(CblasRowMajor, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+
+/// e^x for floats, vectorizable (no libm call): x = n ln2 + r, e^r by Cephes' polynomial
+/// (within 2 ulp), 2^n through the exponent bits. Below -87.3 the result is 0.
+__attribute__((target_clones("avx2", "default"))) float
+expShiftedSum(float *row, int64_t n, float shift) {
+  float sum = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    float x = std::max(row[i] - shift, -88.0f);
+    // n = round(x / ln2) by adding 1.5 * 2^23 (rounds to an integer in the low bits).
+    float shifted = x * 1.44269504088896341f + 12582912.0f;
+    float k = shifted - 12582912.0f;
+    int32_t bits = std::bit_cast<int32_t>(shifted) - 0x4B400000;
+    float r = x - k * 0.693359375f + k * 2.12194440e-4f;
+    float p = 1.9875691500e-4f;
+    p = p * r + 1.3981999507e-3f;
+    p = p * r + 8.3334519073e-3f;
+    p = p * r + 4.1665795894e-2f;
+    p = p * r + 1.6666665459e-1f;
+    p = p * r + 5.0000001201e-1f;
+    p = p * r * r + r + 1.0f;
+    float value = p * std::bit_cast<float>((bits + 127) << 23);
+    value = x < -87.3f ? 0.0f : value;
+    row[i] = value;
+    sum += value;
+  }
+  return sum;
+}
+
+/// row[i] = e^(row[i] - shift); returns their sum.
+double expShiftedSum(double *row, int64_t n, double shift) {
+  double sum = 0;
+  for (int64_t i = 0; i < n; ++i)
+    sum += row[i] = std::exp(row[i] - shift);
+  return sum;
+}
+
+template <typename T>
+struct Attention {
+  const AttentionCall &call;
+  const T *query, *key, *value, *result, *resultGrad;
+  T *out, *logsumexp, *queryGrad, *keyGrad, *valueGrad;
+  T scale;
+
+  /// Row t of tensor `which` at (b, h) in `base`.
+  template <typename P>
+  P *row(P *base, AttentionCall::Tensor which, int64_t b, int64_t t, int64_t h) const {
+    const loom::rt::AttentionLayout &l = call.layouts[which];
+    return base + l.offset + b * l.batch + t * l.sequence + h * l.head;
+  }
+  int64_t ld(AttentionCall::Tensor which) const { return call.layouts[which].sequence; }
+  /// Keys query t sees in the block starting at key s0 of `cols` keys.
+  int64_t visible(int64_t t, int64_t s0, int64_t cols) const {
+    return call.causal ? std::clamp<int64_t>(t - s0 + 1, 0, cols) : cols;
+  }
+
+  /// One (batch, head, block of queries).
+  void forward(int64_t unit) const {
+    using A = AttentionCall;
+    int64_t blocks = (call.queries + kBlock - 1) / kBlock;
+    int64_t b = unit / (call.heads * blocks), h = unit / blocks % call.heads;
+    int64_t t0 = unit % blocks * kBlock, rows = std::min(kBlock, call.queries - t0);
+    int64_t dv = call.valueDim;
+    thread_local std::vector<T> scores, acc, max, denominator;
+    scores.resize(kBlock * kBlock), acc.assign(rows * dv, T(0));
+    max.assign(rows, -std::numeric_limits<T>::infinity()), denominator.assign(rows, T(0));
+    const T *q = row(query, A::Query, b, t0, h);
+    int64_t keyEnd = call.causal ? std::min(call.keys, t0 + rows) : call.keys;
+    for (int64_t s0 = 0; s0 < keyEnd; s0 += kBlock) {
+      int64_t cols = std::min(kBlock, keyEnd - s0);
+      gemm<T>(false, true, rows, cols, call.dim, scale, q, ld(A::Query),
+              row(key, A::Key, b, s0, h), ld(A::Key), T(0), scores.data(), kBlock);
+      for (int64_t r = 0; r < rows; ++r) {
+        T *s = scores.data() + r * kBlock;
+        int64_t seen = visible(t0 + r, s0, cols);
+        std::fill(s + seen, s + cols, T(0));
+        if (seen == 0)
+          continue;
+        T blockMax = *std::max_element(s, s + seen);
+        T newMax = std::max(max[r], blockMax);
+        T rescale = std::exp(max[r] - newMax); // 0 for the first block
+        denominator[r] = denominator[r] * rescale + expShiftedSum(s, seen, newMax);
+        max[r] = newMax;
+        if (rescale != T(1))
+          for (T *a = acc.data() + r * dv, *end = a + dv; a < end; ++a)
+            *a *= rescale;
+      }
+      gemm<T>(false, false, rows, dv, cols, T(1), scores.data(), kBlock,
+              row(value, A::Value, b, s0, h), ld(A::Value), T(1), acc.data(), dv);
+    }
+    for (int64_t r = 0; r < rows; ++r) {
+      T *o = row(out, A::Result, b, t0 + r, h);
+      for (int64_t e = 0; e < dv; ++e)
+        o[e] = acc[r * dv + e] / denominator[r];
+      *row(logsumexp, A::Logsumexp, b, t0 + r, h) = max[r] + std::log(denominator[r]);
+    }
+  }
+
+  /// One (batch, head).
+  void backward(int64_t unit) const {
+    using A = AttentionCall;
+    int64_t b = unit / call.heads, h = unit % call.heads, d = call.dim, dv = call.valueDim;
+    thread_local std::vector<T> probs, dprobs, delta;
+    probs.resize(kBlock * kBlock), dprobs.resize(kBlock * kBlock), delta.resize(call.queries);
+    for (int64_t t = 0; t < call.queries; ++t) {
+      const T *o = row(result, A::Result, b, t, h), *g = row(resultGrad, A::ResultGrad, b, t, h);
+      T sum = 0;
+      for (int64_t e = 0; e < dv; ++e)
+        sum += o[e] * g[e];
+      delta[t] = sum;
+      std::fill_n(row(queryGrad, A::QueryGrad, b, t, h), d, T(0));
+    }
+    for (int64_t s0 = 0; s0 < call.keys; s0 += kBlock) {
+      int64_t cols = std::min(kBlock, call.keys - s0);
+      const T *k = row(key, A::Key, b, s0, h), *v = row(value, A::Value, b, s0, h);
+      T *dk = row(keyGrad, A::KeyGrad, b, s0, h), *dvOut = row(valueGrad, A::ValueGrad, b, s0, h);
+      for (int64_t c = 0; c < cols; ++c) {
+        std::fill_n(dk + c * ld(A::KeyGrad), d, T(0));
+        std::fill_n(dvOut + c * ld(A::ValueGrad), dv, T(0));
+      }
+      // Causal: the queries before s0 see none of these keys.
+      for (int64_t t0 = call.causal ? s0 / kBlock * kBlock : 0; t0 < call.queries;
+           t0 += kBlock) {
+        int64_t rows = std::min(kBlock, call.queries - t0);
+        const T *q = row(query, A::Query, b, t0, h);
+        const T *g = row(resultGrad, A::ResultGrad, b, t0, h);
+        gemm<T>(false, true, rows, cols, d, scale, q, ld(A::Query), k, ld(A::Key), T(0),
+                probs.data(), kBlock);
+        for (int64_t r = 0; r < rows; ++r) {
+          T *p = probs.data() + r * kBlock;
+          int64_t seen = visible(t0 + r, s0, cols);
+          std::fill(p + seen, p + cols, T(0));
+          expShiftedSum(p, seen, *row(logsumexp, A::Logsumexp, b, t0 + r, h));
+        }
+        gemm<T>(true, false, cols, dv, rows, T(1), probs.data(), kBlock, g, ld(A::ResultGrad),
+                T(1), dvOut, ld(A::ValueGrad));
+        gemm<T>(false, true, rows, cols, dv, T(1), g, ld(A::ResultGrad), v, ld(A::Value), T(0),
+                dprobs.data(), kBlock);
+        for (int64_t r = 0; r < rows; ++r) {
+          T *p = probs.data() + r * kBlock, *dp = dprobs.data() + r * kBlock;
+          for (int64_t c = 0; c < cols; ++c)
+            dp[c] = p[c] * (dp[c] - delta[t0 + r]) * scale;
+        }
+        gemm<T>(false, false, rows, d, cols, T(1), dprobs.data(), kBlock, k, ld(A::Key), T(1),
+                row(queryGrad, A::QueryGrad, b, t0, h), ld(A::QueryGrad));
+        gemm<T>(true, false, cols, d, rows, T(1), dprobs.data(), kBlock, q, ld(A::Query), T(1),
+                dk, ld(A::KeyGrad));
+      }
+    }
+  }
+
+  static void forwardChunk(void *self, int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i)
+      static_cast<const Attention *>(self)->forward(i);
+  }
+  static void backwardChunk(void *self, int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i)
+      static_cast<const Attention *>(self)->backward(i);
+  }
+};
+
+template <typename T>
+std::optional<loom::rt::profile::Span> profileSpan(const AttentionCall &call, bool gradient) {
+  if (!loom::rt::profile::enabled())
+    return std::nullopt;
+  std::string args = "{\"batch\":" + std::to_string(call.batch) +
+                     ",\"queries\":" + std::to_string(call.queries) +
+                     ",\"keys\":" + std::to_string(call.keys) +
+                     ",\"heads\":" + std::to_string(call.heads) +
+                     ",\"dim\":" + std::to_string(call.dim) +
+                     ",\"causal\":" + std::to_string(call.causal) + "}";
+  std::string name = std::string(gradient ? "attention_grad_" : "attention_") +
+                     (sizeof(T) == 4 ? "f32" : "f64");
+  return std::optional<loom::rt::profile::Span>(std::in_place,
+                                                loom::rt::profile::currentTrack(), "kernel",
+                                                name, std::string_view(), args);
+}
+
+template <typename T>
+void run(int64_t callAddress, const int64_t *buffers, bool gradient) {
+  const auto &call = *reinterpret_cast<const AttentionCall *>(callAddress);
+  auto in = [&](int i) { return reinterpret_cast<const T *>(buffers[i]); };
+  auto out = [&](int i) { return reinterpret_cast<T *>(buffers[i]); };
+  Attention<T> attention{call, in(0), in(1), in(2), nullptr, nullptr, nullptr, nullptr,
+                         nullptr, nullptr, nullptr, T(std::bit_cast<double>(call.scaleBits))};
+  if (call.batch == 0 || call.heads == 0 || call.queries == 0)
+    return;
+  auto span = profileSpan<T>(call, gradient);
+  loom::rt::OneBlasThread oneThread;
+  if (!gradient) {
+    attention.out = out(3), attention.logsumexp = out(4);
+    int64_t blocks = (call.queries + kBlock - 1) / kBlock;
+    loom_rt_parallel_for(&Attention<T>::forwardChunk, &attention,
+                         call.batch * call.heads * blocks, 1);
+  } else {
+    attention.result = in(3), attention.logsumexp = out(4), attention.resultGrad = in(5);
+    attention.queryGrad = out(6), attention.keyGrad = out(7), attention.valueGrad = out(8);
+    loom_rt_parallel_for(&Attention<T>::backwardChunk, &attention, call.batch * call.heads, 1);
+  }
+}
+} // namespace
+
+extern "C" void loom_rt_attention_f32(int64_t call, int64_t query, int64_t key, int64_t value,
+                                      int64_t result, int64_t logsumexp) {
+  const int64_t buffers[] = {query, key, value, result, logsumexp};
+  run<float>(call, buffers, false);
+}
+
+extern "C" void loom_rt_attention_f64(int64_t call, int64_t query, int64_t key, int64_t value,
+                                      int64_t result, int64_t logsumexp) {
+  const int64_t buffers[] = {query, key, value, result, logsumexp};
+  run<double>(call, buffers, false);
+}
+
+extern "C" void loom_rt_attention_grad_f32(int64_t call, int64_t query, int64_t key,
+                                           int64_t value, int64_t result, int64_t logsumexp,
+                                           int64_t resultGrad, int64_t queryGrad,
+                                           int64_t keyGrad, int64_t valueGrad) {
+  const int64_t buffers[] = {query,      key,       value,   result,   logsumexp,
+                             resultGrad, queryGrad, keyGrad, valueGrad};
+  run<float>(call, buffers, true);
+}
+
+extern "C" void loom_rt_attention_grad_f64(int64_t call, int64_t query, int64_t key,
+                                           int64_t value, int64_t result, int64_t logsumexp,
+                                           int64_t resultGrad, int64_t queryGrad,
+                                           int64_t keyGrad, int64_t valueGrad) {
+  const int64_t buffers[] = {query,      key,       value,   result,   logsumexp,
+                             resultGrad, queryGrad, keyGrad, valueGrad};
+  run<double>(call, buffers, true);
+}

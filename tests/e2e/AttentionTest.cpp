@@ -1,0 +1,96 @@
+// End-to-end tests of dot_product_attention (loom.attention, run by the CPU's blocked
+// kernel): causal and not, sequences that end inside a block, more keys than queries, a
+// value dim unlike the query's, f32 and f64, strided operands, and bf16 (decomposed).
+#include "tests/e2e/Harness.h"
+
+#include <cmath>
+
+using namespace loom;
+using namespace loom::e2e;
+
+namespace {
+
+struct AttentionCase {
+  int64_t batch, queries, keys, heads, dim, valueDim;
+  bool causal;
+  DType dtype;
+};
+
+class AttentionTest : public testing::TestWithParam<AttentionCase> {};
+
+// The kernel's blocks are 64 queries by 64 keys: sizes 1, 63, 64, 65 and 130 cover a block's
+// first row, its edge and a remainder block.
+TEST_P(AttentionTest, MatchesReference) {
+  const AttentionCase &c = GetParam();
+  std::mt19937 rng(kSeed);
+  // Scores up to ~|dim * 2^2 * scale| apart: the softmax is far from uniform.
+  RefTensor q = uniform({c.batch, c.queries, c.heads, c.dim}, rng, -2, 2, c.dtype);
+  RefTensor k = uniform({c.batch, c.keys, c.heads, c.dim}, rng, -2, 2, c.dtype);
+  RefTensor v = uniform({c.batch, c.keys, c.heads, c.valueDim}, rng, -1, 1, c.dtype);
+  bool causal = c.causal;
+  auto f = jit([causal](Tensor q, Tensor k, Tensor v) {
+    return dot_product_attention(q, k, v, causal);
+  });
+  Array got = f(toArray(q, c.dtype), toArray(k, c.dtype), toArray(v, c.dtype));
+  EXPECT_EQ(got.dtype(), c.dtype);
+  RefTensor want = ref::attention(q, k, v, 1.0 / std::sqrt(double(c.dim)), c.causal);
+  EXPECT_TRUE(allClose(got, want, c.dtype == DType::F64 ? kF64 : kF32Approx));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    , AttentionTest,
+    testing::Values(AttentionCase{2, 8, 8, 3, 5, 5, false, DType::F32},
+                    AttentionCase{2, 8, 8, 3, 5, 5, true, DType::F32},
+                    AttentionCase{1, 1, 1, 1, 4, 4, true, DType::F32},   // one position
+                    AttentionCase{1, 130, 130, 2, 16, 16, true, DType::F32}, // 3 blocks
+                    AttentionCase{2, 64, 64, 2, 8, 8, true, DType::F32},  // one full block
+                    AttentionCase{1, 65, 129, 2, 8, 3, false, DType::F32}, // Tq != Tk, Dv != D
+                    AttentionCase{2, 63, 63, 3, 7, 7, true, DType::F64},
+                    AttentionCase{1, 130, 70, 2, 5, 9, false, DType::F64}),
+    [](const testing::TestParamInfo<AttentionCase> &info) {
+      const AttentionCase &c = info.param;
+      return std::string(c.dtype == DType::F64 ? "f64_" : "f32_") +
+             (c.causal ? "causal_" : "full_") + std::to_string(c.batch) + "x" +
+             std::to_string(c.queries) + "x" + std::to_string(c.keys) + "x" +
+             std::to_string(c.heads) + "x" + std::to_string(c.dim) + "x" +
+             std::to_string(c.valueDim);
+    });
+
+// Query, key and value read in place from a projection (strided views, as a GPT's are),
+// with an explicit scale.
+TEST(AttentionLayoutTest, ReadsStridedSlicesOfOneProjection) {
+  std::mt19937 rng(kSeed);
+  RefTensor qkv = uniform({2, 9, 3, 2, 4}, rng); // [B, T, 3, H, D]
+  auto f = jit([](Tensor qkv) {
+    auto part = [&](int64_t i) {
+      return reshape(slice(qkv, {0, 0, i, 0, 0}, {2, 9, i + 1, 2, 4}), {2, 9, 2, 4});
+    };
+    return dot_product_attention(part(0), part(1), part(2), true, 0.7);
+  });
+  auto part = [&](int64_t i) {
+    RefTensor t{{2, 9, 2, 4}, {}};
+    for (int64_t b = 0; b < 2; ++b)
+      for (int64_t s = 0; s < 9; ++s)
+        for (int64_t h = 0; h < 2; ++h)
+          for (int64_t d = 0; d < 4; ++d)
+            t.data.push_back(qkv.at({b, s, i, h, d}));
+    return t;
+  };
+  EXPECT_TRUE(allClose(f(toArray(qkv)), ref::attention(part(0), part(1), part(2), 0.7, true),
+                       kF32Approx));
+}
+
+// bf16 attention has no CPU kernel: it is decomposed into products and a softmax, whose
+// result matches the f32 reference within bf16's rounding.
+TEST(AttentionLayoutTest, Bf16IsDecomposed) {
+  std::mt19937 rng(kSeed);
+  RefTensor q = uniform({1, 6, 2, 4}, rng, -1, 1, DType::BF16);
+  RefTensor k = uniform({1, 6, 2, 4}, rng, -1, 1, DType::BF16);
+  RefTensor v = uniform({1, 6, 2, 4}, rng, -1, 1, DType::BF16);
+  auto f = jit([](Tensor q, Tensor k, Tensor v) { return dot_product_attention(q, k, v, true); });
+  Array got = f(toArray(q, DType::BF16), toArray(k, DType::BF16), toArray(v, DType::BF16));
+  EXPECT_EQ(got.dtype(), DType::BF16);
+  EXPECT_TRUE(allClose(got, ref::attention(q, k, v, 0.5, true), {2e-2, 2e-2}));
+}
+
+} // namespace

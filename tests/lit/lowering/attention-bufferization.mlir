@@ -1,0 +1,67 @@
+// RUN: loom-opt --loom-lower-to-linalg --cse --loom-cpu-bufferize --mlir-print-debuginfo=false -split-input-file %s | FileCheck %s
+
+// Tests that loom.attention bufferizes to one call of the runtime's kernel, reading query, key
+// and value in place as strided views of one projection (no copy), with a stack array
+// describing the call: B, Tq, Tk, H, D, Dv, causal, the scale's bits, then per buffer its
+// offset and its batch, sequence and head strides (the logsumexp [B, H, T] is dense).
+// CHECK-LABEL: func.func @main
+// CHECK-SAME: (%[[QKV:[a-z0-9]+]]: memref<2x8x3x4x16xf32>, %[[OUT:[a-z0-9]+]]: memref<2x8x4x16xf32>)
+// CHECK-NOT: scf.parallel
+// CHECK: %[[QV:.*]] = memref.subview %[[QKV]][0, 0, 0, 0, 0]
+// CHECK: %[[KV:.*]] = memref.subview %[[QKV]][0, 0, 1, 0, 0]
+// CHECK: %[[VV:.*]] = memref.subview %[[QKV]][0, 0, 2, 0, 0]
+// CHECK: %[[Q:.*]] = memref.collapse_shape %[[QV]] {{\[}}[0], [1], [2, 3], [4]] : {{.*}} into memref<2x8x4x16xf32, strided<[1536, 192, 16, 1]>>
+// CHECK: %[[K:.*]] = memref.collapse_shape %[[KV]] {{.*}} into memref<2x8x4x16xf32, strided<[1536, 192, 16, 1], offset: 64>>
+// CHECK: %[[V:.*]] = memref.collapse_shape %[[VV]] {{.*}} into memref<2x8x4x16xf32, strided<[1536, 192, 16, 1], offset: 128>>
+// CHECK: %[[LSE:.*]] = memref.alloc() {{.*}} : memref<2x4x8xf32>
+// CHECK: %[[CALL:.*]] = memref.alloca() : memref<28xi64>
+// CHECK: memref.store %c2_i64, %[[CALL]][%c0]
+// CHECK: memref.store %c8_i64, %[[CALL]][%c1]
+// CHECK: memref.store %c8_i64, %[[CALL]][%c2]
+// CHECK: memref.store %c4_i64, %[[CALL]][%c3]
+// CHECK: memref.store %c16_i64, %[[CALL]][%c4]
+// CHECK: memref.store %c16_i64, %[[CALL]][%c5]
+// CHECK: memref.store %c1_i64, %[[CALL]][%c6]
+// 0.25 as a double's bits.
+// CHECK: memref.store %c4598175219545276416_i64, %[[CALL]][%c7]
+// The key's layout: offset 64, strides 1536, 192, 16.
+// CHECK: memref.store %c64_i64, %[[CALL]][%c12]
+// CHECK: memref.store %c1536_i64, %[[CALL]][%c13]
+// CHECK: memref.store %c192_i64, %[[CALL]][%c14]
+// CHECK: memref.store %c16_i64, %[[CALL]][%c15]
+// The logsumexp's: offset 0, batch 32, sequence 1, head 8.
+// CHECK: memref.store %c0_i64, %[[CALL]][%c24]
+// CHECK: memref.store %c32_i64, %[[CALL]][%c25]
+// CHECK: memref.store %c1_i64, %[[CALL]][%c26]
+// CHECK: memref.store %c8_i64, %[[CALL]][%c27]
+// CHECK: call @loom_rt_attention_f32(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: memref.dealloc %[[LSE]]
+func.func @main(%qkv: tensor<2x8x3x4x16xf32>) -> tensor<2x8x4x16xf32> {
+  %q0 = loom.slice %qkv, start = [0, 0, 0, 0, 0], limit = [2, 8, 1, 4, 16], strides = [1, 1, 1, 1, 1] : tensor<2x8x3x4x16xf32> -> tensor<2x8x1x4x16xf32>
+  %k0 = loom.slice %qkv, start = [0, 0, 1, 0, 0], limit = [2, 8, 2, 4, 16], strides = [1, 1, 1, 1, 1] : tensor<2x8x3x4x16xf32> -> tensor<2x8x1x4x16xf32>
+  %v0 = loom.slice %qkv, start = [0, 0, 2, 0, 0], limit = [2, 8, 3, 4, 16], strides = [1, 1, 1, 1, 1] : tensor<2x8x3x4x16xf32> -> tensor<2x8x1x4x16xf32>
+  %q = loom.reshape %q0 : tensor<2x8x1x4x16xf32> -> tensor<2x8x4x16xf32>
+  %k = loom.reshape %k0 : tensor<2x8x1x4x16xf32> -> tensor<2x8x4x16xf32>
+  %v = loom.reshape %v0 : tensor<2x8x1x4x16xf32> -> tensor<2x8x4x16xf32>
+  %out, %lse = loom.attention %q, %k, %v, scale = 0.25 causal
+      : (tensor<2x8x4x16xf32>, tensor<2x8x4x16xf32>, tensor<2x8x4x16xf32>)
+      -> (tensor<2x8x4x16xf32>, tensor<2x4x8xf32>)
+  return %out : tensor<2x8x4x16xf32>
+}
+
+// -----
+
+// Tests that the gradient is one call of the f64 kernel with nine buffers and a 44-word
+// description.
+// CHECK-LABEL: func.func @grad
+// CHECK: memref.alloca() : memref<44xi64>
+// CHECK: call @loom_rt_attention_grad_f64({{.*}}) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+func.func @grad(%q: tensor<1x4x2x8xf64>, %o: tensor<1x4x2x8xf64>, %lse: tensor<1x2x4xf64>,
+                %do: tensor<1x4x2x8xf64>)
+    -> (tensor<1x4x2x8xf64>, tensor<1x4x2x8xf64>, tensor<1x4x2x8xf64>) {
+  %dq, %dk, %dv = loom.attention_grad %q, %q, %q, %o, %lse, %do, scale = 0.5
+      : (tensor<1x4x2x8xf64>, tensor<1x4x2x8xf64>, tensor<1x4x2x8xf64>, tensor<1x4x2x8xf64>,
+         tensor<1x2x4xf64>, tensor<1x4x2x8xf64>)
+      -> (tensor<1x4x2x8xf64>, tensor<1x4x2x8xf64>, tensor<1x4x2x8xf64>)
+  return %dq, %dk, %dv : tensor<1x4x2x8xf64>, tensor<1x4x2x8xf64>, tensor<1x4x2x8xf64>
+}

@@ -1,0 +1,83 @@
+// RUN: loom-opt %s -loom-decompose-attention -split-input-file | FileCheck %s --check-prefixes=CHECK,CPU
+// RUN: loom-opt %s -loom-decompose-attention=all=true -split-input-file | FileCheck %s --check-prefixes=CHECK,ALL
+
+// Tests that an f32 attention stays one op for the CPU's kernel, and that with `all` (the GPU)
+// it becomes the scores' product, the scale, the causal mask (-inf where s > t), a softmax
+// whose max carries no gradient, the product with the values moved back to [B, T, H, Dv],
+// and the logsumexp max + log(sum).
+// CHECK-LABEL: func.func @causal
+// CPU: loom.attention
+// ALL-NOT: loom.attention
+// ALL: %[[S:.*]] = loom.dot_general %arg0, %arg1, batching_dims = [0, 2] x [0, 2], contracting_dims = [3] x [3] : (tensor<1x4x2x8xf32>, tensor<1x4x2x8xf32>) -> tensor<1x2x4x4xf32>
+// ALL: %[[SCALED:.*]] = loom.mul %[[S]], %{{.*}} : tensor<1x2x4x4xf32>
+// ALL-DAG: %[[COLS:.*]] = loom.iota dim = 1 : tensor<4x4xi32>
+// ALL-DAG: %[[ROWS:.*]] = loom.iota dim = 0 : tensor<4x4xi32>
+// ALL: %[[ALLOWED:.*]] = loom.compare ge, %[[ROWS]], %[[COLS]]
+// ALL: %[[NEGINF:.*]] = loom.constant dense<0xFF800000> : tensor<1x2x4x4xf32>
+// ALL: %[[MASK:.*]] = loom.broadcast_in_dim %[[ALLOWED]], dims = [2, 3]
+// ALL: %[[MASKED:.*]] = loom.select %[[MASK]], %[[SCALED]], %[[NEGINF]]
+// ALL: %[[MAX:.*]] = loom.reduce max %[[MASKED]], dims = [3]
+// ALL: %[[FIXED:.*]] = loom.stop_gradient %[[MAX]]
+// ALL: loom.sub %[[MASKED]]
+// ALL: %[[E:.*]] = loom.exp
+// ALL: %[[SUM:.*]] = loom.reduce sum %[[E]], dims = [3]
+// ALL: %[[P:.*]] = loom.div %[[E]]
+// ALL: %[[PV:.*]] = loom.dot_general %[[P]], %arg2, batching_dims = [0, 1] x [0, 2], contracting_dims = [3] x [1] : (tensor<1x2x4x4xf32>, tensor<1x4x2x8xf32>) -> tensor<1x2x4x8xf32>
+// ALL: %[[OUT:.*]] = loom.transpose %[[PV]], permutation = [0, 2, 1, 3] : tensor<1x2x4x8xf32> -> tensor<1x4x2x8xf32>
+// ALL: %[[LOG:.*]] = loom.log %[[SUM]]
+// ALL: %[[LSE:.*]] = loom.add %[[FIXED]], %[[LOG]] : tensor<1x2x4xf32>
+// ALL: return %[[OUT]], %[[LSE]]
+func.func @causal(%q: tensor<1x4x2x8xf32>, %k: tensor<1x4x2x8xf32>, %v: tensor<1x4x2x8xf32>)
+    -> (tensor<1x4x2x8xf32>, tensor<1x2x4xf32>) {
+  %out, %lse = loom.attention %q, %k, %v, scale = 0.5 causal
+      : (tensor<1x4x2x8xf32>, tensor<1x4x2x8xf32>, tensor<1x4x2x8xf32>)
+      -> (tensor<1x4x2x8xf32>, tensor<1x2x4xf32>)
+  return %out, %lse : tensor<1x4x2x8xf32>, tensor<1x2x4xf32>
+}
+
+// -----
+
+// Tests that a bf16 attention (no CPU kernel) is decomposed by default, without a mask when
+// not causal, with more keys than queries and a value dim unlike the query's.
+// CHECK-LABEL: func.func @bf16
+// CHECK-NOT: loom.attention
+// CHECK-NOT: loom.select
+// CHECK: loom.dot_general %arg0, %arg1, {{.*}} -> tensor<1x2x4x6xbf16>
+// CHECK: loom.dot_general %{{.*}}, %arg2, {{.*}} : (tensor<1x2x4x6xbf16>, tensor<1x6x2x3xbf16>) -> tensor<1x2x4x3xbf16>
+func.func @bf16(%q: tensor<1x4x2x8xbf16>, %k: tensor<1x6x2x8xbf16>, %v: tensor<1x6x2x3xbf16>)
+    -> tensor<1x4x2x3xbf16> {
+  %out, %lse = loom.attention %q, %k, %v, scale = 0.5
+      : (tensor<1x4x2x8xbf16>, tensor<1x6x2x8xbf16>, tensor<1x6x2x3xbf16>)
+      -> (tensor<1x4x2x3xbf16>, tensor<1x2x4xbf16>)
+  return %out : tensor<1x4x2x3xbf16>
+}
+
+// -----
+
+// Tests the gradient's decomposition: P = exp(scores - lse) recomputed under the mask,
+// dV = P^T dO, dS = P (dO V^T - rowsum(dO O)) scale, dQ = dS K, dK = dS^T Q.
+// CHECK-LABEL: func.func @grad
+// CPU: loom.attention_grad
+// ALL-NOT: loom.attention_grad
+// ALL: %[[LSE:.*]] = loom.broadcast_in_dim %arg4, dims = [0, 1, 2] : tensor<1x2x4xf32> -> tensor<1x2x4x4xf32>
+// ALL: %[[MASKED:.*]] = loom.select
+// ALL: %[[P:.*]] = loom.exp
+// ALL: %[[DV:.*]] = loom.dot_general %[[P]], %arg5, batching_dims = [0, 1] x [0, 2], contracting_dims = [2] x [1]
+// ALL: %[[DP:.*]] = loom.dot_general %arg5, %arg2, batching_dims = [0, 2] x [0, 2], contracting_dims = [3] x [3]
+// ALL: %[[DO_O:.*]] = loom.mul %arg5, %arg3 : tensor<1x4x2x8xf32>
+// ALL: %[[DELTA:.*]] = loom.reduce sum %[[DO_O]], dims = [3]
+// ALL: loom.transpose %[[DELTA]], permutation = [0, 2, 1]
+// ALL: %[[DIFF:.*]] = loom.sub %[[DP]]
+// ALL: %[[PDIFF:.*]] = loom.mul %[[P]], %[[DIFF]]
+// ALL: %[[DS:.*]] = loom.mul %[[PDIFF]], %{{.*}} : tensor<1x2x4x4xf32>
+// ALL: %[[DQ:.*]] = loom.dot_general %[[DS]], %arg1, batching_dims = [0, 1] x [0, 2], contracting_dims = [3] x [1]
+// ALL: %[[DK:.*]] = loom.dot_general %[[DS]], %arg0, batching_dims = [0, 1] x [0, 2], contracting_dims = [2] x [1]
+func.func @grad(%q: tensor<1x4x2x8xf32>, %k: tensor<1x4x2x8xf32>, %v: tensor<1x4x2x8xf32>,
+                %o: tensor<1x4x2x8xf32>, %lse: tensor<1x2x4xf32>, %do: tensor<1x4x2x8xf32>)
+    -> (tensor<1x4x2x8xf32>, tensor<1x4x2x8xf32>, tensor<1x4x2x8xf32>) {
+  %dq, %dk, %dv = loom.attention_grad %q, %k, %v, %o, %lse, %do, scale = 0.5 causal
+      : (tensor<1x4x2x8xf32>, tensor<1x4x2x8xf32>, tensor<1x4x2x8xf32>, tensor<1x4x2x8xf32>,
+         tensor<1x2x4xf32>, tensor<1x4x2x8xf32>)
+      -> (tensor<1x4x2x8xf32>, tensor<1x4x2x8xf32>, tensor<1x4x2x8xf32>)
+  return %dq, %dk, %dv : tensor<1x4x2x8xf32>, tensor<1x4x2x8xf32>, tensor<1x4x2x8xf32>
+}
