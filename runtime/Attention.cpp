@@ -1,12 +1,12 @@
 // The CPU's attention kernel (see Attention.h): flash attention's blocking with OpenBLAS
 // GEMMs for each block's products.
 //
-// Forward, per (batch, head, block of queries): for each block of keys, S = scale Q K^T; the
-// running row max m and denominator l are updated and the accumulated P V rescaled by
-// e^(m_old - m_new), so the softmax is never stored; at the end O = acc / l and the
-// logsumexp m + log l is kept for the gradient.
-// Gradient, per (batch, head): with delta_t = dO_t . O_t, for each block of keys and each
-// block of queries that sees it, P = e^(S - lse) is recomputed and dV += P^T dO,
+// Forward, per (batch, head, block of 64 queries): for each span of up to 256 keys,
+// S = scale Q K^T; the running row max m and denominator l are updated and the accumulated
+// P V rescaled by e^(m_old - m_new), so the softmax is never stored; at the end O = acc / l
+// and the logsumexp m + log l is kept for the gradient.
+// Gradient, per (batch, head): with delta_t = dO_t . O_t, for each block of 64 keys and each
+// span of up to 256 queries that sees it, P = e^(S - lse) is recomputed and dV += P^T dO,
 // dS = P (dO V^T - delta) scale, dQ += dS K, dK += dS^T Q. A (batch, head) owns its rows of
 // dQ, dK and dV, so the problems run on the device's threads without sharing a row.
 #include "runtime/Attention.h"
@@ -29,9 +29,13 @@ using loom::rt::AttentionCall;
 
 namespace {
 
-/// Queries and keys per block: a block's scores (64 x 64) and its rows of Q, K and V stay in
-/// L1/L2 while they are used.
+/// The rows a unit of work owns (the forward's queries, the backward's keys), and how many of
+/// the other side one GEMM takes: the scores of a block (64 x 256) and the rows of Q, K and V
+/// they read stay in L2, and the GEMMs are long enough to run near OpenBLAS's speed. Under a
+/// causal mask only the diagonal 64 x 64 block is partly wasted: the other side starts or
+/// ends at the owned block, not at a multiple of 256.
 constexpr int64_t kBlock = 64;
+constexpr int64_t kSpan = 256;
 
 template <typename T>
 void gemm(bool transposeA, bool transposeB, int64_t m, int64_t n, int64_t k, T alpha,
@@ -43,11 +47,11 @@ void gemm(bool transposeA, bool transposeB, int64_t m, int64_t n, int64_t k, T a
     cblas_dgemm(CblasRowMajor, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 
-/// e^x for floats, vectorizable (no libm call): x = n ln2 + r, e^r by Cephes' polynomial
-/// (within 2 ulp), 2^n through the exponent bits. Below -87.3 the result is 0.
-__attribute__((target_clones("avx2", "default"))) float
-expShiftedSum(float *row, int64_t n, float shift) {
-  float sum = 0;
+/// row[i] = e^(row[i] - shift) for floats, vectorized (no libm call): x = n ln2 + r, e^r by
+/// Cephes' polynomial (within 2 ulp), 2^n through the exponent bits; below -87.3 it is 0.
+/// (This file is compiled without trapping math, so the clamp and the select are branch-free.)
+__attribute__((target_clones("avx2", "default"))) void expShifted(float *row, int64_t n,
+                                                                   float shift) {
   for (int64_t i = 0; i < n; ++i) {
     float x = std::max(row[i] - shift, -88.0f);
     // n = round(x / ln2) by adding 1.5 * 2^23 (rounds to an integer in the low bits).
@@ -63,19 +67,44 @@ expShiftedSum(float *row, int64_t n, float shift) {
     p = p * r + 5.0000001201e-1f;
     p = p * r * r + r + 1.0f;
     float value = p * std::bit_cast<float>((bits + 127) << 23);
-    value = x < -87.3f ? 0.0f : value;
-    row[i] = value;
-    sum += value;
+    row[i] = x < -87.3f ? 0.0f : value;
   }
+}
+
+/// The sum of row[0, n), in 8 lanes (which the compiler vectorizes; a single running sum it
+/// may not reorder).
+template <typename T> T rowSum(const T *row, int64_t n) {
+  T lanes[8] = {};
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    for (int l = 0; l < 8; ++l)
+      lanes[l] += row[i + l];
+  T sum = 0;
+  for (; i < n; ++i)
+    sum += row[i];
+  for (T lane : lanes)
+    sum += lane;
   return sum;
 }
 
-/// row[i] = e^(row[i] - shift); returns their sum.
-double expShiftedSum(double *row, int64_t n, double shift) {
-  double sum = 0;
+/// row[i] = e^(row[i] - shift) for doubles (libm: f64 programs are for exactness).
+void expShifted(double *row, int64_t n, double shift) {
   for (int64_t i = 0; i < n; ++i)
-    sum += row[i] = std::exp(row[i] - shift);
-  return sum;
+    row[i] = std::exp(row[i] - shift);
+}
+
+/// The max of row[0, n), n >= 1, in 8 lanes.
+template <typename T> T rowMax(const T *row, int64_t n) {
+  T lanes[8];
+  std::fill_n(lanes, 8, row[0]);
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    for (int l = 0; l < 8; ++l)
+      lanes[l] = std::max(lanes[l], row[i + l]);
+  T max = *std::max_element(lanes, lanes + 8);
+  for (; i < n; ++i)
+    max = std::max(max, row[i]);
+  return max;
 }
 
 template <typename T>
@@ -105,30 +134,31 @@ struct Attention {
     int64_t t0 = unit % blocks * kBlock, rows = std::min(kBlock, call.queries - t0);
     int64_t dv = call.valueDim;
     thread_local std::vector<T> scores, acc, max, denominator;
-    scores.resize(kBlock * kBlock), acc.assign(rows * dv, T(0));
+    scores.resize(kBlock * kSpan), acc.assign(rows * dv, T(0));
     max.assign(rows, -std::numeric_limits<T>::infinity()), denominator.assign(rows, T(0));
     const T *q = row(query, A::Query, b, t0, h);
     int64_t keyEnd = call.causal ? std::min(call.keys, t0 + rows) : call.keys;
-    for (int64_t s0 = 0; s0 < keyEnd; s0 += kBlock) {
-      int64_t cols = std::min(kBlock, keyEnd - s0);
+    for (int64_t s0 = 0; s0 < keyEnd; s0 += kSpan) {
+      int64_t cols = std::min(kSpan, keyEnd - s0);
       gemm<T>(false, true, rows, cols, call.dim, scale, q, ld(A::Query),
-              row(key, A::Key, b, s0, h), ld(A::Key), T(0), scores.data(), kBlock);
+              row(key, A::Key, b, s0, h), ld(A::Key), T(0), scores.data(), kSpan);
       for (int64_t r = 0; r < rows; ++r) {
-        T *s = scores.data() + r * kBlock;
+        T *s = scores.data() + r * kSpan;
         int64_t seen = visible(t0 + r, s0, cols);
         std::fill(s + seen, s + cols, T(0));
         if (seen == 0)
           continue;
-        T blockMax = *std::max_element(s, s + seen);
+        T blockMax = rowMax(s, seen);
         T newMax = std::max(max[r], blockMax);
         T rescale = std::exp(max[r] - newMax); // 0 for the first block
-        denominator[r] = denominator[r] * rescale + expShiftedSum(s, seen, newMax);
+        expShifted(s, seen, newMax);
+        denominator[r] = denominator[r] * rescale + rowSum(s, seen);
         max[r] = newMax;
         if (rescale != T(1))
           for (T *a = acc.data() + r * dv, *end = a + dv; a < end; ++a)
             *a *= rescale;
       }
-      gemm<T>(false, false, rows, dv, cols, T(1), scores.data(), kBlock,
+      gemm<T>(false, false, rows, dv, cols, T(1), scores.data(), kSpan,
               row(value, A::Value, b, s0, h), ld(A::Value), T(1), acc.data(), dv);
     }
     for (int64_t r = 0; r < rows; ++r) {
@@ -144,7 +174,7 @@ struct Attention {
     using A = AttentionCall;
     int64_t b = unit / call.heads, h = unit % call.heads, d = call.dim, dv = call.valueDim;
     thread_local std::vector<T> probs, dprobs, delta;
-    probs.resize(kBlock * kBlock), dprobs.resize(kBlock * kBlock), delta.resize(call.queries);
+    probs.resize(kSpan * kBlock), dprobs.resize(kSpan * kBlock), delta.resize(call.queries);
     for (int64_t t = 0; t < call.queries; ++t) {
       const T *o = row(result, A::Result, b, t, h), *g = row(resultGrad, A::ResultGrad, b, t, h);
       T sum = 0;
@@ -162,9 +192,8 @@ struct Attention {
         std::fill_n(dvOut + c * ld(A::ValueGrad), dv, T(0));
       }
       // Causal: the queries before s0 see none of these keys.
-      for (int64_t t0 = call.causal ? s0 / kBlock * kBlock : 0; t0 < call.queries;
-           t0 += kBlock) {
-        int64_t rows = std::min(kBlock, call.queries - t0);
+      for (int64_t t0 = call.causal ? s0 : 0; t0 < call.queries; t0 += kSpan) {
+        int64_t rows = std::min(kSpan, call.queries - t0);
         const T *q = row(query, A::Query, b, t0, h);
         const T *g = row(resultGrad, A::ResultGrad, b, t0, h);
         gemm<T>(false, true, rows, cols, d, scale, q, ld(A::Query), k, ld(A::Key), T(0),
@@ -173,7 +202,7 @@ struct Attention {
           T *p = probs.data() + r * kBlock;
           int64_t seen = visible(t0 + r, s0, cols);
           std::fill(p + seen, p + cols, T(0));
-          expShiftedSum(p, seen, *row(logsumexp, A::Logsumexp, b, t0 + r, h));
+          expShifted(p, seen, *row(logsumexp, A::Logsumexp, b, t0 + r, h));
         }
         gemm<T>(true, false, cols, dv, rows, T(1), probs.data(), kBlock, g, ld(A::ResultGrad),
                 T(1), dvOut, ld(A::ValueGrad));

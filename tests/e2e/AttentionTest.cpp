@@ -18,8 +18,9 @@ struct AttentionCase {
 
 class AttentionTest : public testing::TestWithParam<AttentionCase> {};
 
-// The kernel's blocks are 64 queries by 64 keys: sizes 1, 63, 64, 65 and 130 cover a block's
-// first row, its edge and a remainder block.
+// The kernel's units own 64 rows and take up to 256 of the other side per product: sizes 1,
+// 63, 64, 65, 130 and 300 cover a block's first row, its edge, remainder blocks, and a
+// softmax carried over several spans of keys.
 TEST_P(AttentionTest, MatchesReference) {
   const AttentionCase &c = GetParam();
   std::mt19937 rng(kSeed);
@@ -45,6 +46,8 @@ INSTANTIATE_TEST_SUITE_P(
                     AttentionCase{1, 130, 130, 2, 16, 16, true, DType::F32}, // 3 blocks
                     AttentionCase{2, 64, 64, 2, 8, 8, true, DType::F32},  // one full block
                     AttentionCase{1, 65, 129, 2, 8, 3, false, DType::F32}, // Tq != Tk, Dv != D
+                    AttentionCase{1, 300, 300, 2, 8, 8, true, DType::F32},  // 2 spans of keys
+                    AttentionCase{1, 70, 600, 1, 4, 6, false, DType::F64},  // 3 spans
                     AttentionCase{2, 63, 63, 3, 7, 7, true, DType::F64},
                     AttentionCase{1, 130, 70, 2, 5, 9, false, DType::F64}),
     [](const testing::TestParamInfo<AttentionCase> &info) {
@@ -91,6 +94,35 @@ TEST(AttentionLayoutTest, Bf16IsDecomposed) {
   Array got = f(toArray(q, DType::BF16), toArray(k, DType::BF16), toArray(v, DType::BF16));
   EXPECT_EQ(got.dtype(), DType::BF16);
   EXPECT_TRUE(allClose(got, ref::attention(q, k, v, 0.5, true), {2e-2, 2e-2}));
+}
+
+// The point of the blocked kernel: a step that differentiates attention at T = 1024 holds
+// less than a tenth of one [B, H, T, T] score tensor in temporaries (the compiler's buffer
+// plan), while the same attention written as products and a softmax holds the scores.
+TEST(AttentionMemoryTest, TheGradientNeverHoldsTheScores) {
+  const int64_t batch = 1, seq = 1024, heads = 4, dim = 16;
+  auto step = [](auto attention) {
+    return jit([attention](Tensor q, Tensor k, Tensor v, Tensor r) {
+      auto loss = [&](Tensor q, Tensor k, Tensor v, Tensor weights) {
+        return sum(attention(q, k, v) * weights);
+      };
+      return grad(loss)(q, k, v, r);
+    });
+  };
+  auto fused = step([](const Tensor &q, const Tensor &k, const Tensor &v) {
+    return dot_product_attention(q, k, v, true);
+  });
+  auto composed = step([](const Tensor &q, const Tensor &k, const Tensor &v) {
+    Tensor scores = einsum("bthd,bshd->bhts", q, k) * 0.25;
+    Tensor allowed = greater_equal(iota({seq, seq}, 0), iota({seq, seq}, 1));
+    scores = where(allowed, scores, full({}, -1e9, scores.dtype()));
+    return einsum("bhts,bshd->bthd", softmax(scores, -1), v);
+  });
+  std::mt19937 rng(kSeed);
+  Array x = toArray(uniform({batch, seq, heads, dim}, rng));
+  const uint64_t scoreBytes = batch * heads * seq * seq * sizeof(float);
+  EXPECT_LT(fused.memory_analysis(x, x, x, x).temporaryBytes, scoreBytes / 10);
+  EXPECT_GE(composed.memory_analysis(x, x, x, x).temporaryBytes, scoreBytes);
 }
 
 } // namespace

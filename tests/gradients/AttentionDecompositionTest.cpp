@@ -63,7 +63,9 @@ TEST_P(AttentionDecompositionTest, MatchesTheKernels) {
 
 INSTANTIATE_TEST_SUITE_P(, AttentionDecompositionTest,
                          testing::Values(AttentionCase{2, 70, 70, 2, 5, true},
-                                         AttentionCase{1, 9, 66, 3, 4, false}),
+                                         AttentionCase{1, 300, 300, 2, 3, true},
+                                         AttentionCase{1, 9, 66, 3, 4, false},
+                                         AttentionCase{1, 520, 70, 1, 4, false}),
                          [](const testing::TestParamInfo<AttentionCase> &info) {
                            return std::string(info.param.causal ? "causal" : "full") + "_" +
                                   std::to_string(info.param.queries) + "x" +
