@@ -41,12 +41,13 @@ struct AttentionBuilder {
   Value broadcast(Value x, RankedTensorType to, ArrayRef<int64_t> dims) {
     return BroadcastInDimOp::create(b, loc, to, x, dims);
   }
-  /// [B, Tq, H, Tk]-ordered products as [B, H, ...]: contract dim `xc` of x with `yc` of y,
-  /// batching dims 0 and 2 of operands laid out [B, T, H, *] (or [B, H, *, *] with `xHeads`).
-  Value product(Value x, Value y, bool xHeadsFirst, int64_t xc, int64_t yc, bool yHeadsFirst) {
-    SmallVector<int64_t> xb = xHeadsFirst ? SmallVector<int64_t>{0, 1} : SmallVector<int64_t>{0, 2};
-    SmallVector<int64_t> yb = yHeadsFirst ? SmallVector<int64_t>{0, 1} : SmallVector<int64_t>{0, 2};
-    return DotGeneralOp::create(b, loc, x, y, xb, yb, {xc}, {yc});
+  /// The product over batch and heads contracting dim `xc` of x with dim `yc` of y: [B, H,
+  /// x's other dim, y's other dim]. y is laid out [B, T, H, *]; x too, or [B, H, *, *] with
+  /// `xHeadsFirst` (scores and probabilities).
+  Value product(Value x, int64_t xc, Value y, int64_t yc, bool xHeadsFirst = false) {
+    SmallVector<int64_t> xBatch = xHeadsFirst ? SmallVector<int64_t>{0, 1}
+                                              : SmallVector<int64_t>{0, 2};
+    return DotGeneralOp::create(b, loc, x, y, xBatch, {0, 2}, {xc}, {yc});
   }
   /// [B, H, T, *] -> [B, T, H, *].
   Value headsSecond(Value x) { return TransposeOp::create(b, loc, x, {0, 2, 1, 3}); }
@@ -54,7 +55,7 @@ struct AttentionBuilder {
   /// scale * q k^T, with -inf where a causal mask forbids the pair.
   Value scores() {
     RankedTensorType type = scoresType();
-    Value s = product(query, key, false, 3, 3, false);
+    Value s = product(query, 3, key, 3);
     s = MulOp::create(b, loc, type, s, splat(type, scale));
     if (!causal)
       return s;
@@ -80,7 +81,7 @@ struct AttentionBuilder {
     Value e = ExpOp::create(b, loc, type, SubOp::create(b, loc, type, s, overKeys(max)));
     Value sum = ReduceOp::create(b, loc, ReduceKind::sum, e, {3});
     Value p = DivOp::create(b, loc, type, e, overKeys(sum));
-    Value result = headsSecond(product(p, value, true, 3, 1, false));
+    Value result = headsSecond(product(p, 3, value, 1, true));
     auto rowType = typeOf(max);
     Value lse = AddOp::create(b, loc, rowType, max, LogOp::create(b, loc, rowType, sum));
     return {result, lse};
@@ -90,8 +91,8 @@ struct AttentionBuilder {
   SmallVector<Value> backward(Value result, Value lse, Value resultGrad) {
     RankedTensorType type = scoresType();
     Value p = ExpOp::create(b, loc, type, SubOp::create(b, loc, type, scores(), overKeys(lse)));
-    Value dv = headsSecond(product(p, resultGrad, true, 2, 1, false));
-    Value dp = product(resultGrad, value, false, 3, 3, false);
+    Value dv = headsSecond(product(p, 2, resultGrad, 1, true));
+    Value dp = product(resultGrad, 3, value, 3);
     // delta[b, h, t] = sum_e dout[b, t, h, e] out[b, t, h, e], the softmax's own term.
     Value delta = ReduceOp::create(
         b, loc, ReduceKind::sum,
@@ -99,8 +100,8 @@ struct AttentionBuilder {
     delta = TransposeOp::create(b, loc, delta, {0, 2, 1});
     Value ds = MulOp::create(b, loc, type, p, SubOp::create(b, loc, type, dp, overKeys(delta)));
     ds = MulOp::create(b, loc, type, ds, splat(type, scale));
-    Value dq = headsSecond(product(ds, key, true, 3, 1, false));
-    Value dk = headsSecond(product(ds, query, true, 2, 1, false));
+    Value dq = headsSecond(product(ds, 3, key, 1, true));
+    Value dk = headsSecond(product(ds, 2, query, 1, true));
     return {dq, dk, dv};
   }
 };
