@@ -40,6 +40,15 @@ constexpr int64_t kSpan = 256;
 template <typename T>
 void gemm(bool transposeA, bool transposeB, int64_t m, int64_t n, int64_t k, T alpha,
           const T *a, int64_t lda, const T *b, int64_t ldb, T beta, T *c, int64_t ldc) {
+  if (m == 0 || n == 0)
+    return;
+  if (k == 0) { // a head dim of 0: A B is zero (BLAS rejects k = 0 with some strides)
+    for (int64_t i = 0; i < m && beta == T(0); ++i)
+      std::fill_n(c + i * ldc, n, T(0));
+    return;
+  }
+  // BLAS rejects leading dimensions below the row length, even where they are irrelevant.
+  lda = std::max(lda, transposeA ? m : k), ldb = std::max(ldb, transposeB ? k : n);
   auto ta = transposeA ? CblasTrans : CblasNoTrans, tb = transposeB ? CblasTrans : CblasNoTrans;
   if constexpr (sizeof(T) == 4)
     cblas_sgemm(CblasRowMajor, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);

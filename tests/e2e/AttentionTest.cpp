@@ -83,6 +83,14 @@ TEST(AttentionLayoutTest, ReadsStridedSlicesOfOneProjection) {
                        kF32Approx));
 }
 
+// With a head dim of 0 every score is 0: each query averages the values it sees.
+TEST(AttentionLayoutTest, AnEmptyHeadDimAveragesTheValues) {
+  std::mt19937 rng(kSeed);
+  RefTensor q = uniform({1, 5, 2, 0}, rng), v = uniform({1, 5, 2, 3}, rng);
+  auto f = jit([](Tensor q, Tensor v) { return dot_product_attention(q, q, v, true, 1.0); });
+  EXPECT_TRUE(allClose(f(toArray(q), toArray(v)), ref::attention(q, q, v, 1.0, true), kF32));
+}
+
 // bf16 attention has no CPU kernel: it is decomposed into products and a softmax, whose
 // result matches the f32 reference within bf16's rounding.
 TEST(AttentionLayoutTest, Bf16IsDecomposed) {
