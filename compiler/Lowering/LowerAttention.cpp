@@ -3,6 +3,7 @@
 // allocations of their results and one call of the runtime's attention kernel
 // (runtime/Attention.h), given each buffer's address and a description of its layout.
 #include "compiler/Lowering/LoweringPatterns.h"
+#include "compiler/Lowering/RuntimeCalls.h"
 
 #include "compiler/IR/LoomDialect.h"
 #include "compiler/IR/LoomOps.h"
@@ -21,17 +22,6 @@ using namespace mlir::loom;
 using ::loom::rt::AttentionCall;
 
 namespace {
-
-func::FuncOp declareKernel(Operation *from, StringRef name, int64_t numArgs) {
-  auto module = from->getParentOfType<ModuleOp>();
-  if (auto existing = module.lookupSymbol<func::FuncOp>(name))
-    return existing;
-  OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
-  SmallVector<Type> args(numArgs, b.getI64Type());
-  auto fn = func::FuncOp::create(b, module.getLoc(), name, b.getFunctionType(args, {}));
-  fn.setPrivate();
-  return fn;
-}
 
 /// The buffer of operand `v` with unit stride along its last dim and static strides (what
 /// the kernel reads), copied into a dense buffer if it has other strides.
@@ -79,10 +69,7 @@ void emitKernelCall(Operation *op, StringRef kernel, ArrayRef<Value> buffers, do
   auto i64 = [&](int64_t value) -> Value {
     return arith::ConstantIntOp::create(rewriter, loc, rewriter.getI64Type(), value);
   };
-  auto address = [&](Value memref) -> Value {
-    Value index = memref::ExtractAlignedPointerAsIndexOp::create(rewriter, loc, memref);
-    return arith::IndexCastOp::create(rewriter, loc, rewriter.getI64Type(), index);
-  };
+  auto address = [&](Value memref) { return bufferAddress(rewriter, loc, memref); };
   auto callType = MemRefType::get({static_cast<int64_t>(words.size())}, rewriter.getI64Type());
   Value call = memref::AllocaOp::create(rewriter, loc, callType);
   for (auto [i, word] : llvm::enumerate(words))
@@ -91,7 +78,7 @@ void emitKernelCall(Operation *op, StringRef kernel, ArrayRef<Value> buffers, do
   SmallVector<Value> args = {address(call)};
   for (Value buffer : buffers)
     args.push_back(address(buffer));
-  func::CallOp::create(rewriter, loc, declareKernel(op, kernel, args.size()), args);
+  func::CallOp::create(rewriter, loc, declareRuntimeFunction(op, kernel, args.size()), args);
 }
 
 StringRef suffixOf(Type element) { return element.isF64() ? "f64" : "f32"; }
@@ -100,22 +87,7 @@ StringRef suffixOf(Type element) { return element.isF64() ? "f64" : "f32"; }
 /// every operand, writes fresh buffers.
 template <typename Op, bool Gradient>
 struct AttentionBufferization
-    : bufferization::BufferizableOpInterface::ExternalModel<
-          AttentionBufferization<Op, Gradient>, Op> {
-  bool bufferizesToMemoryRead(Operation *, OpOperand &,
-                              const bufferization::AnalysisState &) const {
-    return true;
-  }
-  bool bufferizesToMemoryWrite(Operation *, OpOperand &,
-                               const bufferization::AnalysisState &) const {
-    return false;
-  }
-  bufferization::AliasingValueList getAliasingValues(Operation *, OpOperand &,
-                                                     const bufferization::AnalysisState &) const {
-    return {};
-  }
-  bool bufferizesToAllocation(Operation *, Value) const { return true; }
-
+    : CallBufferization<AttentionBufferization<Op, Gradient>, Op> {
   LogicalResult bufferize(Operation *op, RewriterBase &rewriter,
                           const bufferization::BufferizationOptions &options,
                           bufferization::BufferizationState &state) const {

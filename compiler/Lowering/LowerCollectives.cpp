@@ -4,6 +4,7 @@
 // loom.shard_slice stay until one-shot bufferization, which bufferizes them through the model
 // below into an allocation, a start call and a wait call.
 #include "compiler/Lowering/LoweringPatterns.h"
+#include "compiler/Lowering/RuntimeCalls.h"
 
 #include "compiler/IR/LoomDialect.h"
 #include "compiler/IR/LoomOps.h"
@@ -23,18 +24,6 @@ using namespace mlir::loom;
 namespace {
 
 constexpr int64_t kCollectiveArgs = 23;
-
-func::FuncOp declare(Operation *from, StringRef name, int64_t numArgs, Type result) {
-  auto module = from->getParentOfType<ModuleOp>();
-  if (auto existing = module.lookupSymbol<func::FuncOp>(name))
-    return existing;
-  OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
-  SmallVector<Type> args(numArgs, b.getI64Type());
-  auto fn = func::FuncOp::create(b, module.getLoc(), name,
-                                 b.getFunctionType(args, result ? TypeRange{result} : TypeRange{}));
-  fn.setPrivate();
-  return fn;
-}
 
 FailureOr<int64_t> dtypeCode(Type type) {
   using ::loom::rt::DType;
@@ -89,10 +78,7 @@ LogicalResult emitCollectiveCalls(Operation *op, Value in, Value out,
   auto i64 = [&](int64_t v) -> Value {
     return arith::ConstantIntOp::create(rewriter, loc, rewriter.getI64Type(), v);
   };
-  auto pointer = [&](Value memref) -> Value {
-    Value index = memref::ExtractAlignedPointerAsIndexOp::create(rewriter, loc, memref);
-    return arith::IndexCastOp::create(rewriter, loc, rewriter.getI64Type(), index);
-  };
+  auto pointer = [&](Value memref) { return bufferAddress(rewriter, loc, memref); };
   SmallVector<Value> args = {i64(int64_t(kind)), i64(*dtype), i64(reduce), pointer(in),
                              pointer(out), i64(inType.getRank())};
   for (int64_t d = 0; d < ::loom::rt::maxCallRank; ++d)
@@ -112,10 +98,10 @@ LogicalResult emitCollectiveCalls(Operation *op, Value in, Value out,
     args.append({pointer(list), i64(static_cast<int64_t>(pairs.size() / 2))});
   }
   assert(static_cast<int64_t>(args.size()) == kCollectiveArgs);
-  auto start = func::CallOp::create(
-      rewriter, loc,
-      declare(op, "loom_rt_collective_start", kCollectiveArgs, rewriter.getI64Type()), args);
-  func::CallOp::create(rewriter, loc, declare(op, "loom_rt_collective_wait", 1, {}),
+  func::FuncOp startFn = declareRuntimeFunction(op, "loom_rt_collective_start", kCollectiveArgs,
+                                                rewriter.getI64Type());
+  auto start = func::CallOp::create(rewriter, loc, startFn, args);
+  func::CallOp::create(rewriter, loc, declareRuntimeFunction(op, "loom_rt_collective_wait", 1, {}),
                        start.getResult(0));
   return success();
 }
@@ -149,21 +135,7 @@ CallInfo callInfo(Operation *op) {
 /// calls on tensors earlier) lets the analysis see that read: a later op may not reuse the
 /// operand's buffer in place while a collective still has to read it.
 template <typename Op>
-struct CollectiveBufferization
-    : bufferization::BufferizableOpInterface::ExternalModel<CollectiveBufferization<Op>, Op> {
-  bool bufferizesToMemoryRead(Operation *, OpOperand &, const bufferization::AnalysisState &) const {
-    return true;
-  }
-  bool bufferizesToMemoryWrite(Operation *, OpOperand &,
-                               const bufferization::AnalysisState &) const {
-    return false;
-  }
-  bufferization::AliasingValueList getAliasingValues(Operation *, OpOperand &,
-                                                     const bufferization::AnalysisState &) const {
-    return {};
-  }
-  bool bufferizesToAllocation(Operation *, Value) const { return true; }
-
+struct CollectiveBufferization : CallBufferization<CollectiveBufferization<Op>, Op> {
   LogicalResult bufferize(Operation *op, RewriterBase &rewriter,
                           const bufferization::BufferizationOptions &options,
                           bufferization::BufferizationState &state) const {
@@ -210,9 +182,9 @@ struct LowerAxisIndex : OpConversionPattern<AxisIndexOp> {
                                                             op.getAxes().size())};
     for (int64_t index : *indices)
       args.push_back(arith::ConstantIntOp::create(rewriter, loc, rewriter.getI64Type(), index));
-    auto call = func::CallOp::create(
-        rewriter, loc, declare(op, "loom_rt_axis_index", 1 + ::loom::rt::maxCallAxes, rewriter.getI32Type()),
-        args);
+    func::FuncOp axisIndex = declareRuntimeFunction(
+        op, "loom_rt_axis_index", 1 + ::loom::rt::maxCallAxes, rewriter.getI32Type());
+    auto call = func::CallOp::create(rewriter, loc, axisIndex, args);
     rewriter.replaceOpWithNewOp<tensor::FromElementsOp>(op, op.getType(), call.getResult(0));
     return success();
   }

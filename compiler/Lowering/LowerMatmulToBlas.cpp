@@ -5,6 +5,7 @@
 // and B are stored transposed (the matmul's indexing maps say so).
 #include "compiler/Lowering/LoweringPatterns.h"
 #include "compiler/Lowering/Passes.h"
+#include "compiler/Lowering/RuntimeCalls.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -81,27 +82,13 @@ Value i64Constant(OpBuilder &b, Location loc, int64_t v) {
   return arith::ConstantIntOp::create(b, loc, b.getI64Type(), v);
 }
 
-Value pointerOf(OpBuilder &b, Location loc, Value memref) {
-  Value index = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);
-  return arith::IndexCastOp::create(b, loc, b.getI64Type(), index);
-}
-
-func::FuncOp declareGemm(ModuleOp module, StringRef name) {
-  if (auto existing = module.lookupSymbol<func::FuncOp>(name))
-    return existing;
-  OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
-  SmallVector<Type> args(kGemmArgs, b.getI64Type());
-  auto fn = func::FuncOp::create(b, module.getLoc(), name, b.getFunctionType(args, {}));
-  fn.setPrivate();
-  return fn;
-}
-
 /// Replaces `op` (and the zero `fill` of its C folded into beta, if any) by the GEMM call
 /// `name` with `args`.
 LogicalResult replaceWithGemm(Operation *op, linalg::FillOp fill, ModuleOp module,
                               StringRef name, ArrayRef<Value> args) {
   OpBuilder b(op);
-  func::CallOp::create(b, op->getLoc(), declareGemm(module, name), args);
+  func::CallOp::create(b, op->getLoc(), loom::declareRuntimeFunction(module, name, kGemmArgs),
+                       args);
   op->erase();
   if (fill)
     fill->erase();
@@ -148,7 +135,7 @@ LogicalResult lowerMatmul(linalg::LinalgOp op, ModuleOp module, bool onGpu) {
   int64_t m = c.getDimSize(rank - 2), n = c.getDimSize(rank - 1),
           k = a.getDimSize(a.getRank() - (transposeA ? 2 : 1));
   auto i64 = [&](int64_t v) { return i64Constant(b, loc, v); };
-  auto pointer = [&](Value memref) { return pointerOf(b, loc, memref); };
+  auto pointer = [&](Value memref) { return loom::bufferAddress(b, loc, memref); };
   linalg::FillOp fill = zeroFillBefore(op, op.getDpsInits()[0]);
   SmallVector<Value> args = {i64(batch), i64(m), i64(n), i64(k)};
   for (auto [value, layout] : {std::pair{op.getDpsInputs()[0], *la},
@@ -214,8 +201,9 @@ LogicalResult lowerStridedContraction(linalg::GenericOp op, ModuleOp module, boo
   SmallVector<Value> args = {i64(sizes[B2]), i64(sizes[M]), i64(sizes[N]), i64(sizes[K])};
   for (auto [value, strides, leading] :
        {std::tuple{a, &*sa, lda}, {bValue, &*sb, ldb}, {c, &*sc, sc->first[M]}})
-    llvm::append_range(args, SmallVector<Value>{pointerOf(b, loc, value), i64(strides->second),
-                                                i64(leading), i64(strides->first[B2])});
+    llvm::append_range(args, SmallVector<Value>{loom::bufferAddress(b, loc, value),
+                                                i64(strides->second), i64(leading),
+                                                i64(strides->first[B2])});
   llvm::append_range(args, SmallVector<Value>{i64(fill ? 0 : 1), i64(transposeA),
                                               i64(transposeB), i64(sizes[B1]),
                                               i64(sa->first[B1]), i64(sb->first[B1]),

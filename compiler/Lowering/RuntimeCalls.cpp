@@ -1,0 +1,26 @@
+// Helpers of the lowerings that call the runtime (see RuntimeCalls.h).
+#include "compiler/Lowering/RuntimeCalls.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/BuiltinOps.h"
+
+using namespace mlir;
+
+func::FuncOp mlir::loom::declareRuntimeFunction(Operation *from, StringRef name, int64_t numArgs,
+                                                Type result) {
+  auto module = isa<ModuleOp>(from) ? cast<ModuleOp>(from) : from->getParentOfType<ModuleOp>();
+  if (auto existing = module.lookupSymbol<func::FuncOp>(name))
+    return existing;
+  OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
+  SmallVector<Type> args(numArgs, b.getI64Type());
+  auto fn = func::FuncOp::create(b, module.getLoc(), name,
+                                 b.getFunctionType(args, result ? TypeRange{result} : TypeRange{}));
+  fn.setPrivate();
+  return fn;
+}
+
+Value mlir::loom::bufferAddress(OpBuilder &b, Location loc, Value memref) {
+  Value index = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);
+  return arith::IndexCastOp::create(b, loc, b.getI64Type(), index);
+}

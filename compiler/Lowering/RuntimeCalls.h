@@ -1,0 +1,42 @@
+// What the lowerings that call the runtime's C ABI share (collectives, GEMMs, attention): the
+// declaration of a runtime function, a buffer's address as the i64 the ABI takes, and the
+// bufferization of an op that reads its operands and writes fresh buffers through a call.
+#ifndef LOOM_COMPILER_LOWERING_RUNTIMECALLS_H
+#define LOOM_COMPILER_LOWERING_RUNTIMECALLS_H
+
+#include "mlir/Dialect/Bufferization/IR/BufferizableOpInterface.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+namespace mlir::loom {
+
+/// The private declaration of runtime function `name`, taking `numArgs` i64s and returning
+/// `result` (nothing if null), added to `from`'s module the first time.
+func::FuncOp declareRuntimeFunction(Operation *from, StringRef name, int64_t numArgs,
+                                    Type result = {});
+
+/// The aligned address of `memref`'s buffer, as an i64 (offsets are passed apart).
+Value bufferAddress(OpBuilder &b, Location loc, Value memref);
+
+/// One-shot bufferization of an op whose runtime call reads every operand where the op stands
+/// and writes fresh buffers for its results: the analysis then keeps later ops from reusing
+/// an operand's buffer in place before the call has read it. `Model` adds bufferize().
+template <typename Model, typename Op>
+struct CallBufferization : bufferization::BufferizableOpInterface::ExternalModel<Model, Op> {
+  bool bufferizesToMemoryRead(Operation *, OpOperand &,
+                              const bufferization::AnalysisState &) const {
+    return true;
+  }
+  bool bufferizesToMemoryWrite(Operation *, OpOperand &,
+                               const bufferization::AnalysisState &) const {
+    return false;
+  }
+  bufferization::AliasingValueList getAliasingValues(Operation *, OpOperand &,
+                                                     const bufferization::AnalysisState &) const {
+    return {};
+  }
+  bool bufferizesToAllocation(Operation *, Value) const { return true; }
+};
+
+} // namespace mlir::loom
+
+#endif // LOOM_COMPILER_LOWERING_RUNTIMECALLS_H
