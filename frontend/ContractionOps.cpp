@@ -1,4 +1,5 @@
-// Contractions of the DSL: dot_general, and matmul and einsum written in terms of it.
+// Contractions of the DSL: dot_general, matmul and einsum written in terms of it, and
+// dot_product_attention (one loom.attention).
 #include "frontend/Ops.h"
 #include "frontend/Trace.h"
 
