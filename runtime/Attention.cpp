@@ -119,15 +119,15 @@ template <typename T> T rowMax(const T *row, int64_t n) {
 template <typename T>
 struct Attention {
   const AttentionCall &call;
-  const T *query, *key, *value, *result, *resultGrad;
-  T *out, *logsumexp, *queryGrad, *keyGrad, *valueGrad;
+  /// The buffers' addresses, indexed by AttentionCall::Tensor.
+  const int64_t *buffers;
   T scale;
 
-  /// Row t of tensor `which` at (b, h) in `base`.
-  template <typename P>
-  P *row(P *base, AttentionCall::Tensor which, int64_t b, int64_t t, int64_t h) const {
+  /// Row t of tensor `which` at (b, h).
+  T *row(AttentionCall::Tensor which, int64_t b, int64_t t, int64_t h) const {
     const loom::rt::AttentionLayout &l = call.layouts[which];
-    return base + l.offset + b * l.batch + t * l.sequence + h * l.head;
+    return reinterpret_cast<T *>(buffers[which]) + l.offset + b * l.batch + t * l.sequence +
+           h * l.head;
   }
   int64_t ld(AttentionCall::Tensor which) const { return call.layouts[which].sequence; }
   /// Keys query t sees in the block starting at key s0 of `cols` keys.
@@ -145,12 +145,12 @@ struct Attention {
     thread_local std::vector<T> scores, acc, max, denominator;
     scores.resize(kBlock * kSpan), acc.assign(rows * dv, T(0));
     max.assign(rows, -std::numeric_limits<T>::infinity()), denominator.assign(rows, T(0));
-    const T *q = row(query, A::Query, b, t0, h);
+    const T *q = row(A::Query, b, t0, h);
     int64_t keyEnd = call.causal ? std::min(call.keys, t0 + rows) : call.keys;
     for (int64_t s0 = 0; s0 < keyEnd; s0 += kSpan) {
       int64_t cols = std::min(kSpan, keyEnd - s0);
       gemm<T>(false, true, rows, cols, call.dim, scale, q, ld(A::Query),
-              row(key, A::Key, b, s0, h), ld(A::Key), T(0), scores.data(), kSpan);
+              row(A::Key, b, s0, h), ld(A::Key), T(0), scores.data(), kSpan);
       for (int64_t r = 0; r < rows; ++r) {
         T *s = scores.data() + r * kSpan;
         int64_t seen = visible(t0 + r, s0, cols);
@@ -168,13 +168,13 @@ struct Attention {
             *a *= rescale;
       }
       gemm<T>(false, false, rows, dv, cols, T(1), scores.data(), kSpan,
-              row(value, A::Value, b, s0, h), ld(A::Value), T(1), acc.data(), dv);
+              row(A::Value, b, s0, h), ld(A::Value), T(1), acc.data(), dv);
     }
     for (int64_t r = 0; r < rows; ++r) {
-      T *o = row(out, A::Result, b, t0 + r, h);
+      T *o = row(A::Result, b, t0 + r, h);
       for (int64_t e = 0; e < dv; ++e)
         o[e] = acc[r * dv + e] / denominator[r];
-      *row(logsumexp, A::Logsumexp, b, t0 + r, h) = max[r] + std::log(denominator[r]);
+      *row(A::Logsumexp, b, t0 + r, h) = max[r] + std::log(denominator[r]);
     }
   }
 
@@ -185,17 +185,17 @@ struct Attention {
     thread_local std::vector<T> probs, dprobs, delta;
     probs.resize(kSpan * kBlock), dprobs.resize(kSpan * kBlock), delta.resize(call.queries);
     for (int64_t t = 0; t < call.queries; ++t) {
-      const T *o = row(result, A::Result, b, t, h), *g = row(resultGrad, A::ResultGrad, b, t, h);
+      const T *o = row(A::Result, b, t, h), *g = row(A::ResultGrad, b, t, h);
       T sum = 0;
       for (int64_t e = 0; e < dv; ++e)
         sum += o[e] * g[e];
       delta[t] = sum;
-      std::fill_n(row(queryGrad, A::QueryGrad, b, t, h), d, T(0));
+      std::fill_n(row(A::QueryGrad, b, t, h), d, T(0));
     }
     for (int64_t s0 = 0; s0 < call.keys; s0 += kBlock) {
       int64_t cols = std::min(kBlock, call.keys - s0);
-      const T *k = row(key, A::Key, b, s0, h), *v = row(value, A::Value, b, s0, h);
-      T *dk = row(keyGrad, A::KeyGrad, b, s0, h), *dvOut = row(valueGrad, A::ValueGrad, b, s0, h);
+      const T *k = row(A::Key, b, s0, h), *v = row(A::Value, b, s0, h);
+      T *dk = row(A::KeyGrad, b, s0, h), *dvOut = row(A::ValueGrad, b, s0, h);
       for (int64_t c = 0; c < cols; ++c) {
         std::fill_n(dk + c * ld(A::KeyGrad), d, T(0));
         std::fill_n(dvOut + c * ld(A::ValueGrad), dv, T(0));
@@ -203,15 +203,15 @@ struct Attention {
       // Causal: the queries before s0 see none of these keys.
       for (int64_t t0 = call.causal ? s0 : 0; t0 < call.queries; t0 += kSpan) {
         int64_t rows = std::min(kSpan, call.queries - t0);
-        const T *q = row(query, A::Query, b, t0, h);
-        const T *g = row(resultGrad, A::ResultGrad, b, t0, h);
+        const T *q = row(A::Query, b, t0, h);
+        const T *g = row(A::ResultGrad, b, t0, h);
         gemm<T>(false, true, rows, cols, d, scale, q, ld(A::Query), k, ld(A::Key), T(0),
                 probs.data(), kBlock);
         for (int64_t r = 0; r < rows; ++r) {
           T *p = probs.data() + r * kBlock;
           int64_t seen = visible(t0 + r, s0, cols);
           std::fill(p + seen, p + cols, T(0));
-          expShifted(p, seen, *row(logsumexp, A::Logsumexp, b, t0 + r, h));
+          expShifted(p, seen, *row(A::Logsumexp, b, t0 + r, h));
         }
         gemm<T>(true, false, cols, dv, rows, T(1), probs.data(), kBlock, g, ld(A::ResultGrad),
                 T(1), dvOut, ld(A::ValueGrad));
@@ -223,7 +223,7 @@ struct Attention {
             dp[c] = p[c] * (dp[c] - delta[t0 + r]) * scale;
         }
         gemm<T>(false, false, rows, d, cols, T(1), dprobs.data(), kBlock, k, ld(A::Key), T(1),
-                row(queryGrad, A::QueryGrad, b, t0, h), ld(A::QueryGrad));
+                row(A::QueryGrad, b, t0, h), ld(A::QueryGrad));
         gemm<T>(true, false, cols, d, rows, T(1), dprobs.data(), kBlock, q, ld(A::Query), T(1),
                 dk, ld(A::KeyGrad));
       }
@@ -260,22 +260,16 @@ std::optional<loom::rt::profile::Span> profileSpan(const AttentionCall &call, bo
 template <typename T>
 void run(int64_t callAddress, const int64_t *buffers, bool gradient) {
   const auto &call = *reinterpret_cast<const AttentionCall *>(callAddress);
-  auto in = [&](int i) { return reinterpret_cast<const T *>(buffers[i]); };
-  auto out = [&](int i) { return reinterpret_cast<T *>(buffers[i]); };
-  Attention<T> attention{call, in(0), in(1), in(2), nullptr, nullptr, nullptr, nullptr,
-                         nullptr, nullptr, nullptr, T(std::bit_cast<double>(call.scaleBits))};
+  Attention<T> attention{call, buffers, T(std::bit_cast<double>(call.scaleBits))};
   if (call.batch == 0 || call.heads == 0 || call.queries == 0)
     return;
   auto span = profileSpan<T>(call, gradient);
   loom::rt::OneBlasThread oneThread;
   if (!gradient) {
-    attention.out = out(3), attention.logsumexp = out(4);
     int64_t blocks = (call.queries + kBlock - 1) / kBlock;
     loom_rt_parallel_for(&Attention<T>::forwardChunk, &attention,
                          call.batch * call.heads * blocks, 1);
   } else {
-    attention.result = in(3), attention.logsumexp = out(4), attention.resultGrad = in(5);
-    attention.queryGrad = out(6), attention.keyGrad = out(7), attention.valueGrad = out(8);
     loom_rt_parallel_for(&Attention<T>::backwardChunk, &attention, call.batch * call.heads, 1);
   }
 }

@@ -35,13 +35,7 @@ FailureOr<Value> readableBuffer(RewriterBase &rewriter, Location loc, Value v,
   auto [strides, offset] = type.getStridesAndOffset();
   bool fits = !ShapedType::isDynamic(offset) && strides.back() == 1 &&
               llvm::none_of(strides, ShapedType::isDynamic);
-  if (fits)
-    return buffer;
-  auto dense = MemRefType::get(type.getShape(), type.getElementType());
-  FailureOr<Value> copy = options.createAlloc(rewriter, loc, dense, {});
-  if (failed(copy) || failed(options.createMemCpy(rewriter, loc, *buffer, *copy)))
-    return failure();
-  return copy;
+  return fits ? buffer : denseCopy(rewriter, loc, *buffer, options);
 }
 
 /// The AttentionLayout of `buffer` ([B, T, H, X], or the logsumexp's [B, H, T]).

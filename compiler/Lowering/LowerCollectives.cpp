@@ -146,14 +146,10 @@ struct CollectiveBufferization : CallBufferization<CollectiveBufferization<Op>, 
       return failure();
     // The runtime reads dense row-major memory from the aligned pointer: a strided view (a
     // slice, say) is copied into a dense buffer first.
-    auto inType = cast<MemRefType>(in->getType());
-    if (!inType.getLayout().isIdentity()) {
-      auto dense = MemRefType::get(inType.getShape(), inType.getElementType());
-      FailureOr<Value> copy = options.createAlloc(rewriter, loc, dense, {});
-      if (failed(copy) || failed(options.createMemCpy(rewriter, loc, *in, *copy)))
-        return failure();
-      in = copy;
-    }
+    if (!cast<MemRefType>(in->getType()).getLayout().isIdentity())
+      in = denseCopy(rewriter, loc, *in, options);
+    if (failed(in))
+      return failure();
     auto outType = cast<RankedTensorType>(op->getResult(0).getType());
     FailureOr<Value> out = options.createAlloc(
         rewriter, loc, MemRefType::get(outType.getShape(), outType.getElementType()), {});

@@ -24,3 +24,13 @@ Value mlir::loom::bufferAddress(OpBuilder &b, Location loc, Value memref) {
   Value index = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);
   return arith::IndexCastOp::create(b, loc, b.getI64Type(), index);
 }
+
+FailureOr<Value> mlir::loom::denseCopy(RewriterBase &rewriter, Location loc, Value buffer,
+                                       const bufferization::BufferizationOptions &options) {
+  auto type = cast<MemRefType>(buffer.getType());
+  auto dense = MemRefType::get(type.getShape(), type.getElementType());
+  FailureOr<Value> copy = options.createAlloc(rewriter, loc, dense, {});
+  if (failed(copy) || failed(options.createMemCpy(rewriter, loc, buffer, *copy)))
+    return failure();
+  return copy;
+}

@@ -17,6 +17,10 @@ func::FuncOp declareRuntimeFunction(Operation *from, StringRef name, int64_t num
 /// The aligned address of `memref`'s buffer, as an i64 (offsets are passed apart).
 Value bufferAddress(OpBuilder &b, Location loc, Value memref);
 
+/// A dense row-major copy of `buffer` (for a runtime call that cannot read its strides).
+FailureOr<Value> denseCopy(RewriterBase &rewriter, Location loc, Value buffer,
+                           const bufferization::BufferizationOptions &options);
+
 /// One-shot bufferization of an op whose runtime call reads every operand where the op stands
 /// and writes fresh buffers for its results: the analysis then keeps later ops from reusing
 /// an operand's buffer in place before the call has read it. `Model` adds bufferize().
