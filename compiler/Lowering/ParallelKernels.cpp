@@ -106,10 +106,14 @@ struct ParallelKernelsPass : mlir::loom::impl::ParallelKernelsBase<ParallelKerne
     if (total < minWork)
       return;
     // The leading dims the chunks split: a prefix with enough iterations, the last dim kept
-    // as a loop when there are others (it is the contiguous one LLVM vectorizes).
+    // as a loop when there are others (it is the contiguous one LLVM vectorizes) unless the
+    // body loops itself (a row reduction, or a row's passes: the contiguous dim is inside).
     size_t dims = trips->size(), split = 1;
+    bool bodyLoops = llvm::any_of(loop.getBody()->getOperations(), [](Operation &op) {
+      return isa<scf::ForOp, scf::ParallelOp>(op);
+    });
     int64_t leading = (*trips)[0];
-    while (leading < kLeadingIterations && split + 1 < dims)
+    while (leading < kLeadingIterations && split < (bodyLoops ? dims : dims - 1))
       leading *= (*trips)[split++];
     int64_t perIteration = std::max<int64_t>(total / std::max<int64_t>(leading, 1), 1);
     int64_t grain = std::max<int64_t>(1, (chunkWork + perIteration - 1) / perIteration);

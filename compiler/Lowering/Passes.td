@@ -354,6 +354,53 @@ def PromoteAccumulators : Pass<"loom-promote-accumulators"> {
   let dependentDialects = ["mlir::memref::MemRefDialect", "mlir::scf::SCFDialect"];
 }
 
+def FuseRowLoops : Pass<"loom-fuse-row-loops"> {
+  let summary = "Runs consecutive loop nests over the same rows as one loop over the rows.";
+  let description = [{
+    A layer norm, a softmax or a cross-entropy lowers to several loop nests over the same
+    rows, each a pass over all of them: a reduction (`scf.parallel` over the rows, an
+    `scf.for` along each row), an elementwise nest over every element, another reduction of
+    its result, and so on. Each pass reads the whole tensor from memory again. Consecutive
+    `scf.parallel` nests whose leading dims have the same extents (at least 64 rows in all)
+    become one `scf.parallel` over those dims, whose body runs each nest's body in turn, the
+    rest of its dims as sequential `scf.for` loops: the row is read from cache after its
+    first pass.
+
+    Fusion is legal when every buffer either nest writes is accessed by both only in the
+    current row: its leading dims are indexed by the loops' induction variables, in order
+    (through `memref.expand_shape`, `collapse_shape` and `cast` views, which are followed to
+    the buffer). Nests with other memory effects (calls, copies, subviews) are not fused.
+    Allocations, constants and views between two nests move before the first. Distinct
+    allocations and function arguments are taken not to alias, as bufferization makes them.
+
+    Input:
+    ```mlir
+    scf.parallel (%i) = (%c0) to (%c128) step (%c1) {
+      %s = scf.for %k = %c0 to %c256 step %c1 iter_args(%acc = %zero) -> (f32) { ... }
+      memref.store %s, %sum[%i] : memref<128xf32>
+    }
+    scf.parallel (%i, %k) = (%c0, %c0) to (%c128, %c256) step (%c1, %c1) {
+      %x = memref.load %in[%i, %k] : memref<128x256xf32>
+      %s = memref.load %sum[%i] : memref<128xf32>
+      %d = arith.subf %x, %s : f32
+      memref.store %d, %out[%i, %k] : memref<128x256xf32>
+    }
+    ```
+    Output:
+    ```mlir
+    scf.parallel (%i) = (%c0) to (%c128) step (%c1) {
+      %s = scf.for %k = %c0 to %c256 step %c1 iter_args(%acc = %zero) -> (f32) { ... }
+      memref.store %s, %sum[%i] : memref<128xf32>
+      scf.for %k = %c0 to %c256 step %c1 {
+        %x = memref.load %in[%i, %k] : memref<128x256xf32>
+        ...
+      }
+    }
+    ```
+  }];
+  let dependentDialects = ["mlir::memref::MemRefDialect", "mlir::scf::SCFDialect"];
+}
+
 def ParallelKernels : Pass<"loom-parallel-kernels", "mlir::ModuleOp"> {
   let summary = "Lets large kernels with a parallel outer loop run it in chunks.";
   let description = [{
@@ -361,7 +408,8 @@ def ParallelKernels : Pass<"loom-parallel-kernels", "mlir::ModuleOp"> {
     bounds, doing at least `min-work` innermost iterations in all, gets two leading index
     arguments `lo` and `hi`: it then runs iterations [lo, hi) of its leading dims (a prefix
     of them flattened into one range of at least 64 iterations where they are short, the
-    last dim left as a loop for LLVM to vectorize). The kernel is marked with the range's
+    last dim left as a loop for LLVM to vectorize unless the body already loops along the
+    contiguous dim, as a row reduction does). The kernel is marked with the range's
     extent (`loom.parallel_extent`) and the fewest iterations worth a chunk
     (`loom.parallel_grain`, about `chunk-work` innermost iterations); callers pass the whole
     range, so the program is still correct on one thread. loom-dispatch-parallel-kernels

@@ -70,6 +70,8 @@ const std::vector<std::string> &mlir::loom::cpuBufferizePasses() {
       // Parallel dims of each linalg op become scf.parallel (loom-parallel-kernels chunks them).
       "func.func(convert-linalg-to-parallel-loops)",
       "func.func(loom-promote-accumulators)",
+      // A layer norm's or softmax's passes over the same rows run row by row, in cache.
+      "func.func(loom-fuse-row-loops)",
       // buffer-deallocation-pipeline, with the one dealloc of a step's many temporaries split
       // in linear time first (the simplification's own split checks every pair).
       "expand-realloc",

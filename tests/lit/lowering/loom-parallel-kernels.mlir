@@ -3,11 +3,12 @@
 // Tests of loom-parallel-kernels: a kernel whose body is one large scf.parallel takes the
 // range [lo, hi) of its leading iterations as two new arguments and is marked with their
 // extent and the fewest worth a chunk; its callers pass the whole range. Short leading dims
-// are flattened into one range (the last dim stays a loop); a strided loop's induction
+// are flattened into one range (the last dim stays a loop, unless the body loops over the
+// contiguous dim itself, as a row reduction does); a strided loop's induction
 // variable is recomputed from the flat iteration; a kernel below min-work is left alone.
 
 // CHECK-LABEL: func.func @main
-// CHECK-SAME: (%[[A:[a-z0-9_]+]]: memref<64x64xf32>, %[[B:[a-z0-9_]+]]: memref<64x64xf32>, %[[S:[a-z0-9_]+]]: memref<4x8x256xf32>, %[[T:[a-z0-9_]+]]: memref<16xf32>, %[[U:[a-z0-9_]+]]: memref<4100xf32>)
+// CHECK-SAME: (%[[A:[a-z0-9_]+]]: memref<64x64xf32>, %[[B:[a-z0-9_]+]]: memref<64x64xf32>, %[[S:[a-z0-9_]+]]: memref<4x8x256xf32>, %[[T:[a-z0-9_]+]]: memref<16xf32>, %[[U:[a-z0-9_]+]]: memref<4100xf32>, %[[R:[a-z0-9_]+]]: memref<8x16x32xf32>)
 // CHECK-DAG: %[[Z0:[a-z0-9_]+]] = arith.constant 0 : index
 // CHECK-DAG: %[[N64:[a-z0-9_]+]] = arith.constant 64 : index
 // CHECK: call @scale(%[[Z0]], %[[N64]], %[[A]], %[[B]])
@@ -15,8 +16,18 @@
 // CHECK: %[[N32:[a-z0-9_]+]] = arith.constant 32 : index
 // CHECK-NEXT: call @deep(%{{[a-z0-9_]+}}, %[[N32]], %[[S]])
 // CHECK-NEXT: call @small(%[[T]])
+// CHECK: %[[N128:[a-z0-9_]+]] = arith.constant 128 : index
+// CHECK-NEXT: call @rows(%{{[a-z0-9_]+}}, %[[N128]], %[[R]])
 // CHECK: %[[N2048:[a-z0-9_]+]] = arith.constant 2048 : index
 // CHECK-NEXT: call @strided(%{{[a-z0-9_]+}}, %[[N2048]], %[[U]])
+
+// 8 x 16 rows whose body loops along each row: both row dims are one range of 128, the
+// row's 32 + 1 iterations each (the chunks spread over rows, not over 8 outer blocks).
+// CHECK-LABEL: func.func private @rows
+// CHECK-SAME: loom.parallel_extent = 128 : i64, loom.parallel_grain = 8 : i64
+// CHECK: arith.remui
+// CHECK: arith.divui
+// CHECK: scf.for
 
 // 64 x 64: the 64 rows are split, each row's 64 columns stay an scf.parallel; a row is 64
 // iterations, so a chunk of 256 takes 4 rows.
@@ -58,12 +69,27 @@
 // CHECK-NEXT: memref.store %{{.*}}, %[[X]][%[[I]]]
 // CHECK-NEXT: }
 // CHECK-NEXT: return
-func.func @main(%a: memref<64x64xf32>, %b: memref<64x64xf32>, %s: memref<4x8x256xf32>, %t: memref<16xf32>, %u: memref<4100xf32>) {
+func.func @main(%a: memref<64x64xf32>, %b: memref<64x64xf32>, %s: memref<4x8x256xf32>, %t: memref<16xf32>, %u: memref<4100xf32>, %r: memref<8x16x32xf32>) {
   call @scale(%a, %b) : (memref<64x64xf32>, memref<64x64xf32>) -> ()
   call @scale(%b, %a) : (memref<64x64xf32>, memref<64x64xf32>) -> ()
   call @deep(%s) : (memref<4x8x256xf32>) -> ()
   call @small(%t) : (memref<16xf32>) -> ()
+  call @rows(%r) : (memref<8x16x32xf32>) -> ()
   call @strided(%u) : (memref<4100xf32>) -> ()
+  return
+}
+func.func private @rows(%x: memref<8x16x32xf32>) attributes {passthrough = ["noinline"]} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %c16 = arith.constant 16 : index
+  %c32 = arith.constant 32 : index
+  %one = arith.constant 1.0 : f32
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c8, %c16) step (%c1, %c1) {
+    scf.for %k = %c0 to %c32 step %c1 {
+      memref.store %one, %x[%i, %j, %k] : memref<8x16x32xf32>
+    }
+  }
   return
 }
 func.func private @scale(%x: memref<64x64xf32>, %y: memref<64x64xf32>) attributes {passthrough = ["noinline"]} {
