@@ -1,9 +1,13 @@
 // Speed of jitted code against baselines measured in the same run, printed as a table:
 // GEMM through jit vs OpenBLAS called directly, a fused elementwise chain vs a plain C++
 // loop, causal attention's forward and backward as one op (the blocked kernel) vs the same
-// attention written as products, mask and softmax, and the compile time of a 2-layer MLP
-// forward pass (cold and with a warm cache).
+// attention written as products, mask and softmax, a layer norm's and the cross-entropy
+// loss's forward and backward vs PyTorch's own fused CPU kernels (rows_torch.py, 2 threads,
+// the OpenMP OpenBLAS), and the compile time of a 2-layer MLP forward pass (cold and with a
+// warm cache). Run from the repository's root (the PyTorch script's path is relative).
+#include "benchmarks/TorchBaseline.h"
 #include "frontend/Loom.h"
+#include "frontend/nn/Layers.h"
 
 #include <algorithm>
 #include <chrono>
@@ -138,6 +142,67 @@ void attentionRows() {
   }
 }
 
+/// A layer norm's and the loss's forward and backward (each a few passes over the same rows,
+/// run row by row in cache) against PyTorch's fused kernels, at GPT medium's [B*T, C] and
+/// [B*T, vocab] and GPT-2's width.
+void rowKernelRows() {
+  struct Case {
+    bool layerNorm;
+    int64_t rows, width;
+  };
+  for (Case c : {Case{true, 1024, 512}, Case{true, 2048, 768}, Case{false, 1024, 4096}}) {
+    int64_t n = c.rows * c.width;
+    Array x = Array::from(randomVector(n, 21), {c.rows, c.width});
+    Array weights = Array::from(randomVector(n, 22), {c.rows, c.width});
+    Array scale = Array::from(std::vector<float>(c.width, 1.0f), {c.width});
+    Array bias = Array::from(std::vector<float>(c.width, 0.0f), {c.width});
+    std::vector<int32_t> labels(c.rows);
+    for (int64_t i = 0; i < c.rows; ++i)
+      labels[i] = static_cast<int32_t>((i * 7919) % c.width);
+    Array targets = Array::from(labels, {c.rows});
+    auto layerNorm = jit([](Tensor x, Tensor scale, Tensor bias, Tensor weights) {
+      auto loss = [](Tree<Tensor> p, Tensor w) {
+        return sum(nn::layerNorm(p, p.at("x").leaf()) * w);
+      };
+      Tree<Tensor> p;
+      p["x"] = x, p["scale"] = scale, p["bias"] = bias;
+      Tree<Tensor> g = grad(loss)(p, weights);
+      return std::make_tuple(g.at("x").leaf(), g.at("scale").leaf(), g.at("bias").leaf());
+    });
+    auto loss = jit([](Tensor logits, Tensor targets) {
+      return grad([](Tensor l, Tensor t) { return nn::crossEntropy(l, t); })(logits, targets);
+    });
+    auto run = [&] {
+      if (c.layerNorm) {
+        auto [dx, dscale, dbias] = layerNorm(x, scale, bias, weights);
+        dbias.block_until_ready();
+      } else {
+        loss(x, targets).block_until_ready();
+      }
+    };
+    // In turns, each keeping its best median: PyTorch's time here varies up to 5x run to run.
+    double loom = 1e30, torch = 0; // 0: PyTorch not measured
+    for (int round = 0; round < 3; ++round) {
+      loom = std::min(loom, medianSeconds(20, run));
+      std::vector<double> t = bench::runTorchBaseline(
+          "benchmarks/rows_torch.py",
+          {c.layerNorm ? "layernorm" : "xent", std::to_string(c.rows), std::to_string(c.width),
+           "20"},
+          /*openmp=*/true, 1);
+      if (!t.empty())
+        torch = torch == 0 ? t[0] : std::min(torch, t[0]);
+    }
+    char baseline[64] = "n/a", ratio[32] = "n/a";
+    if (torch > 0) {
+      std::snprintf(baseline, sizeof baseline, "%.2f ms", torch * 1e3);
+      std::snprintf(ratio, sizeof ratio, "%.2f", torch / loom);
+    }
+    std::printf("| %s fwd+bwd [%ld, %ld] f32 | %.2f ms | %s (PyTorch's kernel) | %s |\n",
+                c.layerNorm ? "layer norm" : "cross-entropy", c.rows, c.width, loom * 1e3,
+                baseline, ratio);
+  }
+}
+
 void compileRows() {
   namespace fs = std::filesystem;
   fs::path cacheDir = fs::temp_directory_path() / "loom-bench-cache";
@@ -182,6 +247,7 @@ int main(int argc, char **argv) {
   gemmRows();
   elementwiseRow();
   attentionRows();
+  rowKernelRows();
   compileRows();
   return 0;
 }
