@@ -284,6 +284,82 @@ OpFoldResult ConcatenateOp::fold(FoldAdaptor) {
   return {};
 }
 
+namespace {
+/// concatenate(a, concatenate(b, c)) along one dim -> concatenate(a, b, c).
+struct FlattenConcatenates : OpRewritePattern<ConcatenateOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ConcatenateOp op, PatternRewriter &rewriter) const override {
+    SmallVector<Value> inputs;
+    bool nested = false;
+    for (Value input : op.getInputs()) {
+      auto inner = input.getDefiningOp<ConcatenateOp>();
+      if (inner && inner.getDim() == op.getDim()) {
+        llvm::append_range(inputs, inner.getInputs());
+        nested = true;
+      } else {
+        inputs.push_back(input);
+      }
+    }
+    if (!nested)
+      return failure();
+    rewriter.replaceOpWithNewOp<ConcatenateOp>(op, inputs, op.getDim());
+    return success();
+  }
+};
+
+/// Whether `pad` pads with a constant zero only at the ends of its dims.
+bool padsEndsWithZero(PadOp pad) {
+  Attribute value;
+  return llvm::all_of(pad.getInterior(), [](int64_t i) { return i == 0; }) &&
+         matchPattern(pad.getPaddingValue(), m_Constant(&value)) && isSplatOf(value, 0);
+}
+
+/// add(pad(a, 0), pad(b, 0)), where the two padded operands lie side by side along one dim
+/// and in the same place along the others -> pad(concatenate(a, b), 0): the sum is each
+/// operand where it lies and zero elsewhere. This is the gradient of slices of one value
+/// (queries, keys and values cut from one projection): one concatenation instead of a
+/// zero-filled full-size tensor per slice, added up.
+struct AddAdjacentPads : OpRewritePattern<AddOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(AddOp op, PatternRewriter &rewriter) const override {
+    auto first = op.getLhs().getDefiningOp<PadOp>(), second = op.getRhs().getDefiningOp<PadOp>();
+    if (!first || !second || !padsEndsWithZero(first) || !padsEndsWithZero(second))
+      return failure();
+    std::optional<int64_t> dim;
+    for (int64_t d = 0, rank = op.getType().getRank(); d < rank; ++d) {
+      if (first.getLow()[d] == second.getLow()[d] && first.getHigh()[d] == second.getHigh()[d])
+        continue;
+      if (dim)
+        return failure(); // they differ along two dims
+      dim = d;
+    }
+    if (!dim)
+      return failure(); // the same place: not side by side
+    if (first.getLow()[*dim] > second.getLow()[*dim])
+      std::swap(first, second);
+    int64_t size = op.getType().getDimSize(*dim);
+    if (size - first.getHigh()[*dim] != second.getLow()[*dim])
+      return failure(); // a gap or an overlap between them
+    Value joined = ConcatenateOp::create(
+        rewriter, op.getLoc(), ValueRange{first.getOperand(), second.getOperand()}, *dim);
+    SmallVector<int64_t> high(first.getHigh());
+    high[*dim] = second.getHigh()[*dim];
+    rewriter.replaceOpWithNewOp<PadOp>(op, joined, first.getPaddingValue(), first.getLow(), high,
+                                       first.getInterior());
+    return success();
+  }
+};
+} // namespace
+
+void ConcatenateOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                                MLIRContext *context) {
+  results.add<FlattenConcatenates>(context);
+}
+
+void AddOp::getCanonicalizationPatterns(RewritePatternSet &results, MLIRContext *context) {
+  results.add<AddAdjacentPads>(context);
+}
+
 OpFoldResult ReduceOp::fold(FoldAdaptor) {
   if (getDims().empty())
     return getOperand();

@@ -108,7 +108,9 @@ class Loom_BinaryOp<string mnemonic, Type tensorType, string formula,
   let hasFolder = 1;
 }
 
-def Loom_AddOp : Loom_BinaryOp<"add", Loom_NumericTensor, "lhs + rhs", [Commutative]>;
+def Loom_AddOp : Loom_BinaryOp<"add", Loom_NumericTensor, "lhs + rhs", [Commutative]> {
+  let hasCanonicalizer = 1;
+}
 def Loom_SubOp : Loom_BinaryOp<"sub", Loom_NumericTensor, "lhs - rhs">;
 def Loom_MulOp : Loom_BinaryOp<"mul", Loom_NumericTensor, "lhs * rhs", [Commutative]>;
 def Loom_DivOp : Loom_BinaryOp<"div", Loom_NumericTensor, "lhs / rhs">;
@@ -355,6 +357,7 @@ def Loom_ConcatenateOp : Loom_Op<"concatenate"> {
   }];
   let hasVerifier = 1;
   let hasFolder = 1;
+  let hasCanonicalizer = 1;
 }
 
 //===----------------------------------------------------------------------===//
