@@ -1,5 +1,6 @@
 // Folds and canonicalization patterns of the Loom ops: only rewrites that are obviously right
-// (identities, constant folding of elementwise ops, merging of back-to-back shape ops).
+// (identities, constant folding of elementwise ops, merging of back-to-back shape ops, zero
+// pads side by side added up as one concatenation).
 //
 // One deliberate relaxation: `x + 0 -> x` and `x - 0 -> x` also fold for floats, although
 // IEEE gives `-0 + 0 = +0`. Like XLA, Loom treats the sign of zero as insignificant.
