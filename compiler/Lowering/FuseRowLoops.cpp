@@ -244,8 +244,6 @@ void fuseRowLoops(Block &block) {
       moved->moveBefore(current->loop);
     between.clear();
     current = fuse(*current, *next, rows);
-    if (!current)
-      between.clear();
   }
 }
 
