@@ -12,9 +12,11 @@
 // The baseline is PyTorch as a careful user runs it: 2 threads on Debian's OpenMP OpenBLAS
 // (libopenblas0-openmp, swapped in for the Python process alone through LD_LIBRARY_PATH;
 // Debian's default pthread OpenBLAS oversubscribes the cores under PyTorch's own threads).
-// PyTorch as shipped is printed next to it for reference.
+// Both run the same OpenBLAS kernels, named above the table. PyTorch as shipped is printed
+// next to it for reference.
 #include "benchmarks/TorchBaseline.h"
 #include "frontend/Loom.h"
+#include "runtime/Blas.h"
 #include "runtime/Client.h"
 #include "runtime/Device.h"
 #include "runtime/WorkerPool.h"
@@ -187,6 +189,7 @@ int main(int argc, char **argv) {
                           arg.c_str(), usage), 2;
   }
   double gemm = blasGflops();
+  std::printf("OpenBLAS kernels (Loom's and PyTorch's): %s\n", rt::blasKernels().c_str());
   std::printf("OpenBLAS sgemm 1024^3 in this run: %.1f GFLOP/s\n\n", gemm);
   std::printf("| config | Loom tokens/s | PyTorch tokens/s (OpenMP OpenBLAS) | Loom / PyTorch "
               "| PyTorch as shipped | speed-up of the kernels' threads | each layer lowered apart: time / default's "

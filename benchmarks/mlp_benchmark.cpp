@@ -9,6 +9,7 @@
 #include "benchmarks/TorchBaseline.h"
 #include "frontend/Loom.h"
 #include "frontend/nn/Layers.h"
+#include "runtime/Blas.h"
 
 #include <algorithm>
 #include <chrono>
@@ -108,6 +109,7 @@ int main(int argc, char **argv) {
     return std::puts("usage: loom-mlp-benchmark [PYTORCH_SCRIPT]\n"
                      "  PYTORCH_SCRIPT defaults to benchmarks/mlp_torch.py"),
            0;
+  std::printf("OpenBLAS kernels (Loom's and PyTorch's): %s\n\n", loom::rt::blasKernels().c_str());
   std::printf("| optimizer | batch | Loom samples/s | PyTorch samples/s (OpenMP OpenBLAS, "
               "foreach) | Loom / PyTorch | PyTorch as shipped |\n|---|---|---|---|---|---|\n");
   for (const char *optimizer : {"sgd", "adamw"})

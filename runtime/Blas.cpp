@@ -5,12 +5,14 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdlib>
 #include <optional>
 #include <string>
 #include <cblas.h>
 
 extern "C" void openblas_set_num_threads(int);
 extern "C" int openblas_get_num_threads();
+extern "C" char *openblas_get_corename();
 
 namespace {
 /// Products up to this size (m * n * k) gain little from OpenBLAS's threads, which split
@@ -142,6 +144,14 @@ void loom::rt::setBlasThreads(int threads) {
 }
 
 int loom::rt::blasThreads() { return openblas_get_num_threads(); }
+
+std::string loom::rt::blasKernels() {
+  const char *name = openblas_get_corename();
+  std::string kernels = name ? name : "unknown";
+  if (const char *forced = std::getenv("OPENBLAS_CORETYPE"))
+    kernels += std::string(" (OPENBLAS_CORETYPE=") + forced + " in the environment)";
+  return kernels;
+}
 
 loom::rt::OneBlasThread::OneBlasThread() {
   configuredBlasThreads(); // its first read must come before this file ever sets 1

@@ -4,6 +4,7 @@
 #define LOOM_RUNTIME_BLAS_H
 
 #include <cstdint>
+#include <string>
 
 /// The parameters of every GEMM entry point (these and runtime/CudaBlas.h's), in the ABI's
 /// order, and their names to pass them on: the entry points differ only in what they call.
@@ -33,6 +34,9 @@ namespace loom::rt {
 void setBlasThreads(int threads);
 /// The number of threads OpenBLAS uses.
 int blasThreads();
+/// OpenBLAS's name for the kernels it runs (chosen for the CPU, or by OPENBLAS_CORETYPE, which
+/// this says): benchmark figures depend on it.
+std::string blasKernels();
 
 /// While alive, each OpenBLAS call runs on the thread that makes it: for small products that
 /// the device's threads run side by side. Then back to the configured count (setBlasThreads).
