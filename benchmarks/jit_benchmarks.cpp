@@ -3,8 +3,9 @@
 // loop, causal attention's forward and backward as one op (the blocked kernel) vs the same
 // attention written as products, mask and softmax, a layer norm's and the cross-entropy
 // loss's forward and backward vs PyTorch's own fused CPU kernels (rows_torch.py, 2 threads,
-// the OpenMP OpenBLAS), and the compile time of a 2-layer MLP forward pass (cold and with a
-// warm cache). Run from the repository's root (the PyTorch script's path is relative).
+// the OpenMP OpenBLAS), a sum over rows into columns vs a plain C++ loop, and the compile
+// time of a 2-layer MLP forward pass (cold and with a warm cache). Run from the repository's
+// root (the PyTorch script's path is relative). One group of rows runs alone when named.
 #include "benchmarks/TorchBaseline.h"
 #include "frontend/Loom.h"
 #include "frontend/nn/Layers.h"
@@ -84,6 +85,33 @@ void elementwiseRow() {
   double bytes = 2.0 * n * sizeof(float); // read x, write the result
   std::printf("| gelu(x*a+b), 16M f32 | %.1f GB/s | %.1f GB/s (C++ loop -O3) | %.2f |\n",
               bytes / loom / 1e9, bytes / plain / 1e9, plain / loom);
+}
+
+// The baseline for a sum into columns: rows added in turn into the [width] result, -O3.
+void plainColumnSum(const float *x, const float *y, float *out, int64_t rows, int64_t width) {
+  std::fill_n(out, width, 0.0f);
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t c = 0; c < width; ++c)
+      out[c] += x[r * width + c] * y[r * width + c];
+}
+
+/// A reduction over rows into columns (a layer norm's scale gradient: sum of x * dy over the
+/// rows), in cache and out of it.
+void columnSumRows() {
+  auto fn = jit([](Tensor x, Tensor y) { return sum(x * y, {0}); }, {.name = "column_sum"});
+  for (auto [rows, width] : {std::pair<int64_t, int64_t>{2048, 256}, {8192, 768}}) {
+    std::vector<float> x = randomVector(rows * width, 11), y = randomVector(rows * width, 12);
+    std::vector<float> out(width);
+    Array dx = Array::from(x, {rows, width}), dy = Array::from(y, {rows, width});
+    int reps = rows * width < (1 << 20) ? 200 : 20;
+    double plain = medianSeconds(
+        reps, [&] { plainColumnSum(x.data(), y.data(), out.data(), rows, width); });
+    double loom = medianSeconds(reps, [&] { fn(dx, dy).block_until_ready(); });
+    double bytes = 2.0 * rows * width * sizeof(float);
+    std::printf("| sum(x*y) over rows [%ld, %ld] f32 | %.1f GB/s | %.1f GB/s (C++ loop -O3) | "
+                "%.2f |\n",
+                rows, width, bytes / loom / 1e9, bytes / plain / 1e9, plain / loom);
+  }
 }
 
 /// Causal attention written out, as it was before dot_product_attention: the [B, H, T, T]
@@ -237,19 +265,26 @@ void compileRows() {
 } // namespace
 
 int main(int argc, char **argv) {
-  if (argc > 1) { // takes no arguments: say so rather than ignore them
-    bool help = std::string(argv[1]) == "-h" || std::string(argv[1]) == "--help";
+  const std::pair<const char *, void (*)()> groups[] = {
+      {"gemm", gemmRows},           {"elementwise", elementwiseRow}, {"columns", columnSumRows},
+      {"attention", attentionRows}, {"rows", rowKernelRows},         {"compile", compileRows}};
+  std::string only = argc > 1 ? argv[1] : "";
+  bool help = only == "-h" || only == "--help";
+  bool known = only.empty() || std::any_of(std::begin(groups), std::end(groups),
+                                           [&](auto &group) { return only == group.first; });
+  if (argc > 2 || help || !known) {
     if (!help)
-      std::fprintf(stderr, "loom-jit-benchmarks: unexpected argument '%s'\n", argv[1]);
-    std::fputs("usage: loom-jit-benchmarks (takes no arguments)\n", help ? stdout : stderr);
+      std::fprintf(stderr, "loom-jit-benchmarks: unexpected argument '%s'\n",
+                   argc > 2 ? argv[2] : argv[1]);
+    std::fputs("usage: loom-jit-benchmarks [GROUP]\n"
+               "  GROUP: gemm, elementwise, columns, attention, rows or compile (default: all)\n",
+               help ? stdout : stderr);
     return help ? 0 : 2;
   }
   std::printf("| benchmark | Loom | baseline (same run) | baseline time / Loom time |\n");
   std::printf("|---|---|---|---|\n");
-  gemmRows();
-  elementwiseRow();
-  attentionRows();
-  rowKernelRows();
-  compileRows();
+  for (auto [name, run] : groups)
+    if (only.empty() || only == name)
+      run();
   return 0;
 }
