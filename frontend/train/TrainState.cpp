@@ -2,7 +2,12 @@
 #include "frontend/train/TrainState.h"
 
 #include "frontend/Error.h"
+#include "frontend/MemoryCheck.h"
 #include "frontend/optim/LossScale.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
 
 namespace loom::train {
 
@@ -13,6 +18,21 @@ std::vector<std::pair<std::string, Array>> TrainState::named() const {
   if (ema.numLeaves())
     namedLeaves(ema, "ema", arrays);
   return arrays;
+}
+
+void checkStateFits(const TrainTask &task, bool ema) {
+  uint64_t count = 0;
+  for (const Shape &shape : task.paramShapes().flatten()) {
+    uint64_t n = 1;
+    for (int64_t d : shape)
+      if (__builtin_mul_overflow(n, static_cast<uint64_t>(d), &n))
+        n = UINT64_MAX / 16; // saturate: refused below all the same
+    count = std::min(count + n, UINT64_MAX / 16);
+  }
+  int copies = 3 + ema;
+  detail::checkStateFits(fmt::format("the parameters, AdamW moments{} of {} parameters (f32)",
+                                     ema ? " and EMA" : " (no EMA)", count),
+                         count * copies * sizeof(float));
 }
 
 nlohmann::json modelMetadata(const Config &c, const TrainTask &task) {

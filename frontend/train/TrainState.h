@@ -18,6 +18,11 @@ struct TrainState {
   std::vector<std::pair<std::string, Array>> named() const;
 };
 
+/// Refuses (loom::Error), before anything is allocated, a task whose state (its parameters,
+/// AdamW's two moments, and the EMA if `ema`) in f32 does not fit in memory: a host-side
+/// initialisation would die on std::bad_alloc.
+void checkStateFits(const TrainTask &task, bool ema);
+
 /// The model keys of `task` with their values in `config`: a checkpoint records them.
 nlohmann::json modelMetadata(const Config &config, const TrainTask &task);
 
