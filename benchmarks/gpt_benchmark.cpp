@@ -1,14 +1,15 @@
 // Training throughput of the GPT decoder (frontend/nn/Gpt.h) for three configurations, next
 // to PyTorch running the same architecture (gpt_torch.py) in the same run, printed as a table:
 // tokens/s (the best of 3 rounds, each the median of its 5 steps after warm-up, with
-// PyTorch's best of 3 runs taken in turns; as many steps with kernels' loops on one thread, in
-// alternating rounds, give the speed-up of the device's worker pool), model FLOP/s as a fraction of the OpenBLAS
-// GEMM rate measured in the same run, peak device memory of the default step alone, from
-// before its parameters exist (next to the growth of PyTorch's resident memory in training,
-// measured the same way), and host time per step. A third kind of round runs the step
-// compiled with each layer lowered apart (LOOM_OUTLINE_BLOCKS=0) instead of as one function
-// called per layer (the default): its time over the default's says what compiling one layer
-// costs at run time (at or above 1: nothing).
+// PyTorch's best of 3 runs taken in turns; as many steps with kernels' loops on one thread,
+// in alternating rounds, give the speed-up of the device's worker pool), model FLOP/s as a
+// fraction of the OpenBLAS GEMM rate measured in the same run (the fastest of 20 1024^3
+// products), peak device memory of the default step alone, from before its parameters exist
+// (next to the growth of PyTorch's resident memory in training, measured the same way), and
+// host time per step. A third kind of round runs the step compiled with each layer lowered
+// apart (LOOM_OUTLINE_BLOCKS=0) instead of as one function called per layer (the default):
+// its time over the default's says what compiling one layer costs at run time (at or above
+// 1: nothing).
 // The baseline is PyTorch as a careful user runs it: 2 threads on Debian's OpenMP OpenBLAS
 // (libopenblas0-openmp, swapped in for the Python process alone through LD_LIBRARY_PATH;
 // Debian's default pthread OpenBLAS oversubscribes the cores under PyTorch's own threads).
@@ -36,18 +37,18 @@ double seconds(Clock::time_point since) {
   return std::chrono::duration<double>(Clock::now() - since).count();
 }
 
+/// The sgemm rate at 1024^3: the fastest of 20 products (this machine's noise only slows).
 double blasGflops() {
   const int n = 1024;
   std::vector<float> a(n * n, 1.0f), b(n * n, 1.0f), c(n * n);
-  std::vector<double> times;
-  for (int i = 0; i < 6; ++i) {
+  double best = 1e30;
+  for (int i = 0; i < 20; ++i) {
     auto start = Clock::now();
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1, a.data(), n, b.data(), n,
                 0, c.data(), n);
-    times.push_back(seconds(start));
+    best = std::min(best, seconds(start));
   }
-  std::sort(times.begin(), times.end());
-  return 2.0 * n * n * n / times[3] / 1e9;
+  return 2.0 * n * n * n / best / 1e9;
 }
 
 /// What one PyTorch run measured (zeros: not measured).
