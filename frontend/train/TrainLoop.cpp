@@ -89,8 +89,8 @@ private:
   const Clock::time_point start = Clock::now();
   const Config &c;
   const RunOptions &options;
-  /// Process 0 logs the run; with per_rank logging every process also logs its own lines.
-  const bool perRank;
+  /// Process 0 logs the run; with per_rank logging (rankLog) every process also logs its own
+  /// lines.
   std::unique_ptr<std::FILE, int (*)(std::FILE *)> quiet;
   std::FILE *log;
   std::unique_ptr<TrainTask> task;
@@ -121,6 +121,7 @@ private:
   int64_t windowSteps = 0;
   double evalSeconds = 0;
   const int64_t batchesPerEpoch;
+  /// training.log_format = "per_rank": the seed's lines, with epochs of batchesPerEpoch steps.
   std::optional<RankLog> rankLog;
   /// A logged step's loss, read once the next step is enqueued.
   std::optional<std::pair<int64_t, Array>> unread;
@@ -134,7 +135,6 @@ private:
 
 TrainingRun::TrainingRun(const Config &config, const RunOptions &options, std::FILE *runLog)
     : c(validated(config)), options(options),
-      perRank(c.text("training.log_format") == "per_rank"),
       quiet(distributed::process_index() > 0 ? std::fopen("/dev/null", "w") : nullptr,
             &std::fclose),
       log(quiet ? quiet.get() : runLog), task(makeProcessTask(c, log)),
@@ -158,7 +158,7 @@ TrainingRun::TrainingRun(const Config &config, const RunOptions &options, std::F
       checkpointInterval(c.integer("checkpoint.interval")),
       checkpointing(c.flag("checkpoint.enabled")),
       batchesPerEpoch(static_cast<int64_t>(std::ceil(task->stepsPerEpoch()))) {
-  if (perRank) // the seed's lines, with epochs of batchesPerEpoch steps
+  if (c.text("training.log_format") == "per_rank")
     rankLog.emplace(runLog, steps, batchesPerEpoch, c.integer("data.batch"), logInterval);
 }
 
@@ -250,7 +250,7 @@ void TrainingRun::report(int64_t step, const Array &loss) {
                                 {"device0_bytes",
                                  client.device(client.firstLocalDevice()).bytesInUse()}}
                      .dump());
-  if (!perRank)
+  if (!rankLog)
     progress->step(step, value, adamw.lr.at(step), perSecond);
 }
 
@@ -330,7 +330,7 @@ RunSummary TrainingRun::run() {
     ++windowSteps;
     readPending();
     // per_rank logging averages every step's loss over the epoch: each is read.
-    if (perRank || step == summary.firstStep || (step + 1) % logInterval == 0 ||
+    if (rankLog || step == summary.firstStep || (step + 1) % logInterval == 0 ||
         step == steps - 1)
       unread = {step, loss};
     bool last = step == steps - 1;
