@@ -159,6 +159,13 @@ struct JitFunction::Impl {
     std::optional<rt::profile::Span> span(std::in_place, rt::profile::hostTrack, "compile",
                                           "compile ", options.name);
     CompiledProgram entry;
+    if (!options.dumpIrDir.empty()) {
+      std::error_code ec;
+      llvm::sys::fs::create_directories(dumpDir(""));
+      llvm::raw_fd_ostream traced(dumpDir("traced.mlir"), ec);
+      if (!ec)
+        module->print(traced);
+    }
     partitionForMesh(*module, entry);
     double partitionSeconds = since(start);
     rt::Client &client = rt::Client::defaultClient();
@@ -175,6 +182,12 @@ struct JitFunction::Impl {
     return cache.emplace(sig, std::move(entry)).first->second;
   }
 
+  /// Where --dump-ir writes `part` of this function's compile: one folder per function, so
+  /// that the train and eval steps of a run do not overwrite each other's stages.
+  std::string dumpDir(const std::string &part) const {
+    return options.dumpIrDir.empty() ? "" : options.dumpIrDir + "/" + options.name + "/" + part;
+  }
+
   /// The program for this host's CPU (the default), through the compile cache.
   std::shared_ptr<const rt::Executable> compileForCpu(mlir::ModuleOp module,
                                                       std::chrono::steady_clock::time_point start,
@@ -182,7 +195,7 @@ struct JitFunction::Impl {
     mlir::loom::CpuCompileOptions compileOptions;
     compileOptions.useCache = options.useCache;
     compileOptions.overlapCollectives = options.overlapCollectives;
-    compileOptions.dumpDir = options.dumpIrDir;
+    compileOptions.dumpDir = dumpDir("lowering");
     auto compiled = mlir::loom::compileForCpu(module, compileOptions);
     if (!compiled.ok())
       throw Error(fmt::format("{}: compilation failed: {}", options.name,
@@ -218,7 +231,7 @@ struct JitFunction::Impl {
                                                       std::chrono::steady_clock::time_point start) {
     mlir::loom::GpuCompileOptions compileOptions;
     compileOptions.chip = gpu.chip();
-    compileOptions.dumpDir = options.dumpIrDir;
+    compileOptions.dumpDir = dumpDir("lowering");
     auto compiled = mlir::loom::compileForGpu(module, compileOptions);
     if (!compiled.ok())
       throw Error(fmt::format("{}: compilation for {} failed: {}", options.name,
@@ -264,17 +277,12 @@ struct JitFunction::Impl {
       return mlir::success();
     });
     if (!options.dumpIrDir.empty()) {
-      // The traced module, then the module after each partitioning pass.
-      std::error_code ec;
-      llvm::sys::fs::create_directories(options.dumpIrDir);
-      llvm::raw_fd_ostream traced(options.dumpIrDir + "/" + options.name + ".traced.mlir", ec);
-      if (!ec)
-        module->print(traced);
+      // The module after each partitioning pass.
       module->getContext()->disableMultithreading(); // IR printing requires it
       pm.enableIRPrintingToFileTree([](mlir::Pass *, mlir::Operation *) { return false; },
                                     [](mlir::Pass *, mlir::Operation *) { return true; },
                                     /*printModuleScope=*/true, /*printAfterOnlyOnChange=*/false,
-                                    /*printAfterOnlyOnFailure=*/false, options.dumpIrDir);
+                                    /*printAfterOnlyOnFailure=*/false, dumpDir("partitioning"));
     }
     if (mlir::failed(mlir::parsePassPipeline(llvm::join(mlir::loom::spmdPasses(), ","), pm)) ||
         mlir::failed(pm.run(module)))

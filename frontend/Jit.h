@@ -30,7 +30,8 @@ struct JitOptions {
   /// Let collectives run while the device computes (the loom-overlap-collectives pass); off,
   /// each collective is awaited right after it starts (for measuring what overlap buys).
   bool overlapCollectives = true;
-  /// If not empty, the module after each compiler stage is written under this directory.
+  /// If not empty, the module after each compiler stage is written under this directory, in
+  /// a folder named after the function: traced.mlir, partitioning/ and lowering/.
   std::string dumpIrDir;
   /// Positions of the arguments (each an Array or a whole Tree) the caller donates: their
   /// memory is reused for outputs of the same shape and dtype, so a train step updates

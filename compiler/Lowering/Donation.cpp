@@ -7,6 +7,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "llvm/ADT/BitVector.h"
+#include "llvm/ADT/MapVector.h"
 
 namespace mlir::loom {
 #define GEN_PASS_DEF_DONATEARGUMENTS
@@ -43,11 +44,44 @@ llvm::SmallPtrSet<Value, 8> viewsOf(Value arg) {
   return views;
 }
 
+/// A donated result that a private function computes: `call` returns it as result `result`
+/// and reads the donated argument as operand `operand`.
+struct CalleeHome {
+  func::CallOp call;
+  unsigned result, operand;
+};
+
+/// Where result `i` of `ret` can be written inside its callee: it is a call's result and the
+/// call reads the donated `arg` itself (once) as an operand, e.g. a layer's optimizer update.
+std::optional<CalleeHome> calleeHomeOf(func::ReturnOp ret, int64_t i, BlockArgument arg) {
+  auto call = ret.getOperand(i).getDefiningOp<func::CallOp>();
+  if (!call)
+    return std::nullopt;
+  auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(call, call.getCalleeAttr());
+  if (!callee || !callee.isPrivate() || callee.isExternal() || !callee.getBody().hasOneBlock() ||
+      !isa<func::ReturnOp>(callee.getBody().front().getTerminator()))
+    return std::nullopt;
+  std::optional<unsigned> operand;
+  for (OpOperand &o : call->getOpOperands())
+    if (o.get() == Value(arg)) {
+      if (operand)
+        return std::nullopt;
+      operand = o.getOperandNumber();
+    }
+  if (!operand)
+    return std::nullopt;
+  return CalleeHome{call, cast<OpResult>(ret.getOperand(i)).getResultNumber(), *operand};
+}
+
 struct DonateArgumentsPass : mlir::loom::impl::DonateArgumentsBase<DonateArgumentsPass> {
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
+    ModuleOp module = getOperation();
     auto writable = StringAttr::get(ctx, bufferization::BufferizationDialect::kWritableAttrName);
-    getOperation().walk([&](func::FuncOp fn) {
+    // Results that a private function computes, and the main-side write-backs to fall back on.
+    SmallVector<std::pair<CalleeHome, bufferization::MaterializeInDestinationOp>> inCallees;
+    bool failed = false;
+    module.walk([&](func::FuncOp fn) {
       func::ReturnOp ret = singleReturn(fn);
       if (!ret)
         return;
@@ -64,7 +98,8 @@ struct DonateArgumentsPass : mlir::loom::impl::DonateArgumentsBase<DonateArgumen
           fn.emitError() << kAliasedOutput << " of argument " << arg.getArgNumber()
                          << " names result " << i << ", which does not exist or has a "
                          << "different type than " << arg.getType();
-          return signalPassFailure();
+          failed = true;
+          return;
         }
         // An output that still shows the old contents forbids overwriting them.
         llvm::SmallPtrSet<Value, 8> views = viewsOf(arg);
@@ -77,12 +112,63 @@ struct DonateArgumentsPass : mlir::loom::impl::DonateArgumentsBase<DonateArgumen
           continue;
         }
         fn.setArgAttr(arg.getArgNumber(), writable, BoolAttr::get(ctx, true));
+        std::optional<CalleeHome> home = calleeHomeOf(ret, i, arg);
         OpBuilder b(ret);
         auto materialize = bufferization::MaterializeInDestinationOp::create(
             b, ret.getLoc(), arg.getType(), ret.getOperand(i), arg);
         ret.setOperand(i, materialize.getResult());
+        if (home)
+          inCallees.emplace_back(*home, materialize);
       }
     });
+    if (failed)
+      return signalPassFailure();
+    moveWritesIntoCallees(inCallees);
+  }
+
+  /// A result that every call of a private function donates into the same operand (each
+  /// layer's optimizer update of its own parameters) is written into that argument inside
+  /// the function, once, instead of by a write-back after each call: the caller, the step's
+  /// one function, then holds no write-back per layer, and its bufferization analysis no
+  /// longer grows with depth. Bufferization still copies at a call whose operand must
+  /// survive; the result then just keeps its own buffer.
+  void moveWritesIntoCallees(
+      ArrayRef<std::pair<CalleeHome, bufferization::MaterializeInDestinationOp>> inCallees) {
+    ModuleOp module = getOperation();
+    // Per callee and (result, operand) pairing: the write-backs that follow that pairing.
+    llvm::MapVector<std::tuple<Operation *, unsigned, unsigned>,
+                    SmallVector<bufferization::MaterializeInDestinationOp>>
+        pairings;
+    for (auto [home, materialize] : inCallees) {
+      Operation *callee =
+          SymbolTable::lookupNearestSymbolFrom(home.call, home.call.getCalleeAttr());
+      pairings[{callee, home.result, home.operand}].push_back(materialize);
+    }
+    if (pairings.empty())
+      return;
+    // How often each function is named anywhere (a use that is no call also counts).
+    llvm::StringMap<size_t> uses;
+    module.walk([&](Operation *op) {
+      op->getAttrDictionary().walk([&](SymbolRefAttr ref) { ++uses[ref.getRootReference()]; });
+    });
+    llvm::DenseMap<Operation *, llvm::DenseSet<unsigned>> homesTaken;
+    for (auto &[key, materializes] : pairings) {
+      auto [op, result, operand] = key;
+      auto callee = cast<func::FuncOp>(op);
+      if (uses.lookup(callee.getSymName()) != materializes.size() ||
+          !homesTaken[callee].insert(operand).second)
+        continue;
+      auto ret = cast<func::ReturnOp>(callee.getBody().front().getTerminator());
+      OpBuilder b(ret);
+      BlockArgument home = callee.getArgument(operand);
+      auto inside = bufferization::MaterializeInDestinationOp::create(
+          b, ret.getLoc(), home.getType(), ret.getOperand(result), home);
+      ret.setOperand(result, inside.getResult());
+      for (bufferization::MaterializeInDestinationOp materialize : materializes) {
+        materialize.getResult().replaceAllUsesWith(materialize.getSource());
+        materialize.erase();
+      }
+    }
   }
 };
 

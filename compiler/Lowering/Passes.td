@@ -142,6 +142,12 @@ def DonateArguments : Pass<"loom-donate-arguments", "mlir::ModuleOp"> {
     An argument is not aliased (its attribute is dropped) when its value, or a view of it, is
     also returned elsewhere: that output must still see the old contents.
 
+    When the result comes from a call of a private function that read the donated argument
+    as an operand (a layer's optimizer update, outlined once for all layers), and every call
+    of that function donates that result into that operand, the write-back moves into the
+    function, once: the caller keeps no write-back per layer, so its bufferization does not
+    grow with depth.
+
     Input:
     ```mlir
     func.func @main(%p: tensor<4xf32> {loom.aliased_output = 0 : i64}, %g: tensor<4xf32>)
