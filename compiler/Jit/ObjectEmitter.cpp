@@ -31,8 +31,9 @@ namespace {
 
 /// Below this many ops, a program is one unit: threads and target machines of their own cost
 /// more than they save (measured: the differential tests' one-op programs compiled 3x slower
-/// split in two).
-constexpr size_t kMinOpsToSplit = 10000;
+/// split in two). Counted after loom-pointer-buffers, which left a 2-layer GPT step about
+/// half the ops it had with a descriptor per buffer.
+constexpr size_t kMinOpsToSplit = 4000;
 
 double secondsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -2,6 +2,7 @@
 // `void loom_entry(void **buffers)`, so the runtime needs no knowledge of memref descriptors.
 #include "compiler/IR/LoomOps.h"
 #include "compiler/Lowering/Passes.h"
+#include "compiler/Lowering/StaticBuffers.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -18,34 +19,6 @@ namespace mlir::loom {
 using namespace mlir;
 
 namespace {
-
-/// The memref descriptor {allocated, aligned, offset, sizes, strides} of a static,
-/// identity-layout memref whose data starts at `data`, cast back to the memref type.
-Value describe(OpBuilder &b, Location loc, Value data, MemRefType type) {
-  MLIRContext *ctx = b.getContext();
-  auto ptr = LLVM::LLVMPointerType::get(ctx);
-  Type i64 = b.getI64Type();
-  int64_t rank = type.getRank();
-  SmallVector<Type> fields = {ptr, ptr, i64};
-  if (rank > 0)
-    fields.append(2, LLVM::LLVMArrayType::get(i64, rank));
-  auto structType = LLVM::LLVMStructType::getLiteral(ctx, fields);
-  auto constant = [&](int64_t v) -> Value {
-    return LLVM::ConstantOp::create(b, loc, i64, b.getI64IntegerAttr(v));
-  };
-  Value desc = LLVM::PoisonOp::create(b, loc, structType);
-  desc = LLVM::InsertValueOp::create(b, loc, desc, data, ArrayRef<int64_t>{0});
-  desc = LLVM::InsertValueOp::create(b, loc, desc, data, ArrayRef<int64_t>{1});
-  desc = LLVM::InsertValueOp::create(b, loc, desc, constant(0), ArrayRef<int64_t>{2});
-  auto [strides, offset] = type.getStridesAndOffset();
-  for (int64_t d = 0; d < rank; ++d) {
-    desc = LLVM::InsertValueOp::create(b, loc, desc, constant(type.getDimSize(d)),
-                                       ArrayRef<int64_t>{3, d});
-    desc = LLVM::InsertValueOp::create(b, loc, desc, constant(strides[d]),
-                                       ArrayRef<int64_t>{4, d});
-  }
-  return UnrealizedConversionCastOp::create(b, loc, TypeRange{type}, desc).getResult(0);
-}
 
 /// An exported constant i64 array `name` that the runtime reads after loading.
 void emitTable(OpBuilder &b, Location loc, StringRef name, ArrayRef<int64_t> table) {
@@ -191,7 +164,7 @@ struct EmitEntryPass : mlir::loom::impl::EmitEntryBase<EmitEntryPass> {
       Value slot = LLVM::GEPOp::create(b, loc, ptr, ptr, buffers,
                                        ArrayRef<LLVM::GEPArg>{slots[i]});
       Value data = LLVM::LoadOp::create(b, loc, ptr, slot);
-      operands.push_back(describe(b, loc, data, cast<MemRefType>(type)));
+      operands.push_back(mlir::loom::describeStaticBuffer(b, loc, data, cast<MemRefType>(type)));
     }
     func::CallOp::create(b, loc, target, operands);
     func::ReturnOp::create(b, loc);

@@ -1,6 +1,7 @@
 // The loom-func-to-llvm pass: func-to-llvm with bare-pointer calls where every signature
 // allows them, memref descriptors otherwise; Loom's argument annotations stay behind.
 #include "compiler/Lowering/Passes.h"
+#include "compiler/Lowering/StaticBuffers.h"
 
 #include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVMPass.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -16,17 +17,7 @@ using namespace mlir;
 
 namespace {
 
-/// Whether `type` can be passed as its data pointer alone: a static, non-empty buffer with
-/// static strides (MLIR's lowering cannot give an empty buffer a bare pointer).
-bool passesAsPointer(Type type) {
-  auto memref = dyn_cast<MemRefType>(type);
-  if (!memref)
-    return !isa<BaseMemRefType>(type);
-  if (!memref.hasStaticShape() || memref.getNumElements() == 0)
-    return false;
-  auto [strides, offset] = memref.getStridesAndOffset();
-  return !ShapedType::isDynamic(offset) && llvm::none_of(strides, ShapedType::isDynamic);
-}
+using mlir::loom::passesAsPointer;
 
 struct FuncToLLVMPass : mlir::loom::impl::FuncToLLVMBase<FuncToLLVMPass> {
   void runOnOperation() override {

@@ -449,6 +449,49 @@ def ParallelKernels : Pass<"loom-parallel-kernels", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::arith::ArithDialect", "mlir::scf::SCFDialect"];
 }
 
+def PointerBuffers : Pass<"loom-pointer-buffers", "mlir::ModuleOp"> {
+  let summary = "Passes static buffers between functions as data pointers, before the memref lowering.";
+  let description = [{
+    Runs after loom-emit-entry, before the memref lowering. The memref lowering gives every
+    buffer value a descriptor of 3 + 2 x rank words, built by a chain of inserts; a step's
+    function holds some 30 buffers per layer (each layer's saved activations and
+    gradients), so that chain made its lowered form, and the time spent lowering it, grow
+    with depth. Here:
+
+    - a private function whose buffer arguments all have a static shape and layout, that
+      returns no buffer and is only called, takes `!llvm.ptr` for each buffer; an argument
+      that an op still needs whole gets its descriptor built at the entry, once per
+      function, as the bare-pointer calling convention would;
+    - an allocation used only as such a call's operand, deallocated, or reshaped for those
+      uses becomes the allocator call the memref lowering would make
+      (`_mlir_memref_to_llvm_alloc`, or `_aligned_alloc` with an alignment), and its
+      deallocation the matching free: no descriptor;
+    - any other buffer passed to such a call passes its aligned data pointer (the entry's
+      descriptors are looked through and then erased).
+
+    Input:
+    ```mlir
+    func.func private @layer(%x: memref<8x256xf32>, %y: memref<8x256xf32>)
+    func.func private @main(%p: memref<8x256xf32>) {
+      %a = memref.alloc() : memref<8x256xf32>
+      call @layer(%p, %a) : (memref<8x256xf32>, memref<8x256xf32>) -> ()
+      memref.dealloc %a : memref<8x256xf32>
+    }
+    ```
+    Output:
+    ```mlir
+    func.func private @layer(%x: !llvm.ptr, %y: !llvm.ptr)
+    func.func private @main(%p: !llvm.ptr) {
+      %a = llvm.call @_mlir_memref_to_llvm_alloc(%c8192) : (i64) -> !llvm.ptr
+      call @layer(%p, %a) : (!llvm.ptr, !llvm.ptr) -> ()
+      llvm.call @_mlir_memref_to_llvm_free(%a) : (!llvm.ptr) -> ()
+    }
+    ```
+  }];
+  let dependentDialects = ["mlir::LLVM::LLVMDialect", "mlir::arith::ArithDialect",
+                           "mlir::memref::MemRefDialect"];
+}
+
 def FuncToLLVM : Pass<"loom-func-to-llvm", "mlir::ModuleOp"> {
   let summary = "func-to-llvm, passing buffers as bare pointers where every signature allows.";
   let description = [{

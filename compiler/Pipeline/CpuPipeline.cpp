@@ -109,6 +109,8 @@ const std::vector<std::string> &mlir::loom::cpuToLLVMPasses() {
       "loom-round-emulated-floats",
       "arith-expand{include-bf16}",
       "loom-emit-entry",
+      // Buffers passed between functions as pointers: no descriptors per layer.
+      "loom-pointer-buffers",
       "convert-scf-to-cf",
       "expand-strided-metadata",
       "lower-affine",

@@ -1,0 +1,233 @@
+// The loom-pointer-buffers pass (see Passes.td): static buffers that only travel between
+// functions are data pointers before the memref lowering, so a step's function builds no
+// memref descriptor per layer.
+#include "compiler/Lowering/Passes.h"
+#include "compiler/Lowering/StaticBuffers.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/FunctionCallUtils.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/ADT/StringSet.h"
+
+namespace mlir::loom {
+#define GEN_PASS_DEF_POINTERBUFFERS
+#include "compiler/Lowering/Passes.h.inc"
+} // namespace mlir::loom
+
+using namespace mlir;
+
+namespace {
+using mlir::loom::passesAsPointer;
+
+/// Bytes of one element in memory, or 0 for an element type this pass leaves alone.
+int64_t bytesOfElement(Type type) {
+  if (type.isIndex())
+    return 8;
+  if (!type.isIntOrFloat())
+    return 0;
+  unsigned bits = type.getIntOrFloatBitWidth();
+  if (bits == 1)
+    return 1;
+  return bits >= 8 && llvm::isPowerOf2_32(bits) ? bits / 8 : 0;
+}
+
+struct PointerBuffersPass : mlir::loom::impl::PointerBuffersBase<PointerBuffersPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    ptr = LLVM::LLVMPointerType::get(&getContext());
+    findPointerFunctions(module);
+    if (pointerFunctions.empty())
+      return;
+    for (func::FuncOp fn : module.getOps<func::FuncOp>())
+      if (pointerFunctions.contains(fn.getSymName()))
+        takePointers(fn);
+    SmallVector<memref::AllocOp> allocs;
+    module.walk([&](memref::AllocOp alloc) { allocs.push_back(alloc); });
+    for (memref::AllocOp alloc : allocs)
+      if (failed(allocateAsPointer(alloc)))
+        return signalPassFailure();
+    SmallVector<UnrealizedConversionCastOp> casts;
+    module.walk([&](func::CallOp call) {
+      if (pointerFunctions.contains(call.getCallee()))
+        passPointers(call, casts);
+    });
+    for (UnrealizedConversionCastOp cast : casts)
+      eraseDeadDescriptor(cast);
+  }
+
+  /// Private functions with a body whose buffers all pass as pointers, that return no
+  /// buffer, and that only calls name (a function whose address is taken keeps its type).
+  void findPointerFunctions(ModuleOp module) {
+    pointerFunctions.clear();
+    llvm::StringMap<size_t> uses, calls;
+    module.walk([&](Operation *op) {
+      op->getAttrDictionary().walk([&](SymbolRefAttr ref) { ++uses[ref.getRootReference()]; });
+      if (auto call = dyn_cast<func::CallOp>(op))
+        ++calls[call.getCallee()];
+    });
+    for (func::FuncOp fn : module.getOps<func::FuncOp>()) {
+      FunctionType type = fn.getFunctionType();
+      if (fn.isPublic() || fn.isExternal() || !llvm::all_of(type.getInputs(), passesAsPointer) ||
+          llvm::any_of(type.getResults(), [](Type t) { return isa<BaseMemRefType>(t); }) ||
+          llvm::none_of(type.getInputs(), [](Type t) { return isa<MemRefType>(t); }) ||
+          uses.lookup(fn.getSymName()) != calls.lookup(fn.getSymName()))
+        continue;
+      pointerFunctions.insert(fn.getSymName());
+    }
+  }
+
+  /// Whether every use of `buffer` needs only its data pointer: an operand of a call that
+  /// takes pointers, a deallocation, the pointer's extraction, or a reshape used the same way.
+  bool onlyPointerUses(Value buffer) {
+    return llvm::all_of(buffer.getUses(), [&](OpOperand &use) {
+      Operation *user = use.getOwner();
+      if (auto call = dyn_cast<func::CallOp>(user))
+        return pointerFunctions.contains(call.getCallee());
+      if (isa<memref::DeallocOp, memref::ExtractAlignedPointerAsIndexOp>(user))
+        return true;
+      if (isa<memref::ExpandShapeOp, memref::CollapseShapeOp>(user))
+        return onlyPointerUses(user->getResult(0));
+      return false;
+    });
+  }
+
+  /// Rewrites the uses `onlyPointerUses` accepted to use `data` instead of `buffer`.
+  void usePointer(Value buffer, Value data) {
+    for (OpOperand &use : llvm::make_early_inc_range(buffer.getUses())) {
+      Operation *user = use.getOwner();
+      OpBuilder b(user);
+      if (isa<func::CallOp>(user)) {
+        use.set(data);
+        continue;
+      }
+      if (isa<memref::DeallocOp>(user)) {
+        auto free = LLVM::lookupOrCreateGenericFreeFn(b, getOperation());
+        LLVM::CallOp::create(b, user->getLoc(), *free, ValueRange{data});
+      } else if (auto extract = dyn_cast<memref::ExtractAlignedPointerAsIndexOp>(user)) {
+        Value address = LLVM::PtrToIntOp::create(b, user->getLoc(), b.getI64Type(), data);
+        extract.replaceAllUsesWith(arith::IndexCastOp::create(b, user->getLoc(),
+                                                              b.getIndexType(), address)
+                                       .getResult());
+      } else {
+        usePointer(user->getResult(0), data); // a reshape: the same data
+      }
+      user->erase();
+    }
+  }
+
+  /// Gives `fn`'s buffer arguments the pointer type; a buffer that some op still needs whole
+  /// gets a descriptor built from its pointer at the entry, as the bare-pointer convention
+  /// would.
+  void takePointers(func::FuncOp fn) {
+    Block &entry = fn.getBody().front();
+    for (BlockArgument arg : entry.getArguments()) {
+      auto type = dyn_cast<MemRefType>(arg.getType());
+      if (!type)
+        continue;
+      // Loom's annotations of a buffer (sharding, aliasing) have been read by now and do
+      // not apply to a pointer.
+      for (NamedAttribute attr :
+           llvm::to_vector(function_interface_impl::getArgAttrs(fn, arg.getArgNumber())))
+        if (attr.getName().strref().starts_with("loom."))
+          fn.removeArgAttr(arg.getArgNumber(), attr.getName());
+      if (onlyPointerUses(arg)) {
+        usePointer(arg, arg);
+        arg.setType(ptr);
+        continue;
+      }
+      arg.setType(ptr);
+      // (A builder made here: rewriting an earlier argument may have erased the first op.)
+      OpBuilder b = OpBuilder::atBlockBegin(&entry);
+      Value buffer = mlir::loom::describeStaticBuffer(b, fn.getLoc(), arg, type);
+      // Only the descriptor's inserts read the pointer itself (a buffer has no such users).
+      arg.replaceUsesWithIf(buffer, [](OpOperand &use) {
+        return !isa<LLVM::InsertValueOp>(use.getOwner());
+      });
+    }
+    fn.setFunctionType(FunctionType::get(&getContext(), entry.getArgumentTypes(),
+                                         fn.getFunctionType().getResults()));
+  }
+
+  /// A static allocation used only as a pointer becomes the runtime allocator's call the
+  /// memref lowering would have made, without its descriptor.
+  LogicalResult allocateAsPointer(memref::AllocOp alloc) {
+    MemRefType type = alloc.getType();
+    int64_t bytes = bytesOfElement(type.getElementType());
+    if (!type.hasStaticShape() || !type.getLayout().isIdentity() || bytes == 0 ||
+        !alloc.getSymbolOperands().empty() || !onlyPointerUses(alloc.getResult()))
+      return success();
+    OpBuilder b(alloc);
+    Location loc = alloc.getLoc();
+    Type i64 = b.getI64Type();
+    auto constant = [&](int64_t v) -> Value {
+      return LLVM::ConstantOp::create(b, loc, i64, b.getI64IntegerAttr(v));
+    };
+    Value size = constant(std::max<int64_t>(type.getNumElements(), 1) * bytes);
+    Value data;
+    if (std::optional<uint64_t> alignment = alloc.getAlignment()) {
+      auto fn = LLVM::lookupOrCreateGenericAlignedAllocFn(b, getOperation(), i64);
+      if (failed(fn))
+        return alloc.emitError("loom-pointer-buffers: cannot declare the aligned allocator");
+      data = LLVM::CallOp::create(b, loc, *fn,
+                                  ValueRange{constant(static_cast<int64_t>(*alignment)), size})
+                 .getResult();
+    } else {
+      auto fn = LLVM::lookupOrCreateGenericAllocFn(b, getOperation(), i64);
+      if (failed(fn))
+        return alloc.emitError("loom-pointer-buffers: cannot declare the allocator");
+      data = LLVM::CallOp::create(b, loc, *fn, ValueRange{size}).getResult();
+    }
+    usePointer(alloc.getResult(), data);
+    alloc.erase();
+    return success();
+  }
+
+  /// The remaining buffer operands of a call that takes pointers: the pointer a descriptor
+  /// was built from (the entry's), or the buffer's aligned pointer.
+  void passPointers(func::CallOp call, SmallVectorImpl<UnrealizedConversionCastOp> &casts) {
+    OpBuilder b(call);
+    Location loc = call.getLoc();
+    for (OpOperand &operand : call->getOpOperands()) {
+      Value buffer = operand.get();
+      if (!isa<MemRefType>(buffer.getType()))
+        continue;
+      if (Value data = mlir::loom::describedPointer(buffer)) {
+        operand.set(data);
+        casts.push_back(buffer.getDefiningOp<UnrealizedConversionCastOp>());
+        continue;
+      }
+      Value index = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, buffer);
+      Value address = arith::IndexCastOp::create(b, loc, b.getI64Type(), index);
+      operand.set(LLVM::IntToPtrOp::create(b, loc, ptr, address));
+    }
+  }
+
+  /// A descriptor nothing reads any more, and the inserts and constants that built it.
+  static void eraseDeadDescriptor(UnrealizedConversionCastOp cast) {
+    if (!cast || !cast->use_empty())
+      return;
+    SmallVector<Operation *> work{cast};
+    llvm::SmallPtrSet<Operation *, 16> erased;
+    while (!work.empty()) {
+      Operation *op = work.pop_back_val();
+      if (erased.contains(op) || !op->use_empty())
+        continue;
+      erased.insert(op);
+      SmallVector<Operation *> inputs;
+      for (Value operand : op->getOperands())
+        if (Operation *def = operand.getDefiningOp();
+            def && isa<LLVM::InsertValueOp, LLVM::PoisonOp, LLVM::ConstantOp>(def))
+          inputs.push_back(def);
+      op->erase();
+      llvm::append_range(work, inputs);
+    }
+  }
+
+  Type ptr;
+  llvm::StringSet<> pointerFunctions;
+};
+
+} // namespace
