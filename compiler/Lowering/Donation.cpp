@@ -146,9 +146,9 @@ struct DonateArgumentsPass : mlir::loom::impl::DonateArgumentsBase<DonateArgumen
     }
     if (pairings.empty())
       return;
-    // How often each function is named anywhere (a use that is no call also counts).
+    // How often each function is named by an op (a use that is no call also counts).
     llvm::StringMap<size_t> uses;
-    module.walk([&](Operation *op) {
+    module.walk([&](SymbolUserOpInterface op) {
       op->getAttrDictionary().walk([&](SymbolRefAttr ref) { ++uses[ref.getRootReference()]; });
     });
     llvm::DenseMap<Operation *, llvm::DenseSet<unsigned>> homesTaken;

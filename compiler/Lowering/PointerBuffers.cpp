@@ -41,14 +41,15 @@ struct PointerBuffersPass : mlir::loom::impl::PointerBuffersBase<PointerBuffersP
     findPointerFunctions(module);
     if (pointerFunctions.empty())
       return;
+    if (failed(declareRuntimeFunctions()))
+      return signalPassFailure();
     for (func::FuncOp fn : module.getOps<func::FuncOp>())
       if (pointerFunctions.contains(fn.getSymName()))
         takePointers(fn);
     SmallVector<memref::AllocOp> allocs;
     module.walk([&](memref::AllocOp alloc) { allocs.push_back(alloc); });
     for (memref::AllocOp alloc : allocs)
-      if (failed(allocateAsPointer(alloc)))
-        return signalPassFailure();
+      allocateAsPointer(alloc);
     SmallVector<UnrealizedConversionCastOp> casts;
     module.walk([&](func::CallOp call) {
       if (pointerFunctions.contains(call.getCallee()))
@@ -63,9 +64,10 @@ struct PointerBuffersPass : mlir::loom::impl::PointerBuffersBase<PointerBuffersP
   void findPointerFunctions(ModuleOp module) {
     pointerFunctions.clear();
     llvm::StringMap<size_t> uses, calls;
-    module.walk([&](Operation *op) {
+    // (Ops that name symbols declare it; walking every op's attributes costs 20 ms.)
+    module.walk([&](SymbolUserOpInterface op) {
       op->getAttrDictionary().walk([&](SymbolRefAttr ref) { ++uses[ref.getRootReference()]; });
-      if (auto call = dyn_cast<func::CallOp>(op))
+      if (auto call = dyn_cast<func::CallOp>(*op))
         ++calls[call.getCallee()];
     });
     for (func::FuncOp fn : module.getOps<func::FuncOp>()) {
@@ -104,8 +106,8 @@ struct PointerBuffersPass : mlir::loom::impl::PointerBuffersBase<PointerBuffersP
         continue;
       }
       if (isa<memref::DeallocOp>(user)) {
-        auto free = LLVM::lookupOrCreateGenericFreeFn(b, getOperation());
-        LLVM::CallOp::create(b, user->getLoc(), *free, ValueRange{data});
+        LLVM::CallOp::create(b, user->getLoc(), runtimeFunction(RuntimeFn::free),
+                             ValueRange{data});
       } else if (auto extract = dyn_cast<memref::ExtractAlignedPointerAsIndexOp>(user)) {
         Value address = LLVM::PtrToIntOp::create(b, user->getLoc(), b.getI64Type(), data);
         extract.replaceAllUsesWith(arith::IndexCastOp::create(b, user->getLoc(),
@@ -127,12 +129,6 @@ struct PointerBuffersPass : mlir::loom::impl::PointerBuffersBase<PointerBuffersP
       auto type = dyn_cast<MemRefType>(arg.getType());
       if (!type)
         continue;
-      // Loom's annotations of a buffer (sharding, aliasing) have been read by now and do
-      // not apply to a pointer.
-      for (NamedAttribute attr :
-           llvm::to_vector(function_interface_impl::getArgAttrs(fn, arg.getArgNumber())))
-        if (attr.getName().strref().starts_with("loom."))
-          fn.removeArgAttr(arg.getArgNumber(), attr.getName());
       if (onlyPointerUses(arg)) {
         usePointer(arg, arg);
         arg.setType(ptr);
@@ -149,16 +145,28 @@ struct PointerBuffersPass : mlir::loom::impl::PointerBuffersBase<PointerBuffersP
     }
     fn.setFunctionType(FunctionType::get(&getContext(), entry.getArgumentTypes(),
                                          fn.getFunctionType().getResults()));
+    // Loom's annotations of buffers (sharding, aliasing) have been read by now and do not
+    // apply to pointers (set at once: one removal at a time rebuilds them all each time).
+    SmallVector<DictionaryAttr> argAttrs;
+    for (unsigned i = 0; i < fn.getNumArguments(); ++i) {
+      SmallVector<NamedAttribute> kept;
+      for (NamedAttribute attr : function_interface_impl::getArgAttrs(fn, i))
+        if (!attr.getName().strref().starts_with("loom.") ||
+            !isa<LLVM::LLVMPointerType>(fn.getArgument(i).getType()))
+          kept.push_back(attr);
+      argAttrs.push_back(DictionaryAttr::get(&getContext(), kept));
+    }
+    fn.setAllArgAttrs(argAttrs);
   }
 
   /// A static allocation used only as a pointer becomes the runtime allocator's call the
   /// memref lowering would have made, without its descriptor.
-  LogicalResult allocateAsPointer(memref::AllocOp alloc) {
+  void allocateAsPointer(memref::AllocOp alloc) {
     MemRefType type = alloc.getType();
     int64_t bytes = bytesOfElement(type.getElementType());
     if (!type.hasStaticShape() || !type.getLayout().isIdentity() || bytes == 0 ||
         !alloc.getSymbolOperands().empty() || !onlyPointerUses(alloc.getResult()))
-      return success();
+      return;
     OpBuilder b(alloc);
     Location loc = alloc.getLoc();
     Type i64 = b.getI64Type();
@@ -167,22 +175,40 @@ struct PointerBuffersPass : mlir::loom::impl::PointerBuffersBase<PointerBuffersP
     };
     Value size = constant(std::max<int64_t>(type.getNumElements(), 1) * bytes);
     Value data;
-    if (std::optional<uint64_t> alignment = alloc.getAlignment()) {
-      auto fn = LLVM::lookupOrCreateGenericAlignedAllocFn(b, getOperation(), i64);
-      if (failed(fn))
-        return alloc.emitError("loom-pointer-buffers: cannot declare the aligned allocator");
-      data = LLVM::CallOp::create(b, loc, *fn,
+    if (std::optional<uint64_t> alignment = alloc.getAlignment())
+      data = LLVM::CallOp::create(b, loc, runtimeFunction(RuntimeFn::alignedAlloc),
                                   ValueRange{constant(static_cast<int64_t>(*alignment)), size})
                  .getResult();
-    } else {
-      auto fn = LLVM::lookupOrCreateGenericAllocFn(b, getOperation(), i64);
-      if (failed(fn))
-        return alloc.emitError("loom-pointer-buffers: cannot declare the allocator");
-      data = LLVM::CallOp::create(b, loc, *fn, ValueRange{size}).getResult();
-    }
+    else
+      data = LLVM::CallOp::create(b, loc, runtimeFunction(RuntimeFn::alloc), ValueRange{size})
+                 .getResult();
     usePointer(alloc.getResult(), data);
     alloc.erase();
+  }
+
+  enum class RuntimeFn { alloc, alignedAlloc, free };
+
+  /// Declares the allocator's functions that the memref lowering calls (finalize-memref-to-
+  /// llvm's use-generic-functions) once: a lookup per allocation would scan the module.
+  LogicalResult declareRuntimeFunctions() {
+    OpBuilder b(&getContext());
+    ModuleOp module = getOperation();
+    Type i64 = b.getI64Type();
+    FailureOr<LLVM::LLVMFuncOp> declared[] = {
+        LLVM::lookupOrCreateGenericAllocFn(b, module, i64),
+        LLVM::lookupOrCreateGenericAlignedAllocFn(b, module, i64),
+        LLVM::lookupOrCreateGenericFreeFn(b, module)};
+    for (auto [fn, found] : llvm::zip(runtimeFunctions, declared)) {
+      if (failed(found))
+        return module.emitError("loom-pointer-buffers: the module defines the allocator's "
+                                "functions with other types");
+      fn = *found;
+    }
     return success();
+  }
+
+  LLVM::LLVMFuncOp runtimeFunction(RuntimeFn which) {
+    return runtimeFunctions[static_cast<int>(which)];
   }
 
   /// The remaining buffer operands of a call that takes pointers: the pointer a descriptor
@@ -228,6 +254,7 @@ struct PointerBuffersPass : mlir::loom::impl::PointerBuffersBase<PointerBuffersP
 
   Type ptr;
   llvm::StringSet<> pointerFunctions;
+  std::array<LLVM::LLVMFuncOp, 3> runtimeFunctions;
 };
 
 } // namespace

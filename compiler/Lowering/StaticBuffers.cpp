@@ -5,12 +5,27 @@
 
 using namespace mlir;
 
+namespace {
+/// The strides and offset of a memref type; for the common identity layout without the
+/// affine-map analysis MemRefType::getStridesAndOffset runs.
+std::pair<SmallVector<int64_t>, int64_t> stridesAndOffset(MemRefType type) {
+  if (!type.getLayout().isIdentity() || !type.hasStaticShape())
+    return type.getStridesAndOffset();
+  SmallVector<int64_t> strides(type.getRank(), 1);
+  for (int64_t d = type.getRank() - 2; d >= 0; --d)
+    strides[d] = strides[d + 1] * type.getDimSize(d + 1);
+  return {strides, 0};
+}
+} // namespace
+
 bool mlir::loom::passesAsPointer(Type type) {
   auto memref = dyn_cast<MemRefType>(type);
   if (!memref)
     return !isa<BaseMemRefType>(type);
   if (!memref.hasStaticShape() || memref.getNumElements() == 0)
     return false;
+  if (memref.getLayout().isIdentity())
+    return true;
   auto [strides, offset] = memref.getStridesAndOffset();
   return !ShapedType::isDynamic(offset) && llvm::none_of(strides, ShapedType::isDynamic);
 }
@@ -28,7 +43,7 @@ Value mlir::loom::describeStaticBuffer(OpBuilder &b, Location loc, Value data,
   auto constant = [&](int64_t v) -> Value {
     return LLVM::ConstantOp::create(b, loc, i64, b.getI64IntegerAttr(v));
   };
-  auto [strides, offset] = type.getStridesAndOffset();
+  auto [strides, offset] = stridesAndOffset(type);
   Value desc = LLVM::PoisonOp::create(b, loc, structType);
   desc = LLVM::InsertValueOp::create(b, loc, desc, data, ArrayRef<int64_t>{0});
   desc = LLVM::InsertValueOp::create(b, loc, desc, data, ArrayRef<int64_t>{1});
