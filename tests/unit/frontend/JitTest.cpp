@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <numeric>
+#include <unistd.h>
 
 using namespace loom;
 
@@ -62,6 +63,29 @@ TEST(Jit, ChainsCallsWithoutHostReads) {
   EXPECT_NEAR(got[0], expected[0], 1e-5);
   EXPECT_NEAR(got[1], expected[1], 1e-5);
   EXPECT_EQ(step.stats().traces, 1);
+}
+
+TEST(Jit, DumpsEachFunctionsStagesInItsOwnFolder) {
+  namespace fs = std::filesystem;
+  fs::path dir = fs::temp_directory_path() / ("loom-dump-ir-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  auto scale = jit([](Tensor x) { return x * 2.0; },
+                   {.name = "scale", .useCache = false, .dumpIrDir = dir.string()});
+  auto shift = jit([](Tensor x) { return x + 1.0; },
+                   {.name = "shift", .useCache = false, .dumpIrDir = dir.string()});
+  Array x = iotaArray({4});
+  EXPECT_EQ(shift(scale(x)).to_host<float>()[0], x.to_host<float>()[0] * 2.0f + 1.0f);
+  for (auto [name, op] : {std::pair{"scale", "loom.mul"}, std::pair{"shift", "loom.add"}}) {
+    std::ifstream traced(dir / name / "traced.mlir");
+    std::string text((std::istreambuf_iterator<char>(traced)), {});
+    EXPECT_NE(text.find(op), std::string::npos) << name << "'s traced module:\n" << text;
+    // Every lowering stage, the last included, is in the function's own folder.
+    bool entry = false;
+    for (const auto &file : fs::recursive_directory_iterator(dir / name / "lowering"))
+      entry |= file.path().filename().string().ends_with("_loom-emit-entry.mlir");
+    EXPECT_TRUE(entry) << "no stage of " << name << " after loom-emit-entry under " << dir;
+  }
+  fs::remove_all(dir);
 }
 
 TEST(Jit, ReturnsTuplesAndScalars) {
