@@ -9,6 +9,7 @@
 #include "mlir/Dialect/LLVMIR/FunctionCallUtils.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringSet.h"
 
@@ -50,12 +51,13 @@ struct PointerBuffersPass : mlir::loom::impl::PointerBuffersBase<PointerBuffersP
     module.walk([&](memref::AllocOp alloc) { allocs.push_back(alloc); });
     for (memref::AllocOp alloc : allocs)
       allocateAsPointer(alloc);
-    SmallVector<UnrealizedConversionCastOp> casts;
+    // (Each descriptor once: one passed to two calls must not be erased twice.)
+    llvm::SetVector<Operation *> casts;
     module.walk([&](func::CallOp call) {
       if (pointerFunctions.contains(call.getCallee()))
         passPointers(call, casts);
     });
-    for (UnrealizedConversionCastOp cast : casts)
+    for (Operation *cast : casts)
       eraseDeadDescriptor(cast);
   }
 
@@ -213,7 +215,7 @@ struct PointerBuffersPass : mlir::loom::impl::PointerBuffersBase<PointerBuffersP
 
   /// The remaining buffer operands of a call that takes pointers: the pointer a descriptor
   /// was built from (the entry's), or the buffer's aligned pointer.
-  void passPointers(func::CallOp call, SmallVectorImpl<UnrealizedConversionCastOp> &casts) {
+  void passPointers(func::CallOp call, llvm::SetVector<Operation *> &casts) {
     OpBuilder b(call);
     Location loc = call.getLoc();
     for (OpOperand &operand : call->getOpOperands()) {
@@ -222,7 +224,7 @@ struct PointerBuffersPass : mlir::loom::impl::PointerBuffersBase<PointerBuffersP
         continue;
       if (Value data = mlir::loom::describedPointer(buffer)) {
         operand.set(data);
-        casts.push_back(buffer.getDefiningOp<UnrealizedConversionCastOp>());
+        casts.insert(buffer.getDefiningOp());
         continue;
       }
       Value index = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, buffer);
@@ -232,8 +234,8 @@ struct PointerBuffersPass : mlir::loom::impl::PointerBuffersBase<PointerBuffersP
   }
 
   /// A descriptor nothing reads any more, and the inserts and constants that built it.
-  static void eraseDeadDescriptor(UnrealizedConversionCastOp cast) {
-    if (!cast || !cast->use_empty())
+  static void eraseDeadDescriptor(Operation *cast) {
+    if (!cast->use_empty())
       return;
     SmallVector<Operation *> work{cast};
     llvm::SmallPtrSet<Operation *, 16> erased;

@@ -46,14 +46,15 @@ func.func private @step(%p: memref<8x256xf32> {loom.aliased_output = 0 : i64}) {
   memref.dealloc %b : memref<2048xf32>
   return
 }
-// The entry calls @step: public, so it keeps buffers; what it passes is the pointer it
-// described, and the descriptor goes.
+// The entry calls @step (twice): public, so it keeps buffers; what it passes is the
+// pointer it described, and the descriptor goes.
 func.func @entry(%buffers: !llvm.ptr) {
   %0 = llvm.load %buffers : !llvm.ptr -> !llvm.ptr
   %1 = llvm.mlir.poison : !llvm.struct<(ptr, ptr, i64, array<2 x i64>, array<2 x i64>)>
   %2 = llvm.insertvalue %0, %1[0] : !llvm.struct<(ptr, ptr, i64, array<2 x i64>, array<2 x i64>)>
   %3 = llvm.insertvalue %0, %2[1] : !llvm.struct<(ptr, ptr, i64, array<2 x i64>, array<2 x i64>)>
   %4 = builtin.unrealized_conversion_cast %3 : !llvm.struct<(ptr, ptr, i64, array<2 x i64>, array<2 x i64>)> to memref<8x256xf32>
+  call @step(%4) : (memref<8x256xf32>) -> ()
   call @step(%4) : (memref<8x256xf32>) -> ()
   return
 }
@@ -62,6 +63,7 @@ func.func @entry(%buffers: !llvm.ptr) {
 // CHECK-NOT: llvm.insertvalue
 // CHECK-NOT: unrealized_conversion_cast
 // CHECK: call @step(%[[DATA]]) : (!llvm.ptr) -> ()
+// CHECK-NEXT: call @step(%[[DATA]]) : (!llvm.ptr) -> ()
 
 // -----
 
