@@ -63,8 +63,11 @@ echo "launcher: $hosts hosts ($list), $devices devices each"
 exports=()
 for name in $(compgen -e | grep '^LOOM_' || true); do exports+=(-x "$name"); done
 status=0
+# rtc_hwloc_vmhole=none: mpirun does not map its hardware topology into shared memory at a
+# guessed hole in the address space; inside containers that write crashed mpirun now and then
+# (a segfault in hwloc_shmem_topology_write). Each process reads the topology itself instead.
 mpirun --allow-run-as-root --host "$list" -np "$hosts" --map-by node \
-  --mca plm_rsh_agent "$rsh" "${exports[@]}" \
+  --mca plm_rsh_agent "$rsh" --mca rtc_hwloc_vmhole none "${exports[@]}" \
   "$train" "$root/$LOOM_CONFIG" --set "mesh.shape=[$((hosts * devices))]" \
   --set "checkpoint.enabled=${LOOM_CHECKPOINTS:-false}" "$@" || status=$?
 for ((i = 1; i < hosts; i++)); do
