@@ -2,6 +2,7 @@
 // result before bufferization; loom-drop-donated-results removes the results bufferization
 // placed in their argument, and records which output lives in which argument.
 #include "compiler/Lowering/Passes.h"
+#include "compiler/Lowering/SymbolUses.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -44,10 +45,10 @@ llvm::SmallPtrSet<Value, 8> viewsOf(Value arg) {
   return views;
 }
 
-/// A donated result that a private function computes: `call` returns it as result `result`
-/// and reads the donated argument as operand `operand`.
+/// A donated result that a private function computes: a call of `callee` returns it as
+/// result `result` and reads the donated argument as operand `operand`.
 struct CalleeHome {
-  func::CallOp call;
+  func::FuncOp callee;
   unsigned result, operand;
 };
 
@@ -70,7 +71,7 @@ std::optional<CalleeHome> calleeHomeOf(func::ReturnOp ret, int64_t i, BlockArgum
     }
   if (!operand)
     return std::nullopt;
-  return CalleeHome{call, cast<OpResult>(ret.getOperand(i)).getResultNumber(), *operand};
+  return CalleeHome{callee, cast<OpResult>(ret.getOperand(i)).getResultNumber(), *operand};
 }
 
 struct DonateArgumentsPass : mlir::loom::impl::DonateArgumentsBase<DonateArgumentsPass> {
@@ -139,23 +140,18 @@ struct DonateArgumentsPass : mlir::loom::impl::DonateArgumentsBase<DonateArgumen
     llvm::MapVector<std::tuple<Operation *, unsigned, unsigned>,
                     SmallVector<bufferization::MaterializeInDestinationOp>>
         pairings;
-    for (auto [home, materialize] : inCallees) {
-      Operation *callee =
-          SymbolTable::lookupNearestSymbolFrom(home.call, home.call.getCalleeAttr());
-      pairings[{callee, home.result, home.operand}].push_back(materialize);
-    }
+    for (auto [home, materialize] : inCallees)
+      pairings[{home.callee, home.result, home.operand}].push_back(materialize);
     if (pairings.empty())
       return;
-    // How often each function is named by an op (a use that is no call also counts).
-    llvm::StringMap<size_t> uses;
-    module.walk([&](SymbolUserOpInterface op) {
-      op->getAttrDictionary().walk([&](SymbolRefAttr ref) { ++uses[ref.getRootReference()]; });
-    });
+    mlir::loom::SymbolUseCounts counts = mlir::loom::countSymbolUses(module);
     llvm::DenseMap<Operation *, llvm::DenseSet<unsigned>> homesTaken;
     for (auto &[key, materializes] : pairings) {
       auto [op, result, operand] = key;
       auto callee = cast<func::FuncOp>(op);
-      if (uses.lookup(callee.getSymName()) != materializes.size() ||
+      // Every call donates: the function is only called, and by these calls.
+      if (!counts.onlyCalled(callee.getSymName()) ||
+          counts.calls.lookup(callee.getSymName()) != materializes.size() ||
           !homesTaken[callee].insert(operand).second)
         continue;
       auto ret = cast<func::ReturnOp>(callee.getBody().front().getTerminator());

@@ -3,6 +3,7 @@
 // memref descriptor per layer.
 #include "compiler/Lowering/Passes.h"
 #include "compiler/Lowering/StaticBuffers.h"
+#include "compiler/Lowering/SymbolUses.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -21,7 +22,9 @@ namespace mlir::loom {
 using namespace mlir;
 
 namespace {
+using mlir::loom::countSymbolUses;
 using mlir::loom::passesAsPointer;
+using mlir::loom::SymbolUseCounts;
 
 /// Bytes of one element in memory, or 0 for an element type this pass leaves alone.
 int64_t bytesOfElement(Type type) {
@@ -65,19 +68,13 @@ struct PointerBuffersPass : mlir::loom::impl::PointerBuffersBase<PointerBuffersP
   /// buffer, and that only calls name (a function whose address is taken keeps its type).
   void findPointerFunctions(ModuleOp module) {
     pointerFunctions.clear();
-    llvm::StringMap<size_t> uses, calls;
-    // (Ops that name symbols declare it; walking every op's attributes costs 20 ms.)
-    module.walk([&](SymbolUserOpInterface op) {
-      op->getAttrDictionary().walk([&](SymbolRefAttr ref) { ++uses[ref.getRootReference()]; });
-      if (auto call = dyn_cast<func::CallOp>(*op))
-        ++calls[call.getCallee()];
-    });
+    SymbolUseCounts counts = countSymbolUses(module);
     for (func::FuncOp fn : module.getOps<func::FuncOp>()) {
       FunctionType type = fn.getFunctionType();
       if (fn.isPublic() || fn.isExternal() || !llvm::all_of(type.getInputs(), passesAsPointer) ||
           llvm::any_of(type.getResults(), [](Type t) { return isa<BaseMemRefType>(t); }) ||
           llvm::none_of(type.getInputs(), [](Type t) { return isa<MemRefType>(t); }) ||
-          uses.lookup(fn.getSymName()) != calls.lookup(fn.getSymName()))
+          !counts.onlyCalled(fn.getSymName()))
         continue;
       pointerFunctions.insert(fn.getSymName());
     }
