@@ -6,6 +6,7 @@
 #include "frontend/Trace.h"
 
 #include "compiler/IR/LoomOps.h"
+#include "compiler/Jit/CompileSupport.h"
 #include "compiler/Jit/CpuCompiler.h"
 #include "compiler/Jit/GpuCompiler.h"
 #include "compiler/Jit/LlvmOptimizer.h"
@@ -285,7 +286,7 @@ struct JitFunction::Impl {
                                     /*printAfterOnlyOnFailure=*/false, dumpDir("partitioning"));
     }
     if (mlir::failed(mlir::parsePassPipeline(llvm::join(mlir::loom::spmdPasses(), ","), pm)) ||
-        mlir::failed(pm.run(module)))
+        mlir::failed(mlir::loom::runPipeline(pm, module)))
       throw Error(fmt::format("{}: partitioning over {} failed: {}", options.name,
                               mesh.describe(), diagnostics));
     main = *module.getOps<mlir::func::FuncOp>().begin();

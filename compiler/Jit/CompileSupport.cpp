@@ -1,12 +1,16 @@
 // The native target's one-time setup (see CompileSupport.h).
 #include "compiler/Jit/CompileSupport.h"
 
+#include "mlir/IR/Verifier.h"
+#include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassInstrumentation.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/TargetSelect.h"
 
 #include <cstdlib>
 #include <mutex>
+#include <string_view>
 #include <unistd.h>
 
 void mlir::loom::initializeNativeTarget() {
@@ -28,4 +32,38 @@ void mlir::loom::initializeNativeTarget() {
     if (auto *maxCount = options.lookup("unroll-full-max-count"))
       (void)maxCount->addOccurrence(0, "unroll-full-max-count", "4");
   });
+}
+
+bool mlir::loom::verifyEachPass() {
+#ifndef NDEBUG
+  return true;
+#else
+  const char *value = std::getenv("LOOM_VERIFY_EACH_PASS");
+  return value && *value && std::string_view(value) != "0";
+#endif
+}
+
+namespace {
+/// Keeps the argument of the first pass that failed (a verifier failure after a pass counts).
+struct FirstFailedPass : mlir::PassInstrumentation {
+  explicit FirstFailedPass(std::string &name) : name(name) {}
+  void runAfterPassFailed(mlir::Pass *pass, mlir::Operation *) override {
+    if (name.empty())
+      name = pass->getArgument().empty() ? pass->getName().str() : pass->getArgument().str();
+  }
+  std::string &name;
+};
+} // namespace
+
+mlir::LogicalResult mlir::loom::runPipeline(PassManager &pm, ModuleOp module) {
+  bool each = verifyEachPass();
+  pm.enableVerifier(each);
+  std::string failedPass;
+  pm.addInstrumentation(std::make_unique<FirstFailedPass>(failedPass));
+  if (failed(pm.run(module)))
+    return mlir::emitError(module.getLoc(), "the pass '") << failedPass << "' failed";
+  if (each || succeeded(verify(module)))
+    return success();
+  return mlir::emitError(module.getLoc(), "the pipeline produced invalid IR (LOOM_VERIFY_EACH_PASS=1 "
+                                          "verifies after every pass and names the pass)");
 }

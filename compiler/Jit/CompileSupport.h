@@ -1,10 +1,12 @@
 // What the CPU and GPU compilers share around their pipelines: the native target set up once,
-// seconds since a start, an Internal status, and the IR dumped after each pass.
+// seconds since a start, an Internal status, the IR dumped after each pass, and when the IR
+// is verified.
 #ifndef LOOM_COMPILER_JIT_COMPILESUPPORT_H
 #define LOOM_COMPILER_JIT_COMPILESUPPORT_H
 
 #include "runtime/Status.h"
 
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/PassManager.h"
 
 #include <chrono>
@@ -33,6 +35,16 @@ inline void dumpIrAfterEachPass(PassManager &pm, const std::string &dir) {
                                 /*printModuleScope=*/true, /*printAfterOnlyOnChange=*/false,
                                 /*printAfterOnlyOnFailure=*/false, dir);
 }
+
+/// Whether the JIT verifies the IR after every pass of its pipeline: in debug builds, or with
+/// LOOM_VERIFY_EACH_PASS=1 (to find the pass that broke a program). A release build verifies
+/// the traced module and the pipeline's result once each instead: after each of some 70 passes
+/// the verifier took a third of the MLIR pipeline's time.
+bool verifyEachPass();
+
+/// Runs `pm` on `module`, verifying after every pass or (see verifyEachPass) the result once;
+/// a failure adds which pass failed to the diagnostics.
+LogicalResult runPipeline(PassManager &pm, ModuleOp module);
 
 } // namespace mlir::loom
 

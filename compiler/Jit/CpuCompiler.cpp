@@ -95,7 +95,7 @@ rt::StatusOr<std::string> generateObject(ModuleOp module,
       return internalError("cannot build the CPU pipeline: " + diagnostics.text);
     if (!options.dumpDir.empty())
       dumpIrAfterEachPass(pm, options.dumpDir);
-    if (failed(pm.run(*clone)))
+    if (failed(runPipeline(pm, *clone)))
       return internalError("lowering '" + options.entry + "' failed:\n" + diagnostics.text);
   }
   result.lowerSeconds = secondsSince(start);

@@ -79,7 +79,7 @@ rt::StatusOr<std::unique_ptr<llvm::Module>> lowerToLLVM(ModuleOp module,
       return internalError("cannot build the GPU pipeline: " + diagnostics.text);
     if (!options.dumpDir.empty())
       dumpIrAfterEachPass(pm, options.dumpDir);
-    LogicalResult lowered = pm.run(*clone);
+    LogicalResult lowered = runPipeline(pm, *clone);
     if (!options.dumpDir.empty())
       ctx->enableMultithreading();
     if (failed(lowered))

@@ -47,6 +47,10 @@ bool mlir::loom::sameShape(Operation *a, Operation *b) {
 // tried are the distances from ops to the last few equal ops before them (in a run of period
 // P, an op that occurs at most that many times per copy recurs P later), so a search costs
 // the ops times the distinct distances, not the ops squared.
+//
+// Only runs of at least P matches make two copies, and every such run holds a multiple of P:
+// each period probes those positions alone and grows a run from a match, so a period costs
+// n / P probes plus the runs it finds, not n.
 std::vector<mlir::loom::Repeat> mlir::loom::findRepeats(ArrayRef<llvm::hash_code> hashes,
                                                        size_t minPeriod, size_t limit) {
   constexpr size_t kRecent = 4;
@@ -64,15 +68,22 @@ std::vector<mlir::loom::Repeat> mlir::loom::findRepeats(ArrayRef<llvm::hash_code
   }
   std::vector<Repeat> found;
   for (size_t period : periods) {
-    size_t run = 0;
-    for (size_t i = 0; i + period <= n; ++i) {
-      if (i + period < n && hashes[i] == hashes[i + period]) {
-        ++run;
+    auto matches = [&](size_t i) { return hashes[i] == hashes[i + period]; };
+    for (size_t probe = 0; probe + period < n;) {
+      if (!matches(probe)) {
+        probe += period;
         continue;
       }
-      if ((run + period) / period >= 2)
-        found.push_back({i - run, period, (run + period) / period});
-      run = 0;
+      // The maximal run [begin, end) of matches through the probe; `end` does not match.
+      size_t begin = probe, end = probe + 1;
+      while (begin > 0 && matches(begin - 1))
+        --begin;
+      while (end + period < n && matches(end))
+        ++end;
+      size_t run = end - begin;
+      if (run >= period)
+        found.push_back({begin, period, (run + period) / period});
+      probe = (end / period + 1) * period; // the first multiple of the period past the run
     }
   }
   // Most saved first; then the shorter period, then the earlier start (a stable order).
