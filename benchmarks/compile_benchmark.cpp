@@ -49,8 +49,9 @@ std::pair<double, JitStats> compileOnce(const nn::GptConfig &c,
   Tree<Array> params = nn::gptInit(c, 0), state = optim::adamwInit(params);
   // Initialisation compiles and runs asynchronously: done before the clock starts, so that
   // it does not share the cores with the compile measured.
-  for (const Array &leaf : state.flatten())
-    leaf.block_until_ready();
+  for (const Tree<Array> *tree : {&params, &state})
+    for (const Array &leaf : tree->flatten())
+      leaf.block_until_ready();
   auto step = nn::jitGptTrainStep(c, {}, shardings ? &*shardings : nullptr,
                                   {.name = "gpt_train_step"});
   auto start = std::chrono::steady_clock::now();

@@ -5,19 +5,28 @@
 #include "frontend/CallerScope.h"
 #include "runtime/Device.h"
 
+#include <array>
 #include <cmath>
 #include <map>
+#include <optional>
 
 using namespace loom;
 using namespace loom::optim;
+
+namespace {
+/// The tree of each leaf's `i`-th part, from a tree whose leaves are parts (an update's new
+/// parameter and state).
+template <size_t N> Tree<Tensor> part(const Tree<std::array<Tensor, N>> &parts, size_t i) {
+  return tree_map([i](const std::array<Tensor, N> &leaf) { return leaf[i]; }, parts);
+}
+} // namespace
 
 Schedule optim::constant(double value) {
   return {[value](const Tensor &step) { return scalar_like(step, value); },
           [value](int64_t) { return value; }};
 }
 
-Schedule optim::warmupCosine(double peak, int64_t warmupSteps, int64_t totalSteps,
-                             double end) {
+Schedule optim::warmupCosine(double peak, int64_t warmupSteps, int64_t totalSteps, double end) {
   const double pi = 3.14159265358979323846;
   auto host = [=](int64_t step) {
     if (step < warmupSteps)
@@ -43,8 +52,7 @@ Tree<Array> optim::zerosLike(const Tree<Array> &params) {
         // Laid out like the parameter: on its device, or split as it is.
         std::vector<uint8_t> zeros(p.numElements() * rt::byteSize(p.dtype()), 0);
         if (p.isSharded())
-          return Array::device_put(zeros.data(), zeros.size(), p.shape(), p.dtype(),
-                                   p.sharding());
+          return Array::device_put(zeros.data(), zeros.size(), p.shape(), p.dtype(), p.sharding());
         return Array::fromBytes(zeros.data(), zeros.size(), p.shape(), p.dtype(),
                                 p.buffer()->device().id() -
                                     rt::Client::defaultClient().firstLocalDevice());
@@ -61,11 +69,16 @@ Tensor optim::globalNorm(const Tree<Tensor> &tree, Loc loc) {
   return sqrt(total);
 }
 
-Tree<Tensor> optim::clipByGlobalNorm(const Tree<Tensor> &grads, double maxNorm, Loc loc) {
-  CallerScope scope("optim::clipByGlobalNorm", loc);
+Tensor optim::clipScale(const Tree<Tensor> &grads, double maxNorm, Loc loc) {
+  CallerScope scope("optim::clipScale", loc);
   Tensor norm = globalNorm(grads);
   // scale = min(1, maxNorm / norm); the epsilon keeps a zero gradient finite.
-  Tensor scale = minimum(scalar_like(norm, 1.0), maxNorm / (norm + 1e-12));
+  return minimum(scalar_like(norm, 1.0), maxNorm / (norm + 1e-12));
+}
+
+Tree<Tensor> optim::clipByGlobalNorm(const Tree<Tensor> &grads, double maxNorm, Loc loc) {
+  CallerScope scope("optim::clipByGlobalNorm", loc);
+  Tensor scale = clipScale(grads, maxNorm);
   return tree_map([&](const Tensor &g) { return g * astype(scale, g.dtype()); }, grads);
 }
 
@@ -75,11 +88,9 @@ Tree<Array> optim::sgdInit(const Tree<Array> &params) {
   return state;
 }
 
-std::pair<Tree<Tensor>, Tree<Tensor>> optim::sgdUpdate(const SgdOptions &options,
-                                                       const Tree<Tensor> &params,
-                                                       const Tree<Tensor> &grads,
-                                                       const Tree<Tensor> &state,
-                                                       const Tensor &step, Loc loc) {
+std::pair<Tree<Tensor>, Tree<Tensor>>
+optim::sgdUpdate(const SgdOptions &options, const Tree<Tensor> &params, const Tree<Tensor> &grads,
+                 const Tree<Tensor> &state, const Tensor &step, Loc loc) {
   CallerScope scope("optim::sgdUpdate", loc);
   // The learning rate in the parameters' precision (see adamwUpdate).
   std::map<DType, Tensor> lrs;
@@ -89,15 +100,17 @@ std::pair<Tree<Tensor>, Tree<Tensor>> optim::sgdUpdate(const SgdOptions &options
     return it != lrs.end() ? it->second
                            : lrs.emplace(d, options.lr.traced(astype(step, d))).first->second;
   };
-  Tree<Tensor> velocity = tree_map(
-      [&](const Tensor &v, const Tensor &g) { return v * options.momentum + g; },
-      state.at("velocity"), grads);
-  Tree<Tensor> updated = tree_map(
-      [&](const Tensor &p, const Tensor &v) { return p - astype(lrFor(p.dtype()), p.dtype()) * v; },
-      params, velocity);
+  // Leaf by leaf, each leaf's whole update together: one fused loop per leaf, and a layer's
+  // update one repeated block of the step.
+  auto both = tree_map(
+      [&](const Tensor &p, const Tensor &v, const Tensor &g) {
+        Tensor velocity = v * options.momentum + g;
+        return std::array<Tensor, 2>{p - astype(lrFor(p.dtype()), p.dtype()) * velocity, velocity};
+      },
+      params, state.at("velocity"), grads);
   Tree<Tensor> newState;
-  newState["velocity"] = velocity;
-  return {updated, newState};
+  newState["velocity"] = part(both, 1);
+  return {part(both, 0), newState};
 }
 
 Tree<Array> optim::adamwInit(const Tree<Array> &params) {
@@ -107,11 +120,9 @@ Tree<Array> optim::adamwInit(const Tree<Array> &params) {
   return state;
 }
 
-std::pair<Tree<Tensor>, Tree<Tensor>> optim::adamwUpdate(const AdamWOptions &o,
-                                                         const Tree<Tensor> &params,
-                                                         const Tree<Tensor> &grads,
-                                                         const Tree<Tensor> &state,
-                                                         const Tensor &step, Loc loc) {
+std::pair<Tree<Tensor>, Tree<Tensor>>
+optim::adamwUpdate(const AdamWOptions &o, const Tree<Tensor> &params, const Tree<Tensor> &grads,
+                   const Tree<Tensor> &state, const Tensor &step, Loc loc) {
   CallerScope scope("optim::adamwUpdate", loc);
   // The step size, decay and bias corrections are computed in the parameters' precision (at
   // least f32), whatever the step counter's dtype: an f32 counter must not round an f64
@@ -135,30 +146,36 @@ std::pair<Tree<Tensor>, Tree<Tensor>> optim::adamwUpdate(const AdamWOptions &o,
     Scalars computed{1.0 - lr * o.weightDecay, lr / correction1, rsqrt(correction2)};
     return scalars.emplace(d, computed).first->second;
   };
-  Tree<Tensor> g = o.clipNorm > 0 ? clipByGlobalNorm(grads, o.clipNorm) : grads;
-  Tree<Tensor> m = tree_map(
-      [&](const Tensor &m, const Tensor &g) { return m * o.beta1 + g * (1 - o.beta1); },
-      state.at("m"), g);
-  Tree<Tensor> v = tree_map(
-      [&](const Tensor &v, const Tensor &g) { return v * o.beta2 + g * g * (1 - o.beta2); },
-      state.at("v"), g);
-  // p (1 - lr wd) - lr / c1 * m / (sqrt(v / c2) + eps), with sqrt(v / c2) = sqrt(v) / sqrt(c2).
-  Tree<Tensor> updated = tree_map(
-      [&](const Tensor &p, const Tensor &m, const Tensor &v) {
+  std::optional<Tensor> clip;
+  if (o.clipNorm > 0)
+    clip = clipScale(grads, o.clipNorm);
+  for (const Tensor &p : params.flatten()) // the scalars first, not inside the first leaf's update
+    scalarsFor(p.dtype());
+  // Leaf by leaf, each leaf's whole update together (clipping, both moments, the step): one
+  // fused loop per leaf, where an update per quantity read each gradient and moment twice, and
+  // a layer's update is one repeated block of the step.
+  auto all = tree_map(
+      [&](const Tensor &p, const Tensor &m0, const Tensor &v0, const Tensor &g0) {
+        Tensor g = clip ? g0 * astype(*clip, g0.dtype()) : g0;
+        Tensor m = m0 * o.beta1 + g * (1 - o.beta1);
+        Tensor v = v0 * o.beta2 + g * g * (1 - o.beta2);
+        // p (1 - lr wd) - lr / c1 * m / (sqrt(v / c2) + eps), with sqrt(v / c2) = sqrt(v) /
+        // sqrt(c2).
         DType d = p.dtype();
         const Scalars &c = scalarsFor(d);
         Tensor denominator = sqrt(v) * astype(c.rsqrtCorrection2, d) + o.eps;
-        return p * astype(c.decay, d) - astype(c.stepSize, d) * (m / denominator);
+        return std::array<Tensor, 3>{
+            p * astype(c.decay, d) - astype(c.stepSize, d) * (m / denominator), m, v};
       },
-      params, m, v);
+      params, state.at("m"), state.at("v"), grads);
   Tree<Tensor> newState;
-  newState["m"] = m;
-  newState["v"] = v;
-  return {updated, newState};
+  newState["m"] = part(all, 1);
+  newState["v"] = part(all, 2);
+  return {part(all, 0), newState};
 }
 
-Tree<Tensor> optim::emaUpdate(const Tree<Tensor> &ema, const Tree<Tensor> &params,
-                              double decay, Loc loc) {
+Tree<Tensor> optim::emaUpdate(const Tree<Tensor> &ema, const Tree<Tensor> &params, double decay,
+                              Loc loc) {
   CallerScope scope("optim::emaUpdate", loc);
   return tree_map([&](const Tensor &e, const Tensor &p) { return e * decay + p * (1 - decay); },
                   ema, params);

@@ -32,6 +32,8 @@ Schedule warmupCosine(double peak, int64_t warmupSteps, int64_t totalSteps, doub
 /// Zeros shaped like every leaf of `params` (on the host, then placed like them).
 Tree<Array> zerosLike(const Tree<Array> &params);
 
+/// min(1, maxNorm / the global L2 norm of `grads`): the factor clipByGlobalNorm scales by.
+Tensor clipScale(const Tree<Tensor> &grads, double maxNorm, Loc loc = Loc::current());
 /// Scales `grads` so their global L2 norm is at most `maxNorm`.
 Tree<Tensor> clipByGlobalNorm(const Tree<Tensor> &grads, double maxNorm, Loc loc = Loc::current());
 /// The global L2 norm of all leaves.
