@@ -531,6 +531,37 @@ def DispatchParallelKernels : Pass<"loom-dispatch-parallel-kernels", "mlir::Modu
   let dependentDialects = ["mlir::LLVM::LLVMDialect"];
 }
 
+def InlineSingleCalls : Pass<"loom-inline-single-calls", "mlir::ModuleOp"> {
+  let summary = "Moves the body of each private function called once into its caller.";
+  let description = [{
+    Runs before the inliner. The inliner clones a callee's body into each caller and
+    symbol-dce then erases the callee; autodiff's gradient function, called once, is the whole
+    forward and backward of a train step, so that clone and erase grew with the model's depth.
+    Here a private, single-block function that exactly one `func.call` names (and nothing
+    else: no address taken) has its body moved in place of that call and is erased. Functions
+    called more than once are left to the inliner.
+
+    Input:
+    ```mlir
+    func.func private @grad(%x: tensor<4xf32>) -> tensor<4xf32> {
+      %y = loom.mul %x, %x : tensor<4xf32>
+      return %y : tensor<4xf32>
+    }
+    func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {
+      %r = call @grad(%a) : (tensor<4xf32>) -> tensor<4xf32>
+      return %r : tensor<4xf32>
+    }
+    ```
+    Output:
+    ```mlir
+    func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {
+      %y = loom.mul %a, %a : tensor<4xf32>
+      return %y : tensor<4xf32>
+    }
+    ```
+  }];
+}
+
 def OutlineRepeatedBlocks : Pass<"loom-outline-repeated-blocks", "mlir::ModuleOp"> {
   let summary = "Turns repeated straight-line code (each layer of a model) into calls of one function.";
   let description = [{

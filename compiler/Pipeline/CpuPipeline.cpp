@@ -25,8 +25,10 @@ const std::vector<std::string> &mlir::loom::cpuToLinalgPasses() {
   static const std::vector<std::string> passes = {
       // Attentions the CPU's kernel cannot run (bf16, f16) as products and a softmax.
       "loom-decompose-attention",
-      // Differentiate, then inline the generated gradient functions into their callers.
+      // Differentiate, then inline the generated gradient functions into their callers
+      // (moved when called once, as the train step's is; cloned by the inliner otherwise).
       "loom-autodiff",
+      "loom-inline-single-calls",
       // (canonicalize follows: the inliner's own run of it on every function is not needed)
       "inline{default-pipeline=}",
       "symbol-dce",
