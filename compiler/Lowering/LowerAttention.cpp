@@ -64,8 +64,7 @@ void emitKernelCall(Operation *op, StringRef kernel, ArrayRef<Value> buffers, do
     return arith::ConstantIntOp::create(rewriter, loc, rewriter.getI64Type(), value);
   };
   auto address = [&](Value memref) { return bufferAddress(rewriter, loc, memref); };
-  auto callType = MemRefType::get({static_cast<int64_t>(words.size())}, rewriter.getI64Type());
-  Value call = memref::AllocaOp::create(rewriter, loc, callType);
+  Value call = entryBlockI64Array(rewriter, op, static_cast<int64_t>(words.size()));
   for (auto [i, word] : llvm::enumerate(words))
     memref::StoreOp::create(rewriter, loc, i64(word), call,
                             ValueRange{arith::ConstantIndexOp::create(rewriter, loc, i)});

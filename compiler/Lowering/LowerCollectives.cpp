@@ -90,8 +90,7 @@ LogicalResult emitCollectiveCalls(Operation *op, Value in, Value out,
   if (pairs.empty()) {
     args.append({i64(0), i64(0)});
   } else {
-    auto listType = MemRefType::get({static_cast<int64_t>(pairs.size())}, rewriter.getI64Type());
-    Value list = memref::AllocaOp::create(rewriter, loc, listType);
+    Value list = entryBlockI64Array(rewriter, op, static_cast<int64_t>(pairs.size()));
     for (auto [i, position] : llvm::enumerate(pairs))
       memref::StoreOp::create(rewriter, loc, i64(position), list,
                               ValueRange{arith::ConstantIndexOp::create(rewriter, loc, i)});

@@ -4,6 +4,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 
 using namespace mlir;
 
@@ -23,6 +24,13 @@ func::FuncOp mlir::loom::declareRuntimeFunction(Operation *from, StringRef name,
 Value mlir::loom::bufferAddress(OpBuilder &b, Location loc, Value memref) {
   Value index = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);
   return arith::IndexCastOp::create(b, loc, b.getI64Type(), index);
+}
+
+Value mlir::loom::entryBlockI64Array(OpBuilder &b, Operation *at, int64_t count) {
+  OpBuilder::InsertionGuard guard(b);
+  auto fn = at->getParentOfType<FunctionOpInterface>();
+  b.setInsertionPointToStart(&fn.getFunctionBody().front());
+  return memref::AllocaOp::create(b, at->getLoc(), MemRefType::get({count}, b.getI64Type()));
 }
 
 FailureOr<Value> mlir::loom::denseCopy(RewriterBase &rewriter, Location loc, Value buffer,
