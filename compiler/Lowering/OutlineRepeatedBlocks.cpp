@@ -42,10 +42,12 @@ constexpr size_t kCandidatesPerSearch = 8;
 /// it: views (a slice returned would be copied out; its source is returned instead, and the
 /// reader takes the slice as a view) and broadcasts (passing the small operand instead), and
 /// a negation (which then fuses into its reader, as a layer's residual update does into the
-/// next layer).
+/// next layer). A sharding constraint left after partitioning (a one-device program keeps
+/// them) is the identity: one between a view and its reader (attention's heads) would
+/// otherwise pass the view across, and a view crossing into a function is copied dense.
 bool isCheap(Operation *op) {
   return isa<mlir::loom::BroadcastInDimOp, mlir::loom::ReshapeOp, mlir::loom::SliceOp,
-             mlir::loom::NegOp>(op);
+             mlir::loom::NegOp, mlir::loom::ShardingConstraintOp>(op);
 }
 
 /// Whether `a` and `b` are computed by constant chains of the same ops (so are equal; CSE

@@ -249,6 +249,48 @@ func.func @sliced(%x: tensor<4x8xf32>, %w0: tensor<8x8xf32>, %w1: tensor<8x8xf32
 
 // -----
 
+// The same with the slice's sharding constrained (attention's heads; a one-device program keeps
+// the constraint, the identity): the constraint is taken after the call with its slice, not
+// passed across as a view, which would be copied dense into the reader's function.
+// CHECK-LABEL: func.func private @"block:attn.cpp:3"
+// CHECK-SAME:    -> (tensor<4x8xf32>, tensor<4x8xf32>)
+// CHECK-LABEL: func.func @constrained
+// CHECK:         %[[C0:.*]]:2 = call @"block:attn.cpp:3"
+// CHECK-NEXT:    %[[S0:.*]] = loom.slice %[[C0]]#1, start = [0, 0], limit = [4, 4]
+// CHECK-NEXT:    %[[K0:.*]] = loom.sharding_constraint %[[S0]]
+// CHECK:         %[[C1:.*]]:2 = call @"block:attn.cpp:3"(%[[C0]]#0
+// CHECK-NEXT:    %[[S1:.*]] = loom.slice %[[C1]]#1, start = [0, 0], limit = [4, 4]
+// CHECK-NEXT:    %[[K1:.*]] = loom.sharding_constraint %[[S1]]
+// CHECK:         loom.add %[[K0]], %[[K1]]
+loom.mesh @mesh axes = ["data"] shape = [1]
+func.func @constrained(%x: tensor<4x8xf32>, %w0: tensor<8x8xf32>, %w1: tensor<8x8xf32>)
+    -> (tensor<4x8xf32>, tensor<4x4xf32>) {
+  %a0 = loom.dot_general %x, %w0, batching_dims = [] x [], contracting_dims = [1] x [0] : (tensor<4x8xf32>, tensor<8x8xf32>) -> tensor<4x8xf32> loc("attn.cpp":3:1)
+  %b0 = loom.tanh %a0 : tensor<4x8xf32>
+  %q0 = loom.slice %b0, start = [0, 0], limit = [4, 4], strides = [1, 1] : tensor<4x8xf32> -> tensor<4x4xf32>
+  %k0 = loom.sharding_constraint %q0 : tensor<4x4xf32> to #loom.sharding<@mesh, [[], []]>
+  %c0 = loom.exp %b0 : tensor<4x8xf32>
+  %d0 = loom.mul %c0, %x : tensor<4x8xf32>
+  %e0 = loom.sub %d0, %b0 : tensor<4x8xf32>
+  %f0 = loom.abs %e0 : tensor<4x8xf32>
+  %g0 = loom.add %f0, %x : tensor<4x8xf32>
+  %h0 = loom.tanh %g0 : tensor<4x8xf32>
+  %a1 = loom.dot_general %h0, %w1, batching_dims = [] x [], contracting_dims = [1] x [0] : (tensor<4x8xf32>, tensor<8x8xf32>) -> tensor<4x8xf32> loc("attn.cpp":3:1)
+  %b1 = loom.tanh %a1 : tensor<4x8xf32>
+  %q1 = loom.slice %b1, start = [0, 0], limit = [4, 4], strides = [1, 1] : tensor<4x8xf32> -> tensor<4x4xf32>
+  %k1 = loom.sharding_constraint %q1 : tensor<4x4xf32> to #loom.sharding<@mesh, [[], []]>
+  %c1 = loom.exp %b1 : tensor<4x8xf32>
+  %d1 = loom.mul %c1, %h0 : tensor<4x8xf32>
+  %e1 = loom.sub %d1, %b1 : tensor<4x8xf32>
+  %f1 = loom.abs %e1 : tensor<4x8xf32>
+  %g1 = loom.add %f1, %h0 : tensor<4x8xf32>
+  %h1 = loom.tanh %g1 : tensor<4x8xf32>
+  %s = loom.add %k0, %k1 : tensor<4x4xf32>
+  return %h1, %s : tensor<4x8xf32>, tensor<4x4xf32>
+}
+
+// -----
+
 // Each layer draws its weights from its own row of the split keys: the rows' slices differ
 // (start = [0, 0], [1, 0]) and would break the repeat. They and the key words computed from
 // them move up to just after the keys, and each copy passes its words to the block.
