@@ -146,28 +146,6 @@ optim::adamwUpdate(const AdamWOptions &o, const Tree<Tensor> &params, const Tree
     Scalars computed{1.0 - lr * o.weightDecay, lr / correction1, rsqrt(correction2)};
     return scalars.emplace(d, computed).first->second;
   };
-  if (getenv("LOOM_OLD_OPTIM")) {
-  Tree<Tensor> g = o.clipNorm > 0 ? clipByGlobalNorm(grads, o.clipNorm) : grads;
-  Tree<Tensor> m = tree_map(
-      [&](const Tensor &m, const Tensor &g) { return m * o.beta1 + g * (1 - o.beta1); },
-      state.at("m"), g);
-  Tree<Tensor> v = tree_map(
-      [&](const Tensor &v, const Tensor &g) { return v * o.beta2 + g * g * (1 - o.beta2); },
-      state.at("v"), g);
-  // p (1 - lr wd) - lr / c1 * m / (sqrt(v / c2) + eps), with sqrt(v / c2) = sqrt(v) / sqrt(c2).
-  Tree<Tensor> updated = tree_map(
-      [&](const Tensor &p, const Tensor &m, const Tensor &v) {
-        DType d = p.dtype();
-        const Scalars &c = scalarsFor(d);
-        Tensor denominator = sqrt(v) * astype(c.rsqrtCorrection2, d) + o.eps;
-        return p * astype(c.decay, d) - astype(c.stepSize, d) * (m / denominator);
-      },
-      params, m, v);
-  Tree<Tensor> newState;
-  newState["m"] = m;
-  newState["v"] = v;
-  return {updated, newState};
-  }
   std::optional<Tensor> clip;
   if (o.clipNorm > 0)
     clip = clipScale(grads, o.clipNorm);
