@@ -52,8 +52,8 @@ std::pair<double, JitStats> compileOnce(const nn::GptConfig &c,
   for (const Tree<Array> *tree : {&params, &state})
     for (const Array &leaf : tree->flatten())
       leaf.block_until_ready();
-  auto step = nn::jitGptTrainStep(c, {}, shardings ? &*shardings : nullptr,
-                                  {.name = "gpt_train_step"});
+  auto step =
+      nn::jitGptTrainStep(c, {}, shardings ? &*shardings : nullptr, {.name = "gpt_train_step"});
   auto start = std::chrono::steady_clock::now();
   step.memory_analysis(params, state, ids, ids, Array::scalar(0.0f));
   return {std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
@@ -72,8 +72,8 @@ void keepFastest(Times &times, std::pair<double, JitStats> cold) {
 /// Compiles the train step for `config`: `coldRuns` times with an empty cache (the fastest
 /// kept), then again in a new jit function from that cache; then, with an empty cache but for
 /// the step at another depth, compiled before the clock starts.
-Times compileStep(const nn::GptConfig &config, std::optional<nn::GptStrategy> strategy,
-                  bool blocks, int coldRuns = 5) {
+Times compileStep(const nn::GptConfig &config, std::optional<nn::GptStrategy> strategy, bool blocks,
+                  int coldRuns = 5) {
   Times times;
   for (int run = 0; run < coldRuns; ++run) {
     fs::remove_all(cacheDir());
@@ -127,19 +127,19 @@ int main(int argc, char **argv) {
     } else {
       bool help = arg == "-h" || arg == "--help";
       std::fprintf(help ? stdout : stderr, "%susage: loom-compile-benchmark [--no-baseline]\n",
-                   help ? "" : ("loom-compile-benchmark: unexpected argument '" + arg + "'\n")
-                                   .c_str());
+                   help ? ""
+                        : ("loom-compile-benchmark: unexpected argument '" + arg + "'\n").c_str());
       return help ? 0 : 2;
     }
   }
   setenv("LOOM_CPU_DEVICES", "4", /*overwrite=*/0); // before the default client exists
-  std::printf("| GPT train step (layers as functions, the default) | cold | cold, kernels of another depth cached | from the "
+  std::printf("| GPT train step (layers as functions, the default) | cold | cold, kernels of "
+              "another depth cached | from the "
               "cache | cold, each layer lowered apart (LOOM_OUTLINE_BLOCKS=0) | speed-up |\n"
               "|---|---|---|---|---|---|\n");
-  nn::GptConfig small{.vocab = 1024, .embed = 256, .layers = 4, .heads = 4, .seq = 128,
-                      .batch = 8};
-  nn::GptConfig medium{.vocab = 4096, .embed = 512, .layers = 6, .heads = 8, .seq = 256,
-                       .batch = 4};
+  nn::GptConfig small{.vocab = 1024, .embed = 256, .layers = 4, .heads = 4, .seq = 128, .batch = 8};
+  nn::GptConfig medium{
+      .vocab = 4096, .embed = 512, .layers = 6, .heads = 8, .seq = 256, .batch = 4};
   row("small, 1 device", small, std::nullopt, baseline);
   row("medium, 1 device", medium, std::nullopt, baseline);
   row("small, FSDP on 4 devices", small, nn::GptStrategy::FSDP, baseline);
@@ -159,8 +159,7 @@ int main(int argc, char **argv) {
     }
   for (int64_t layers : depths) {
     std::string name = "small dims, L = " + std::to_string(layers) + ", 1 device";
-    byDepth[layers] = row(name.c_str(), withDepth(layers), std::nullopt, baseline,
-                          &colds[layers]);
+    byDepth[layers] = row(name.c_str(), withDepth(layers), std::nullopt, baseline, &colds[layers]);
   }
   std::printf("\nL = 12 over L = 2: cold %.2fx, kernels of another depth cached %.2fx\n",
               byDepth[12].cold / byDepth[2].cold,

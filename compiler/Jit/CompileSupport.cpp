@@ -64,6 +64,7 @@ mlir::LogicalResult mlir::loom::runPipeline(PassManager &pm, ModuleOp module) {
     return mlir::emitError(module.getLoc(), "the pass '") << failedPass << "' failed";
   if (each || succeeded(verify(module)))
     return success();
-  return mlir::emitError(module.getLoc(), "the pipeline produced invalid IR (LOOM_VERIFY_EACH_PASS=1 "
-                                          "verifies after every pass and names the pass)");
+  return mlir::emitError(module.getLoc(),
+                         "the pipeline produced invalid IR (LOOM_VERIFY_EACH_PASS=1 "
+                         "verifies after every pass and names the pass)");
 }

@@ -28,8 +28,7 @@ func::FuncOp movableCallee(func::CallOp call, SymbolTable &symbols,
   return callee;
 }
 
-struct InlineSingleCallsPass
-    : mlir::loom::impl::InlineSingleCallsBase<InlineSingleCallsPass> {
+struct InlineSingleCallsPass : mlir::loom::impl::InlineSingleCallsBase<InlineSingleCallsPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     mlir::loom::SymbolUseCounts counts = mlir::loom::countSymbolUses(module);

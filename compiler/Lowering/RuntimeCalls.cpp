@@ -4,7 +4,6 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/BuiltinOps.h"
-#include "mlir/Interfaces/FunctionInterfaces.h"
 
 using namespace mlir;
 
@@ -28,8 +27,9 @@ Value mlir::loom::bufferAddress(OpBuilder &b, Location loc, Value memref) {
 
 Value mlir::loom::entryBlockI64Array(OpBuilder &b, Operation *at, int64_t count) {
   OpBuilder::InsertionGuard guard(b);
-  auto fn = at->getParentOfType<FunctionOpInterface>();
-  b.setInsertionPointToStart(&fn.getFunctionBody().front());
+  // The function's entry block, or that of the region the array can be used in.
+  Operation *scope = at->getParentWithTrait<OpTrait::IsIsolatedFromAbove>();
+  b.setInsertionPointToStart(&scope->getRegion(0).front());
   return memref::AllocaOp::create(b, at->getLoc(), MemRefType::get({count}, b.getI64Type()));
 }
 

@@ -19,7 +19,7 @@ func::FuncOp declareRuntimeFunction(Operation *from, StringRef name, int64_t num
 Value bufferAddress(OpBuilder &b, Location loc, Value memref);
 
 /// A stack array of `count` i64s for a runtime call's arguments, allocated at the start of the
-/// function holding `at`: an alloca there is static, so that code generation without
+/// function holding `at` (its nearest region isolated from above): an alloca there is static, so that code generation without
 /// optimization (FastISel, used for the step's straight-line functions) can select it, and
 /// one in a loop does not grow the stack per iteration.
 Value entryBlockI64Array(OpBuilder &b, Operation *at, int64_t count);

@@ -29,8 +29,8 @@ struct DropReturnsPass : PassWrapper<DropReturnsPass, OperationPass<ModuleOp>> {
 std::string diagnosticsOfPipeline(bool breakIt, bool &succeeded) {
   MLIRContext ctx;
   ctx.loadDialect<func::FuncDialect>();
-  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(
-      "func.func @f(%a: i32) -> i32 { return %a : i32 }", &ctx);
+  OwningOpRef<ModuleOp> module =
+      parseSourceString<ModuleOp>("func.func @f(%a: i32) -> i32 { return %a : i32 }", &ctx);
   std::string text;
   ScopedDiagnosticHandler handler(&ctx, [&](Diagnostic &d) {
     text += d.str() + "\n";

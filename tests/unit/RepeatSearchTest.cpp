@@ -80,8 +80,8 @@ TEST(RepeatSearch, FindsTheRunsAScanOfEveryPositionFinds) {
     size_t minPeriod = 1 + trial % 5;
     std::vector<Repeat> expected = scanEveryPosition(hashes, minPeriod);
     std::vector<Repeat> got = findRepeats(hashes, minPeriod, ~size_t(0));
-    ASSERT_EQ(sorted(got), sorted(expected)) << "trial " << trial << ", " << hashes.size()
-                                             << " ops, min period " << minPeriod;
+    ASSERT_EQ(sorted(got), sorted(expected))
+        << "trial " << trial << ", " << hashes.size() << " ops, min period " << minPeriod;
   }
 }
 
