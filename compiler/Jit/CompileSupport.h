@@ -38,8 +38,8 @@ inline void dumpIrAfterEachPass(PassManager &pm, const std::string &dir) {
 
 /// Whether the JIT verifies the IR after every pass of its pipeline: in debug builds, or with
 /// LOOM_VERIFY_EACH_PASS=1 (to find the pass that broke a program). A release build verifies
-/// the traced module and the pipeline's result once each instead: after each of some 70 passes
-/// the verifier took a third of the MLIR pipeline's time.
+/// the pipeline's result once instead (the tracer verifies each op as it builds it): after
+/// each of some 70 passes the verifier took a third to a half of the MLIR pipeline's time.
 bool verifyEachPass();
 
 /// Runs `pm` on `module`, verifying after every pass or (see verifyEachPass) the result once;

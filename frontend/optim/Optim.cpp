@@ -100,6 +100,8 @@ optim::sgdUpdate(const SgdOptions &options, const Tree<Tensor> &params, const Tr
     return it != lrs.end() ? it->second
                            : lrs.emplace(d, options.lr.traced(astype(step, d))).first->second;
   };
+  for (const Tensor &p : params.flatten()) // the rates first, not inside the first leaf's update
+    lrFor(p.dtype());
   // Leaf by leaf, each leaf's whole update together: one fused loop per leaf, and a layer's
   // update one repeated block of the step.
   auto both = tree_map(
