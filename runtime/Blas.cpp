@@ -15,21 +15,28 @@ extern "C" int openblas_get_num_threads();
 extern "C" char *openblas_get_corename();
 
 namespace {
-/// Products up to this size (m * n * k) gain little from OpenBLAS's threads, which split
-/// each one: a batch of them runs one product per thread instead.
-constexpr int64_t kSmallProduct = int64_t(1) << 24;
-
-/// A narrow product (C at most this many columns or rows) up to kNarrowProduct runs on one
-/// OpenBLAS thread per block of C's rows, the blocks on the device's threads; one too short
-/// to split, up to kTinyNarrowProduct, on one OpenBLAS thread. OpenBLAS's own threads split
-/// such products at a cost above their work: on 2 cores [4096 x 16] x [16 x 64] took 2-3x
-/// longer on 2 OpenBLAS threads than on 1, and [4096 x 98] x [98 x 64] no less (a
-/// recommender's towers are all such products).
+/// How the device's threads share a GEMM. Each unit of work is a block of one product's rows
+/// of C on one OpenBLAS thread, the units on the device's worker pool. OpenBLAS's own threads
+/// split a product more slowly at the sizes of training steps, and after each call they spin
+/// for milliseconds on the cores that the device's next kernels need. On 2 cores (AVX-512
+/// kernels) two row blocks ran [512 x 128] x [128 x 128] at 186 GFLOP/s against OpenBLAS's
+/// 70, [512 x 128] x [128 x 512] at 200 against 99, and [1024 x 256] x [256 x 1024] at 186
+/// against 167; no shape that a GPT or an MLP step runs was slower.
+///
+/// A block has at least kMinBlockRows rows of C (a narrow product's at least
+/// kMinNarrowBlockRows, where C has at most kNarrowSide columns or rows); a batch of at least
+/// two products per thread is not split by rows.
+constexpr int64_t kMinBlockRows = 64;
 constexpr int64_t kNarrowSide = 64;
-constexpr int64_t kNarrowProduct = int64_t(1) << 25;
+constexpr int64_t kMinNarrowBlockRows = 256;
+/// A product that cannot be split (too few rows) runs on OpenBLAS's threads, unless it is
+/// narrow and at most this size (m * n * k): then on one thread. OpenBLAS's threads split such
+/// products at a cost above their work: on 2 cores [4096 x 16] x [16 x 64] took 2-3x longer
+/// on 2 OpenBLAS threads than on 1 (a recommender's towers are all such products).
 constexpr int64_t kTinyNarrowProduct = int64_t(1) << 22;
-/// Rows of C a block of a split product has at least.
-constexpr int64_t kMinBlockRows = 256;
+/// Where the units cannot busy every thread (many cores, few rows), a product above this size
+/// runs on OpenBLAS's threads, which also split its columns.
+constexpr int64_t kSmallProduct = int64_t(1) << 24;
 
 /// The OpenBLAS thread count setBlasThreads chose, or OpenBLAS's own before any call here.
 std::atomic<int> configuredThreads{0};
@@ -103,31 +110,32 @@ void gemm(Gemm call, int64_t batch, int64_t m, int64_t n, int64_t k, int64_t a, 
                                 aOuter, bOuter, cOuter};
   int64_t products = outer * batch;
   int threads = loom::rt::currentKernelThreads();
+  if (threads < 2) {
+    batched.run(0, products); // on OpenBLAS's threads, as many as the device's share
+    return;
+  }
   const int64_t size = m * n * k;
   const bool narrow = std::min(m, n) <= kNarrowSide;
-  if (threads < 2) {
-    batched.run(0, products); // on OpenBLAS's threads
+  if (products < 2 * threads)
+    batched.rowBlocks =
+        std::clamp<int64_t>(m / (narrow ? kMinNarrowBlockRows : kMinBlockRows), 1, threads);
+  int64_t units = products * batched.rowBlocks;
+  if (units < 2 && !(narrow && size <= kTinyNarrowProduct)) {
+    batched.run(0, products); // too few rows to split: on OpenBLAS's threads
     return;
   }
-  if (products < threads && narrow && size <= kNarrowProduct && m >= 2 * kMinBlockRows)
-    batched.rowBlocks = std::min<int64_t>(m / kMinBlockRows, threads);
-  else if (products < 2 && narrow && size <= kTinyNarrowProduct)
-    threads = 1; // on one BLAS thread, below
-  else if (products < 2 || size > kSmallProduct) {
-    batched.run(0, products); // on OpenBLAS's threads
+  if (units < threads && size > kSmallProduct) { // OpenBLAS's threads can busy all cores
+    batched.rowBlocks = 1;
+    batched.run(0, products);
     return;
   }
-  // A batch of small products (attention's per-head GEMMs), or a narrow one split by rows:
-  // each of the device's threads runs whole units on one BLAS thread. How a product is split
+  // Each of the device's threads runs whole units on one BLAS thread. How a product is split
   // depends only on its shape and the device's thread count, so a program gives the same bits
   // on every run; splits differ only in float rounding.
   loom::rt::OneBlasThread oneThread;
-  if (threads < 2)
-    batched.run(0, products);
-  else
-    loom_rt_parallel_for(&BatchedGemm<T, Gemm>::chunk, &batched, products * batched.rowBlocks,
-                         1);
+  loom_rt_parallel_for(&BatchedGemm<T, Gemm>::chunk, &batched, units, 1);
 }
+
 } // namespace
 
 extern "C" void loom_rt_gemm_f32(LOOM_GEMM_PARAMETERS) {

@@ -1,0 +1,112 @@
+// Tests of the runtime's GEMM entry points (runtime/Blas.h) against a plain triple loop in
+// double, on pools of 1, 2 and 3 threads: products split into blocks of rows on the pool,
+// narrow and batched ones, transposed operands, accumulation (beta 1), offsets, padded
+// leading dimensions and an outer batch; and that a product with enough rows runs on the
+// pool's threads (the split) while one with a few rows does not.
+#include "runtime/Blas.h"
+#include "runtime/WorkerPool.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <vector>
+
+using namespace loom::rt;
+
+namespace {
+
+struct GemmCase {
+  int64_t batch, m, n, k;
+  bool transposeA, transposeB;
+  int64_t beta = 0, outer = 1, pad = 0, offset = 0;
+};
+
+/// Runs `c` through loom_rt_gemm_f32 (or _f64) and checks every element of every product,
+/// and that the padding between rows was left alone.
+template <typename T> void check(const GemmCase &c) {
+  SCOPED_TRACE(::testing::Message()
+               << "batch " << c.batch << " outer " << c.outer << " m " << c.m << " n " << c.n
+               << " k " << c.k << " transposed " << c.transposeA << c.transposeB << " beta "
+               << c.beta << " pad " << c.pad);
+  // Stored shapes: A [m x k] or [k x m], B [k x n] or [n x k], C [m x n], rows padded.
+  int64_t aRows = c.transposeA ? c.k : c.m, aCols = c.transposeA ? c.m : c.k;
+  int64_t bRows = c.transposeB ? c.n : c.k, bCols = c.transposeB ? c.k : c.n;
+  int64_t lda = aCols + c.pad, ldb = bCols + c.pad, ldc = c.n + c.pad;
+  int64_t aStride = aRows * lda, bStride = bRows * ldb, cStride = c.m * ldc;
+  int64_t products = c.batch * c.outer;
+  std::mt19937 random(7);
+  std::uniform_real_distribution<double> uniform(-1, 1);
+  auto fill = [&](int64_t size) {
+    std::vector<T> v(c.offset + size * products);
+    for (T &x : v)
+      x = T(uniform(random));
+    return v;
+  };
+  std::vector<T> a = fill(aStride), b = fill(bStride), out = fill(cStride);
+  const std::vector<T> before = out;
+  auto address = [](std::vector<T> &v) { return reinterpret_cast<int64_t>(v.data()); };
+  auto call = sizeof(T) == 4 ? loom_rt_gemm_f32 : loom_rt_gemm_f64;
+  call(c.batch, c.m, c.n, c.k, address(a), c.offset, lda, aStride, address(b), c.offset, ldb,
+       bStride, address(out), c.offset, ldc, cStride, c.beta, c.transposeA, c.transposeB, c.outer,
+       c.batch * aStride, c.batch * bStride, c.batch * cStride);
+  double tolerance = sizeof(T) == 4 ? 1e-5 : 1e-13;
+  for (int64_t p = 0; p < products; ++p) {
+    const T *pa = a.data() + c.offset + p * aStride, *pb = b.data() + c.offset + p * bStride;
+    int64_t pc = c.offset + p * cStride;
+    for (int64_t i = 0; i < c.m; ++i) {
+      for (int64_t j = 0; j < c.n; ++j) {
+        double sum = c.beta ? double(before[pc + i * ldc + j]) : 0.0;
+        for (int64_t l = 0; l < c.k; ++l)
+          sum += double(c.transposeA ? pa[l * lda + i] : pa[i * lda + l]) *
+                 double(c.transposeB ? pb[j * ldb + l] : pb[l * ldb + j]);
+        ASSERT_NEAR(out[pc + i * ldc + j], sum, tolerance * (1 + std::sqrt(double(c.k))))
+            << "product " << p << " at (" << i << ", " << j << ")";
+      }
+      for (int64_t j = c.n; j < ldc && i * ldc + j < cStride; ++j)
+        ASSERT_EQ(out[pc + i * ldc + j], before[pc + i * ldc + j]) << "padding overwritten";
+    }
+  }
+}
+
+const GemmCase kCases[] = {
+    {1, 300, 130, 70, false, false},           // split into blocks of rows
+    {1, 512, 128, 128, false, true},           // a GPT's q k^T-like product
+    {1, 200, 96, 300, true, false},            // a weight's gradient: A transposed
+    {1, 130, 90, 40, true, true, 1, 1, 3, 5},  // both transposed, accumulating, padded
+    {1, 600, 16, 20, false, false},            // narrow: C has 16 columns
+    {1, 9, 700, 33, false, false},             // too few rows to split
+    {5, 130, 70, 30, false, true},             // a batch, each product split
+    {7, 20, 24, 16, false, false, 1},          // a batch of small products, accumulating
+    {3, 140, 66, 17, true, false, 0, 2, 2, 3}, // an outer batch
+    {1, 257, 65, 0, false, false},             // k = 0: C = 0
+};
+
+class BlasSplitTest : public ::testing::TestWithParam<int> {};
+
+TEST_P(BlasSplitTest, ProductsMatchAPlainLoop) {
+  WorkerPool pool(GetParam());
+  detail::setCurrentWorkerPool(&pool);
+  for (const GemmCase &c : kCases) {
+    check<float>(c);
+    check<double>(c);
+  }
+  detail::setCurrentWorkerPool(nullptr);
+}
+
+INSTANTIATE_TEST_SUITE_P(, BlasSplitTest, ::testing::Values(1, 2, 3),
+                         [](const auto &info) { return std::to_string(info.param) + "Threads"; });
+
+TEST(BlasSplit, AProductWithEnoughRowsRunsOnThePoolsThreads) {
+  WorkerPool pool(2);
+  detail::setCurrentWorkerPool(&pool);
+  uint64_t before = pool.loopsShared();
+  check<float>({1, 256, 256, 64, false, false});
+  EXPECT_EQ(pool.loopsShared(), before + 1);
+  check<float>({1, 100, 256, 64, false, false}); // one block of rows: OpenBLAS's threads
+  EXPECT_EQ(pool.loopsShared(), before + 1);
+  detail::setCurrentWorkerPool(nullptr);
+}
+
+} // namespace
