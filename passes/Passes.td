@@ -39,7 +39,8 @@ def Autodiff : Pass<"loom-autodiff", "mlir::ModuleOp"> {
     With `rematerialize` (the default), a forward value the backward reads that an
     elementwise chain computes is recomputed in the backward where that keeps fewer bytes
     alive between the two (passes/Autodiff/Rematerialize.h): a GELU's intermediates are
-    recomputed from its input, a softmax from its scores.
+    recomputed from its input, a softmax from its scores. A value a backward product reads
+    is kept (the product needs it in memory, so recomputing it would write it out again).
   }];
   let options = [Option<"rematerialize", "rematerialize", "bool", "true",
                         "recompute cheap forward values in the backward instead of keeping them">];

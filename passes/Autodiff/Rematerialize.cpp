@@ -26,6 +26,24 @@ bool isCheap(Operation *op) {
           isa<mlir::loom::BroadcastInDimOp, mlir::loom::ConstantOp, mlir::loom::IotaOp>(op));
 }
 
+/// Whether a backward product (dot_general) reads `value`, directly or through views. The
+/// product needs it in memory, so its recomputation would be a kernel of its own, writing and
+/// rereading it in full, where keeping it costs nothing more than its bytes: the forward
+/// writes it anyway for its own product (a GELU's output, a layer norm's).
+bool readByBackwardProduct(Value value, const std::function<bool(Operation *)> &isBackward) {
+  for (Operation *user : value.getUsers()) {
+    if (!isBackward(user))
+      continue;
+    if (isa<mlir::loom::DotGeneralOp>(user))
+      return true;
+    if (isa<mlir::loom::ShardingConstraintOp, mlir::loom::ReshapeOp, mlir::loom::TransposeOp>(
+            user) &&
+        readByBackwardProduct(user->getResult(0), isBackward))
+      return true;
+  }
+  return false;
+}
+
 /// The chain that recomputes a value: its ops (operands first) and the values it reads.
 struct Chain {
   SmallVector<Operation *> ops;
@@ -105,7 +123,8 @@ void mlir::loom::rematerializeCheapValues(func::FuncOp fn,
   // the others would keep, so the choice is made again until it settles.
   SetVector<Value> recompute;
   for (Value value : saved)
-    if (isCheap(value.getDefiningOp()) && !isa<mlir::loom::ConstantOp>(value.getDefiningOp()))
+    if (isCheap(value.getDefiningOp()) && !isa<mlir::loom::ConstantOp>(value.getDefiningOp()) &&
+        !readByBackwardProduct(value, isBackward))
       recompute.insert(value);
   auto kept = [&](Value v) { return saved.contains(v) && !recompute.contains(v); };
   DenseMap<Value, Chain> chains;

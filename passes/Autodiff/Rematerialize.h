@@ -11,7 +11,8 @@ namespace mlir::loom {
 /// In `fn`, whose ops in `forward` are the forward pass and whose other ops the backward
 /// sweep: every forward value the backward reads that an elementwise chain computes from
 /// values kept anyway (or from fewer bytes than it holds) is recomputed where the backward
-/// first needs it. A GELU then keeps its input alone, not each of its intermediates.
+/// first needs it. A GELU then keeps its input alone, not each of its intermediates. A value
+/// that a backward product (dot_general) reads is kept: the product needs it in memory.
 void rematerializeCheapValues(func::FuncOp fn, const llvm::DenseSet<Operation *> &forward);
 
 } // namespace mlir::loom

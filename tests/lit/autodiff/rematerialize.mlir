@@ -46,3 +46,24 @@ func.func @main(%x: tensor<64x64xf32>, %y: tensor<64x64xf32>) -> (tensor<f32>, t
   %v, %g = loom.value_and_grad @product(%x, %y) wrt = [0] : (tensor<64x64xf32>, tensor<64x64xf32>) -> (tensor<f32>, tensor<64x64xf32>)
   return %v, %g : tensor<f32>, tensor<64x64xf32>
 }
+
+// -----
+
+// tanh(x * x) feeds a product, and the product's gradient with respect to w reads it: the
+// backward's product needs it in memory, so recomputing it would write it out again. The
+// forward's tanh is kept, as a GELU's output feeding an MLP's second matmul is.
+// KEEP-LABEL: func.func private @gelu_like(
+// CHECK-LABEL: func.func private @gelu_like_value_and_grad
+// CHECK-COUNT-1: loom.tanh
+// CHECK-NOT: loom.tanh
+func.func private @gelu_like(%x: tensor<64x64xf32>, %w: tensor<64x64xf32>) -> tensor<f32> {
+  %0 = loom.mul %x, %x : tensor<64x64xf32>
+  %1 = loom.tanh %0 : tensor<64x64xf32>
+  %2 = loom.dot_general %1, %w, batching_dims = [] x [], contracting_dims = [1] x [0] : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+  %3 = loom.reduce sum %2, dims = [0, 1] : tensor<64x64xf32> -> tensor<f32>
+  return %3 : tensor<f32>
+}
+func.func @main(%x: tensor<64x64xf32>, %w: tensor<64x64xf32>) -> (tensor<f32>, tensor<64x64xf32>, tensor<64x64xf32>) {
+  %v, %gx, %gw = loom.value_and_grad @gelu_like(%x, %w) wrt = [0, 1] : (tensor<64x64xf32>, tensor<64x64xf32>) -> (tensor<f32>, tensor<64x64xf32>, tensor<64x64xf32>)
+  return %v, %gx, %gw : tensor<f32>, tensor<64x64xf32>, tensor<64x64xf32>
+}
