@@ -61,8 +61,9 @@ void gemm(bool transposeA, bool transposeB, int64_t m, int64_t n, int64_t k, T a
 /// row[i] = e^(row[i] - shift) for floats, vectorized (no libm call): x = n ln2 + r, e^r by
 /// Cephes' polynomial (within 2 ulp), 2^n through the exponent bits; below -87.3 it is 0.
 /// (This file is compiled without trapping math, so the clamp and the select are branch-free.)
-__attribute__((target_clones("avx2", "default"))) void expShifted(float *row, int64_t n,
-                                                                   float shift) {
+__attribute__((target_clones("avx512f", "avx2", "default"))) void expShifted(float *row,
+                                                                              int64_t n,
+                                                                              float shift) {
   for (int64_t i = 0; i < n; ++i) {
     float x = std::max(row[i] - shift, -88.0f);
     // n = round(x / ln2) by adding 1.5 * 2^23 (rounds to an integer in the low bits).
@@ -192,18 +193,20 @@ struct Attention {
       for (int64_t e = 0; e < dv; ++e)
         sum += o[e] * g[e];
       delta[t] = sum;
-      std::fill_n(row(A::QueryGrad, b, t, h), d, T(0));
+      if (call.keys == 0) // else the first block of keys writes dQ
+        std::fill_n(row(A::QueryGrad, b, t, h), d, T(0));
     }
     for (int64_t s0 = 0; s0 < call.keys; s0 += kBlock) {
       int64_t cols = std::min(kBlock, call.keys - s0);
       const T *k = row(A::Key, b, s0, h), *v = row(A::Value, b, s0, h);
       T *dk = row(A::KeyGrad, b, s0, h), *dvOut = row(A::ValueGrad, b, s0, h);
-      for (int64_t c = 0; c < cols; ++c) {
-        std::fill_n(dk + c * ld(A::KeyGrad), d, T(0));
-        std::fill_n(dvOut + c * ld(A::ValueGrad), dv, T(0));
-      }
       // Causal: the queries before s0 see none of these keys.
-      for (int64_t t0 = call.causal ? s0 : 0; t0 < call.queries; t0 += kSpan) {
+      const int64_t firstQuery = call.causal ? s0 : 0;
+      // The first span writes dK's and dV's rows of this block, and the first block dQ's
+      // rows (every query sees block 0), so nothing is zeroed first.
+      const T keyBeta = T(0), queryBeta = s0 == 0 ? T(0) : T(1);
+      for (int64_t t0 = firstQuery; t0 < call.queries; t0 += kSpan) {
+        const T spanBeta = t0 == firstQuery ? keyBeta : T(1);
         int64_t rows = std::min(kSpan, call.queries - t0);
         const T *q = row(A::Query, b, t0, h);
         const T *g = row(A::ResultGrad, b, t0, h);
@@ -216,7 +219,7 @@ struct Attention {
           expShifted(p, seen, *row(A::Logsumexp, b, t0 + r, h));
         }
         gemm<T>(true, false, cols, dv, rows, T(1), probs.data(), kBlock, g, ld(A::ResultGrad),
-                T(1), dvOut, ld(A::ValueGrad));
+                spanBeta, dvOut, ld(A::ValueGrad));
         gemm<T>(false, true, rows, cols, dv, T(1), g, ld(A::ResultGrad), v, ld(A::Value), T(0),
                 dprobs.data(), kBlock);
         for (int64_t r = 0; r < rows; ++r) {
@@ -224,10 +227,10 @@ struct Attention {
           for (int64_t c = 0; c < cols; ++c)
             dp[c] = p[c] * (dp[c] - delta[t0 + r]) * scale;
         }
-        gemm<T>(false, false, rows, d, cols, T(1), dprobs.data(), kBlock, k, ld(A::Key), T(1),
-                row(A::QueryGrad, b, t0, h), ld(A::QueryGrad));
-        gemm<T>(true, false, cols, d, rows, T(1), dprobs.data(), kBlock, q, ld(A::Query), T(1),
-                dk, ld(A::KeyGrad));
+        gemm<T>(false, false, rows, d, cols, T(1), dprobs.data(), kBlock, k, ld(A::Key),
+                queryBeta, row(A::QueryGrad, b, t0, h), ld(A::QueryGrad));
+        gemm<T>(true, false, cols, d, rows, T(1), dprobs.data(), kBlock, q, ld(A::Query),
+                spanBeta, dk, ld(A::KeyGrad));
       }
     }
   }
@@ -263,8 +266,17 @@ template <typename T>
 void run(int64_t callAddress, const int64_t *buffers, bool gradient) {
   const auto &call = *reinterpret_cast<const AttentionCall *>(callAddress);
   Attention<T> attention{call, buffers, T(std::bit_cast<double>(call.scaleBits))};
-  if (call.batch == 0 || call.heads == 0 || call.queries == 0)
+  if (call.batch == 0 || call.heads == 0)
     return;
+  if (call.queries == 0) { // no query reads the keys: their gradients are zero
+    for (int64_t b = 0; gradient && b < call.batch; ++b)
+      for (int64_t t = 0; t < call.keys; ++t)
+        for (int64_t h = 0; h < call.heads; ++h) {
+          std::fill_n(attention.row(AttentionCall::KeyGrad, b, t, h), call.dim, T(0));
+          std::fill_n(attention.row(AttentionCall::ValueGrad, b, t, h), call.valueDim, T(0));
+        }
+    return;
+  }
   auto span = profileSpan<T>(call, gradient);
   loom::rt::OneBlasThread oneThread;
   if (!gradient) {

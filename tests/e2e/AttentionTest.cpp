@@ -29,9 +29,8 @@ TEST_P(AttentionTest, MatchesReference) {
   RefTensor k = uniform({c.batch, c.keys, c.heads, c.dim}, rng, -2, 2, c.dtype);
   RefTensor v = uniform({c.batch, c.keys, c.heads, c.valueDim}, rng, -1, 1, c.dtype);
   bool causal = c.causal;
-  auto f = jit([causal](Tensor q, Tensor k, Tensor v) {
-    return dot_product_attention(q, k, v, causal);
-  });
+  auto f = jit(
+      [causal](Tensor q, Tensor k, Tensor v) { return dot_product_attention(q, k, v, causal); });
   Array got = f(toArray(q, c.dtype), toArray(k, c.dtype), toArray(v, c.dtype));
   EXPECT_EQ(got.dtype(), c.dtype);
   RefTensor want = ref::attention(q, k, v, 1.0 / std::sqrt(double(c.dim)), c.causal);
@@ -42,12 +41,12 @@ INSTANTIATE_TEST_SUITE_P(
     , AttentionTest,
     testing::Values(AttentionCase{2, 8, 8, 3, 5, 5, false, DType::F32},
                     AttentionCase{2, 8, 8, 3, 5, 5, true, DType::F32},
-                    AttentionCase{1, 1, 1, 1, 4, 4, true, DType::F32},   // one position
+                    AttentionCase{1, 1, 1, 1, 4, 4, true, DType::F32},       // one position
                     AttentionCase{1, 130, 130, 2, 16, 16, true, DType::F32}, // 3 blocks
-                    AttentionCase{2, 64, 64, 2, 8, 8, true, DType::F32},  // one full block
-                    AttentionCase{1, 65, 129, 2, 8, 3, false, DType::F32}, // Tq != Tk, Dv != D
-                    AttentionCase{1, 300, 300, 2, 8, 8, true, DType::F32},  // 2 spans of keys
-                    AttentionCase{1, 70, 600, 1, 4, 6, false, DType::F64},  // 3 spans
+                    AttentionCase{2, 64, 64, 2, 8, 8, true, DType::F32},     // one full block
+                    AttentionCase{1, 65, 129, 2, 8, 3, false, DType::F32},   // Tq != Tk, Dv != D
+                    AttentionCase{1, 300, 300, 2, 8, 8, true, DType::F32},   // 2 spans of keys
+                    AttentionCase{1, 70, 600, 1, 4, 6, false, DType::F64},   // 3 spans
                     AttentionCase{2, 63, 63, 3, 7, 7, true, DType::F64},
                     AttentionCase{1, 130, 70, 2, 5, 9, false, DType::F64}),
     [](const testing::TestParamInfo<AttentionCase> &info) {
@@ -79,8 +78,8 @@ TEST(AttentionLayoutTest, ReadsStridedSlicesOfOneProjection) {
             t.data.push_back(qkv.at({b, s, i, h, d}));
     return t;
   };
-  EXPECT_TRUE(allClose(f(toArray(qkv)), ref::attention(part(0), part(1), part(2), 0.7, true),
-                       kF32Approx));
+  EXPECT_TRUE(
+      allClose(f(toArray(qkv)), ref::attention(part(0), part(1), part(2), 0.7, true), kF32Approx));
 }
 
 // With a head dim of 0 every score is 0: each query averages the values it sees.
@@ -102,6 +101,59 @@ TEST(AttentionLayoutTest, Bf16IsDecomposed) {
   Array got = f(toArray(q, DType::BF16), toArray(k, DType::BF16), toArray(v, DType::BF16));
   EXPECT_EQ(got.dtype(), DType::BF16);
   EXPECT_TRUE(allClose(got, ref::attention(q, k, v, 0.5, true), {2e-2, 2e-2}));
+}
+
+/// The gradients of q, k and v of sum(attention(q, k, v) * weights), with `attention` the
+/// kernel or the same attention written as products, mask and softmax (autodiff's own path).
+std::vector<Array> attentionGrads(bool kernel, bool causal, const std::vector<RefTensor> &in) {
+  auto f = jit([kernel, causal](Tensor q, Tensor k, Tensor v, Tensor weights) {
+    auto loss = [&](Tree<Tensor> p, Tensor w) {
+      Tensor q = p.at("q").leaf(), k = p.at("k").leaf(), v = p.at("v").leaf();
+      if (kernel)
+        return sum(dot_product_attention(q, k, v, causal) * w);
+      Tensor scores = einsum("bthd,bshd->bhts", q, k) * (1.0 / std::sqrt(double(q.dim(3))));
+      if (causal) {
+        int64_t seq = q.dim(1);
+        Tensor allowed = greater_equal(iota({seq, seq}, 0), iota({seq, seq}, 1));
+        scores = where(allowed, scores, full({}, -1e30, scores.dtype()));
+      }
+      return sum(einsum("bhts,bshd->bthd", softmax(scores, -1), v) * w);
+    };
+    Tree<Tensor> p;
+    p["q"] = q, p["k"] = k, p["v"] = v;
+    Tree<Tensor> g = grad(loss)(p, weights);
+    return std::make_tuple(g.at("q").leaf(), g.at("k").leaf(), g.at("v").leaf());
+  });
+  auto [dq, dk, dv] = f(toArray(in[0], DType::F64), toArray(in[1], DType::F64),
+                        toArray(in[2], DType::F64), toArray(in[3], DType::F64));
+  return {dq, dk, dv};
+}
+
+// The gradient kernel against autodiff of the composed attention, where its blocks of keys
+// see several spans of queries (300 positions; 600 keys for 70 queries): the first span
+// writes a block's dK and dV and the first block dQ, the others add to them. With no
+// queries, dK and dV are zero.
+TEST(AttentionGradientTest, MatchesTheComposedAttentionAcrossSpans) {
+  for (auto [queries, keys, causal] : {std::tuple<int64_t, int64_t, bool>{300, 300, true},
+                                       {70, 600, false},
+                                       {520, 40, false},
+                                       {0, 7, false}}) {
+    SCOPED_TRACE(testing::Message() << queries << " queries, " << keys << " keys");
+    std::mt19937 rng(kSeed);
+    std::vector<RefTensor> in = {uniform({2, queries, 2, 5}, rng, -2, 2, DType::F64),
+                                 uniform({2, keys, 2, 5}, rng, -2, 2, DType::F64),
+                                 uniform({2, keys, 2, 3}, rng, -1, 1, DType::F64),
+                                 uniform({2, queries, 2, 3}, rng, -1, 1, DType::F64)};
+    std::vector<Array> got = attentionGrads(true, causal, in);
+    std::vector<Array> want = attentionGrads(false, causal, in);
+    for (size_t i = 0; i < 3; ++i) {
+      std::vector<double> g = got[i].to_host<double>(), w = want[i].to_host<double>();
+      ASSERT_EQ(g.size(), w.size());
+      for (size_t j = 0; j < g.size(); ++j)
+        ASSERT_NEAR(g[j], w[j], 1e-10) << "gradient "
+                                       << "qkv"[i] << " at " << j;
+    }
+  }
 }
 
 // The point of the blocked kernel: a step that differentiates attention at T = 1024 holds
