@@ -2,6 +2,7 @@
 // pipeline and launching on a runtime device.
 #include "frontend/Jit.h"
 #include "frontend/JitLaunch.h"
+#include "frontend/JitPartition.h"
 #include "frontend/JitShardings.h"
 #include "frontend/Trace.h"
 
@@ -167,7 +168,8 @@ struct JitFunction::Impl {
       if (!ec)
         module->print(traced);
     }
-    partitionForMesh(*module, entry);
+    partitionForMesh(*module, entry, options.name,
+                     options.dumpIrDir.empty() ? "" : dumpDir("partitioning"));
     double partitionSeconds = since(start);
     rt::Client &client = rt::Client::defaultClient();
     auto *gpu =
@@ -248,53 +250,6 @@ struct JitFunction::Impl {
                  options.name, gpu.description(), stats.lastTraceSeconds,
                  compiled->lowerSeconds, compiled->kernels, compiled->loadSeconds);
     return compiled->executable;
-  }
-
-  /// A program whose mesh has several devices becomes the program of one device of it
-  /// (loom-spmd); `entry` records the mesh and the global layouts of arguments and results.
-  /// With fewer devices in the client than in the mesh, the program runs whole on one device
-  /// (the shardings change no numbers), so sharded code also runs on a single-device machine.
-  void partitionForMesh(mlir::ModuleOp module, CompiledProgram &entry) {
-    auto meshes = llvm::to_vector(module.getOps<mlir::loom::MeshOp>());
-    if (meshes.empty() || meshes[0].numDevices() <= 1 ||
-        meshes[0].numDevices() > rt::Client::defaultClient().deviceCount())
-      return;
-    mlir::loom::MeshOp meshOp = meshes[0];
-    std::vector<std::pair<std::string, int64_t>> axes;
-    for (auto [axis, size] : llvm::zip(meshOp.getAxes(), meshOp.getShape()))
-      axes.emplace_back(mlir::cast<mlir::StringAttr>(axis).getValue().str(), size);
-    Mesh mesh(axes, meshOp.getSymName().str());
-    auto main = *module.getOps<mlir::func::FuncOp>().begin();
-    for (mlir::Type type : main.getResultTypes())
-      entry.resultShapes.push_back(Shape(mlir::cast<mlir::RankedTensorType>(type).getShape()));
-    mlir::loom::registerLoomPasses();
-    mlir::PassManager pm(module->getContext());
-    if (mlir::loom::compileTimingEnabled())
-      pm.enableTiming();
-    std::string diagnostics;
-    llvm::raw_string_ostream os(diagnostics);
-    mlir::ScopedDiagnosticHandler handler(module->getContext(), [&](mlir::Diagnostic &d) {
-      os << d << "\n";
-      return mlir::success();
-    });
-    if (!options.dumpIrDir.empty()) {
-      // The module after each partitioning pass.
-      module->getContext()->disableMultithreading(); // IR printing requires it
-      pm.enableIRPrintingToFileTree([](mlir::Pass *, mlir::Operation *) { return false; },
-                                    [](mlir::Pass *, mlir::Operation *) { return true; },
-                                    /*printModuleScope=*/true, /*printAfterOnlyOnChange=*/false,
-                                    /*printAfterOnlyOnFailure=*/false, dumpDir("partitioning"));
-    }
-    if (mlir::failed(mlir::parsePassPipeline(llvm::join(mlir::loom::spmdPasses(), ","), pm)) ||
-        mlir::failed(mlir::loom::runPipeline(pm, module)))
-      throw Error(fmt::format("{}: partitioning over {} failed: {}", options.name,
-                              mesh.describe(), diagnostics));
-    main = *module.getOps<mlir::func::FuncOp>().begin();
-    for (unsigned i = 0; i < main.getNumArguments(); ++i)
-      entry.argumentShardings.push_back(namedShardingOf(main.getArgAttr(i, "loom.sharding"), mesh));
-    for (unsigned i = 0; i < main.getNumResults(); ++i)
-      entry.resultShardings.push_back(namedShardingOf(main.getResultAttr(i, "loom.sharding"), mesh));
-    entry.mesh = std::make_shared<const rt::MeshTopology>(detail::topologyOf(mesh));
   }
 };
 

@@ -3,7 +3,8 @@
 # the 1,797 8x8 handwritten digits that Debian's python3-sklearn package ships, taken out of the
 # package (apt-get download + dpkg -x; Python is not needed) into /usr/local/share/loom.
 # Idempotent: when everything is in place it only runs `dpkg-query` and returns in well under a
-# second.
+# second. With --with-pytorch it also installs python3-torch, the baseline the benchmarks
+# measure against in the same run (their PyTorch columns read n/a without it).
 set -euo pipefail
 
 PACKAGES=(
@@ -14,6 +15,12 @@ PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev
   fortunes-min zlib1g-dev
 )
+if [ "${1:-}" = "--with-pytorch" ]; then
+  PACKAGES+=(python3-torch)
+elif [ $# -gt 0 ]; then
+  echo "usage: scripts/install_deps.sh [--with-pytorch]" >&2
+  exit 2
+fi
 DIGITS=/usr/local/share/loom/datasets/digits.csv.gz
 
 missing=()
