@@ -1,6 +1,6 @@
 // Training throughput of the GPT decoder (frontend/nn/Gpt.h) for three configurations, next
 // to PyTorch running the same architecture (gpt_torch.py) in the same run, printed as a table:
-// tokens/s (the best of 3 rounds, each the median of its 5 steps after warm-up, with
+// tokens/s (the best of 3 rounds, each the median of its 5-20 steps after warm-up, with
 // PyTorch's best of 3 runs taken in turns; as many steps with kernels' loops on one thread,
 // in alternating rounds, give the speed-up of the device's worker pool), model FLOP/s as a
 // fraction of the OpenBLAS GEMM rate measured in the same run (the fastest of 20 1024^3
@@ -125,9 +125,19 @@ void row(const char *name, const nn::GptConfig &c, double gemmGflops, const std:
     if (run.tokensPerSecond > best.tokensPerSecond)
       best = run;
   };
-  for (int i = 0; i < 3 + 9 * 5; ++i) {
-    int kind = i < 3 ? 0 : (i - 3) / 5 % 3; // 0 default, 1 serial, 2 each layer apart
-    if (i > 3 && (i - 3) % 15 == 0)
+  // Steps of each kind per round: as many as take about a second, 5 to 20 (PyTorch's runs
+  // take the median of 20), so that a short step's median is not one of a few samples.
+  double warmStep = 0;
+  for (int i = 0; i < 2; ++i) { // the first call compiles
+    auto warm = Clock::now();
+    auto [p, s, loss] = step(params, state, ids, ids, Array::scalar(float(i)));
+    loss.block_until_ready();
+    params = p, state = s, warmStep = seconds(warm);
+  }
+  const int perKind = std::clamp(int(1.0 / warmStep), 5, 20);
+  for (int i = 0; i < 3 + 9 * perKind; ++i) {
+    int kind = i < 3 ? 0 : (i - 3) / perKind % 3; // 0 default, 1 serial, 2 each layer apart
+    if (i > 3 && (i - 3) % (3 * perKind) == 0)
       endRound();
     rt::setKernelThreadLimit(kind == 1 ? 1 : rt::kNoKernelThreadLimit);
     auto start = Clock::now();
