@@ -4,12 +4,12 @@
 // PyTorch's best of 3 runs taken in turns; as many steps with kernels' loops on one thread,
 // in alternating rounds, give the speed-up of the device's worker pool), model FLOP/s as a
 // fraction of the OpenBLAS GEMM rate measured in the same run (the fastest of 20 1024^3
-// products, on OpenBLAS's threads or split as Loom splits them), peak device memory of the default step alone, from before its parameters exist
-// (next to the growth of PyTorch's resident memory in training, measured the same way), and
-// host time per step. A third kind of round runs the step compiled with each layer lowered
-// apart (LOOM_OUTLINE_BLOCKS=0) instead of as one function called per layer (the default):
-// its time over the default's says what compiling one layer costs at run time (at or above
-// 1: nothing).
+// products, on OpenBLAS's threads or split as Loom splits them), peak device memory of the
+// default step alone, from before its parameters exist (next to the growth of PyTorch's
+// resident memory in training, measured the same way), and host time per step. A third kind
+// of round runs the step compiled with each layer lowered apart (LOOM_OUTLINE_BLOCKS=0)
+// instead of as one function called per layer (the default): its time over the default's
+// says what compiling one layer costs at run time (at or above 1: nothing).
 // The baseline is PyTorch as a careful user runs it: 2 threads on Debian's OpenMP OpenBLAS
 // (libopenblas0-openmp, swapped in for the Python process alone through LD_LIBRARY_PATH;
 // Debian's default pthread OpenBLAS oversubscribes the cores under PyTorch's own threads).

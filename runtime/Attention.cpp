@@ -204,9 +204,9 @@ struct Attention {
       const int64_t firstQuery = call.causal ? s0 : 0;
       // The first span writes dK's and dV's rows of this block, and the first block dQ's
       // rows (every query sees block 0), so nothing is zeroed first.
-      const T keyBeta = T(0), queryBeta = s0 == 0 ? T(0) : T(1);
+      const T queryBeta = s0 == 0 ? T(0) : T(1);
       for (int64_t t0 = firstQuery; t0 < call.queries; t0 += kSpan) {
-        const T spanBeta = t0 == firstQuery ? keyBeta : T(1);
+        const T spanBeta = t0 == firstQuery ? T(0) : T(1);
         int64_t rows = std::min(kSpan, call.queries - t0);
         const T *q = row(A::Query, b, t0, h);
         const T *g = row(A::ResultGrad, b, t0, h);
