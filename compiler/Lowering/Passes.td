@@ -128,6 +128,34 @@ def DistinctResults : Pass<"loom-distinct-results", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::memref::MemRefDialect"];
 }
 
+def ReturnReshapedAllocs : Pass<"loom-return-reshaped-allocs", "mlir::ModuleOp"> {
+  let summary = "Allocates a returned reshape of a buffer in the returned shape.";
+  let description = [{
+    Runs after bufferization, just before `buffer-results-to-out-params{hoist-static-allocs}`,
+    which makes a returned `memref.alloc` the caller's buffer but copies anything else into
+    it. A function that returns a reshape (expand_shape, collapse_shape) of a buffer it
+    allocates, as a layer returns its GEMM's [M, N] product as [B, T, N], then allocates the
+    returned shape and reshapes that for its own uses: the product is written straight into
+    the caller's buffer, with no copy after the function's work.
+
+    Input:
+    ```mlir
+    %0 = memref.alloc() : memref<8x4xf32>
+    linalg.fill ins(%cst : f32) outs(%0 : memref<8x4xf32>)
+    %1 = memref.expand_shape %0 [[0, 1], [2]] output_shape [2, 4, 4] : memref<8x4xf32> into memref<2x4x4xf32>
+    return %1 : memref<2x4x4xf32>
+    ```
+    Output:
+    ```mlir
+    %0 = memref.alloc() : memref<2x4x4xf32>
+    %1 = memref.collapse_shape %0 [[0, 1], [2]] : memref<2x4x4xf32> into memref<8x4xf32>
+    linalg.fill ins(%cst : f32) outs(%1 : memref<8x4xf32>)
+    return %0 : memref<2x4x4xf32>
+    ```
+  }];
+  let dependentDialects = ["mlir::memref::MemRefDialect"];
+}
+
 def DonateArguments : Pass<"loom-donate-arguments", "mlir::ModuleOp"> {
   let summary = "Makes a donated argument's buffer the home of its paired result.";
   let description = [{

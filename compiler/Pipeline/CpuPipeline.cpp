@@ -66,6 +66,9 @@ const std::vector<std::string> &mlir::loom::cpuBufferizePasses() {
       "loom-drop-donated-results",
       // The caller (the runtime) allocates outputs; results are written in place.
       "loom-distinct-results",
+      // A result that reshapes a buffer the function allocates is allocated in its own shape,
+      // so that it becomes the caller's buffer below instead of being copied into it.
+      "loom-return-reshaped-allocs",
       "buffer-results-to-out-params{hoist-static-allocs modify-public-functions}",
       "loom-lower-matmul-to-blas",
       "func.func(loom-lower-strided-copies)",
