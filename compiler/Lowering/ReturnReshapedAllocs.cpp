@@ -9,6 +9,8 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "llvm/ADT/DenseSet.h"
 
+#include <algorithm>
+
 namespace mlir::loom {
 #define GEN_PASS_DEF_RETURNRESHAPEDALLOCS
 #include "compiler/Lowering/Passes.h.inc"
