@@ -23,9 +23,6 @@
 #include "frontend/ProgramRecorder.h"
 
 #include "llvm/Support/FileSystem.h"
-#include "mlir/Pass/PassManager.h"
-#include "mlir/Pass/PassRegistry.h"
-#include "llvm/ADT/StringExtras.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 

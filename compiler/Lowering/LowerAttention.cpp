@@ -60,14 +60,8 @@ void emitKernelCall(Operation *op, StringRef kernel, ArrayRef<Value> buffers, do
     llvm::append_range(words, layoutOf(buffer, i == AttentionCall::Logsumexp));
   // The forward's call ends after its five layouts: the kernel reads no further.
 
-  auto i64 = [&](int64_t value) -> Value {
-    return arith::ConstantIntOp::create(rewriter, loc, rewriter.getI64Type(), value);
-  };
   auto address = [&](Value memref) { return bufferAddress(rewriter, loc, memref); };
-  Value call = entryBlockI64Array(rewriter, op, static_cast<int64_t>(words.size()));
-  for (auto [i, word] : llvm::enumerate(words))
-    memref::StoreOp::create(rewriter, loc, i64(word), call,
-                            ValueRange{arith::ConstantIndexOp::create(rewriter, loc, i)});
+  Value call = constantI64Array(rewriter, op, words);
   SmallVector<Value> args = {address(call)};
   for (Value buffer : buffers)
     args.push_back(address(buffer));

@@ -90,10 +90,7 @@ LogicalResult emitCollectiveCalls(Operation *op, Value in, Value out,
   if (pairs.empty()) {
     args.append({i64(0), i64(0)});
   } else {
-    Value list = entryBlockI64Array(rewriter, op, static_cast<int64_t>(pairs.size()));
-    for (auto [i, position] : llvm::enumerate(pairs))
-      memref::StoreOp::create(rewriter, loc, i64(position), list,
-                              ValueRange{arith::ConstantIndexOp::create(rewriter, loc, i)});
+    Value list = constantI64Array(rewriter, op, pairs);
     args.append({pointer(list), i64(static_cast<int64_t>(pairs.size() / 2))});
   }
   assert(static_cast<int64_t>(args.size()) == kCollectiveArgs);

@@ -25,12 +25,21 @@ Value mlir::loom::bufferAddress(OpBuilder &b, Location loc, Value memref) {
   return arith::IndexCastOp::create(b, loc, b.getI64Type(), index);
 }
 
-Value mlir::loom::entryBlockI64Array(OpBuilder &b, Operation *at, int64_t count) {
-  OpBuilder::InsertionGuard guard(b);
-  // The function's entry block, or that of the region the array can be used in.
-  Operation *scope = at->getParentWithTrait<OpTrait::IsIsolatedFromAbove>();
-  b.setInsertionPointToStart(&scope->getRegion(0).front());
-  return memref::AllocaOp::create(b, at->getLoc(), MemRefType::get({count}, b.getI64Type()));
+Value mlir::loom::constantI64Array(OpBuilder &b, Operation *at, ArrayRef<int64_t> values) {
+  Location loc = at->getLoc();
+  Value array;
+  {
+    OpBuilder::InsertionGuard guard(b);
+    // The function's entry block, or that of the region the array can be used in.
+    Operation *scope = at->getParentWithTrait<OpTrait::IsIsolatedFromAbove>();
+    b.setInsertionPointToStart(&scope->getRegion(0).front());
+    auto type = MemRefType::get({static_cast<int64_t>(values.size())}, b.getI64Type());
+    array = memref::AllocaOp::create(b, loc, type);
+  }
+  for (auto [i, value] : llvm::enumerate(values))
+    memref::StoreOp::create(b, loc, arith::ConstantIntOp::create(b, loc, b.getI64Type(), value),
+                            array, ValueRange{arith::ConstantIndexOp::create(b, loc, i)});
+  return array;
 }
 
 FailureOr<Value> mlir::loom::denseCopy(RewriterBase &rewriter, Location loc, Value buffer,

@@ -1,7 +1,7 @@
 // What the lowerings that call the runtime's C ABI share (collectives, GEMMs, attention): the
 // declaration of a runtime function, a buffer's address as the i64 the ABI takes, a stack
-// array of i64 arguments, and the
-// bufferization of an op that reads its operands and writes fresh buffers through a call.
+// array of i64 arguments, and the bufferization of an op that reads its operands and writes
+// fresh buffers through a call.
 #ifndef LOOM_COMPILER_LOWERING_RUNTIMECALLS_H
 #define LOOM_COMPILER_LOWERING_RUNTIMECALLS_H
 
@@ -18,11 +18,12 @@ func::FuncOp declareRuntimeFunction(Operation *from, StringRef name, int64_t num
 /// The aligned address of `memref`'s buffer, as an i64 (offsets are passed apart).
 Value bufferAddress(OpBuilder &b, Location loc, Value memref);
 
-/// A stack array of `count` i64s for a runtime call's arguments, allocated at the start of the
-/// function holding `at` (its nearest region isolated from above): an alloca there is static, so that code generation without
-/// optimization (FastISel, used for the step's straight-line functions) can select it, and
-/// one in a loop does not grow the stack per iteration.
-Value entryBlockI64Array(OpBuilder &b, Operation *at, int64_t count);
+/// A stack array of i64s holding `values`, for a runtime call's arguments: allocated at the
+/// start of the function holding `at` (its nearest region isolated from above), where an
+/// alloca is static, so that code generation without optimization (FastISel, used for the
+/// step's straight-line functions) can select it and one in a loop does not grow the stack
+/// per iteration; the values are stored at `b`'s insertion point.
+Value constantI64Array(OpBuilder &b, Operation *at, ArrayRef<int64_t> values);
 
 /// A dense row-major copy of `buffer` (for a runtime call that cannot read its strides).
 FailureOr<Value> denseCopy(RewriterBase &rewriter, Location loc, Value buffer,
