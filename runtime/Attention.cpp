@@ -13,6 +13,7 @@
 
 #include "runtime/Blas.h"
 #include "runtime/Profiler.h"
+#include "runtime/SmallGemm.h"
 #include "runtime/WorkerPool.h"
 
 #include <algorithm>
@@ -39,23 +40,39 @@ namespace {
 constexpr int64_t kBlock = 32;
 constexpr int64_t kSpan = 256;
 
+/// C[m x n] = alpha * A B + beta * C with A read through strides (element (i, p) at
+/// a[i * rowStride + p * colStride]: A or A^T in place) and B, C row-major: floats on the small
+/// products' kernel, doubles on OpenBLAS.
 template <typename T>
-void gemm(bool transposeA, bool transposeB, int64_t m, int64_t n, int64_t k, T alpha,
-          const T *a, int64_t lda, const T *b, int64_t ldb, T beta, T *c, int64_t ldc) {
+void product(int64_t m, int64_t n, int64_t k, T alpha, const T *a, int64_t rowStride,
+             int64_t colStride, const T *b, int64_t ldb, T beta, T *c, int64_t ldc) {
   if (m == 0 || n == 0)
     return;
-  if (k == 0) { // a head dim of 0: A B is zero (BLAS rejects k = 0 with some strides)
-    for (int64_t i = 0; i < m && beta == T(0); ++i)
-      std::fill_n(c + i * ldc, n, T(0));
-    return;
+  if constexpr (sizeof(T) == 4) {
+    loom::rt::smallGemm(m, n, k, alpha, {a, rowStride, colStride}, b, ldb, beta, c, ldc);
+  } else {
+    if (k == 0) { // a head dim of 0: A B is zero (BLAS rejects k = 0 with some strides)
+      for (int64_t i = 0; i < m && beta == T(0); ++i)
+        std::fill_n(c + i * ldc, n, T(0));
+      return;
+    }
+    bool transposed = colStride != 1; // the callers' A is A or A^T in place
+    int64_t lda = std::max(transposed ? colStride : rowStride, transposed ? m : k);
+    // BLAS rejects leading dimensions below the row length, even where they are irrelevant.
+    cblas_dgemm(CblasRowMajor, transposed ? CblasTrans : CblasNoTrans, CblasNoTrans, m, n, k,
+                alpha, a, lda, b, std::max(ldb, n), beta, c, ldc);
   }
-  // BLAS rejects leading dimensions below the row length, even where they are irrelevant.
-  lda = std::max(lda, transposeA ? m : k), ldb = std::max(ldb, transposeB ? k : n);
-  auto ta = transposeA ? CblasTrans : CblasNoTrans, tb = transposeB ? CblasTrans : CblasNoTrans;
+}
+
+/// dst[j * ldDst + i] = src[i * ldSrc + j] for i < rows, j < cols: keys or values turned so
+/// that a product reads them as B (contiguous rows).
+template <typename T>
+void transpose(int64_t rows, int64_t cols, const T *src, int64_t ldSrc, T *dst, int64_t ldDst) {
   if constexpr (sizeof(T) == 4)
-    cblas_sgemm(CblasRowMajor, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
-  else
-    cblas_dgemm(CblasRowMajor, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    return loom::rt::transposeBlock(rows, cols, src, ldSrc, dst, ldDst);
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t j = 0; j < cols; ++j)
+      dst[j * ldDst + i] = src[i * ldSrc + j];
 }
 
 /// row[i] = e^(row[i] - shift) for floats, vectorized (no libm call): x = n ln2 + r, e^r by
@@ -94,6 +111,22 @@ template <typename T> T rowSum(const T *row, int64_t n) {
   T sum = 0;
   for (; i < n; ++i)
     sum += row[i];
+  for (T lane : lanes)
+    sum += lane;
+  return sum;
+}
+
+/// The dot product of x[0, n) and y[0, n), in 16 lanes (a single running sum would be a chain
+/// of dependent adds: 5% of the small GPT's attention gradient).
+template <typename T> T rowDot(const T *x, const T *y, int64_t n) {
+  T lanes[16] = {};
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16)
+    for (int l = 0; l < 16; ++l)
+      lanes[l] += x[i + l] * y[i + l];
+  T sum = 0;
+  for (; i < n; ++i)
+    sum += x[i] * y[i];
   for (T lane : lanes)
     sum += lane;
   return sum;
@@ -145,15 +178,16 @@ struct Attention {
     int64_t b = unit / (call.heads * blocks), h = unit / blocks % call.heads;
     int64_t t0 = unit % blocks * kBlock, rows = std::min(kBlock, call.queries - t0);
     int64_t dv = call.valueDim;
-    thread_local std::vector<T> scores, acc, max, denominator;
-    scores.resize(kBlock * kSpan), acc.assign(rows * dv, T(0));
+    thread_local std::vector<T> scores, keysT, acc, max, denominator;
+    scores.resize(kBlock * kSpan), keysT.resize(call.dim * kSpan), acc.assign(rows * dv, T(0));
     max.assign(rows, -std::numeric_limits<T>::infinity()), denominator.assign(rows, T(0));
     const T *q = row(A::Query, b, t0, h);
     int64_t keyEnd = call.causal ? std::min(call.keys, t0 + rows) : call.keys;
     for (int64_t s0 = 0; s0 < keyEnd; s0 += kSpan) {
       int64_t cols = std::min(kSpan, keyEnd - s0);
-      gemm<T>(false, true, rows, cols, call.dim, scale, q, ld(A::Query),
-              row(A::Key, b, s0, h), ld(A::Key), T(0), scores.data(), kSpan);
+      transpose(cols, call.dim, row(A::Key, b, s0, h), ld(A::Key), keysT.data(), kSpan);
+      product<T>(rows, cols, call.dim, scale, q, ld(A::Query), 1, keysT.data(), kSpan, T(0),
+                 scores.data(), kSpan);
       for (int64_t r = 0; r < rows; ++r) {
         T *s = scores.data() + r * kSpan;
         int64_t seen = visible(t0 + r, s0, cols);
@@ -170,8 +204,8 @@ struct Attention {
           for (T *a = acc.data() + r * dv, *end = a + dv; a < end; ++a)
             *a *= rescale;
       }
-      gemm<T>(false, false, rows, dv, cols, T(1), scores.data(), kSpan,
-              row(A::Value, b, s0, h), ld(A::Value), T(1), acc.data(), dv);
+      product<T>(rows, dv, cols, T(1), scores.data(), kSpan, 1, row(A::Value, b, s0, h),
+                 ld(A::Value), T(1), acc.data(), dv);
     }
     for (int64_t r = 0; r < rows; ++r) {
       T *o = row(A::Result, b, t0 + r, h);
@@ -185,14 +219,11 @@ struct Attention {
   void backward(int64_t unit) const {
     using A = AttentionCall;
     int64_t b = unit / call.heads, h = unit % call.heads, d = call.dim, dv = call.valueDim;
-    thread_local std::vector<T> probs, dprobs, delta;
+    thread_local std::vector<T> probs, dprobs, delta, keysT, valuesT;
     probs.resize(kSpan * kBlock), dprobs.resize(kSpan * kBlock), delta.resize(call.queries);
+    keysT.resize(d * kBlock), valuesT.resize(dv * kBlock);
     for (int64_t t = 0; t < call.queries; ++t) {
-      const T *o = row(A::Result, b, t, h), *g = row(A::ResultGrad, b, t, h);
-      T sum = 0;
-      for (int64_t e = 0; e < dv; ++e)
-        sum += o[e] * g[e];
-      delta[t] = sum;
+      delta[t] = rowDot(row(A::Result, b, t, h), row(A::ResultGrad, b, t, h), dv);
       if (call.keys == 0) // else the first block of keys writes dQ
         std::fill_n(row(A::QueryGrad, b, t, h), d, T(0));
     }
@@ -200,6 +231,8 @@ struct Attention {
       int64_t cols = std::min(kBlock, call.keys - s0);
       const T *k = row(A::Key, b, s0, h), *v = row(A::Value, b, s0, h);
       T *dk = row(A::KeyGrad, b, s0, h), *dvOut = row(A::ValueGrad, b, s0, h);
+      transpose(cols, d, k, ld(A::Key), keysT.data(), kBlock);
+      transpose(cols, dv, v, ld(A::Value), valuesT.data(), kBlock);
       // Causal: the queries before s0 see none of these keys.
       const int64_t firstQuery = call.causal ? s0 : 0;
       // The first span writes dK's and dV's rows of this block, and the first block dQ's
@@ -210,27 +243,28 @@ struct Attention {
         int64_t rows = std::min(kSpan, call.queries - t0);
         const T *q = row(A::Query, b, t0, h);
         const T *g = row(A::ResultGrad, b, t0, h);
-        gemm<T>(false, true, rows, cols, d, scale, q, ld(A::Query), k, ld(A::Key), T(0),
-                probs.data(), kBlock);
+        product<T>(rows, cols, d, scale, q, ld(A::Query), 1, keysT.data(), kBlock, T(0),
+                   probs.data(), kBlock);
         for (int64_t r = 0; r < rows; ++r) {
           T *p = probs.data() + r * kBlock;
           int64_t seen = visible(t0 + r, s0, cols);
           std::fill(p + seen, p + cols, T(0));
           expShifted(p, seen, *row(A::Logsumexp, b, t0 + r, h));
         }
-        gemm<T>(true, false, cols, dv, rows, T(1), probs.data(), kBlock, g, ld(A::ResultGrad),
-                spanBeta, dvOut, ld(A::ValueGrad));
-        gemm<T>(false, true, rows, cols, dv, T(1), g, ld(A::ResultGrad), v, ld(A::Value), T(0),
-                dprobs.data(), kBlock);
+        // dV += P^T dO and dP = dO V^T (P^T read in place: rows of P are its columns).
+        product<T>(cols, dv, rows, T(1), probs.data(), 1, kBlock, g, ld(A::ResultGrad),
+                   spanBeta, dvOut, ld(A::ValueGrad));
+        product<T>(rows, cols, dv, T(1), g, ld(A::ResultGrad), 1, valuesT.data(), kBlock, T(0),
+                   dprobs.data(), kBlock);
         for (int64_t r = 0; r < rows; ++r) {
           T *p = probs.data() + r * kBlock, *dp = dprobs.data() + r * kBlock;
           for (int64_t c = 0; c < cols; ++c)
             dp[c] = p[c] * (dp[c] - delta[t0 + r]) * scale;
         }
-        gemm<T>(false, false, rows, d, cols, T(1), dprobs.data(), kBlock, k, ld(A::Key),
-                queryBeta, row(A::QueryGrad, b, t0, h), ld(A::QueryGrad));
-        gemm<T>(true, false, cols, d, rows, T(1), dprobs.data(), kBlock, q, ld(A::Query),
-                spanBeta, dk, ld(A::KeyGrad));
+        product<T>(rows, d, cols, T(1), dprobs.data(), kBlock, 1, k, ld(A::Key), queryBeta,
+                   row(A::QueryGrad, b, t0, h), ld(A::QueryGrad));
+        product<T>(cols, d, rows, T(1), dprobs.data(), 1, kBlock, q, ld(A::Query), spanBeta, dk,
+                   ld(A::KeyGrad));
       }
     }
   }

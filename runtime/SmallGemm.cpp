@@ -1,0 +1,179 @@
+// The small products' kernel (see SmallGemm.h): C is computed in tiles of MR rows x NV
+// vectors of 16 floats held in registers over the whole inner dim, so each element of A is
+// broadcast once per tile and each vector of B loaded once per tile, both straight from the
+// operands (no packing). The widths fit the attention kernel's shapes: 64 columns (a head's
+// values) in tiles of 4 x 4 vectors (16 accumulators), 32 (a block of keys) in 6 x 2.
+#include "runtime/SmallGemm.h"
+
+#include <algorithm>
+#include <vector>
+#include <cblas.h>
+#include <immintrin.h>
+
+// GCC 12's AVX-512 headers build some intrinsics from a self-initialized variable
+// (`__m512 __Y = __Y;`), which -Wuninitialized reports wherever they are inlined.
+#pragma GCC diagnostic ignored "-Wuninitialized"
+
+namespace {
+
+#define LOOM_AVX512 gnu::target("avx512f")
+
+/// One tile: C[MR x (NV vectors)] from its top-left corner; the last vector's columns are
+/// `lastMask`.
+template <int MR, int NV>
+[[gnu::always_inline, LOOM_AVX512]] inline void tile(int64_t k, float alpha, const float *a,
+                                                      int64_t rowStride, int64_t colStride,
+                                                      const float *b, int64_t ldb, float beta,
+                                                      float *c, int64_t ldc,
+                                                      __mmask16 lastMask) {
+  __m512 acc[MR][NV];
+  for (int i = 0; i < MR; ++i)
+    for (int v = 0; v < NV; ++v)
+      acc[i][v] = _mm512_setzero_ps();
+  for (int64_t p = 0; p < k; ++p) {
+    const float *row = b + p * ldb;
+    __m512 bv[NV];
+    for (int v = 0; v + 1 < NV; ++v)
+      bv[v] = _mm512_loadu_ps(row + 16 * v);
+    bv[NV - 1] = _mm512_maskz_loadu_ps(lastMask, row + 16 * (NV - 1));
+    const float *column = a + p * colStride;
+    for (int i = 0; i < MR; ++i) {
+      __m512 ai = _mm512_set1_ps(column[i * rowStride]);
+      for (int v = 0; v < NV; ++v)
+        acc[i][v] = _mm512_fmadd_ps(ai, bv[v], acc[i][v]);
+    }
+  }
+  const __m512 scale = _mm512_set1_ps(alpha);
+  for (int i = 0; i < MR; ++i)
+    for (int v = 0; v < NV; ++v) {
+      float *out = c + i * ldc + 16 * v;
+      __mmask16 mask = v + 1 < NV ? __mmask16(0xFFFF) : lastMask;
+      __m512 value = _mm512_mul_ps(acc[i][v], scale);
+      if (beta != 0.0f) // beta 1; C is not read otherwise (it may be uninitialized)
+        value = _mm512_add_ps(value, _mm512_maskz_loadu_ps(mask, out));
+      _mm512_mask_storeu_ps(out, mask, value);
+    }
+}
+
+/// A panel of NV vectors' columns: tiles of MR rows, then single rows.
+template <int MR, int NV>
+[[LOOM_AVX512]] void panel(int64_t m, int64_t k, float alpha, loom::rt::StridedMatrix a,
+                            const float *b, int64_t ldb, float beta, float *c, int64_t ldc,
+                            __mmask16 lastMask) {
+  int64_t i = 0;
+  for (; i + MR <= m; i += MR)
+    tile<MR, NV>(k, alpha, a.a + i * a.rowStride, a.rowStride, a.colStride, b, ldb, beta,
+                 c + i * ldc, ldc, lastMask);
+  for (; i < m; ++i)
+    tile<1, NV>(k, alpha, a.a + i * a.rowStride, a.rowStride, a.colStride, b, ldb, beta,
+                c + i * ldc, ldc, lastMask);
+}
+
+[[LOOM_AVX512]] void kernel(int64_t m, int64_t n, int64_t k, float alpha,
+                            loom::rt::StridedMatrix a, const float *b, int64_t ldb, float beta,
+                            float *c, int64_t ldc) {
+  for (int64_t j = 0; j < n; j += 64) {
+    int64_t columns = std::min<int64_t>(64, n - j);
+    int vectors = int((columns + 15) / 16);
+    __mmask16 lastMask = columns % 16 ? __mmask16((1u << (columns % 16)) - 1) : 0xFFFF;
+    switch (vectors) {
+    case 4:
+      panel<4, 4>(m, k, alpha, a, b + j, ldb, beta, c + j, ldc, lastMask);
+      break;
+    case 3:
+      panel<4, 3>(m, k, alpha, a, b + j, ldb, beta, c + j, ldc, lastMask);
+      break;
+    case 2:
+      panel<6, 2>(m, k, alpha, a, b + j, ldb, beta, c + j, ldc, lastMask);
+      break;
+    default:
+      panel<8, 1>(m, k, alpha, a, b + j, ldb, beta, c + j, ldc, lastMask);
+    }
+  }
+}
+
+/// OpenBLAS for CPUs without AVX-512; A given by strides becomes a (transposed) matrix.
+void blasGemm(int64_t m, int64_t n, int64_t k, float alpha, loom::rt::StridedMatrix a,
+              const float *b, int64_t ldb, float beta, float *c, int64_t ldc) {
+  if (k == 0) { // BLAS rejects k = 0 with some strides
+    for (int64_t i = 0; i < m && beta == 0.0f; ++i)
+      std::fill_n(c + i * ldc, n, 0.0f);
+    return;
+  }
+  std::vector<float> gathered;
+  bool transposed = a.colStride != 1 && a.rowStride == 1;
+  int64_t lda = transposed ? a.colStride : a.rowStride;
+  if (a.colStride != 1 && a.rowStride != 1) { // neither A nor A^T has contiguous rows
+    gathered.resize(m * k);
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t p = 0; p < k; ++p)
+        gathered[i * k + p] = a.a[i * a.rowStride + p * a.colStride];
+    a.a = gathered.data(), lda = k;
+  }
+  // BLAS rejects leading dimensions below the row length, even where they are irrelevant.
+  lda = std::max(lda, transposed ? m : k), ldb = std::max(ldb, n);
+  cblas_sgemm(CblasRowMajor, transposed ? CblasTrans : CblasNoTrans, CblasNoTrans, m, n, k,
+              alpha, a.a, lda, b, ldb, beta, c, ldc);
+}
+
+/// A 16 x 16 tile transposed in registers. Pairs of rows interleave by 32-bit, then 64-bit
+/// elements: register 4g + c then holds, in its 128-bit lane l, rows 4g..4g+3 of column
+/// 4l + {0, 2, 1, 3}[c]. A 4 x 4 transpose of lanes across the four groups finishes it.
+[[LOOM_AVX512]] void transposeTile(const float *src, int64_t ldSrc, float *dst,
+                                   int64_t ldDst) {
+  __m512 r[16], t[16];
+  for (int i = 0; i < 16; ++i)
+    r[i] = _mm512_loadu_ps(src + i * ldSrc);
+  for (int i = 0; i < 16; i += 2) {
+    t[i] = _mm512_unpacklo_ps(r[i], r[i + 1]);
+    t[i + 1] = _mm512_unpackhi_ps(r[i], r[i + 1]);
+  }
+  for (int i = 0; i < 16; i += 4)
+    for (int j = 0; j < 2; ++j) {
+      __m512d low = _mm512_castps_pd(t[i + j]), high = _mm512_castps_pd(t[i + j + 2]);
+      r[i + j] = _mm512_castpd_ps(_mm512_unpacklo_pd(low, high));
+      r[i + j + 2] = _mm512_castpd_ps(_mm512_unpackhi_pd(low, high));
+    }
+  constexpr int kColumnOf[4] = {0, 2, 1, 3};
+  for (int c = 0; c < 4; ++c) {
+    __m512 a = _mm512_shuffle_f32x4(r[c], r[4 + c], 0x44);
+    __m512 b = _mm512_shuffle_f32x4(r[c], r[4 + c], 0xEE);
+    __m512 x = _mm512_shuffle_f32x4(r[8 + c], r[12 + c], 0x44);
+    __m512 y = _mm512_shuffle_f32x4(r[8 + c], r[12 + c], 0xEE);
+    float *column = dst + kColumnOf[c] * ldDst;
+    _mm512_storeu_ps(column, _mm512_shuffle_f32x4(a, x, 0x88));
+    _mm512_storeu_ps(column + 4 * ldDst, _mm512_shuffle_f32x4(a, x, 0xDD));
+    _mm512_storeu_ps(column + 8 * ldDst, _mm512_shuffle_f32x4(b, y, 0x88));
+    _mm512_storeu_ps(column + 12 * ldDst, _mm512_shuffle_f32x4(b, y, 0xDD));
+  }
+}
+
+} // namespace
+
+bool loom::rt::smallGemmHasKernel() {
+  static const bool avx512 = __builtin_cpu_supports("avx512f");
+  return avx512;
+}
+
+void loom::rt::smallGemm(int64_t m, int64_t n, int64_t k, float alpha, StridedMatrix a,
+                         const float *b, int64_t ldb, float beta, float *c, int64_t ldc) {
+  if (m <= 0 || n <= 0)
+    return;
+  if (smallGemmHasKernel())
+    kernel(m, n, k, alpha, a, b, ldb, beta, c, ldc);
+  else
+    blasGemm(m, n, k, alpha, a, b, ldb, beta, c, ldc);
+}
+
+void loom::rt::transposeBlock(int64_t rows, int64_t cols, const float *src, int64_t ldSrc,
+                              float *dst, int64_t ldDst) {
+  int64_t fullRows = smallGemmHasKernel() ? rows / 16 * 16 : 0;
+  int64_t fullCols = cols / 16 * 16;
+  for (int64_t i = 0; i < fullRows; i += 16)
+    for (int64_t j = 0; j < fullCols; j += 16)
+      transposeTile(src + i * ldSrc + j, ldSrc, dst + j * ldDst + i, ldDst);
+  // The edges: rows below the last full tile, columns right of it.
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t j = i < fullRows ? fullCols : 0; j < cols; ++j)
+      dst[j * ldDst + i] = src[i * ldSrc + j];
+}

@@ -1,0 +1,112 @@
+// Tests of the small products' kernel (runtime/SmallGemm.h) against a plain triple loop in
+// double: every tile shape (64, 48, 32 and 16 columns, rows in and beyond whole tiles),
+// columns that end mid-vector, A read in place or transposed (and, for the BLAS fallback,
+// neither), alpha, accumulation (beta 1), a C that beta 0 must not read (NaN), padded leading
+// dimensions and padding left alone; and the 16 x 16 tiled transpose with its edges.
+#include "runtime/SmallGemm.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <random>
+#include <vector>
+
+using namespace loom::rt;
+
+namespace {
+
+enum class Layout { InPlace, Transposed, Strided };
+
+struct ProductCase {
+  int64_t m, n, k;
+  Layout layout;
+  float alpha = 1, beta = 0;
+};
+
+void check(const ProductCase &c) {
+  SCOPED_TRACE(::testing::Message() << "m " << c.m << " n " << c.n << " k " << c.k << " layout "
+                                    << int(c.layout) << " alpha " << c.alpha << " beta "
+                                    << c.beta);
+  std::mt19937 random(11);
+  std::uniform_real_distribution<float> uniform(-1, 1);
+  // A's element (i, p): in place [m x k] rows of k + 3; transposed [k x m] rows of m + 5;
+  // strided: every other element of rows of 2k + 1.
+  int64_t rowStride = 1, colStride = 1;
+  switch (c.layout) {
+  case Layout::InPlace:
+    rowStride = c.k + 3, colStride = 1;
+    break;
+  case Layout::Transposed:
+    rowStride = 1, colStride = c.m + 5;
+    break;
+  case Layout::Strided:
+    rowStride = 2 * c.k + 1, colStride = 2;
+    break;
+  }
+  std::vector<float> a((c.m + 1) * (c.k + 1) * 4 + 16), b(c.k * (c.n + 7) + 1);
+  int64_t ldb = c.n + 7, ldc = c.n + 9;
+  for (float &x : a)
+    x = uniform(random);
+  for (float &x : b)
+    x = uniform(random);
+  std::vector<float> out(c.m * ldc);
+  for (float &x : out)
+    x = c.beta != 0 ? uniform(random) : std::numeric_limits<float>::quiet_NaN();
+  const std::vector<float> before = out;
+  smallGemm(c.m, c.n, c.k, c.alpha, {a.data(), rowStride, colStride}, b.data(), ldb, c.beta,
+            out.data(), ldc);
+  for (int64_t i = 0; i < c.m; ++i) {
+    for (int64_t j = 0; j < ldc; ++j) {
+      if (j >= c.n) { // padding
+        ASSERT_TRUE(std::isnan(out[i * ldc + j]) || out[i * ldc + j] == before[i * ldc + j])
+            << "padding written at row " << i << ", column " << j;
+        continue;
+      }
+      double sum = 0;
+      for (int64_t p = 0; p < c.k; ++p)
+        sum += double(a[i * rowStride + p * colStride]) * double(b[p * ldb + j]);
+      double expected = c.alpha * sum + (c.beta != 0 ? double(before[i * ldc + j]) : 0.0);
+      ASSERT_NEAR(out[i * ldc + j], expected, 1e-5 * (1 + std::sqrt(double(c.k))))
+          << "C(" << i << ", " << j << ")";
+    }
+  }
+}
+
+TEST(SmallGemm, EveryTileShapeAndTail) {
+  for (int64_t n : {64, 48, 32, 16, 128, 130, 7, 1, 33})
+    for (int64_t m : {1, 4, 5, 6, 13, 32})
+      check({m, n, 64, Layout::InPlace, 0.125f, 0});
+}
+
+TEST(SmallGemm, TransposedAAccumulates) {
+  for (int64_t k : {1, 31, 128, 256})
+    check({32, 64, k, Layout::Transposed, 1, 1});
+  check({37, 45, 70, Layout::Transposed, -0.5f, 1});
+}
+
+TEST(SmallGemm, StridedAAndEmptyInnerDim) {
+  check({9, 40, 17, Layout::Strided, 2, 0});
+  check({9, 40, 17, Layout::Strided, 1, 1});
+  check({5, 20, 0, Layout::InPlace, 1, 0}); // C = 0
+  check({5, 20, 0, Layout::InPlace, 1, 1}); // C unchanged
+  check({0, 20, 4, Layout::InPlace, 1, 0});
+}
+
+TEST(SmallGemm, TransposeBlock) {
+  for (int64_t rows : {0, 1, 15, 16, 17, 32, 45, 128})
+    for (int64_t cols : {0, 3, 16, 20, 64, 65}) {
+      int64_t ldSrc = cols + 5, ldDst = rows + 3;
+      std::vector<float> src(rows * ldSrc + 1), dst(cols * ldDst + 1, -1.0f);
+      for (size_t i = 0; i < src.size(); ++i)
+        src[i] = float(i);
+      transposeBlock(rows, cols, src.data(), ldSrc, dst.data(), ldDst);
+      for (int64_t i = 0; i < rows; ++i)
+        for (int64_t j = 0; j < cols; ++j)
+          ASSERT_EQ(dst[j * ldDst + i], src[i * ldSrc + j])
+              << rows << " x " << cols << " at (" << i << ", " << j << ")";
+    }
+}
+
+} // namespace
