@@ -1,7 +1,8 @@
 // loom.attention and loom.attention_grad on the CPU: they stay Loom ops through
 // loom-lower-to-linalg and bufferize (one-shot bufferization, through the model below) into
-// allocations of their results and one call of the runtime's attention kernel
-// (runtime/Attention.h), given each buffer's address and a description of its layout.
+// allocations of their results (or views of the buffer they are inserted into) and one call
+// of the runtime's attention kernel (runtime/Attention.h), given each buffer's address and a
+// description of its layout.
 #include "compiler/Lowering/LoweringPatterns.h"
 #include "compiler/Lowering/RuntimeCalls.h"
 
@@ -14,6 +15,7 @@
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 #include <bit>
 
@@ -68,10 +70,72 @@ void emitKernelCall(Operation *op, StringRef kernel, ArrayRef<Value> buffers, do
   func::CallOp::create(rewriter, loc, declareRuntimeFunction(op, kernel, args.size()), args);
 }
 
+/// Whether two slices with static offsets and sizes share no element.
+bool disjoint(tensor::InsertSliceOp a, tensor::InsertSliceOp b) {
+  for (auto [ao, as, bo, bs] : llvm::zip(a.getStaticOffsets(), a.getStaticSizes(),
+                                         b.getStaticOffsets(), b.getStaticSizes()))
+    if (ao + as <= bo || bo + bs <= ao)
+      return true;
+  return false;
+}
+
+/// A view of the buffer where `result` ends up whole, for the kernel to write it there, or
+/// null: the result inserted (through a reshape that adds unit dims) as a slice of a fresh
+/// tensor, as attention_grad's gradients are when the query, key and value were slices of one
+/// projection. The insertion then copies the view onto itself, which canonicalization drops.
+/// Inserts into the same tensor before this one must not overlap its slice (they would
+/// overwrite what the kernel wrote).
+Value destinationView(RewriterBase &rewriter, Operation *op, Value result,
+                      const bufferization::BufferizationOptions &options,
+                      bufferization::BufferizationState &state) {
+  if (!result.hasOneUse())
+    return nullptr;
+  auto expand = dyn_cast<tensor::ExpandShapeOp>(*result.getUsers().begin());
+  if (!expand || !expand.getResult().hasOneUse())
+    return nullptr;
+  auto insert = dyn_cast<tensor::InsertSliceOp>(*expand.getResult().getUsers().begin());
+  if (!insert || insert.getSource() != expand.getResult() || !insert.hasUnitStride() ||
+      !insert.getOffsets().empty() || !insert.getSizes().empty())
+    return nullptr;
+  Value root = insert.getDest();
+  while (auto earlier = root.getDefiningOp<tensor::InsertSliceOp>()) {
+    if (!earlier.getResult().hasOneUse() || !earlier.getOffsets().empty() ||
+        !earlier.getSizes().empty() || !disjoint(earlier, insert))
+      return nullptr;
+    root = earlier.getDest();
+  }
+  // The fresh tensor is only inserted into (and read as a buffer by this op's other results).
+  auto empty = root.getDefiningOp<tensor::EmptyOp>();
+  if (!empty || !empty.getType().hasStaticShape() || empty->getBlock() != op->getBlock() ||
+      llvm::count_if(root.getUsers(), [](Operation *user) {
+        return !isa<bufferization::ToBufferOp>(user);
+      }) != 1)
+    return nullptr;
+  auto reassociation = expand.getReassociationIndices();
+  // An empty tensor of static shape has no operands: it may be made before the kernel call.
+  if (!empty->isBeforeInBlock(op))
+    rewriter.moveOpBefore(empty, op);
+  // The buffer the empty tensor will be: an allocation of static identity layout (getBuffer
+  // would give the fully dynamic layout of an op not bufferized yet; the kernel needs static
+  // strides).
+  auto type = MemRefType::get(empty.getType().getShape(), empty.getType().getElementType());
+  Location loc = op->getLoc();
+  Value whole = bufferization::ToBufferOp::create(rewriter, loc, type, root);
+  auto slice = memref::SubViewOp::create(rewriter, loc, whole, insert.getMixedOffsets(),
+                                         insert.getMixedSizes(), insert.getMixedStrides());
+  if (!memref::CollapseShapeOp::isGuaranteedCollapsible(slice.getType(), reassociation))
+    return nullptr;
+  auto view = memref::CollapseShapeOp::create(rewriter, loc, slice, reassociation);
+  auto [strides, offset] = view.getType().getStridesAndOffset();
+  if (ShapedType::isDynamic(offset) || llvm::any_of(strides, ShapedType::isDynamic))
+    return nullptr;
+  return view;
+}
+
 StringRef suffixOf(Type element) { return element.isF64() ? "f64" : "f32"; }
 
 /// One-shot bufferization of loom.attention (Gradient false) or loom.attention_grad: reads
-/// every operand, writes fresh buffers.
+/// every operand, writes fresh buffers or the slices its results are inserted into.
 template <typename Op, bool Gradient>
 struct AttentionBufferization
     : CallBufferization<AttentionBufferization<Op, Gradient>, Op> {
@@ -95,6 +159,10 @@ struct AttentionBufferization
     }
     SmallVector<Value> outputs;
     for (Value result : op->getResults()) {
+      if (Value view = destinationView(rewriter, op, result, options, state)) {
+        outputs.push_back(view);
+        continue;
+      }
       auto type = cast<RankedTensorType>(result.getType());
       FailureOr<Value> buffer = options.createAlloc(
           rewriter, loc, MemRefType::get(type.getShape(), type.getElementType()), {});

@@ -331,13 +331,15 @@ def ProfileKernels : Pass<"loom-profile-kernels", "mlir::ModuleOp"> {
 }
 
 def LowerStridedCopies : Pass<"loom-lower-strided-copies"> {
-  let summary = "Turns copies to or from strided views into linalg.copy.";
+  let summary = "Turns copies to or from strided views into linalg.copy; drops self-copies.";
   let description = [{
     Bufferization writes a concatenation's parts into strided views of its result with
     `memref.copy`. Between two contiguous buffers that is one `memcpy`; otherwise it would
     be a call of MLIR's generic `memrefCopy`, which walks the elements one at a time with
     index arithmetic (several nanoseconds each). As `linalg.copy` it becomes a loop nest
-    like any other: a vectorized kernel, run on the device's threads when large.
+    like any other: a vectorized kernel, run on the device's threads when large. A copy of a
+    buffer onto itself, or of a view onto an identical view of the same buffer (a part its
+    producer already wrote in place, as the attention gradient does), is erased.
 
     Input:
     ```mlir

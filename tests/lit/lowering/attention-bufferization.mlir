@@ -67,3 +67,44 @@ func.func @grad(%q: tensor<1x4x2x8xf64>, %o: tensor<1x4x2x8xf64>, %lse: tensor<1
       -> (tensor<1x4x2x8xf64>, tensor<1x4x2x8xf64>, tensor<1x4x2x8xf64>)
   return %dq, %dk, %dv : tensor<1x4x2x8xf64>, tensor<1x4x2x8xf64>, tensor<1x4x2x8xf64>
 }
+
+// -----
+
+// Tests that gradients concatenated into one tensor (dq, dk, dv of one projection, as the
+// GPT's backward has them) are written by the kernel where they are inserted: its three
+// output buffers are views of the concatenation's buffer (here the caller's, an out-param)
+// at offsets 0, 16 and 32; in the description the key gradient's layout is offset 16,
+// strides 192, 48, 8. Nothing is allocated for them and no copy is left.
+// CHECK-LABEL: func.func @grad_into_concatenation
+// CHECK-SAME: %[[ALL:[a-z0-9_]+]]: memref<1x4x3x2x8xf32>)
+// CHECK-NOT: memref.alloc()
+// CHECK: %[[CALL:.*]] = memref.alloca() : memref<44xi64>
+// CHECK: %[[DQ:.*]] = memref.subview %[[ALL]][0, 0, 0, 0, 0] [1, 4, 1, 2, 8]
+// CHECK: memref.collapse_shape %[[DQ]] {{.*}} into memref<1x4x2x8xf32, strided<[192, 48, 8, 1]>>
+// CHECK: %[[DK:.*]] = memref.subview %[[ALL]][0, 0, 1, 0, 0] [1, 4, 1, 2, 8]
+// CHECK: memref.collapse_shape %[[DK]] {{.*}} into memref<1x4x2x8xf32, strided<[192, 48, 8, 1], offset: 16>>
+// CHECK: %[[DV:.*]] = memref.subview %[[ALL]][0, 0, 2, 0, 0] [1, 4, 1, 2, 8]
+// CHECK: memref.collapse_shape %[[DV]] {{.*}} into memref<1x4x2x8xf32, strided<[192, 48, 8, 1], offset: 32>>
+// CHECK: memref.store %c16_i64, %[[CALL]][%c36]
+// CHECK: memref.store %c192_i64, %[[CALL]][%c37]
+// CHECK: memref.store %c48_i64, %[[CALL]][%c38]
+// CHECK: memref.store %c8_i64, %[[CALL]][%c39]
+// CHECK: call @loom_rt_attention_grad_f32
+// CHECK-NOT: memref.alloc()
+// CHECK-NOT: copy
+// CHECK: return
+func.func @grad_into_concatenation(%q: tensor<1x4x2x8xf32>, %o: tensor<1x4x2x8xf32>,
+                                   %lse: tensor<1x2x4xf32>, %do: tensor<1x4x2x8xf32>)
+    -> tensor<1x4x3x2x8xf32> {
+  %dq, %dk, %dv = loom.attention_grad %q, %q, %q, %o, %lse, %do, scale = 0.5
+      : (tensor<1x4x2x8xf32>, tensor<1x4x2x8xf32>, tensor<1x4x2x8xf32>, tensor<1x4x2x8xf32>,
+         tensor<1x2x4xf32>, tensor<1x4x2x8xf32>)
+      -> (tensor<1x4x2x8xf32>, tensor<1x4x2x8xf32>, tensor<1x4x2x8xf32>)
+  %q1 = loom.reshape %dq : tensor<1x4x2x8xf32> -> tensor<1x4x1x2x8xf32>
+  %k1 = loom.reshape %dk : tensor<1x4x2x8xf32> -> tensor<1x4x1x2x8xf32>
+  %v1 = loom.reshape %dv : tensor<1x4x2x8xf32> -> tensor<1x4x1x2x8xf32>
+  %all = loom.concatenate(%q1, %k1, %v1) dim = 2
+      : (tensor<1x4x1x2x8xf32>, tensor<1x4x1x2x8xf32>, tensor<1x4x1x2x8xf32>)
+      -> tensor<1x4x3x2x8xf32>
+  return %all : tensor<1x4x3x2x8xf32>
+}

@@ -33,3 +33,22 @@ func.func @contiguous(%a: memref<8x64xf32>, %b: memref<8x64xf32>, %big: memref<1
   memref.copy %d, %e : memref<?xf32> to memref<?xf32, strided<[2]>>
   return
 }
+
+// Tests that a copy of a view onto an identical view of the same buffer (what remains where a
+// producer already wrote its result into the slice it is inserted into) and a copy of a
+// buffer onto itself are erased, while a copy between different slices stays.
+// CHECK-LABEL: func.func @self_copies
+// CHECK-SAME: (%[[BUF:[a-z0-9_]+]]: memref<8x128xf32>)
+// CHECK: %[[LEFT:[a-z0-9_]+]] = memref.subview %[[BUF]][0, 0]
+// CHECK: %[[RIGHT:[a-z0-9_]+]] = memref.subview %[[BUF]][0, 64]
+// CHECK-NEXT: linalg.copy ins(%[[LEFT]] : {{.*}}) outs(%[[RIGHT]] : {{.*}})
+// CHECK-NEXT: return
+func.func @self_copies(%buf: memref<8x128xf32>) {
+  %a = memref.subview %buf[0, 0] [8, 64] [1, 1] : memref<8x128xf32> to memref<8x64xf32, strided<[128, 1]>>
+  %b = memref.subview %buf[0, 0] [8, 64] [1, 1] : memref<8x128xf32> to memref<8x64xf32, strided<[128, 1]>>
+  memref.copy %a, %b : memref<8x64xf32, strided<[128, 1]>> to memref<8x64xf32, strided<[128, 1]>>
+  memref.copy %buf, %buf : memref<8x128xf32> to memref<8x128xf32>
+  %c = memref.subview %buf[0, 64] [8, 64] [1, 1] : memref<8x128xf32> to memref<8x64xf32, strided<[128, 1], offset: 64>>
+  memref.copy %a, %c : memref<8x64xf32, strided<[128, 1]>> to memref<8x64xf32, strided<[128, 1], offset: 64>>
+  return
+}
