@@ -56,19 +56,33 @@ struct BatchedGemm {
   int64_t batch, aOuter, bOuter, cOuter;
   /// Each product's rows of C in this many blocks, each a unit of work.
   int64_t rowBlocks = 1;
-  /// Units [begin, end) of the outer x batch x rowBlocks ones, the block running fastest,
-  /// then the batch's index.
+  int64_t outerCount = 1;
+  /// Whether a unit runs its block of rows for every outer index, in order: where the outer
+  /// products sum into one C (its outer stride 0), so that no two units write the same rows,
+  /// and where they share A (its outer stride 0), so that the block's rows of A stay in cache
+  /// (a [3, C, H, D] projection's three products of the same x).
+  bool unitsRunOuter() const { return outerCount > 1 && (cOuter == 0 || aOuter == 0); }
+  /// The products that are units: outer x batch, or the batch when units run the outer ones.
+  int64_t products() const { return unitsRunOuter() ? batch : outerCount * batch; }
+  /// Units [begin, end) of the products() x rowBlocks ones, the block running fastest, then
+  /// the batch's index.
   void run(int64_t begin, int64_t end) const {
     for (int64_t i = begin; i < end; ++i) {
       int64_t product = i / rowBlocks, block = i % rowBlocks;
-      int64_t o = product / batch, j = product % batch;
-      int64_t first = m * block / rowBlocks, rows = m * (block + 1) / rowBlocks - first;
-      // Row r of op(A) starts at row r of A, or at column r of a transposed A.
-      int64_t aRow = ta == CblasTrans ? first : first * lda;
-      call(CblasRowMajor, ta, tb, rows, n, k, T(1), pa + o * aOuter + j * aStride + aRow, lda,
-           pb + o * bOuter + j * bStride, ldb, beta, pc + o * cOuter + j * cStride + first * ldc,
-           ldc);
+      if (unitsRunOuter())
+        for (int64_t o = 0; o < outerCount; ++o)
+          runBlock(o, product, block, o > 0 && cOuter == 0 ? T(1) : beta);
+      else
+        runBlock(product / batch, product % batch, block, beta);
     }
+  }
+  void runBlock(int64_t o, int64_t j, int64_t block, T blockBeta) const {
+    int64_t first = m * block / rowBlocks, rows = m * (block + 1) / rowBlocks - first;
+    // Row r of op(A) starts at row r of A, or at column r of a transposed A.
+    int64_t aRow = ta == CblasTrans ? first : first * lda;
+    call(CblasRowMajor, ta, tb, rows, n, k, T(1), pa + o * aOuter + j * aStride + aRow, lda,
+         pb + o * bOuter + j * bStride, ldb, blockBeta,
+         pc + o * cOuter + j * cStride + first * ldc, ldc);
   }
   static void chunk(void *self, int64_t begin, int64_t end) {
     static_cast<const BatchedGemm *>(self)->run(begin, end);
@@ -108,7 +122,8 @@ void gemm(Gemm call, int64_t batch, int64_t m, int64_t n, int64_t k, int64_t a, 
                                 transposeB ? CblasTrans : CblasNoTrans, m, n, k, lda, ldb, ldc,
                                 aStride, bStride, cStride, pa, pb, pc, T(beta), batch,
                                 aOuter, bOuter, cOuter};
-  int64_t products = outer * batch;
+  batched.outerCount = outer;
+  int64_t products = batched.products();
   int threads = loom::rt::currentKernelThreads();
   if (threads < 2) {
     batched.run(0, products); // on OpenBLAS's threads, as many as the device's share

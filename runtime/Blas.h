@@ -25,6 +25,9 @@ extern "C" {
 /// Each matrix is given as (base address, element offset, leading dimension, batch stride
 /// in elements). The batch repeats `outer` times, each matrix moving by its outer stride:
 /// two batch dims that cannot be one (attention's [batch, heads] with heads not leading).
+/// C's outer stride 0 sums the outer products into C, in order (beta applies to the first):
+/// a contraction over a dim that cannot join the others (x's gradient through a [3, C, H, D]
+/// projection sums over the 3).
 void loom_rt_gemm_f32(LOOM_GEMM_PARAMETERS);
 void loom_rt_gemm_f64(LOOM_GEMM_PARAMETERS);
 }

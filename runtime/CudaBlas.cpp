@@ -98,6 +98,8 @@ void gemm(Gemm call, const char *type, int64_t batch, int64_t m, int64_t n, int6
     return gpu->fail(Status::error(StatusCode::Internal, what + ": cublasCreate failed"));
   // Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T: the operands swap.
   const Out one = 1, betaValue = static_cast<Out>(beta);
+  // C's outer stride 0: the outer products sum into C (beta for the first), in stream order.
+  auto betaOf = [&](int64_t o) { return cOuter == 0 && o > 0 ? &one : &betaValue; };
   const In *pa = reinterpret_cast<const In *>(a) + aOffset;
   const In *pb = reinterpret_cast<const In *>(b) + bOffset;
   Out *pc = reinterpret_cast<Out *>(c) + cOffset;
@@ -108,7 +110,7 @@ void gemm(Gemm call, const char *type, int64_t batch, int64_t m, int64_t n, int6
                   transposeA ? CUBLAS_OP_T : CUBLAS_OP_N, static_cast<int>(n),
                   static_cast<int>(m), static_cast<int>(k), &one, pb + o * bOuter,
                   static_cast<int>(ldb), bStride, pa + o * aOuter, static_cast<int>(lda),
-                  aStride, &betaValue, pc + o * cOuter, static_cast<int>(ldc), cStride,
+                  aStride, betaOf(o), pc + o * cOuter, static_cast<int>(ldc), cStride,
                   static_cast<int>(batch));
   if (status != CUBLAS_STATUS_SUCCESS)
     gpu->fail(Status::error(StatusCode::Internal,

@@ -3,7 +3,8 @@
 // else transposed to [batch, free, contracting] / [batch, contracting, free]; then reshaped
 // to rank 3 (or 2), and the product reshaped back. A product over two batch dims with one
 // free and one contracting dim per operand (attention's per-head products, whose heads are
-// not the leading dim) becomes a linalg.generic that reads the operands in place instead.
+// not the leading dim) becomes a linalg.generic that reads the operands in place instead, as
+// does a product that would copy an operand but for one dim taken as an outer loop.
 // The matmul itself becomes a BLAS call after bufferization (LowerMatmulToBlas.cpp).
 #include "compiler/IR/LoomOps.h"
 #include "compiler/Lowering/LoweringPatterns.h"
@@ -86,6 +87,114 @@ Value stridedContraction(OpBuilder &b, DotGeneralOp op, Value lhs, Value rhs) {
   return generic.getResult(0);
 }
 
+/// The roles of an outer contraction's loops (outerContraction).
+enum Role : int64_t { Outer, Rows, Cols, Inner };
+
+/// An operand's dims grouped into runs of one role each, in dim order: the shape it is
+/// reshaped to (one dim per run) and each run's role; empty if a role's dims are not adjacent.
+struct Runs {
+  SmallVector<int64_t> shape;
+  SmallVector<Role> roles;
+};
+Runs runsOf(RankedTensorType type, ArrayRef<Role> roleOfDim) {
+  Runs runs;
+  for (auto [dim, role] : llvm::enumerate(roleOfDim)) {
+    if (!runs.roles.empty() && runs.roles.back() == role) {
+      runs.shape.back() *= type.getDimSize(dim);
+      continue;
+    }
+    if (llvm::is_contained(runs.roles, role))
+      return {};
+    runs.roles.push_back(role), runs.shape.push_back(type.getDimSize(dim));
+  }
+  return runs;
+}
+
+/// A product without batch dims whose operands are not matrices as they lie, because a free
+/// dim of the rhs stands before its contracting dims (x [b, t, c] times a projection
+/// [k, c, h, d]) or the first contracting dim stands apart from the others (the gradient of
+/// x, contracting [b, t, k, h, d] with [k, c, h, d] over k, h, d). With that dim as an outer
+/// loop, both operands are matrices for each of its indices; the product is a linalg.generic
+/// over (outer, rows, cols, inner) that one GEMM call runs as an outer batch, the outer loop
+/// summing into C in the second case, instead of copying an operand transposed. With
+/// `resultPerm` the product is written transposed that way (result dim i is the product's dim
+/// resultPerm[i]), as a weight's gradient [c, k, h, d] is for a [k, c, h, d] weight. Null if
+/// the product has another form.
+Value outerContraction(OpBuilder &b, DotGeneralOp op, Value lhs, Value rhs,
+                       ArrayRef<int64_t> resultPerm = {}) {
+  auto [lhsType, rhsType, lb, rb, lc, rc, lf, rf] = DotDims(op);
+  Type element = op.getType().getElementType();
+  if (!lb.empty() || lc.empty() || lf.empty() || rf.empty() || !isa<FloatType>(element) ||
+      lhsType.getElementType() != element || rhsType.getElementType() != element)
+    return nullptr;
+  // The contracting dims in the rhs must follow the lhs's order (one inner loop).
+  auto lhsOrder = llvm::to_vector(llvm::seq<int64_t>(0, lc.size()));
+  llvm::sort(lhsOrder, [&](int64_t i, int64_t j) { return lc[i] < lc[j]; });
+  for (size_t i = 1; i < lhsOrder.size(); ++i)
+    if (rc[lhsOrder[i]] < rc[lhsOrder[i - 1]])
+      return nullptr;
+  for (bool reduce : {false, true}) {
+    // The outer dim: the rhs's first free dim, or the first contracting pair.
+    SmallVector<Role> lhsRoles(lhsType.getRank(), Rows), rhsRoles(rhsType.getRank(), Cols);
+    for (auto [l, r] : llvm::zip(lc, rc))
+      lhsRoles[l] = Inner, rhsRoles[r] = Inner;
+    if (reduce) {
+      if (lc.size() < 2)
+        continue;
+      lhsRoles[lc[lhsOrder[0]]] = Outer, rhsRoles[rc[lhsOrder[0]]] = Outer;
+    } else {
+      if (rf.size() < 2)
+        continue;
+      rhsRoles[rf[0]] = Outer;
+    }
+    // The product is [lhs free, rhs free], the result that permuted.
+    SmallVector<Role> productRoles(lf.size(), Rows), resultRoles;
+    for (int64_t d : rf)
+      productRoles.push_back(rhsRoles[d]);
+    RankedTensorType resultType = op.getType();
+    if (resultPerm.empty()) {
+      resultRoles = productRoles;
+    } else {
+      SmallVector<int64_t> shape;
+      for (int64_t p : resultPerm)
+        resultRoles.push_back(productRoles[p]), shape.push_back(resultType.getDimSize(p));
+      resultType = RankedTensorType::get(shape, element);
+    }
+    Runs a = runsOf(lhsType, lhsRoles), bRuns = runsOf(rhsType, rhsRoles),
+         c = runsOf(resultType, resultRoles);
+    // BLAS reads each matrix along a unit stride: A's last run rows or inner, B's inner or
+    // cols, C's cols.
+    if (a.roles.empty() || bRuns.roles.empty() || c.roles.empty() ||
+        a.roles.back() == Outer || bRuns.roles.back() == Outer || c.roles.back() != Cols)
+      continue;
+    Location loc = op.getLoc();
+    auto map = [&](ArrayRef<Role> roles) {
+      SmallVector<AffineExpr> exprs;
+      for (Role role : roles)
+        exprs.push_back(b.getAffineDimExpr(role));
+      return AffineMap::get(4, 0, exprs, b.getContext());
+    };
+    auto runsType = RankedTensorType::get(c.shape, element);
+    Value init = filledTensor(b, loc, runsType, b.getZeroAttr(element));
+    SmallVector<utils::IteratorType> iterators = {
+        reduce ? utils::IteratorType::reduction : utils::IteratorType::parallel,
+        utils::IteratorType::parallel, utils::IteratorType::parallel,
+        utils::IteratorType::reduction};
+    auto generic = linalg::GenericOp::create(
+        b, loc, TypeRange{runsType},
+        ValueRange{reshapeTensor(b, loc, lhs, a.shape), reshapeTensor(b, loc, rhs, bRuns.shape)},
+        ValueRange{init}, SmallVector<AffineMap>{map(a.roles), map(bRuns.roles), map(c.roles)},
+        iterators, [](OpBuilder &nested, Location at, ValueRange args) {
+          Value product = arith::MulFOp::create(nested, at, args[0], args[1]);
+          linalg::YieldOp::create(nested, at,
+                                  ValueRange{arith::AddFOp::create(nested, at, args[2], product)});
+        });
+    generic->setAttr(kStridedContraction, b.getUnitAttr());
+    return reshapeTensor(b, loc, generic.getResult(0), resultType.getShape());
+  }
+  return nullptr;
+}
+
 } // namespace
 
 SmallVector<AffineMap> mlir::loom::matmulMaps(OpBuilder &b, bool batched, bool transposeA,
@@ -111,6 +220,15 @@ struct LowerDotGeneral : OpConversionPattern<DotGeneralOp> {
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     auto [lhsType, rhsType, lb, rb, lc, rc, lf, rf] = DotDims(op);
+    // A product only transposed by its one user is written transposed, when it can be.
+    if (op->hasOneUse())
+      if (auto transpose = dyn_cast<TransposeOp>(*op->user_begin()))
+        if (Value written = outerContraction(rewriter, op, adaptor.getLhs(), adaptor.getRhs(),
+                                             transpose.getPermutation())) {
+          rewriter.replaceOp(transpose, written);
+          rewriter.eraseOp(op);
+          return success();
+        }
     if (Value strided = stridedContraction(rewriter, op, adaptor.getLhs(), adaptor.getRhs())) {
       rewriter.replaceOp(op, strided);
       return success();
@@ -133,6 +251,13 @@ struct LowerDotGeneral : OpConversionPattern<DotGeneralOp> {
     };
     bool transposeLhs = !isIdentity(order(lb, lf, lc)) && isIdentity(order(lb, lc, lf));
     bool transposeRhs = !isIdentity(order(rb, rc, rf)) && isIdentity(order(rb, rf, rc));
+    bool lhsCopied = !transposeLhs && !isIdentity(order(lb, lf, lc)),
+         rhsCopied = !transposeRhs && !isIdentity(order(rb, rc, rf));
+    if (lhsCopied || rhsCopied)
+      if (Value outer = outerContraction(rewriter, op, adaptor.getLhs(), adaptor.getRhs())) {
+        rewriter.replaceOp(op, outer);
+        return success();
+      }
     Value lhs = transposeLhs ? adaptor.getLhs()
                              : permute(rewriter, loc, adaptor.getLhs(), order(lb, lf, lc));
     Value rhs = transposeRhs ? adaptor.getRhs()

@@ -163,12 +163,12 @@ std::optional<std::pair<SmallVector<int64_t>, int64_t>> loopStrides(Value value,
   return std::pair{perLoop, offset};
 }
 
-/// A strided contraction (LowerDotGeneral.cpp: loops b1, b2, m, n, k over operands that
-/// lie anywhere with any strides) as one GEMM call with two batch levels, when each matrix
-/// has a unit stride along one of its dims as BLAS needs.
+/// A strided contraction (LowerDotGeneral.cpp: loops b1, b2, m, n, k, or outer, m, n, k,
+/// over operands that lie anywhere with any strides) as one GEMM call with two batch levels,
+/// when each matrix has a unit stride along one of its dims as BLAS needs.
 LogicalResult lowerStridedContraction(linalg::GenericOp op, ModuleOp module, bool onGpu) {
   if (!op->hasAttr(mlir::loom::kStridedContraction) || !op.hasPureBufferSemantics() ||
-      op.getNumDpsInputs() != 2 || op.getNumLoops() != 5)
+      op.getNumDpsInputs() != 2 || (op.getNumLoops() != 5 && op.getNumLoops() != 4))
     return failure();
   Value a = op.getDpsInputs()[0], bValue = op.getDpsInputs()[1], c = op.getDpsInits()[0];
   StringRef name = gemmName(getElementTypeOrSelf(a.getType()), getElementTypeOrSelf(bValue.getType()),
@@ -182,6 +182,11 @@ LogicalResult lowerStridedContraction(linalg::GenericOp op, ModuleOp module, boo
     return failure();
   SmallVector<int64_t> sizes = op.getStaticLoopRanges();
   enum { B1, B2, M, N, K };
+  // Four loops (outer, m, n, k): one batch level. An outer loop that C does not follow (a
+  // reduction) passes C's outer stride 0: the runtime sums the outer products into C.
+  if (sizes.size() == 4)
+    for (SmallVector<int64_t> *perLoop : {&sizes, &sa->first, &sb->first, &sc->first})
+      perLoop->insert(perLoop->begin() + B2, perLoop == &sizes ? 1 : 0);
   auto unit = [&](const SmallVector<int64_t> &strides, int dim) {
     return strides[dim] == 1 || sizes[dim] == 1;
   };

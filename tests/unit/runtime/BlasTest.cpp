@@ -1,8 +1,8 @@
 // Tests of the runtime's GEMM entry points (runtime/Blas.h) against a plain triple loop in
 // double, on pools of 1, 2 and 3 threads: products split into blocks of rows on the pool,
 // narrow and batched ones, transposed operands, accumulation (beta 1), offsets, padded
-// leading dimensions and an outer batch; and that a product with enough rows runs on the
-// pool's threads (the split) while one with a few rows does not.
+// leading dimensions and an outer batch (also one summed into C); and that a product with
+// enough rows runs on the pool's threads (the split) while one with a few rows does not.
 #include "runtime/Blas.h"
 #include "runtime/WorkerPool.h"
 
@@ -97,6 +97,39 @@ TEST_P(BlasSplitTest, ProductsMatchAPlainLoop) {
 
 INSTANTIATE_TEST_SUITE_P(, BlasSplitTest, ::testing::Values(1, 2, 3),
                          [](const auto &info) { return std::to_string(info.param) + "Threads"; });
+
+/// C's outer stride 0: C = beta C + sum over o of A_o B_o, for a product split into blocks of
+/// rows (300 rows) and one that is not (9), with beta 0 and 1, on pools of 1, 2 and 3 threads.
+TEST(BlasOuterSum, OuterProductsSumIntoC) {
+  for (int threads : {1, 2, 3}) {
+    WorkerPool pool(threads);
+    detail::setCurrentWorkerPool(&pool);
+    for (int64_t m : {300, 9})
+      for (int64_t beta : {0, 1}) {
+        SCOPED_TRACE(::testing::Message() << threads << " threads, m " << m << ", beta " << beta);
+        const int64_t n = 40, k = 30, outer = 3;
+        std::mt19937 random(3);
+        std::uniform_real_distribution<float> uniform(-1, 1);
+        std::vector<float> a(outer * m * k), b(outer * k * n), c(m * n);
+        for (auto *v : {&a, &b, &c})
+          for (float &x : *v)
+            x = uniform(random);
+        const std::vector<float> before = c;
+        auto address = [](std::vector<float> &v) { return reinterpret_cast<int64_t>(v.data()); };
+        loom_rt_gemm_f32(1, m, n, k, address(a), 0, k, 0, address(b), 0, n, 0, address(c), 0, n,
+                         0, beta, 0, 0, outer, m * k, k * n, 0);
+        for (int64_t i = 0; i < m; ++i)
+          for (int64_t j = 0; j < n; ++j) {
+            double sum = beta ? double(before[i * n + j]) : 0.0;
+            for (int64_t o = 0; o < outer; ++o)
+              for (int64_t l = 0; l < k; ++l)
+                sum += double(a[o * m * k + i * k + l]) * double(b[o * k * n + l * n + j]);
+            ASSERT_NEAR(c[i * n + j], sum, 1e-4) << "at (" << i << ", " << j << ")";
+          }
+      }
+    detail::setCurrentWorkerPool(nullptr);
+  }
+}
 
 TEST(BlasSplit, AProductWithEnoughRowsRunsOnThePoolsThreads) {
   WorkerPool pool(2);
