@@ -1,10 +1,11 @@
-// The CPU's attention kernel (see Attention.h): flash attention's blocking with OpenBLAS
-// GEMMs for each block's products.
+// The CPU's attention kernel (see Attention.h): flash attention's blocking, each block's
+// products on the small products' kernel (SmallGemm.h; OpenBLAS for doubles).
 //
-// Forward, per (batch, head, block of 32 queries): for each span of up to 256 keys,
-// S = scale Q K^T; the running row max m and denominator l are updated and the accumulated
-// P V rescaled by e^(m_old - m_new), so the softmax is never stored; at the end O = acc / l
-// and the logsumexp m + log l is kept for the gradient.
+// Forward, per block of 32 queries (all blocks of a (batch, head) in one unit of work where
+// there are enough heads, so that its keys are turned for the products once): for each span
+// of up to 256 keys, S = scale Q K^T; the running row max m and denominator l are updated and
+// the accumulated P V rescaled by e^(m_old - m_new), so the softmax is never stored; at the
+// end O = acc / l and the logsumexp m + log l is kept for the gradient.
 // Gradient, per (batch, head): with delta_t = dO_t . O_t, for each block of 32 keys and each
 // span of up to 256 queries that sees it, P = e^(S - lse) is recomputed and dV += P^T dO,
 // dS = P (dO V^T - delta) scale, dQ += dS K, dK += dS^T Q. A (batch, head) owns its rows of
@@ -30,9 +31,9 @@ using loom::rt::AttentionCall;
 
 namespace {
 
-/// The rows a unit of work owns (the forward's queries, the backward's keys), and how many of
-/// the other side one GEMM takes: the scores of a block (32 x 256) and the rows of Q, K and V
-/// they read stay in L2, and the GEMMs are long enough to run near OpenBLAS's speed. Under a
+/// The rows a block owns (the forward's queries, the backward's keys), and how many of the
+/// other side one product takes: the scores of a block (32 x 256) and the rows of Q, K and V
+/// they read stay in L2, and the products are long enough to run near a core's peak. Under a
 /// causal mask only the diagonal 32 x 32 block is partly wasted: the other side starts or
 /// ends at the owned block, not at a multiple of 256. Blocks of 64 wasted more there: 32 took
 /// 5-9% fewer instructions for the GPT benchmark's tiny and small attention (T = 64, 128) and
@@ -75,29 +76,46 @@ void transpose(int64_t rows, int64_t cols, const T *src, int64_t ldSrc, T *dst, 
       dst[j * ldDst + i] = src[i * ldSrc + j];
 }
 
-/// row[i] = e^(row[i] - shift) for floats, vectorized (no libm call): x = n ln2 + r, e^r by
-/// Cephes' polynomial (within 2 ulp), 2^n through the exponent bits; below -87.3 it is 0.
-/// (This file is compiled without trapping math, so the clamp and the select are branch-free.)
-__attribute__((target_clones("avx512f", "avx2", "default"))) void expShifted(float *row,
-                                                                              int64_t n,
-                                                                              float shift) {
-  for (int64_t i = 0; i < n; ++i) {
-    float x = std::max(row[i] - shift, -88.0f);
-    // n = round(x / ln2) by adding 1.5 * 2^23 (rounds to an integer in the low bits).
-    float shifted = x * 1.44269504088896341f + 12582912.0f;
-    float k = shifted - 12582912.0f;
-    int32_t bits = std::bit_cast<int32_t>(shifted) - 0x4B400000;
-    float r = x - k * 0.693359375f + k * 2.12194440e-4f;
-    float p = 1.9875691500e-4f;
-    p = p * r + 1.3981999507e-3f;
-    p = p * r + 8.3334519073e-3f;
-    p = p * r + 4.1665795894e-2f;
-    p = p * r + 1.6666665459e-1f;
-    p = p * r + 5.0000001201e-1f;
-    p = p * r * r + r + 1.0f;
-    float value = p * std::bit_cast<float>((bits + 127) << 23);
-    row[i] = x < -87.3f ? 0.0f : value;
+/// e^x for floats (no libm call): x = n ln2 + r, e^r by Cephes' polynomial (within 2 ulp),
+/// 2^n through the exponent bits; below -87.3 it is 0. (This file is compiled without
+/// trapping math, so the clamp and the select are branch-free and vectorize.)
+[[gnu::always_inline]] inline float expFloat(float x) {
+  x = std::max(x, -88.0f);
+  // n = round(x / ln2) by adding 1.5 * 2^23 (rounds to an integer in the low bits).
+  float shifted = x * 1.44269504088896341f + 12582912.0f;
+  float k = shifted - 12582912.0f;
+  int32_t bits = std::bit_cast<int32_t>(shifted) - 0x4B400000;
+  float r = x - k * 0.693359375f + k * 2.12194440e-4f;
+  float p = 1.9875691500e-4f;
+  p = p * r + 1.3981999507e-3f;
+  p = p * r + 8.3334519073e-3f;
+  p = p * r + 4.1665795894e-2f;
+  p = p * r + 1.6666665459e-1f;
+  p = p * r + 5.0000001201e-1f;
+  p = p * r * r + r + 1.0f;
+  float value = p * std::bit_cast<float>((bits + 127) << 23);
+  return x < -87.3f ? 0.0f : value;
+}
+
+/// row[i] = e^(row[i] - shift), vectorized; returns their sum, taken in 16 lanes in the same
+/// pass (the softmax's denominator).
+__attribute__((target_clones("avx512f", "avx2", "default"))) float
+expShifted(float *row, int64_t n, float shift) {
+  float lanes[16] = {};
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16)
+    for (int l = 0; l < 16; ++l) {
+      float value = expFloat(row[i + l] - shift);
+      row[i + l] = value, lanes[l] += value;
+    }
+  float sum = 0;
+  for (; i < n; ++i) {
+    row[i] = expFloat(row[i] - shift);
+    sum += row[i];
   }
+  for (float lane : lanes)
+    sum += lane;
+  return sum;
 }
 
 /// The sum of row[0, n), in 8 lanes (which the compiler vectorizes; a single running sum it
@@ -132,10 +150,12 @@ template <typename T> T rowDot(const T *x, const T *y, int64_t n) {
   return sum;
 }
 
-/// row[i] = e^(row[i] - shift) for doubles (libm: f64 programs are for exactness).
-void expShifted(double *row, int64_t n, double shift) {
+/// row[i] = e^(row[i] - shift) for doubles (libm: f64 programs are for exactness); returns
+/// their sum.
+double expShifted(double *row, int64_t n, double shift) {
   for (int64_t i = 0; i < n; ++i)
     row[i] = std::exp(row[i] - shift);
+  return rowSum(row, n);
 }
 
 /// The max of row[0, n), n >= 1, in 8 lanes.
@@ -171,22 +191,44 @@ struct Attention {
     return call.causal ? std::clamp<int64_t>(t - s0 + 1, 0, cols) : cols;
   }
 
-  /// One (batch, head, block of queries).
+  /// Query blocks a forward unit takes: all of a (batch, head)'s where there are enough heads
+  /// to busy the device's threads (its keys are then turned once), else one.
+  int64_t blocksPerUnit = 1;
+
+  /// One (batch, head, group of blocksPerUnit blocks of queries).
   void forward(int64_t unit) const {
     using A = AttentionCall;
     int64_t blocks = (call.queries + kBlock - 1) / kBlock;
-    int64_t b = unit / (call.heads * blocks), h = unit / blocks % call.heads;
-    int64_t t0 = unit % blocks * kBlock, rows = std::min(kBlock, call.queries - t0);
-    int64_t dv = call.valueDim;
-    thread_local std::vector<T> scores, keysT, acc, max, denominator;
-    scores.resize(kBlock * kSpan), keysT.resize(call.dim * kSpan), acc.assign(rows * dv, T(0));
+    int64_t groups = (blocks + blocksPerUnit - 1) / blocksPerUnit;
+    int64_t b = unit / (call.heads * groups), h = unit / groups % call.heads;
+    int64_t first = unit % groups * blocksPerUnit, last = std::min(blocks, first + blocksPerUnit);
+    thread_local std::vector<T> keysT;
+    keysT.resize(call.dim * kSpan);
+    // The keys of the group's last block, turned once when they fit one span.
+    int64_t lastQuery = std::min(call.queries, last * kBlock);
+    int64_t keyEnd = call.causal ? std::min(call.keys, lastQuery) : call.keys;
+    bool turned = keyEnd <= kSpan;
+    if (turned)
+      transpose(keyEnd, call.dim, row(A::Key, b, 0, h), ld(A::Key), keysT.data(), kSpan);
+    for (int64_t block = first; block < last; ++block)
+      forwardBlock(b, h, block * kBlock, keysT.data(), turned);
+  }
+
+  /// Queries [t0, t0 + kBlock) of (b, h); `keysT` holds the first span's keys turned if
+  /// `turned`, else is where each span's keys are turned.
+  void forwardBlock(int64_t b, int64_t h, int64_t t0, T *keysT, bool turned) const {
+    using A = AttentionCall;
+    int64_t rows = std::min(kBlock, call.queries - t0), dv = call.valueDim;
+    thread_local std::vector<T> scores, acc, max, denominator;
+    scores.resize(kBlock * kSpan), acc.assign(rows * dv, T(0));
     max.assign(rows, -std::numeric_limits<T>::infinity()), denominator.assign(rows, T(0));
     const T *q = row(A::Query, b, t0, h);
     int64_t keyEnd = call.causal ? std::min(call.keys, t0 + rows) : call.keys;
     for (int64_t s0 = 0; s0 < keyEnd; s0 += kSpan) {
       int64_t cols = std::min(kSpan, keyEnd - s0);
-      transpose(cols, call.dim, row(A::Key, b, s0, h), ld(A::Key), keysT.data(), kSpan);
-      product<T>(rows, cols, call.dim, scale, q, ld(A::Query), 1, keysT.data(), kSpan, T(0),
+      if (!turned)
+        transpose(cols, call.dim, row(A::Key, b, s0, h), ld(A::Key), keysT, kSpan);
+      product<T>(rows, cols, call.dim, scale, q, ld(A::Query), 1, keysT, kSpan, T(0),
                  scores.data(), kSpan);
       for (int64_t r = 0; r < rows; ++r) {
         T *s = scores.data() + r * kSpan;
@@ -197,8 +239,7 @@ struct Attention {
         T blockMax = rowMax(s, seen);
         T newMax = std::max(max[r], blockMax);
         T rescale = std::exp(max[r] - newMax); // 0 for the first block
-        expShifted(s, seen, newMax);
-        denominator[r] = denominator[r] * rescale + rowSum(s, seen);
+        denominator[r] = denominator[r] * rescale + expShifted(s, seen, newMax);
         max[r] = newMax;
         if (rescale != T(1))
           for (T *a = acc.data() + r * dv, *end = a + dv; a < end; ++a)
@@ -315,8 +356,11 @@ void run(int64_t callAddress, const int64_t *buffers, bool gradient) {
   loom::rt::OneBlasThread oneThread;
   if (!gradient) {
     int64_t blocks = (call.queries + kBlock - 1) / kBlock;
+    if (call.batch * call.heads >= 4 * loom::rt::currentKernelThreads())
+      attention.blocksPerUnit = blocks;
+    int64_t groups = (blocks + attention.blocksPerUnit - 1) / attention.blocksPerUnit;
     loom_rt_parallel_for(&Attention<T>::forwardChunk, &attention,
-                         call.batch * call.heads * blocks, 1);
+                         call.batch * call.heads * groups, 1);
   } else {
     loom_rt_parallel_for(&Attention<T>::backwardChunk, &attention, call.batch * call.heads, 1);
   }

@@ -2,8 +2,8 @@
 // loom.attention_grad (bufferized by compiler/Lowering/LowerAttention.cpp): softmax(q k^T) v
 // computed in blocks of queries and keys with an online softmax, as flash attention does on
 // GPUs, so that no [B, H, Tq, Tk] tensor is ever made and each block stays in cache. Each
-// block's products are OpenBLAS GEMMs on one thread; the forward's (batch, head, block of
-// queries) problems and the backward's (batch, head) ones run on the device's threads.
+// block's products run on one thread (runtime/SmallGemm.h); the forward's blocks of queries
+// and the backward's (batch, head) problems run on the device's threads.
 #ifndef LOOM_RUNTIME_ATTENTION_H
 #define LOOM_RUNTIME_ATTENTION_H
 

@@ -62,10 +62,12 @@ Value mlir::loom::describedPointer(Value buffer) {
   if (!cast || cast.getNumOperands() != 1 || !isa<MemRefType>(buffer.getType()))
     return nullptr;
   // Walk the chain of inserts back to the aligned pointer's (position 1).
-  for (Value desc = cast.getOperand(0); auto insert = desc.getDefiningOp<LLVM::InsertValueOp>();
-       desc = insert.getContainer())
+  Value desc = cast.getOperand(0);
+  while (auto insert = desc.getDefiningOp<LLVM::InsertValueOp>()) {
     if (insert.getPosition() == ArrayRef<int64_t>{1})
       return isa<LLVM::LLVMPointerType>(insert.getValue().getType()) ? insert.getValue()
                                                                       : nullptr;
+    desc = insert.getContainer();
+  }
   return nullptr;
 }
