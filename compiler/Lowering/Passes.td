@@ -922,6 +922,34 @@ def GpuSequentialLoops : Pass<"loom-gpu-sequential-loops"> {
   let dependentDialects = ["mlir::scf::SCFDialect"];
 }
 
+def CpuSplitReductions : Pass<"loom-cpu-split-reductions", "mlir::ModuleOp"> {
+  let summary = "Reduces over leading dims in two steps, the first keeping the leading dim, "
+                "so that it runs on the device's threads.";
+  let description = [{
+    On the CPU only a kernel's outer parallel loop runs on the device's threads. A reduction
+    over leading dims (a bias or scale gradient: [batch, seq, 256] summed over batch and seq)
+    has its reduction loops outermost, and a reduction to a scalar (the sum of squares that
+    gradient clipping takes of each gradient) has no parallel loop: both ran on one thread.
+    From 65536 elements, a reduction over at least two leading dims (or over all dims)
+    first reduces over them but the first, keeping one partial per index of the first (at
+    most 2^20 partial elements), a kernel whose outer loop is parallel; a reduction over the
+    first dim sums the partials. The operand is not reshaped, so an elementwise producer
+    still fuses into the first step. The split depends only on the shape, so the sums' order
+    and bits do not depend on the machine; they are reassociated (the rounding differs from
+    one serial sum, as on the vector lanes).
+
+    Input:
+    ```mlir
+    %g = loom.reduce sum %dy, dims = [0, 1] : tensor<8x128x256xf32> -> tensor<256xf32>
+    ```
+    Output:
+    ```mlir
+    %p = loom.reduce sum %dy, dims = [1] : tensor<8x128x256xf32> -> tensor<8x256xf32>
+    %g = loom.reduce sum %p, dims = [0] : tensor<8x256xf32> -> tensor<256xf32>
+    ```
+  }];
+}
+
 def GpuSplitReductions : Pass<"loom-gpu-split-reductions", "mlir::ModuleOp"> {
   let summary = "Splits large reductions to a scalar or to few outputs into many threads' "
                 "partials, for the GPU.";

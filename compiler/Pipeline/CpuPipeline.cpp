@@ -40,6 +40,8 @@ const std::vector<std::string> &mlir::loom::cpuToLinalgPasses() {
       "loom-outline-repeated-blocks",
       // Mixed precision: bf16/f16 products and sums accumulate in f32 (and reach the f32 GEMM).
       "loom-widen-accumulations",
+      // Large reductions over leading dims or to a scalar: partials on the device's threads.
+      "loom-cpu-split-reductions",
       "loom-lower-to-linalg",
       "canonicalize",
       // Merge elementwise chains (and their producers into reductions) into single loops.

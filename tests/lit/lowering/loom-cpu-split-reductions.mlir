@@ -1,0 +1,37 @@
+// RUN: loom-opt %s -loom-cpu-split-reductions | FileCheck %s
+
+// Tests of loom-cpu-split-reductions: a large reduction over leading dims first keeps the
+// first dim (partials whose loop is parallel), then sums the partials; a reduction to a scalar
+// likewise; small ones, and ones over a single dim, stay as they are.
+
+// CHECK-LABEL: func.func @bias_gradient
+// CHECK: %[[P:.*]] = loom.reduce sum %arg0, dims = [1] : tensor<8x128x256xf32> -> tensor<8x256xf32>
+// CHECK-NEXT: %[[G:.*]] = loom.reduce sum %[[P]], dims = [0] : tensor<8x256xf32> -> tensor<256xf32>
+// CHECK-NEXT: return %[[G]]
+func.func @bias_gradient(%dy: tensor<8x128x256xf32>) -> tensor<256xf32> {
+  %g = loom.reduce sum %dy, dims = [0, 1] : tensor<8x128x256xf32> -> tensor<256xf32>
+  return %g : tensor<256xf32>
+}
+
+// The elementwise producer stays the reduction's operand (no reshape between them).
+// CHECK-LABEL: func.func @sum_of_squares
+// CHECK: %[[SQ:.*]] = loom.mul %arg0, %arg0
+// CHECK-NEXT: %[[P:.*]] = loom.reduce max %[[SQ]], dims = [1] : tensor<256x1024xf32> -> tensor<256xf32>
+// CHECK-NEXT: loom.reduce max %[[P]], dims = [0] : tensor<256xf32> -> tensor<f32>
+func.func @sum_of_squares(%g: tensor<256x1024xf32>) -> tensor<f32> {
+  %sq = loom.mul %g, %g : tensor<256x1024xf32>
+  %s = loom.reduce max %sq, dims = [0, 1] : tensor<256x1024xf32> -> tensor<f32>
+  return %s : tensor<f32>
+}
+
+// CHECK-LABEL: func.func @unchanged
+// CHECK-NEXT: loom.reduce sum %arg0, dims = [0, 1] : tensor<64x64xf32>
+// CHECK-NEXT: loom.reduce sum %arg1, dims = [0] : tensor<1024x256xf32>
+// CHECK-NEXT: loom.reduce sum %arg2, dims = [1, 2] : tensor<8x128x256xf32>
+func.func @unchanged(%small: tensor<64x64xf32>, %rows: tensor<1024x256xf32>,
+                     %inner: tensor<8x128x256xf32>) -> (tensor<f32>, tensor<256xf32>, tensor<8xf32>) {
+  %a = loom.reduce sum %small, dims = [0, 1] : tensor<64x64xf32> -> tensor<f32>
+  %b = loom.reduce sum %rows, dims = [0] : tensor<1024x256xf32> -> tensor<256xf32>
+  %c = loom.reduce sum %inner, dims = [1, 2] : tensor<8x128x256xf32> -> tensor<8xf32>
+  return %a, %b, %c : tensor<f32>, tensor<256xf32>, tensor<8xf32>
+}
