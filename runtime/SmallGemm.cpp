@@ -6,6 +6,7 @@
 #include "runtime/SmallGemm.h"
 
 #include <algorithm>
+#include <atomic>
 #include <vector>
 #include <cblas.h>
 #include <immintrin.h>
@@ -150,10 +151,16 @@ void blasGemm(int64_t m, int64_t n, int64_t k, float alpha, loom::rt::StridedMat
 
 } // namespace
 
+namespace {
+std::atomic<bool> forcedFallback{false};
+} // namespace
+
 bool loom::rt::smallGemmHasKernel() {
   static const bool avx512 = __builtin_cpu_supports("avx512f");
-  return avx512;
+  return avx512 && !forcedFallback.load(std::memory_order_relaxed);
 }
+
+void loom::rt::detail::forceSmallGemmFallback(bool fallback) { forcedFallback = fallback; }
 
 void loom::rt::smallGemm(int64_t m, int64_t n, int64_t k, float alpha, StridedMatrix a,
                          const float *b, int64_t ldb, float beta, float *c, int64_t ldc) {

@@ -26,6 +26,12 @@ void smallGemm(int64_t m, int64_t n, int64_t k, float alpha, StridedMatrix a, co
 /// Whether smallGemm runs its own kernel on this CPU (AVX-512) rather than OpenBLAS.
 bool smallGemmHasKernel();
 
+namespace detail {
+/// Makes smallGemm and transposeBlock take their paths for CPUs without AVX-512 (true) or
+/// choose by the CPU again (false): tests run both paths on one machine.
+void forceSmallGemmFallback(bool fallback);
+} // namespace detail
+
 /// dst[j * ldDst + i] = src[i * ldSrc + j] for i < rows, j < cols: a block of keys or values
 /// turned so that a product reads it as B (contiguous rows); 16 x 16 tiles in registers.
 void transposeBlock(int64_t rows, int64_t cols, const float *src, int64_t ldSrc, float *dst,

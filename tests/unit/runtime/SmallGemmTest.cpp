@@ -74,19 +74,27 @@ void check(const ProductCase &c) {
   }
 }
 
-TEST(SmallGemm, EveryTileShapeAndTail) {
+/// Each case runs on this CPU's path (the AVX-512 kernel where it has one) and on the path of
+/// CPUs without AVX-512 (OpenBLAS, and a scalar transpose).
+class SmallGemmTest : public ::testing::TestWithParam<bool> {
+protected:
+  void SetUp() override { detail::forceSmallGemmFallback(GetParam()); }
+  void TearDown() override { detail::forceSmallGemmFallback(false); }
+};
+
+TEST_P(SmallGemmTest, EveryTileShapeAndTail) {
   for (int64_t n : {64, 48, 32, 16, 128, 130, 7, 1, 33})
     for (int64_t m : {1, 4, 5, 6, 13, 32})
       check({m, n, 64, Layout::InPlace, 0.125f, 0});
 }
 
-TEST(SmallGemm, TransposedAAccumulates) {
+TEST_P(SmallGemmTest, TransposedAAccumulates) {
   for (int64_t k : {1, 31, 128, 256})
     check({32, 64, k, Layout::Transposed, 1, 1});
   check({37, 45, 70, Layout::Transposed, -0.5f, 1});
 }
 
-TEST(SmallGemm, StridedAAndEmptyInnerDim) {
+TEST_P(SmallGemmTest, StridedAAndEmptyInnerDim) {
   check({9, 40, 17, Layout::Strided, 2, 0});
   check({9, 40, 17, Layout::Strided, 1, 1});
   check({5, 20, 0, Layout::InPlace, 1, 0}); // C = 0
@@ -94,7 +102,7 @@ TEST(SmallGemm, StridedAAndEmptyInnerDim) {
   check({0, 20, 4, Layout::InPlace, 1, 0});
 }
 
-TEST(SmallGemm, TransposeBlock) {
+TEST_P(SmallGemmTest, TransposeBlock) {
   for (int64_t rows : {0, 1, 15, 16, 17, 32, 45, 128})
     for (int64_t cols : {0, 3, 16, 20, 64, 65}) {
       int64_t ldSrc = cols + 5, ldDst = rows + 3;
@@ -108,5 +116,8 @@ TEST(SmallGemm, TransposeBlock) {
               << rows << " x " << cols << " at (" << i << ", " << j << ")";
     }
 }
+
+INSTANTIATE_TEST_SUITE_P(, SmallGemmTest, ::testing::Values(false, true),
+                         [](const auto &info) { return info.param ? "Fallback" : "ThisCpu"; });
 
 } // namespace
