@@ -82,12 +82,10 @@ bool disjoint(tensor::InsertSliceOp a, tensor::InsertSliceOp b) {
 /// A view of the buffer where `result` ends up whole, for the kernel to write it there, or
 /// null: the result inserted (through a reshape that adds unit dims) as a slice of a fresh
 /// tensor, as attention_grad's gradients are when the query, key and value were slices of one
-/// projection. The insertion then copies the view onto itself, which canonicalization drops.
-/// Inserts into the same tensor before this one must not overlap its slice (they would
-/// overwrite what the kernel wrote).
-Value destinationView(RewriterBase &rewriter, Operation *op, Value result,
-                      const bufferization::BufferizationOptions &options,
-                      bufferization::BufferizationState &state) {
+/// projection. The insertion then copies the view onto itself, which
+/// loom-lower-strided-copies erases. Inserts into the same tensor before this one must not
+/// overlap its slice (they would overwrite what the kernel wrote).
+Value destinationView(RewriterBase &rewriter, Operation *op, Value result) {
   if (!result.hasOneUse())
     return nullptr;
   auto expand = dyn_cast<tensor::ExpandShapeOp>(*result.getUsers().begin());
@@ -111,25 +109,23 @@ Value destinationView(RewriterBase &rewriter, Operation *op, Value result,
         return !isa<bufferization::ToBufferOp>(user);
       }) != 1)
     return nullptr;
+  // The buffer the empty tensor will be: an allocation of static identity layout (getBuffer
+  // would give the fully dynamic layout of an op not bufferized yet; the kernel needs static
+  // strides). The slice of it must collapse back to the result's shape.
+  auto type = MemRefType::get(empty.getType().getShape(), empty.getType().getElementType());
   auto reassociation = expand.getReassociationIndices();
+  MemRefType sliceType = memref::SubViewOp::inferResultType(
+      type, insert.getStaticOffsets(), insert.getStaticSizes(), insert.getStaticStrides());
+  if (!memref::CollapseShapeOp::isGuaranteedCollapsible(sliceType, reassociation))
+    return nullptr;
   // An empty tensor of static shape has no operands: it may be made before the kernel call.
   if (!empty->isBeforeInBlock(op))
     rewriter.moveOpBefore(empty, op);
-  // The buffer the empty tensor will be: an allocation of static identity layout (getBuffer
-  // would give the fully dynamic layout of an op not bufferized yet; the kernel needs static
-  // strides).
-  auto type = MemRefType::get(empty.getType().getShape(), empty.getType().getElementType());
   Location loc = op->getLoc();
   Value whole = bufferization::ToBufferOp::create(rewriter, loc, type, root);
   auto slice = memref::SubViewOp::create(rewriter, loc, whole, insert.getMixedOffsets(),
                                          insert.getMixedSizes(), insert.getMixedStrides());
-  if (!memref::CollapseShapeOp::isGuaranteedCollapsible(slice.getType(), reassociation))
-    return nullptr;
-  auto view = memref::CollapseShapeOp::create(rewriter, loc, slice, reassociation);
-  auto [strides, offset] = view.getType().getStridesAndOffset();
-  if (ShapedType::isDynamic(offset) || llvm::any_of(strides, ShapedType::isDynamic))
-    return nullptr;
-  return view;
+  return memref::CollapseShapeOp::create(rewriter, loc, slice, reassociation);
 }
 
 StringRef suffixOf(Type element) { return element.isF64() ? "f64" : "f32"; }
@@ -159,7 +155,7 @@ struct AttentionBufferization
     }
     SmallVector<Value> outputs;
     for (Value result : op->getResults()) {
-      if (Value view = destinationView(rewriter, op, result, options, state)) {
+      if (Value view = destinationView(rewriter, op, result)) {
         outputs.push_back(view);
         continue;
       }

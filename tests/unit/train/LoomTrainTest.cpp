@@ -93,8 +93,9 @@ TEST(LoomTrain, AGptRunInBf16FollowsTheF32Losses) {
   ASSERT_EQ(losses[1].size(), 8u);
   for (auto [step, loss] : losses[0]) {
     EXPECT_NEAR(losses[1][step], loss, 2e-2 * loss) << "step " << step;
-    if (step == 0)
+    if (step == 0) {
       EXPECT_NE(losses[1][step], loss) << "the products must have been rounded to bf16";
+    }
   }
   auto [status, output] = loomTrain(std::string(LOOM_SOURCE_DIR) +
                                     "/configs/mlp-digits.toml --set model.precision=\"bf16\"");
