@@ -26,12 +26,13 @@
 #include <optional>
 #include <string>
 #include <vector>
-#include <cblas.h>
 
 using loom::rt::AttentionCall;
 using loom::rt::expShifted;
 using loom::rt::rowDot;
 using loom::rt::rowMax;
+using loom::rt::smallGemm;
+using loom::rt::transposeBlock;
 
 namespace {
 
@@ -44,41 +45,6 @@ namespace {
 /// 1% fewer at T = 256 (callgrind); 16 was no better.
 constexpr int64_t kBlock = 32;
 constexpr int64_t kSpan = 256;
-
-/// C[m x n] = alpha * A B + beta * C with A read through strides (element (i, p) at
-/// a[i * rowStride + p * colStride]: A or A^T in place) and B, C row-major: floats on the small
-/// products' kernel, doubles on OpenBLAS.
-template <typename T>
-void product(int64_t m, int64_t n, int64_t k, T alpha, const T *a, int64_t rowStride,
-             int64_t colStride, const T *b, int64_t ldb, T beta, T *c, int64_t ldc) {
-  if (m == 0 || n == 0)
-    return;
-  if constexpr (sizeof(T) == 4) {
-    loom::rt::smallGemm(m, n, k, alpha, {a, rowStride, colStride}, b, ldb, beta, c, ldc);
-  } else {
-    if (k == 0) { // a head dim of 0: A B is zero (BLAS rejects k = 0 with some strides)
-      for (int64_t i = 0; i < m && beta == T(0); ++i)
-        std::fill_n(c + i * ldc, n, T(0));
-      return;
-    }
-    bool transposed = colStride != 1; // the callers' A is A or A^T in place
-    int64_t lda = std::max(transposed ? colStride : rowStride, transposed ? m : k);
-    // BLAS rejects leading dimensions below the row length, even where they are irrelevant.
-    cblas_dgemm(CblasRowMajor, transposed ? CblasTrans : CblasNoTrans, CblasNoTrans, m, n, k,
-                alpha, a, lda, b, std::max(ldb, n), beta, c, ldc);
-  }
-}
-
-/// dst[j * ldDst + i] = src[i * ldSrc + j] for i < rows, j < cols: keys or values turned so
-/// that a product reads them as B (contiguous rows).
-template <typename T>
-void transpose(int64_t rows, int64_t cols, const T *src, int64_t ldSrc, T *dst, int64_t ldDst) {
-  if constexpr (sizeof(T) == 4)
-    return loom::rt::transposeBlock(rows, cols, src, ldSrc, dst, ldDst);
-  for (int64_t i = 0; i < rows; ++i)
-    for (int64_t j = 0; j < cols; ++j)
-      dst[j * ldDst + i] = src[i * ldSrc + j];
-}
 
 template <typename T>
 struct Attention {
@@ -117,7 +83,7 @@ struct Attention {
     int64_t keyEnd = call.causal ? std::min(call.keys, lastQuery) : call.keys;
     bool turned = keyEnd <= kSpan;
     if (turned)
-      transpose(keyEnd, call.dim, row(A::Key, b, 0, h), ld(A::Key), keysT.data(), kSpan);
+      transposeBlock(keyEnd, call.dim, row(A::Key, b, 0, h), ld(A::Key), keysT.data(), kSpan);
     for (int64_t block = first; block < last; ++block)
       forwardBlock(b, h, block * kBlock, keysT.data(), turned);
   }
@@ -135,8 +101,8 @@ struct Attention {
     for (int64_t s0 = 0; s0 < keyEnd; s0 += kSpan) {
       int64_t cols = std::min(kSpan, keyEnd - s0);
       if (!turned)
-        transpose(cols, call.dim, row(A::Key, b, s0, h), ld(A::Key), keysT, kSpan);
-      product<T>(rows, cols, call.dim, scale, q, ld(A::Query), 1, keysT, kSpan, T(0),
+        transposeBlock(cols, call.dim, row(A::Key, b, s0, h), ld(A::Key), keysT, kSpan);
+      smallGemm(rows, cols, call.dim, scale, {q, ld(A::Query), 1}, keysT, kSpan, T(0),
                  scores.data(), kSpan);
       for (int64_t r = 0; r < rows; ++r) {
         T *s = scores.data() + r * kSpan;
@@ -153,7 +119,7 @@ struct Attention {
           for (T *a = acc.data() + r * dv, *end = a + dv; a < end; ++a)
             *a *= rescale;
       }
-      product<T>(rows, dv, cols, T(1), scores.data(), kSpan, 1, row(A::Value, b, s0, h),
+      smallGemm(rows, dv, cols, T(1), {scores.data(), kSpan, 1}, row(A::Value, b, s0, h),
                  ld(A::Value), T(1), acc.data(), dv);
     }
     for (int64_t r = 0; r < rows; ++r) {
@@ -180,8 +146,8 @@ struct Attention {
       int64_t cols = std::min(kBlock, call.keys - s0);
       const T *k = row(A::Key, b, s0, h), *v = row(A::Value, b, s0, h);
       T *dk = row(A::KeyGrad, b, s0, h), *dvOut = row(A::ValueGrad, b, s0, h);
-      transpose(cols, d, k, ld(A::Key), keysT.data(), kBlock);
-      transpose(cols, dv, v, ld(A::Value), valuesT.data(), kBlock);
+      transposeBlock(cols, d, k, ld(A::Key), keysT.data(), kBlock);
+      transposeBlock(cols, dv, v, ld(A::Value), valuesT.data(), kBlock);
       // Causal: the queries before s0 see none of these keys.
       const int64_t firstQuery = call.causal ? s0 : 0;
       // The first span writes dK's and dV's rows of this block, and the first block dQ's
@@ -192,7 +158,7 @@ struct Attention {
         int64_t rows = std::min(kSpan, call.queries - t0);
         const T *q = row(A::Query, b, t0, h);
         const T *g = row(A::ResultGrad, b, t0, h);
-        product<T>(rows, cols, d, scale, q, ld(A::Query), 1, keysT.data(), kBlock, T(0),
+        smallGemm(rows, cols, d, scale, {q, ld(A::Query), 1}, keysT.data(), kBlock, T(0),
                    probs.data(), kBlock);
         for (int64_t r = 0; r < rows; ++r) {
           T *p = probs.data() + r * kBlock;
@@ -201,18 +167,18 @@ struct Attention {
           expShifted(p, seen, *row(A::Logsumexp, b, t0 + r, h));
         }
         // dV += P^T dO and dP = dO V^T (P^T read in place: rows of P are its columns).
-        product<T>(cols, dv, rows, T(1), probs.data(), 1, kBlock, g, ld(A::ResultGrad),
+        smallGemm(cols, dv, rows, T(1), {probs.data(), 1, kBlock}, g, ld(A::ResultGrad),
                    spanBeta, dvOut, ld(A::ValueGrad));
-        product<T>(rows, cols, dv, T(1), g, ld(A::ResultGrad), 1, valuesT.data(), kBlock, T(0),
+        smallGemm(rows, cols, dv, T(1), {g, ld(A::ResultGrad), 1}, valuesT.data(), kBlock, T(0),
                    dprobs.data(), kBlock);
         for (int64_t r = 0; r < rows; ++r) {
           T *p = probs.data() + r * kBlock, *dp = dprobs.data() + r * kBlock;
           for (int64_t c = 0; c < cols; ++c)
             dp[c] = p[c] * (dp[c] - delta[t0 + r]) * scale;
         }
-        product<T>(rows, d, cols, T(1), dprobs.data(), kBlock, 1, k, ld(A::Key), queryBeta,
+        smallGemm(rows, d, cols, T(1), {dprobs.data(), kBlock, 1}, k, ld(A::Key), queryBeta,
                    row(A::QueryGrad, b, t0, h), ld(A::QueryGrad));
-        product<T>(cols, d, rows, T(1), dprobs.data(), 1, kBlock, q, ld(A::Query), spanBeta, dk,
+        smallGemm(cols, d, rows, T(1), {dprobs.data(), 1, kBlock}, q, ld(A::Query), spanBeta, dk,
                    ld(A::KeyGrad));
       }
     }

@@ -53,10 +53,9 @@ struct BatchedGemm {
   int64_t m, n, k, lda, ldb, ldc, aStride, bStride, cStride;
   const T *pa, *pb;
   T *pc, beta;
-  int64_t batch, aOuter, bOuter, cOuter;
+  int64_t batch, outerCount, aOuter, bOuter, cOuter;
   /// Each product's rows of C in this many blocks, each a unit of work.
   int64_t rowBlocks = 1;
-  int64_t outerCount = 1;
   /// Whether a unit runs its block of rows for every outer index, in order: where the outer
   /// products sum into one C (its outer stride 0), so that no two units write the same rows,
   /// and where they share A (its outer stride 0), so that the block's rows of A stay in cache
@@ -121,8 +120,7 @@ void gemm(Gemm call, int64_t batch, int64_t m, int64_t n, int64_t k, int64_t a, 
   BatchedGemm<T, Gemm> batched{call, transposeA ? CblasTrans : CblasNoTrans,
                                 transposeB ? CblasTrans : CblasNoTrans, m, n, k, lda, ldb, ldc,
                                 aStride, bStride, cStride, pa, pb, pc, T(beta), batch,
-                                aOuter, bOuter, cOuter};
-  batched.outerCount = outer;
+                                outer, aOuter, bOuter, cOuter};
   int64_t products = batched.products();
   int threads = loom::rt::currentKernelThreads();
   if (threads < 2) {

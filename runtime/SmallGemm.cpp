@@ -58,7 +58,7 @@ template <int MR, int NV>
 
 /// A panel of NV vectors' columns: tiles of MR rows, then single rows.
 template <int MR, int NV>
-[[LOOM_AVX512]] void panel(int64_t m, int64_t k, float alpha, loom::rt::StridedMatrix a,
+[[LOOM_AVX512]] void panel(int64_t m, int64_t k, float alpha, loom::rt::StridedMatrix<float> a,
                             const float *b, int64_t ldb, float beta, float *c, int64_t ldc,
                             __mmask16 lastMask) {
   int64_t i = 0;
@@ -71,8 +71,8 @@ template <int MR, int NV>
 }
 
 [[LOOM_AVX512]] void kernel(int64_t m, int64_t n, int64_t k, float alpha,
-                            loom::rt::StridedMatrix a, const float *b, int64_t ldb, float beta,
-                            float *c, int64_t ldc) {
+                            loom::rt::StridedMatrix<float> a, const float *b, int64_t ldb,
+                            float beta, float *c, int64_t ldc) {
   for (int64_t j = 0; j < n; j += 64) {
     int64_t columns = std::min<int64_t>(64, n - j);
     int vectors = int((columns + 15) / 16);
@@ -93,15 +93,19 @@ template <int MR, int NV>
   }
 }
 
-/// OpenBLAS for CPUs without AVX-512; A given by strides becomes a (transposed) matrix.
-void blasGemm(int64_t m, int64_t n, int64_t k, float alpha, loom::rt::StridedMatrix a,
-              const float *b, int64_t ldb, float beta, float *c, int64_t ldc) {
+/// OpenBLAS, for CPUs without AVX-512 and for doubles; A given by strides becomes a
+/// (transposed) matrix.
+template <typename T>
+void blasGemm(int64_t m, int64_t n, int64_t k, T alpha, loom::rt::StridedMatrix<T> a,
+              const T *b, int64_t ldb, T beta, T *c, int64_t ldc) {
+  if (m <= 0 || n <= 0)
+    return;
   if (k == 0) { // BLAS rejects k = 0 with some strides
-    for (int64_t i = 0; i < m && beta == 0.0f; ++i)
-      std::fill_n(c + i * ldc, n, 0.0f);
+    for (int64_t i = 0; i < m && beta == T(0); ++i)
+      std::fill_n(c + i * ldc, n, T(0));
     return;
   }
-  std::vector<float> gathered;
+  std::vector<T> gathered;
   bool transposed = a.colStride != 1 && a.rowStride == 1;
   int64_t lda = transposed ? a.colStride : a.rowStride;
   if (a.colStride != 1 && a.rowStride != 1) { // neither A nor A^T has contiguous rows
@@ -113,8 +117,20 @@ void blasGemm(int64_t m, int64_t n, int64_t k, float alpha, loom::rt::StridedMat
   }
   // BLAS rejects leading dimensions below the row length, even where they are irrelevant.
   lda = std::max(lda, transposed ? m : k), ldb = std::max(ldb, n);
-  cblas_sgemm(CblasRowMajor, transposed ? CblasTrans : CblasNoTrans, CblasNoTrans, m, n, k,
-              alpha, a.a, lda, b, ldb, beta, c, ldc);
+  auto ta = transposed ? CblasTrans : CblasNoTrans;
+  if constexpr (sizeof(T) == 4)
+    cblas_sgemm(CblasRowMajor, ta, CblasNoTrans, m, n, k, alpha, a.a, lda, b, ldb, beta, c, ldc);
+  else
+    cblas_dgemm(CblasRowMajor, ta, CblasNoTrans, m, n, k, alpha, a.a, lda, b, ldb, beta, c, ldc);
+}
+
+/// dst[j * ldDst + i] = src[i * ldSrc + j] one element at a time, for rows >= first.
+template <typename T>
+void transposeScalar(int64_t first, int64_t rows, int64_t cols, const T *src, int64_t ldSrc,
+                     T *dst, int64_t ldDst) {
+  for (int64_t i = first; i < rows; ++i)
+    for (int64_t j = 0; j < cols; ++j)
+      dst[j * ldDst + i] = src[i * ldSrc + j];
 }
 
 /// A 16 x 16 tile transposed in registers. Pairs of rows interleave by 32-bit, then 64-bit
@@ -149,10 +165,8 @@ void blasGemm(int64_t m, int64_t n, int64_t k, float alpha, loom::rt::StridedMat
   }
 }
 
-} // namespace
-
-namespace {
 std::atomic<bool> forcedFallback{false};
+
 } // namespace
 
 bool loom::rt::smallGemmHasKernel() {
@@ -162,7 +176,7 @@ bool loom::rt::smallGemmHasKernel() {
 
 void loom::rt::detail::forceSmallGemmFallback(bool fallback) { forcedFallback = fallback; }
 
-void loom::rt::smallGemm(int64_t m, int64_t n, int64_t k, float alpha, StridedMatrix a,
+void loom::rt::smallGemm(int64_t m, int64_t n, int64_t k, float alpha, StridedMatrix<float> a,
                          const float *b, int64_t ldb, float beta, float *c, int64_t ldc) {
   if (m <= 0 || n <= 0)
     return;
@@ -172,6 +186,12 @@ void loom::rt::smallGemm(int64_t m, int64_t n, int64_t k, float alpha, StridedMa
     blasGemm(m, n, k, alpha, a, b, ldb, beta, c, ldc);
 }
 
+void loom::rt::smallGemm(int64_t m, int64_t n, int64_t k, double alpha,
+                         StridedMatrix<double> a, const double *b, int64_t ldb, double beta,
+                         double *c, int64_t ldc) {
+  blasGemm(m, n, k, alpha, a, b, ldb, beta, c, ldc);
+}
+
 void loom::rt::transposeBlock(int64_t rows, int64_t cols, const float *src, int64_t ldSrc,
                               float *dst, int64_t ldDst) {
   int64_t fullRows = smallGemmHasKernel() ? rows / 16 * 16 : 0;
@@ -179,8 +199,14 @@ void loom::rt::transposeBlock(int64_t rows, int64_t cols, const float *src, int6
   for (int64_t i = 0; i < fullRows; i += 16)
     for (int64_t j = 0; j < fullCols; j += 16)
       transposeTile(src + i * ldSrc + j, ldSrc, dst + j * ldDst + i, ldDst);
-  // The edges: rows below the last full tile, columns right of it.
-  for (int64_t i = 0; i < rows; ++i)
-    for (int64_t j = i < fullRows ? fullCols : 0; j < cols; ++j)
+  // The edges: columns right of the last full tile, then the rows below it.
+  for (int64_t i = 0; i < fullRows; ++i)
+    for (int64_t j = fullCols; j < cols; ++j)
       dst[j * ldDst + i] = src[i * ldSrc + j];
+  transposeScalar(fullRows, rows, cols, src, ldSrc, dst, ldDst);
+}
+
+void loom::rt::transposeBlock(int64_t rows, int64_t cols, const double *src, int64_t ldSrc,
+                              double *dst, int64_t ldDst) {
+  transposeScalar<double>(0, rows, cols, src, ldSrc, dst, ldDst);
 }

@@ -1,8 +1,8 @@
 // Products too small for BLAS's packing to pay: the attention kernel's blocks (32 x 32..256,
 // inner dims 32..256). OpenBLAS packs both operands on every call; at these sizes that ran
 // the attention kernel's products at about 45% of a core's peak. Here the operands are read in
-// place from L1/L2 by a register-tiled AVX-512 kernel; without AVX-512 the call goes to
-// OpenBLAS.
+// place from L1/L2 by a register-tiled AVX-512 kernel; without AVX-512, and for doubles
+// (f64 programs are for exactness), the call goes to OpenBLAS.
 #ifndef LOOM_RUNTIME_SMALLGEMM_H
 #define LOOM_RUNTIME_SMALLGEMM_H
 
@@ -12,16 +12,18 @@ namespace loom::rt {
 
 /// An operand read in place: element (i, p) of A is a[i * rowStride + p * colStride], so A and
 /// A^T are both plain views (rowStride = ld, colStride = 1, or the reverse).
-struct StridedMatrix {
-  const float *a;
+template <typename T> struct StridedMatrix {
+  const T *a;
   int64_t rowStride, colStride;
 };
 
 /// C[m x n] = alpha * A[m x k] B[k x n] + beta * C, beta 0 or 1. B and C are row-major with
 /// leading dimensions ldb and ldc (their rows contiguous). Within a call the sums are taken
 /// in one order, so a program gives the same bits on every run.
-void smallGemm(int64_t m, int64_t n, int64_t k, float alpha, StridedMatrix a, const float *b,
-               int64_t ldb, float beta, float *c, int64_t ldc);
+void smallGemm(int64_t m, int64_t n, int64_t k, float alpha, StridedMatrix<float> a,
+               const float *b, int64_t ldb, float beta, float *c, int64_t ldc);
+void smallGemm(int64_t m, int64_t n, int64_t k, double alpha, StridedMatrix<double> a,
+               const double *b, int64_t ldb, double beta, double *c, int64_t ldc);
 
 /// Whether smallGemm runs its own kernel on this CPU (AVX-512) rather than OpenBLAS.
 bool smallGemmHasKernel();
@@ -33,8 +35,11 @@ void forceSmallGemmFallback(bool fallback);
 } // namespace detail
 
 /// dst[j * ldDst + i] = src[i * ldSrc + j] for i < rows, j < cols: a block of keys or values
-/// turned so that a product reads it as B (contiguous rows); 16 x 16 tiles in registers.
+/// turned so that a product reads it as B (contiguous rows); floats in 16 x 16 tiles in
+/// registers.
 void transposeBlock(int64_t rows, int64_t cols, const float *src, int64_t ldSrc, float *dst,
+                    int64_t ldDst);
+void transposeBlock(int64_t rows, int64_t cols, const double *src, int64_t ldSrc, double *dst,
                     int64_t ldDst);
 
 } // namespace loom::rt

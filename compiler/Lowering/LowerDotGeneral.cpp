@@ -51,6 +51,22 @@ struct DotDims {
         rf(DotGeneralOp::freeDims(rhsType.getRank(), rb, rc)) {}
 };
 
+/// The product of `lhs` and `rhs` as a linalg.generic (maps and iterators given, C zeroed
+/// first), marked as a strided contraction for the BLAS lowering.
+Value contractionGeneric(OpBuilder &b, Location loc, RankedTensorType type, Value lhs, Value rhs,
+                         ArrayRef<AffineMap> maps, ArrayRef<utils::IteratorType> iterators) {
+  Value init = filledTensor(b, loc, type, b.getZeroAttr(type.getElementType()));
+  auto generic = linalg::GenericOp::create(
+      b, loc, TypeRange{type}, ValueRange{lhs, rhs}, ValueRange{init}, maps, iterators,
+      [](OpBuilder &nested, Location at, ValueRange args) {
+        Value product = arith::MulFOp::create(nested, at, args[0], args[1]);
+        linalg::YieldOp::create(nested, at,
+                                ValueRange{arith::AddFOp::create(nested, at, args[2], product)});
+      });
+  generic->setAttr(kStridedContraction, b.getUnitAttr());
+  return generic.getResult(0);
+}
+
 /// The two-batch-dim product `op` as a linalg.generic over (b1, b2, m, n, k) that reads
 /// both operands where they lie (no transpose copies), or null if it has another form.
 Value stridedContraction(OpBuilder &b, DotGeneralOp op, Value lhs, Value rhs) {
@@ -72,19 +88,9 @@ Value stridedContraction(OpBuilder &b, DotGeneralOp op, Value lhs, Value rhs) {
   SmallVector<AffineMap> maps = {
       map(4, lb, lf[0], 2, lc[0]), map(4, rb, rf[0], 3, rc[0]),
       AffineMap::getMultiDimIdentityMap(5, b.getContext()).getMajorSubMap(4)};
-  Location loc = op.getLoc();
-  Value init = filledTensor(b, loc, op.getType(), b.getZeroAttr(element));
   SmallVector<utils::IteratorType> iterators(4, utils::IteratorType::parallel);
   iterators.push_back(utils::IteratorType::reduction);
-  auto generic = linalg::GenericOp::create(
-      b, loc, TypeRange{op.getType()}, ValueRange{lhs, rhs}, ValueRange{init}, maps, iterators,
-      [](OpBuilder &nested, Location at, ValueRange args) {
-        Value product = arith::MulFOp::create(nested, at, args[0], args[1]);
-        linalg::YieldOp::create(nested, at,
-                                ValueRange{arith::AddFOp::create(nested, at, args[2], product)});
-      });
-  generic->setAttr(kStridedContraction, b.getUnitAttr());
-  return generic.getResult(0);
+  return contractionGeneric(b, op.getLoc(), op.getType(), lhs, rhs, maps, iterators);
 }
 
 /// The roles of an outer contraction's loops (outerContraction).
@@ -174,23 +180,15 @@ Value outerContraction(OpBuilder &b, DotGeneralOp op, Value lhs, Value rhs,
         exprs.push_back(b.getAffineDimExpr(role));
       return AffineMap::get(4, 0, exprs, b.getContext());
     };
-    auto runsType = RankedTensorType::get(c.shape, element);
-    Value init = filledTensor(b, loc, runsType, b.getZeroAttr(element));
     SmallVector<utils::IteratorType> iterators = {
         reduce ? utils::IteratorType::reduction : utils::IteratorType::parallel,
         utils::IteratorType::parallel, utils::IteratorType::parallel,
         utils::IteratorType::reduction};
-    auto generic = linalg::GenericOp::create(
-        b, loc, TypeRange{runsType},
-        ValueRange{reshapeTensor(b, loc, lhs, a.shape), reshapeTensor(b, loc, rhs, bRuns.shape)},
-        ValueRange{init}, SmallVector<AffineMap>{map(a.roles), map(bRuns.roles), map(c.roles)},
-        iterators, [](OpBuilder &nested, Location at, ValueRange args) {
-          Value product = arith::MulFOp::create(nested, at, args[0], args[1]);
-          linalg::YieldOp::create(nested, at,
-                                  ValueRange{arith::AddFOp::create(nested, at, args[2], product)});
-        });
-    generic->setAttr(kStridedContraction, b.getUnitAttr());
-    return reshapeTensor(b, loc, generic.getResult(0), resultType.getShape());
+    Value product = contractionGeneric(
+        b, loc, RankedTensorType::get(c.shape, element), reshapeTensor(b, loc, lhs, a.shape),
+        reshapeTensor(b, loc, rhs, bRuns.shape),
+        {map(a.roles), map(bRuns.roles), map(c.roles)}, iterators);
+    return reshapeTensor(b, loc, product, resultType.getShape());
   }
   return nullptr;
 }
