@@ -39,6 +39,15 @@ inline std::vector<double> runTorchBaseline(const std::string &script,
   return values;
 }
 
+/// A ratio with two decimals, or "n/a" for 0 (a side not measured).
+inline std::string ratioText(double ratio) {
+  if (!(ratio > 0))
+    return "n/a";
+  char text[32];
+  std::snprintf(text, sizeof text, "%.2f", ratio);
+  return text;
+}
+
 } // namespace loom::bench
 
 #endif // LOOM_BENCHMARKS_TORCHBASELINE_H

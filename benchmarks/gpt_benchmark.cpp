@@ -14,7 +14,9 @@
 // (libopenblas0-openmp, swapped in for the Python process alone through LD_LIBRARY_PATH;
 // Debian's default pthread OpenBLAS oversubscribes the cores under PyTorch's own threads).
 // Both run the same OpenBLAS kernels, named above the table. PyTorch as shipped is printed
-// next to it for reference.
+// next to it for reference. The bound is the most any step could beat PyTorch's on this
+// machine: PyTorch's step time over the dense layers' products alone at the GEMM rate.
+#include "benchmarks/GemmRate.h"
 #include "benchmarks/TorchBaseline.h"
 #include "frontend/Loom.h"
 #include "runtime/Blas.h"
@@ -23,7 +25,6 @@
 #include "runtime/WorkerPool.h"
 
 #include <algorithm>
-#include <cblas.h>
 #include <chrono>
 #include <cstdio>
 #include <string>
@@ -35,31 +36,6 @@ namespace {
 
 double seconds(Clock::time_point since) {
   return std::chrono::duration<double>(Clock::now() - since).count();
-}
-
-/// The sgemm rate at 1024^3: the fastest of 20 products, each run both ways Loom could run
-/// it, on OpenBLAS's threads and in blocks of rows on a worker pool of as many threads with
-/// one OpenBLAS thread each (runtime/Blas.cpp), so that the rate is the best this machine's
-/// OpenBLAS gives (this machine's noise only slows).
-double blasGflops() {
-  const int n = 1024;
-  std::vector<float> a(n * n, 1.0f), b(n * n, 1.0f), c(n * n);
-  rt::WorkerPool pool(rt::blasThreads());
-  auto address = [](auto &v) { return reinterpret_cast<int64_t>(v.data()); };
-  double best = 1e30;
-  for (int i = 0; i < 20; ++i) {
-    auto start = Clock::now();
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1, a.data(), n, b.data(), n,
-                0, c.data(), n);
-    best = std::min(best, seconds(start));
-    rt::detail::setCurrentWorkerPool(&pool);
-    start = Clock::now();
-    loom_rt_gemm_f32(1, n, n, n, address(a), 0, n, 0, address(b), 0, n, 0, address(c), 0, n, 0,
-                     0, 0, 0, 1, 0, 0, 0);
-    best = std::min(best, seconds(start));
-    rt::detail::setCurrentWorkerPool(nullptr);
-  }
-  return 2.0 * n * n * n / best / 1e9;
 }
 
 /// What one PyTorch run measured (zeros: not measured).
@@ -178,15 +154,22 @@ void row(const char *name, const nn::GptConfig &c, double gemmGflops, const std:
   double torch = best.tokensPerSecond;
   double shipped = torchRun(c, script, /*openmp=*/false).tokensPerSecond;
   double utilisation = c.trainFlopsPerStep() / stepTime / 1e9 / gemmGflops;
+  // The dense layers' products alone (6 FLOPs per weight per token; attention left out), so
+  // that the bound errs high.
+  double productFlops = 6.0 * c.batch * c.seq * (12.0 * c.layers * c.embed * c.embed +
+                                                  double(c.vocab) * c.embed);
   auto figure = [](double v) { return v > 0 ? std::to_string(int(v)) : std::string("n/a"); };
-  std::printf("| %s | %.0f | %s | %s | %s | %.2f | %.2f | %.1f%% | %.1f MB | %s | %.2f ms | %s |\n",
+  std::printf("| %s | %.0f | %s | %s | %s | %s | %.2f | %.2f | %.1f%% | %.1f MB | %s | %.2f ms | %s |\n",
               name,
               tokensPerSecond, figure(torch).c_str(),
-              torch > 0 ? (std::to_string(tokensPerSecond / torch).substr(0, 4)).c_str() : "n/a",
+              bench::ratioText(torch > 0 ? tokensPerSecond / torch : 0).c_str(),
+              bench::ratioText(torch > 0 ? bench::speedupBound(c.batch * c.seq / torch, productFlops,
+                                                    gemmGflops)
+                              : 0)
+                  .c_str(),
               figure(shipped).c_str(), serialTime / stepTime, apartTime / stepTime,
               100 * utilisation, peak / 1e6,
-              best.peakBytes > 0 ? (std::to_string(peak / best.peakBytes).substr(0, 4)).c_str()
-                                 : "n/a",
+              bench::ratioText(best.peakBytes > 0 ? peak / best.peakBytes : 0).c_str(),
               hostTimes[hostTimes.size() / 2] * 1e3,
               step.stats().cacheHits ? "cached" : (std::to_string(int(step.stats().lastCompileSeconds)) + " s").c_str());
 }
@@ -210,16 +193,16 @@ int main(int argc, char **argv) {
       return std::fprintf(stderr, "loom-gpt-benchmark: unexpected argument '%s'\n%s",
                           arg.c_str(), usage), 2;
   }
-  double gemm = blasGflops();
+  double gemm = bench::blasGflops();
   std::printf("OpenBLAS kernels (Loom's and PyTorch's): %s\n", rt::blasKernels().c_str());
   std::printf("OpenBLAS sgemm 1024^3 in this run (the faster of its threads and Loom's split): "
               "%.1f GFLOP/s\n\n",
               gemm);
   std::printf("| config | Loom tokens/s | PyTorch tokens/s (OpenMP OpenBLAS) | Loom / PyTorch "
-              "| PyTorch as shipped | speed-up of the kernels' threads | each layer lowered apart: time / default's "
+              "| bound: PyTorch's step / its products at the GEMM rate | PyTorch as shipped | speed-up of the kernels' threads | each layer lowered apart: time / default's "
               "| model FLOP/s / GEMM rate | peak device memory | peak memory "
               "Loom / PyTorch | host time per step | compile |\n");
-  std::printf("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+  std::printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
   row("tiny", {.vocab = 256, .embed = 128, .layers = 2, .heads = 4, .seq = 64, .batch = 8}, gemm,
       script);
   row("small", {.vocab = 1024, .embed = 256, .layers = 4, .heads = 4, .seq = 128, .batch = 8},

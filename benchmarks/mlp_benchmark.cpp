@@ -5,7 +5,10 @@
 // takes a few milliseconds, and this shared machine's speed drifts by 10-30% between runs
 // seconds apart. The baseline is PyTorch as a careful user runs it: 2 threads on Debian's OpenMP
 // OpenBLAS (swapped in for the Python process through LD_LIBRARY_PATH) and foreach
-// optimizers; PyTorch as shipped is printed next to it for reference.
+// optimizers; PyTorch as shipped is printed next to it for reference. The bound is the most
+// any step could beat PyTorch's on this machine: PyTorch's step time over the step's products
+// alone at the sgemm rate measured in the same run.
+#include "benchmarks/GemmRate.h"
 #include "benchmarks/TorchBaseline.h"
 #include "frontend/Loom.h"
 #include "frontend/nn/Layers.h"
@@ -60,6 +63,15 @@ Tensor loss(const Tree<Tensor> &params, const Tensor &x, const Tensor &labels) {
 
 /// Loom's and PyTorch's samples/s for one batch size and optimizer, each the best of kRounds
 /// rounds taken in turns (a round: the median of kSteps steps after 10 of warm-up).
+/// FLOPs of one step's products: forward, and the weights' and inputs' gradients (none for
+/// the first layer's input, which is data).
+double productFlops(int64_t batch) {
+  double flops = 0;
+  for (int i = 0; i < 3; ++i)
+    flops += 2.0 * batch * kWidths[i] * kWidths[i + 1] * (i == 0 ? 2 : 3);
+  return flops;
+}
+
 std::pair<double, double> bestOfRounds(int64_t batch, const std::string &optimizer,
                                        const std::string &script) {
   bool adamw = optimizer == "adamw";
@@ -109,15 +121,23 @@ int main(int argc, char **argv) {
     return std::puts("usage: loom-mlp-benchmark [PYTORCH_SCRIPT]\n"
                      "  PYTORCH_SCRIPT defaults to benchmarks/mlp_torch.py"),
            0;
-  std::printf("OpenBLAS kernels (Loom's and PyTorch's): %s\n\n", loom::rt::blasKernels().c_str());
+  double gemm = bench::blasGflops();
+  std::printf("OpenBLAS kernels (Loom's and PyTorch's): %s\n", loom::rt::blasKernels().c_str());
+  std::printf("OpenBLAS sgemm 1024^3 in this run (the faster of its threads and Loom's split): "
+              "%.1f GFLOP/s\n\n",
+              gemm);
   std::printf("| optimizer | batch | Loom samples/s | PyTorch samples/s (OpenMP OpenBLAS, "
-              "foreach) | Loom / PyTorch | PyTorch as shipped |\n|---|---|---|---|---|---|\n");
+              "foreach) | Loom / PyTorch | bound: PyTorch's step / its products at the GEMM "
+              "rate | PyTorch as shipped |\n|---|---|---|---|---|---|---|\n");
   for (const char *optimizer : {"sgd", "adamw"})
     for (int64_t batch : {128, 1024}) {
       auto [loom, torch] = bestOfRounds(batch, optimizer, script);
       double shipped = torchSamplesPerSecond(batch, optimizer, script, false);
-      std::printf("| %s | %lld | %.0f | %.0f | %s | %.0f |\n", optimizer, (long long)batch, loom,
-                  torch, torch > 0 ? std::to_string(loom / torch).substr(0, 4).c_str() : "n/a",
+      std::printf("| %s | %lld | %.0f | %.0f | %s | %s | %.0f |\n", optimizer, (long long)batch,
+                  loom, torch, bench::ratioText(torch > 0 ? loom / torch : 0).c_str(),
+                  bench::ratioText(torch > 0 ? bench::speedupBound(batch / torch, productFlops(batch), gemm)
+                                  : 0)
+                      .c_str(),
                   shipped);
       std::fflush(stdout);
     }

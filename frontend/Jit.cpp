@@ -225,27 +225,35 @@ struct JitFunction::Impl {
   }
 
   /// The program for the client's GPUs (LOOM_DEVICE=cuda): compiled by the GPU pipeline for
-  /// their chip. Not cached on disk yet.
+  /// their chip, through the compile cache.
   std::shared_ptr<const rt::Executable> compileForGpu(mlir::ModuleOp module,
                                                       const rt::CudaPlatform &gpu,
                                                       std::chrono::steady_clock::time_point start) {
     mlir::loom::GpuCompileOptions compileOptions;
+    compileOptions.useCache = options.useCache;
     compileOptions.chip = gpu.chip();
     compileOptions.dumpDir = dumpDir("lowering");
     auto compiled = mlir::loom::compileForGpu(module, compileOptions);
     if (!compiled.ok())
       throw Error(fmt::format("{}: compilation for {} failed: {}", options.name,
                               gpu.description(), compiled.status().message()));
+    stats.cacheHits += compiled->cacheHit;
     stats.lastCompileSeconds = since(start);
     stats.lastLowerSeconds = compiled->lowerSeconds;
+    stats.lastCodegenSeconds = compiled->codegenSeconds;
     stats.lastLoadSeconds = compiled->loadSeconds;
     stats.lastKernels = compiled->kernels;
     if (mlir::loom::compileTimingEnabled())
       fmt::print(stderr,
-                 "loom: compile timing of '{}' for {}: trace {:.2f} s, MLIR GPU pipeline {:.2f} "
-                 "s ({} kernels), host code {:.2f} s\n",
+                 "loom: compile timing of '{}' for {}: trace {:.2f} s, {}load {:.2f} s\n",
                  options.name, gpu.description(), stats.lastTraceSeconds,
-                 compiled->lowerSeconds, compiled->kernels, compiled->loadSeconds);
+                 compiled->cacheHit
+                     ? std::string("program from the compile cache, ")
+                     : fmt::format("MLIR GPU pipeline {:.2f} s ({} kernels), host codegen "
+                                   "{:.2f} s, ",
+                                   compiled->lowerSeconds, compiled->kernels,
+                                   compiled->codegenSeconds),
+                 compiled->loadSeconds);
     return compiled->executable;
   }
 };

@@ -91,8 +91,11 @@ public:
       return "*";
     case Kind::List: {
       std::string s = "[";
-      for (size_t i = 0; i < items.size(); ++i)
-        s += (i ? "," : "") + items[i].structure();
+      for (size_t i = 0; i < items.size(); ++i) {
+        if (i) // appended apart: GCC 12 misreads `"," + string` as an overlapping copy
+          s += ',';
+        s += items[i].structure();
+      }
       return s + "]";
     }
     case Kind::Dict: {

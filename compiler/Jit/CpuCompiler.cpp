@@ -190,7 +190,10 @@ mlir::loom::entryLayouts(ModuleOp module, StringRef entry) {
 }
 
 rt::StatusOr<CpuCompileResult> mlir::loom::compileForCpu(ModuleOp module,
-                                                         const CpuCompileOptions &options) {
+                                                         const CpuCompileOptions &given) {
+  // A dump asks for the pipeline's stages, which a cached program or kernel would skip.
+  CpuCompileOptions options = given;
+  options.useCache = given.useCache && given.dumpDir.empty();
   initializeNativeTarget();
   DialectRegistry registry;
   appendCpuPipelineDialects(registry);

@@ -32,7 +32,8 @@ struct CpuCompileOptions {
   /// Calls the timeline profiler around each kernel (also whenever the profiler is recording,
   /// see runtime/Profiler.h).
   bool profileKernels = false;
-  /// If not empty, the module after each pipeline stage is written here (for debugging).
+  /// If not empty, the module after each pipeline stage is written here (for debugging);
+  /// such a compile skips the cache.
   std::string dumpDir;
 };
 

@@ -1,66 +1,35 @@
 // Implementation of compileForGpu: Loom IR -> GPU pipeline (cubins in gpu.binary ops, host
-// code in the LLVM dialect) -> LLVM IR -> LLJIT.
+// code in the LLVM dialect) -> LLVM IR -> the host code's object, cached on disk -> LLJIT.
 #include "compiler/Jit/GpuCompiler.h"
 
+#include "compiler/Jit/CompilationCache.h"
 #include "compiler/Jit/CompileSupport.h"
+#include "compiler/Jit/CompilerFingerprint.h"
 #include "compiler/Jit/CpuCompiler.h"
 #include "compiler/Jit/DiagnosticCollector.h"
-#include "compiler/Jit/RuntimeSymbols.h"
+#include "compiler/Jit/GpuHostCode.h"
 #include "compiler/Pipeline/CpuPipeline.h"
 #include "compiler/Pipeline/GpuPipeline.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Export.h"
-#include "llvm/ExecutionEngine/Orc/LLJIT.h"
-#include "llvm/ExecutionEngine/Orc/ThreadSafeModule.h"
-#include "llvm/IR/Constants.h"
-#include "llvm/IR/Module.h"
+#include "llvm/Config/llvm-config.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
-#include "llvm/IR/LegacyPassManager.h"
-#include "llvm/MC/TargetRegistry.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
 
 #include <chrono>
-#include <cstdio>
 #include <cstdlib>
+#include <optional>
 
 using namespace mlir;
 using namespace mlir::loom;
 namespace rt = ::loom::rt;
 
 namespace {
-
-/// The functions listed in `name` (llvm.global_ctors or llvm.global_dtors), which the global
-/// is then removed from `module`, made callable by name. The embedded cubins register
-/// themselves in such constructors; the JIT calls them explicitly instead of relying on a
-/// platform that runs static initializers.
-std::vector<std::string> takeInitializers(llvm::Module &module, const char *name) {
-  std::vector<std::string> functions;
-  llvm::GlobalVariable *list = module.getNamedGlobal(name);
-  if (!list)
-    return functions;
-  if (auto *entries = llvm::dyn_cast<llvm::ConstantArray>(list->getInitializer()))
-    for (llvm::Use &entry : entries->operands())
-      if (auto *fields = llvm::dyn_cast<llvm::ConstantStruct>(entry.get()))
-        if (auto *fn = llvm::dyn_cast<llvm::Function>(fields->getOperand(1))) {
-          fn->setLinkage(llvm::GlobalValue::ExternalLinkage);
-          functions.push_back(fn->getName().str());
-        }
-  list->eraseFromParent();
-  return functions;
-}
-
-/// What an executable's code needs while it lives: the JIT, and the module unloads to call
-/// when it goes.
-struct LoadedGpuCode {
-  std::unique_ptr<llvm::orc::LLJIT> jit;
-  std::vector<void (*)()> unloads;
-  ~LoadedGpuCode() {
-    for (auto unload : unloads)
-      unload();
-  }
-};
 
 /// The GPU pipeline on a clone of `module`, translated to LLVM IR in `llvmContext`.
 rt::StatusOr<std::unique_ptr<llvm::Module>> lowerToLLVM(ModuleOp module,
@@ -94,15 +63,46 @@ rt::StatusOr<std::unique_ptr<llvm::Module>> lowerToLLVM(ModuleOp module,
   return llvmModule;
 }
 
-/// The outputs placed in donated inputs, as loom-emit-entry exports them (the count, then one
-/// input index or -1 per output); empty when none is.
-std::vector<int> outputAliasesOf(const llvm::Module &module) {
-  std::vector<int> aliases;
-  if (auto *table = module.getNamedGlobal("loom_output_aliases"))
-    if (auto *values = llvm::dyn_cast<llvm::ConstantDataArray>(table->getInitializer()))
-      for (unsigned i = 1; i < values->getNumElements(); ++i)
-        aliases.push_back(static_cast<int>(values->getElementAsInteger(i)));
-  return aliases;
+/// The cache key of `module` compiled for `options.chip` on this host: the module (without
+/// locations), the compiler's sources, LLVM, the host CPU and the CUDA toolkit's ptxas (its
+/// size and time stand for its version: a toolkit upgrade assembles other cubins).
+rt::StatusOr<std::string> gpuCacheKey(ModuleOp module, const GpuCompileOptions &options) {
+  auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!jtmb)
+    return internalError(llvm::toString(jtmb.takeError()));
+  auto tm = jtmb->createTargetMachine();
+  if (!tm)
+    return internalError(llvm::toString(tm.takeError()));
+  std::string moduleText;
+  {
+    llvm::raw_string_ostream os(moduleText);
+    module->print(os, OpPrintingFlags().enableDebugInfo(false));
+  }
+  std::string ptxas = "no ptxas";
+  llvm::sys::fs::file_status status;
+  if (!llvm::sys::fs::status(std::string(kCudaToolkit) + "/bin/ptxas", status))
+    ptxas = std::to_string(status.getSize()) + "@" +
+            std::to_string(llvm::sys::toTimeT(status.getLastModificationTime()));
+  return CompilationCache::hashKey(
+      {"loom-gpu-1", LOOM_COMPILER_FINGERPRINT, LLVM_VERSION_STRING,
+       (*tm)->getTargetTriple().str(), (*tm)->getTargetCPU().str(),
+       (*tm)->getTargetFeatureString().str(), ptxas, options.chip, options.entry, moduleText});
+}
+
+/// Host code for `module`: the GPU pipeline, then LLVM's codegen for the host CPU.
+rt::StatusOr<GpuHostCode> generateHostCode(ModuleOp module, const GpuCompileOptions &options,
+                                           GpuCompileResult &result) {
+  auto start = std::chrono::steady_clock::now();
+  llvm::LLVMContext llvmContext;
+  int kernels = 0;
+  auto lowered = lowerToLLVM(module, options, llvmContext, kernels);
+  if (!lowered.ok())
+    return lowered.status();
+  result.lowerSeconds = secondsSince(start);
+  start = std::chrono::steady_clock::now();
+  auto code = emitGpuHostCode(**lowered, kernels);
+  result.codegenSeconds = secondsSince(start);
+  return code;
 }
 
 } // namespace
@@ -113,62 +113,60 @@ rt::StatusOr<GpuCompileResult> mlir::loom::compileForGpu(ModuleOp module,
   auto layouts = entryLayouts(module, options.entry);
   if (!layouts.ok())
     return layouts.status();
+  // A dump asks for the pipeline's stages, which a cached program would skip.
+  bool useCache = options.useCache && options.dumpDir.empty();
+  CompilationCache cache(options.cacheDir);
+  std::string key;
+  if (useCache) {
+    auto made = gpuCacheKey(module, options);
+    if (!made.ok())
+      return made.status();
+    key = std::move(*made);
+  }
 
   GpuCompileResult result;
-  auto start = std::chrono::steady_clock::now();
-  auto llvmContext = std::make_unique<llvm::LLVMContext>();
-  auto lowered = lowerToLLVM(module, options, *llvmContext, result.kernels);
-  if (!lowered.ok())
-    return lowered.status();
-  std::unique_ptr<llvm::Module> llvmModule = std::move(*lowered);
-  result.lowerSeconds = secondsSince(start);
-  start = std::chrono::steady_clock::now();
-  std::vector<int> outputAliases = outputAliasesOf(*llvmModule);
-  std::vector<std::string> loads = takeInitializers(*llvmModule, "llvm.global_ctors");
-  std::vector<std::string> unloads = takeInitializers(*llvmModule, "llvm.global_dtors");
-
-  auto jit = llvm::orc::LLJITBuilder().create();
-  if (!jit)
-    return internalError(llvm::toString(jit.takeError()));
-  if (llvm::Error err = defineRuntimeSymbols(**jit))
-    return internalError(llvm::toString(std::move(err)));
-  llvmModule->setDataLayout((*jit)->getDataLayout());
-  if (llvm::Error err = (*jit)->addIRModule(
-          llvm::orc::ThreadSafeModule(std::move(llvmModule), std::move(llvmContext))))
-    return internalError(llvm::toString(std::move(err)));
-  auto code = std::make_shared<LoadedGpuCode>();
-  code->jit = std::move(*jit);
-  auto lookup = [&](const std::string &name) -> rt::StatusOr<void *> {
-    auto symbol = code->jit->lookup(name);
-    if (!symbol)
-      return internalError("the GPU program lacks '" + name + "': " +
-                      llvm::toString(symbol.takeError()));
-    return symbol->toPtr<void *>();
+  std::optional<GpuHostCode> code;
+  if (useCache)
+    if (std::optional<std::string> blob = cache.load(key)) {
+      code = GpuHostCode::unpack(*blob);
+      if (!code)
+        cache.discard(key, "is not a GPU program's host code");
+    }
+  result.cacheHit = code.has_value();
+  auto generate = [&]() -> rt::Status {
+    auto generated = generateHostCode(module, options, result);
+    if (!generated.ok())
+      return generated.status();
+    code = std::move(*generated);
+    if (useCache)
+      cache.store(key, code->pack());
+    return rt::Status::ok();
   };
-  for (const std::string &name : loads) {
-    auto fn = lookup(name);
-    if (!fn.ok())
-      return fn.status();
-    reinterpret_cast<void (*)()>(*fn)(); // registers a cubin; touches no GPU yet
-  }
-  for (const std::string &name : unloads) {
-    auto fn = lookup(name);
-    if (!fn.ok())
-      return fn.status();
-    code->unloads.push_back(reinterpret_cast<void (*)()>(*fn));
-  }
-  auto entry = lookup("loom_entry");
-  if (!entry.ok())
-    return entry.status();
+  if (!code)
+    if (rt::Status status = generate(); !status.isOk())
+      return status;
 
+  auto start = std::chrono::steady_clock::now();
+  auto loaded = loadGpuHostCode(*code, options.entry);
+  if (!loaded.ok() && result.cacheHit) {
+    // A whole entry that still does not load (another LLVM wrote it?): compile afresh.
+    cache.discard(key, "does not load (" + loaded.status().message() + ")");
+    result.cacheHit = false;
+    if (rt::Status status = generate(); !status.isOk())
+      return status;
+    loaded = loadGpuHostCode(*code, options.entry);
+  }
+  if (!loaded.ok())
+    return loaded.status();
   auto executable = std::make_shared<rt::Executable>();
   executable->name = options.entry;
-  executable->entry = reinterpret_cast<rt::Executable::EntryFn>(*entry);
+  executable->entry = reinterpret_cast<rt::Executable::EntryFn>((*loaded)->entry);
   executable->inputs = std::move(layouts->first);
   executable->outputs = std::move(layouts->second);
-  executable->outputAliases = std::move(outputAliases);
-  executable->keepAlive = code;
+  executable->outputAliases = code->outputAliases;
+  executable->keepAlive = *loaded;
   result.executable = std::move(executable);
+  result.kernels = code->kernels;
   result.loadSeconds = secondsSince(start);
   return result;
 }
@@ -188,32 +186,23 @@ rt::StatusOr<GpuBundleInfo> mlir::loom::writeGpuSharedObject(ModuleOp module,
   if (!lowered.ok())
     return lowered.status();
   llvm::Module &llvmModule = **lowered;
-  info.outputAliases = outputAliasesOf(llvmModule);
+  info.outputAliases = gpuOutputAliases(llvmModule);
 
   // Only loom_entry is the object's to export: its functions are called main and the like,
   // which the loading program would otherwise interpose with its own.
   for (llvm::Function &fn : llvmModule)
     if (!fn.isDeclaration() && fn.getName() != "loom_entry")
       fn.setLinkage(llvm::GlobalValue::InternalLinkage);
-  auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
-  if (!jtmb)
-    return internalError(llvm::toString(jtmb.takeError()));
-  jtmb->setRelocationModel(llvm::Reloc::PIC_);
-  auto tm = jtmb->createTargetMachine();
-  if (!tm)
-    return internalError(llvm::toString(tm.takeError()));
-  llvmModule.setDataLayout((*tm)->createDataLayout());
-  llvmModule.setTargetTriple((*tm)->getTargetTriple());
+  auto emitted = emitHostObject(llvmModule, /*positionIndependent=*/true);
+  if (!emitted.ok())
+    return emitted.status();
   std::string object = path + ".o";
   {
     std::error_code error;
     llvm::raw_fd_ostream out(object, error);
     if (error)
       return internalError("cannot write " + object + ": " + error.message());
-    llvm::legacy::PassManager pm;
-    if ((*tm)->addPassesToEmitFile(pm, out, nullptr, llvm::CodeGenFileType::ObjectFile))
-      return internalError("the host target cannot emit an object file");
-    pm.run(llvmModule);
+    out << *emitted;
   }
   // The system's C compiler links it (no LLVM is needed where it runs).
   std::string link = "cc -shared -Wl,-Bsymbolic -o '" + path + "' '" + object + "'";

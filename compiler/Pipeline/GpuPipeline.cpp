@@ -73,7 +73,7 @@ std::vector<std::string> mlir::loom::gpuToBinaryPasses(const std::string &chip) 
       "gpu.module(expand-strided-metadata,lower-affine,convert-scf-to-cf,convert-gpu-to-nvvm,"
       "convert-math-to-llvm,canonicalize,reconcile-unrealized-casts)",
       // LLVM's NVPTX backend writes PTX; the CUDA toolkit's ptxas assembles the cubin.
-      "gpu-module-to-binary{format=bin toolkit=/usr/local/cuda}",
+      std::string("gpu-module-to-binary{format=bin toolkit=") + kCudaToolkit + "}",
   };
 }
 

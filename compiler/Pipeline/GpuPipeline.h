@@ -34,6 +34,9 @@
 
 namespace mlir::loom {
 
+/// Where the CUDA toolkit is whose ptxas assembles the cubins.
+inline constexpr const char *kCudaToolkit = "/usr/local/cuda";
+
 /// The passes of each GPU stage, in order, as textual pass specifications.
 const std::vector<std::string> &gpuBufferizePasses();
 const std::vector<std::string> &gpuKernelPasses();

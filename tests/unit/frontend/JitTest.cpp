@@ -88,6 +88,28 @@ TEST(Jit, DumpsEachFunctionsStagesInItsOwnFolder) {
   fs::remove_all(dir);
 }
 
+// A program already in the on-disk cache still shows its lowering stages when a dump is
+// asked for: such a compile skips the cache.
+TEST(Jit, DumpsTheStagesOfACachedProgram) {
+  namespace fs = std::filesystem;
+  fs::path dir = fs::temp_directory_path() / ("loom-dump-cached-" + std::to_string(::getpid()));
+  for (int run = 0; run < 2; ++run) {
+    fs::remove_all(dir);
+    Array x = iotaArray({4});
+    auto cached = jit([](Tensor x) { return x * 3.0; }, {.name = "triple"});
+    EXPECT_EQ(cached(x).to_host<float>()[1], x.to_host<float>()[1] * 3.0f);
+    auto dumped = jit([](Tensor x) { return x * 3.0; }, {.name = "triple", .dumpIrDir = dir.string()});
+    EXPECT_EQ(dumped(x).to_host<float>()[1], x.to_host<float>()[1] * 3.0f);
+    EXPECT_EQ(dumped.stats().cacheHits, 0) << "run " << run;
+    bool entry = false;
+    if (fs::exists(dir / "triple" / "lowering"))
+      for (const auto &file : fs::recursive_directory_iterator(dir / "triple" / "lowering"))
+        entry |= file.path().filename().string().ends_with("_loom-emit-entry.mlir");
+    EXPECT_TRUE(entry) << "run " << run << ": no lowering stages under " << dir;
+  }
+  fs::remove_all(dir);
+}
+
 TEST(Jit, ReturnsTuplesAndScalars) {
   auto f = jit([](Tensor x) { return std::make_tuple(sum(x), max(x, {1})); });
   auto [total, rowMax] = f(iotaArray({2, 3}));
