@@ -14,6 +14,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/Config/llvm-config.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/IR/Module.h"
@@ -55,7 +56,10 @@ rt::StatusOr<std::unique_ptr<llvm::Module>> lowerToLLVM(ModuleOp module,
       return internalError("lowering '" + options.entry + "' for the GPU failed:\n" +
                       diagnostics.text);
   }
-  kernels = static_cast<int>(llvm::range_size(clone->getOps<gpu::BinaryOp>()));
+  // The kernels launched: the launches stay gpu.launch_func ops until the translation.
+  llvm::DenseSet<Attribute> launched;
+  clone->walk([&](gpu::LaunchFuncOp launch) { launched.insert(launch.getKernel()); });
+  kernels = static_cast<int>(launched.size());
   std::unique_ptr<llvm::Module> llvmModule = translateModuleToLLVMIR(*clone, llvmContext);
   if (!llvmModule)
     return internalError("translating '" + options.entry + "' to LLVM IR failed:\n" +

@@ -44,7 +44,7 @@ struct GpuHostCode {
 std::vector<int> gpuOutputAliases(const llvm::Module &module);
 
 /// `module` compiled for this machine's CPU into an object file (position independent for a
-/// shared object).
+/// shared object), without optimisation: the host code only launches.
 ::loom::rt::StatusOr<std::string> emitHostObject(llvm::Module &module, bool positionIndependent);
 
 /// Loaded host code: the JIT owning it, its entry, and the unloads to call when it goes.

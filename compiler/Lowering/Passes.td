@@ -1016,3 +1016,18 @@ def GpuAtomicScatter : Pass<"loom-gpu-atomic-scatter"> {
 }
 
 #endif // LOOM_LOWERING_PASSES_TD
+
+def GpuMergeKernelModules : Pass<"loom-gpu-merge-kernel-modules", "ModuleOp"> {
+  let summary = "Puts every outlined kernel in one gpu.module, so that ptxas runs once.";
+  let description = [{
+    `gpu-kernel-outlining` gives each kernel a gpu.module of its own, and
+    `gpu-module-to-binary` then runs LLVM's NVPTX backend and the CUDA toolkit's `ptxas`, a
+    process, once per module: a GPT train step has hundreds of kernels, and ptxas alone took
+    6.0 s for the small GPT's 350 modules against 1.3 s for the same kernels in one. This
+    pass moves every module's contents into one gpu.module, `loom_kernels`, each kernel
+    renamed after the module it came from (outlining names every kernel after its function,
+    its module uniquely); other symbols that would clash are renamed in their module first.
+    The launches then name the merged module's kernels.
+  }];
+  let dependentDialects = ["mlir::gpu::GPUDialect"];
+}

@@ -53,6 +53,9 @@ const std::vector<std::string> &mlir::loom::gpuKernelPasses() {
       "canonicalize",
       "func.func(gpu-launch-sink-index-computations)",
       "gpu-kernel-outlining",
+      // One module of kernels: one PTX file, one ptxas run (a process per module cost the
+      // small GPT step 6 s of its 8 s pipeline).
+      "loom-gpu-merge-kernel-modules",
       "lower-affine",
       "canonicalize",
       "cse",

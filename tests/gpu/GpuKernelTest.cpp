@@ -80,10 +80,12 @@ protected:
     return v;
   }
 
-  /// Loads `cubin` and launches its kernel on `blocks` x `threads` with `args`, and waits.
-  void launch(const std::string &cubin, std::array<unsigned, 3> blocks,
-              std::array<unsigned, 3> threads, const std::vector<CudaArg> &args) {
-    auto kernel = loom::rt::CudaKernel::load(*cuda, cubin);
+  /// Loads `cubin` and launches its kernel `function` on `blocks` x `threads` with `args`,
+  /// and waits.
+  void launch(const std::string &cubin, const std::string &function,
+              std::array<unsigned, 3> blocks, std::array<unsigned, 3> threads,
+              const std::vector<CudaArg> &args) {
+    auto kernel = loom::rt::CudaKernel::load(*cuda, cubin, function);
     ASSERT_TRUE(kernel.ok()) << kernel.status().message();
     loom::rt::Status s = kernel->launch(blocks, threads, args);
     ASSERT_TRUE(s.isOk()) << s.message();
@@ -103,13 +105,21 @@ std::vector<float> randomValues(size_t n, unsigned seed) {
   return v;
 }
 
-TEST(GpuPipeline, EveryKernelOfTheProgramsBecomesACubin) {
+// Each program's kernels are one cubin (loom-gpu-merge-kernel-modules), which names them all.
+TEST(GpuPipeline, EveryKernelOfTheProgramsIsInTheirCubin) {
   const std::vector<std::string> &programs = compilePrograms();
   ASSERT_EQ(programs.size(), 2u);
-  EXPECT_EQ(cubinFromIr(programs[0], "main_kernel").substr(0, 4), "\x7f" "ELF") << programs[0];
-  for (const char *k : {"main_kernel", "main_kernel_0", "main_kernel_1", "main_kernel_2",
-                        "main_kernel_3", "main_kernel_4"})
-    EXPECT_EQ(cubinFromIr(programs[1], k).substr(0, 4), "\x7f" "ELF") << k;
+  for (const std::string &program : programs) {
+    EXPECT_EQ(program.find("gpu.binary @", program.find("gpu.binary @") + 1), std::string::npos)
+        << "more than one binary:\n" << program;
+    std::string cubin = cubinFromIr(program, "loom_kernels");
+    EXPECT_EQ(cubin.substr(0, 4), "\x7f" "ELF") << program;
+    int kernels = &program == &programs[0] ? 1 : 6;
+    for (int i = 0; i < kernels; ++i) {
+      std::string name = i == 0 ? "main_kernel" : "main_kernel_" + std::to_string(i - 1);
+      EXPECT_NE(cubin.find(name + '\0'), std::string::npos) << name << " is not in the cubin";
+    }
+  }
 }
 
 TEST_F(GpuKernels, AFusedElementwiseChainMatchesTheCpu) {
@@ -120,7 +130,7 @@ TEST_F(GpuKernels, AFusedElementwiseChainMatchesTheCpu) {
             std::string::npos);
   std::vector<float> x = randomValues(4096, 1), y = randomValues(4096, 2);
   CUdeviceptr dx = upload(x), dy = upload(y), dout = upload(std::vector<float>(4096));
-  launch(cubinFromIr(programs[0], "main_kernel"), {16, 1, 1}, {256, 1, 1},
+  launch(cubinFromIr(programs[0], "loom_kernels"), "main_kernel", {16, 1, 1}, {256, 1, 1},
          {Buffer{dx, {4096}}, Buffer{dy, {4096}}, Buffer{dout, {4096}}});
   std::vector<float> out = download(dout, 4096);
   for (size_t i = 0; i < out.size(); ++i)
@@ -138,20 +148,21 @@ TEST_F(GpuKernels, ARowSoftmaxMatchesTheCpu) {
   // The six launches of the host function, in order: fill -inf, row max, exp(x - max),
   // fill 0, row sum, divide (the elementwise ones over [1024, 512] collapsed into one dim,
   // the row max and sum a block of 128 threads per row: loom-gpu-block-reductions).
-  ASSERT_NE(ir.find("@main_kernel_1::@main_kernel blocks in (%c2048, %c1, %c1) threads in "
+  ASSERT_NE(ir.find("@loom_kernels::@main_kernel_1 blocks in (%c2048, %c1, %c1) threads in "
                     "(%c256, %c1, %c1)  args(%arg0 : memref<1024x512xf32>, %memref : "
                     "memref<1024xf32>, %arg1 : memref<1024x512xf32>)"),
             std::string::npos);
-  ASSERT_NE(ir.find("@main_kernel_0::@main_kernel blocks in (%c1024, %c1, %c1) threads in "
+  ASSERT_NE(ir.find("@loom_kernels::@main_kernel_0 blocks in (%c1024, %c1, %c1) threads in "
                     "(%c128, %c1, %c1)  args(%memref : memref<1024xf32>, %arg0 : "
                     "memref<1024x512xf32>)"),
             std::string::npos);
-  launch(cubinFromIr(ir, "main_kernel"), {4, 1, 1}, {256, 1, 1}, {Tmp});
-  launch(cubinFromIr(ir, "main_kernel_0"), {1024, 1, 1}, {128, 1, 1}, {Tmp, X});
-  launch(cubinFromIr(ir, "main_kernel_1"), {2048, 1, 1}, {256, 1, 1}, {X, Tmp, Out});
-  launch(cubinFromIr(ir, "main_kernel_2"), {4, 1, 1}, {256, 1, 1}, {Tmp});
-  launch(cubinFromIr(ir, "main_kernel_3"), {1024, 1, 1}, {128, 1, 1}, {Tmp, Out});
-  launch(cubinFromIr(ir, "main_kernel_4"), {2048, 1, 1}, {256, 1, 1}, {Out, Tmp});
+  std::string cubin = cubinFromIr(ir, "loom_kernels");
+  launch(cubin, "main_kernel", {4, 1, 1}, {256, 1, 1}, {Tmp});
+  launch(cubin, "main_kernel_0", {1024, 1, 1}, {128, 1, 1}, {Tmp, X});
+  launch(cubin, "main_kernel_1", {2048, 1, 1}, {256, 1, 1}, {X, Tmp, Out});
+  launch(cubin, "main_kernel_2", {4, 1, 1}, {256, 1, 1}, {Tmp});
+  launch(cubin, "main_kernel_3", {1024, 1, 1}, {128, 1, 1}, {Tmp, Out});
+  launch(cubin, "main_kernel_4", {2048, 1, 1}, {256, 1, 1}, {Out, Tmp});
   std::vector<float> out = download(dout, 1024 * 512);
   for (int r = 0; r < 1024; ++r) {
     float m = -INFINITY;
