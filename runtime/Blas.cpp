@@ -1,6 +1,7 @@
 // OpenBLAS behind the runtime's GEMM C ABI (see Blas.h).
 #include "runtime/Blas.h"
 #include "runtime/Profiler.h"
+#include "runtime/SmallGemm.h"
 #include "runtime/WorkerPool.h"
 
 #include <algorithm>
@@ -38,6 +39,12 @@ constexpr int64_t kTinyNarrowProduct = int64_t(1) << 22;
 /// runs on OpenBLAS's threads, which also split its columns.
 constexpr int64_t kSmallProduct = int64_t(1) << 24;
 
+/// Where smallGemm's kernel runs a block (registerKernelPays): inner dim, bytes of A's block,
+/// and bytes of A read over the block's passes at most.
+constexpr int64_t kMaxRegisterKernelDepth = 1024;
+constexpr int64_t kMaxRegisterKernelBlock = int64_t(512) << 10;
+constexpr int64_t kMaxRegisterKernelTraffic = int64_t(4) << 20;
+
 /// The OpenBLAS thread count setBlasThreads chose, or OpenBLAS's own before any call here.
 std::atomic<int> configuredThreads{0};
 int configuredBlasThreads() {
@@ -56,6 +63,22 @@ struct BatchedGemm {
   int64_t batch, outerCount, aOuter, bOuter, cOuter;
   /// Each product's rows of C in this many blocks, each a unit of work.
   int64_t rowBlocks = 1;
+  /// Whether each unit runs on one thread (OpenBLAS's threads would otherwise split it).
+  bool unitsOnOneThread = false;
+  /// Whether blocks run on smallGemm's register-tiled kernel rather than OpenBLAS, where
+  /// units run on one thread each. smallGemm's kernel reads its operands in place, without OpenBLAS's packing: faster where
+  /// a block's rows of A stay in L2 across its passes, one per 64 columns of B. In training
+  /// steps of the tiny GPT the products it took ran at 179-209 GFLOP/s against OpenBLAS's
+  /// 161-184 (2 cores); where A's block or its passes outgrow L2 (k = 1024, 2048 x 512 x
+  /// 1024) it fell to half of OpenBLAS's rate. B must not be transposed.
+  bool registerKernelPays() const {
+    if constexpr (!std::is_same_v<T, float>)
+      return false;
+    int64_t blockBytes = (m + rowBlocks - 1) / rowBlocks * k * int64_t(sizeof(T));
+    return unitsOnOneThread && tb == CblasNoTrans && k <= kMaxRegisterKernelDepth &&
+           blockBytes <= kMaxRegisterKernelBlock &&
+           (n + 63) / 64 * blockBytes <= kMaxRegisterKernelTraffic && loom::rt::smallGemmHasKernel();
+  }
   /// Whether a unit runs its block of rows for every outer index, in order: where the outer
   /// products sum into one C (its outer stride 0), so that no two units write the same rows,
   /// and where they share A (its outer stride 0), so that the block's rows of A stay in cache
@@ -66,19 +89,29 @@ struct BatchedGemm {
   /// Units [begin, end) of the products() x rowBlocks ones, the block running fastest, then
   /// the batch's index.
   void run(int64_t begin, int64_t end) const {
+    bool registers = registerKernelPays();
     for (int64_t i = begin; i < end; ++i) {
       int64_t product = i / rowBlocks, block = i % rowBlocks;
       if (unitsRunOuter())
         for (int64_t o = 0; o < outerCount; ++o)
-          runBlock(o, product, block, o > 0 && cOuter == 0 ? T(1) : beta);
+          runBlock(o, product, block, o > 0 && cOuter == 0 ? T(1) : beta, registers);
       else
-        runBlock(product / batch, product % batch, block, beta);
+        runBlock(product / batch, product % batch, block, beta, registers);
     }
   }
-  void runBlock(int64_t o, int64_t j, int64_t block, T blockBeta) const {
+  void runBlock(int64_t o, int64_t j, int64_t block, T blockBeta, bool registers) const {
     int64_t first = m * block / rowBlocks, rows = m * (block + 1) / rowBlocks - first;
     // Row r of op(A) starts at row r of A, or at column r of a transposed A.
     int64_t aRow = ta == CblasTrans ? first : first * lda;
+    if constexpr (std::is_same_v<T, float>)
+      if (registers) {
+        bool t = ta == CblasTrans;
+        loom::rt::smallGemm(rows, n, k, 1.0f,
+                            {pa + o * aOuter + j * aStride + aRow, t ? 1 : lda, t ? lda : 1},
+                            pb + o * bOuter + j * bStride, ldb, blockBeta,
+                            pc + o * cOuter + j * cStride + first * ldc, ldc);
+        return;
+      }
     call(CblasRowMajor, ta, tb, rows, n, k, T(1), pa + o * aOuter + j * aStride + aRow, lda,
          pb + o * bOuter + j * bStride, ldb, blockBeta,
          pc + o * cOuter + j * cStride + first * ldc, ldc);
@@ -124,6 +157,7 @@ void gemm(Gemm call, int64_t batch, int64_t m, int64_t n, int64_t k, int64_t a, 
   int64_t products = batched.products();
   int threads = loom::rt::currentKernelThreads();
   if (threads < 2) {
+    batched.unitsOnOneThread = configuredBlasThreads() == 1;
     batched.run(0, products); // on OpenBLAS's threads, as many as the device's share
     return;
   }
@@ -146,6 +180,7 @@ void gemm(Gemm call, int64_t batch, int64_t m, int64_t n, int64_t k, int64_t a, 
   // depends only on its shape and the device's thread count, so a program gives the same bits
   // on every run; splits differ only in float rounding.
   loom::rt::OneBlasThread oneThread;
+  batched.unitsOnOneThread = true;
   loom_rt_parallel_for(&BatchedGemm<T, Gemm>::chunk, &batched, units, 1);
 }
 

@@ -1,9 +1,12 @@
 // Tests of the runtime's GEMM entry points (runtime/Blas.h) against a plain triple loop in
 // double, on pools of 1, 2 and 3 threads: products split into blocks of rows on the pool,
 // narrow and batched ones, transposed operands, accumulation (beta 1), offsets, padded
-// leading dimensions and an outer batch (also one summed into C); and that a product with
-// enough rows runs on the pool's threads (the split) while one with a few rows does not.
+// leading dimensions and an outer batch (also one summed into C), each on smallGemm's register
+// kernel where it pays and on OpenBLAS, and with the register kernel switched off (the path of
+// CPUs without AVX-512); and that a product with enough rows runs on the pool's threads (the
+// split) while one with a few rows does not.
 #include "runtime/Blas.h"
+#include "runtime/SmallGemm.h"
 #include "runtime/WorkerPool.h"
 
 #include <gtest/gtest.h>
@@ -81,6 +84,8 @@ const GemmCase kCases[] = {
     {7, 20, 24, 16, false, false, 1},          // a batch of small products, accumulating
     {3, 140, 66, 17, true, false, 0, 2, 2, 3}, // an outer batch
     {1, 257, 65, 0, false, false},             // k = 0: C = 0
+    {1, 70, 40, 1100, true, false},            // inner dim past the register kernel's
+    {2, 64, 33, 20, false, false, 1, 3, 1, 2}, // outer products, accumulating, ragged columns
 };
 
 class BlasSplitTest : public ::testing::TestWithParam<int> {};
@@ -88,10 +93,15 @@ class BlasSplitTest : public ::testing::TestWithParam<int> {};
 TEST_P(BlasSplitTest, ProductsMatchAPlainLoop) {
   WorkerPool pool(GetParam());
   detail::setCurrentWorkerPool(&pool);
-  for (const GemmCase &c : kCases) {
-    check<float>(c);
-    check<double>(c);
+  for (bool fallback : {false, true}) {
+    SCOPED_TRACE(fallback ? "register kernel off" : "register kernel where it pays");
+    detail::forceSmallGemmFallback(fallback);
+    for (const GemmCase &c : kCases) {
+      check<float>(c);
+      check<double>(c);
+    }
   }
+  detail::forceSmallGemmFallback(false);
   detail::setCurrentWorkerPool(nullptr);
 }
 
