@@ -4,7 +4,8 @@
 // PyTorch's best of 3 runs taken in turns; as many steps with kernels' loops on one thread,
 // in alternating rounds, give the speed-up of the device's worker pool), model FLOP/s as a
 // fraction of the OpenBLAS GEMM rate measured in the same run (the fastest of 20 1024^3
-// products, on OpenBLAS's threads or split as Loom splits them), peak device memory of the
+// products, on OpenBLAS's threads or split as Loom splits them, measured again before each
+// row and the fastest kept), peak device memory of the
 // default step alone, from before its parameters exist (next to the growth of PyTorch's
 // resident memory in training, measured the same way), and host time per step. A third kind
 // of round runs the step compiled with each layer lowered apart (LOOM_OUTLINE_BLOCKS=0)
@@ -55,7 +56,7 @@ TorchRun torchRun(const nn::GptConfig &c, const std::string &script, bool openmp
   return v.empty() ? TorchRun() : TorchRun{v[0], v[1]};
 }
 
-void row(const char *name, const nn::GptConfig &c, double gemmGflops, const std::string &script) {
+void row(const char *name, const nn::GptConfig &c, const std::string &script) {
   optim::AdamWOptions adamw;
   auto step = jit(
       [&](Tree<Tensor> params, Tree<Tensor> state, Tensor ids, Tensor targets, Tensor t) {
@@ -153,6 +154,7 @@ void row(const char *name, const nn::GptConfig &c, double gemmGflops, const std:
   double tokensPerSecond = c.batch * c.seq / bestStepTime;
   double torch = best.tokensPerSecond;
   double shipped = torchRun(c, script, /*openmp=*/false).tokensPerSecond;
+  double gemmGflops = bench::blasGflops(); // measured again: the fastest so far
   double utilisation = c.trainFlopsPerStep() / stepTime / 1e9 / gemmGflops;
   // The dense layers' products alone (6 FLOPs per weight per token; attention left out), so
   // that the bound errs high.
@@ -193,23 +195,21 @@ int main(int argc, char **argv) {
       return std::fprintf(stderr, "loom-gpt-benchmark: unexpected argument '%s'\n%s",
                           arg.c_str(), usage), 2;
   }
-  double gemm = bench::blasGflops();
-  std::printf("OpenBLAS kernels (Loom's and PyTorch's): %s\n", rt::blasKernels().c_str());
-  std::printf("OpenBLAS sgemm 1024^3 in this run (the faster of its threads and Loom's split): "
-              "%.1f GFLOP/s\n\n",
-              gemm);
+  bench::blasGflops();
+  std::printf("OpenBLAS kernels (Loom's and PyTorch's): %s\n\n", rt::blasKernels().c_str());
   std::printf("| config | Loom tokens/s | PyTorch tokens/s (OpenMP OpenBLAS) | Loom / PyTorch "
               "| bound: PyTorch's step / its products at the GEMM rate | PyTorch as shipped | speed-up of the kernels' threads | each layer lowered apart: time / default's "
               "| model FLOP/s / GEMM rate | peak device memory | peak memory "
               "Loom / PyTorch | host time per step | compile |\n");
   std::printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
-  row("tiny", {.vocab = 256, .embed = 128, .layers = 2, .heads = 4, .seq = 64, .batch = 8}, gemm,
-      script);
+  row("tiny", {.vocab = 256, .embed = 128, .layers = 2, .heads = 4, .seq = 64, .batch = 8}, script);
   row("small", {.vocab = 1024, .embed = 256, .layers = 4, .heads = 4, .seq = 128, .batch = 8},
-      gemm, script);
+      script);
   if (medium)
     row("medium",
-        {.vocab = 4096, .embed = 512, .layers = 6, .heads = 8, .seq = 256, .batch = 4}, gemm,
-        script);
+        {.vocab = 4096, .embed = 512, .layers = 6, .heads = 8, .seq = 256, .batch = 4}, script);
+  std::printf("\nGEMM rate: OpenBLAS sgemm 1024^3, the fastest in this run (the faster of its "
+              "threads and Loom's split, measured before each row): %.1f GFLOP/s\n",
+              bench::blasGflops());
   return 0;
 }
