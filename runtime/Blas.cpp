@@ -66,18 +66,20 @@ struct BatchedGemm {
   /// Whether each unit runs on one thread (OpenBLAS's threads would otherwise split it).
   bool unitsOnOneThread = false;
   /// Whether blocks run on smallGemm's register-tiled kernel rather than OpenBLAS, where
-  /// units run on one thread each. smallGemm's kernel reads its operands in place, without OpenBLAS's packing: faster where
-  /// a block's rows of A stay in L2 across its passes, one per 64 columns of B. In training
-  /// steps of the tiny GPT the products it took ran at 179-209 GFLOP/s against OpenBLAS's
-  /// 161-184 (2 cores); where A's block or its passes outgrow L2 (k = 1024, 2048 x 512 x
-  /// 1024) it fell to half of OpenBLAS's rate. B must not be transposed.
+  /// units run on one thread each. The kernel reads its operands in place, without OpenBLAS's
+  /// packing: faster where a block's rows of A stay in L2 across its passes, one per 64
+  /// columns of B. In training steps of the tiny GPT the products it took ran at 179-209
+  /// GFLOP/s against OpenBLAS's 161-184 (2 cores); where A's block or its passes outgrow L2
+  /// (k = 1024, 2048 x 512 x 1024) it fell to half of OpenBLAS's rate. B must not be
+  /// transposed (turning it first cost more than the kernel saved).
   bool registerKernelPays() const {
     if constexpr (!std::is_same_v<T, float>)
       return false;
     int64_t blockBytes = (m + rowBlocks - 1) / rowBlocks * k * int64_t(sizeof(T));
     return unitsOnOneThread && tb == CblasNoTrans && k <= kMaxRegisterKernelDepth &&
            blockBytes <= kMaxRegisterKernelBlock &&
-           (n + 63) / 64 * blockBytes <= kMaxRegisterKernelTraffic && loom::rt::smallGemmHasKernel();
+           (n + 63) / 64 * blockBytes <= kMaxRegisterKernelTraffic &&
+           loom::rt::smallGemmHasKernel();
   }
   /// Whether a unit runs its block of rows for every outer index, in order: where the outer
   /// products sum into one C (its outer stride 0), so that no two units write the same rows,

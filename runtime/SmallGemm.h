@@ -1,8 +1,9 @@
 // Products too small for BLAS's packing to pay: the attention kernel's blocks (32 x 32..256,
-// inner dims 32..256). OpenBLAS packs both operands on every call; at these sizes that ran
-// the attention kernel's products at about 45% of a core's peak. Here the operands are read in
-// place from L1/L2 by a register-tiled AVX-512 kernel; without AVX-512, and for doubles
-// (f64 programs are for exactness), the call goes to OpenBLAS.
+// inner dims 32..256), and the GEMM entry points' blocks whose rows of A stay in L2
+// (runtime/Blas.cpp). OpenBLAS packs both operands on every call; at attention's sizes that
+// ran its products at about 45% of a core's peak. Here the operands are read in place from
+// L1/L2 by a register-tiled AVX-512 kernel; without AVX-512, and for doubles (f64 programs are
+// for exactness), the call goes to OpenBLAS.
 #ifndef LOOM_RUNTIME_SMALLGEMM_H
 #define LOOM_RUNTIME_SMALLGEMM_H
 
