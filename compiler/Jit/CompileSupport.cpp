@@ -1,12 +1,18 @@
 // The native target's one-time setup (see CompileSupport.h).
 #include "compiler/Jit/CompileSupport.h"
 
+#include "compiler/Jit/CompilationCache.h"
+#include "compiler/Jit/CompilerFingerprint.h"
+
 #include "mlir/IR/Verifier.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassInstrumentation.h"
+#include "llvm/Config/llvm-config.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Target/TargetMachine.h"
 
 #include <cstdlib>
 #include <mutex>
@@ -67,4 +73,17 @@ mlir::LogicalResult mlir::loom::runPipeline(PassManager &pm, ModuleOp module) {
   return mlir::emitError(module.getLoc(),
                          "the pipeline produced invalid IR (LOOM_VERIFY_EACH_PASS=1 "
                          "verifies after every pass and names the pass)");
+}
+
+std::string mlir::loom::moduleKeyText(ModuleOp module) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  module->print(os, OpPrintingFlags().enableDebugInfo(false));
+  return text;
+}
+
+std::string mlir::loom::hostKeySalt(const llvm::TargetMachine &target) {
+  return CompilationCache::hashKey({LOOM_COMPILER_FINGERPRINT, LLVM_VERSION_STRING,
+                                    target.getTargetTriple().str(), target.getTargetCPU().str(),
+                                    target.getTargetFeatureString().str()});
 }

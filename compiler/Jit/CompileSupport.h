@@ -1,6 +1,6 @@
 // What the CPU and GPU compilers share around their pipelines: the native target set up once,
-// seconds since a start, an Internal status, the IR dumped after each pass, and when the IR
-// is verified.
+// seconds since a start, an Internal status, the IR dumped after each pass, when the IR is
+// verified, and the parts of their cache keys that describe the module and the host.
 #ifndef LOOM_COMPILER_JIT_COMPILESUPPORT_H
 #define LOOM_COMPILER_JIT_COMPILESUPPORT_H
 
@@ -11,6 +11,10 @@
 
 #include <chrono>
 #include <string>
+
+namespace llvm {
+class TargetMachine;
+}
 
 namespace mlir::loom {
 
@@ -45,6 +49,14 @@ bool verifyEachPass();
 /// Runs `pm` on `module`, verifying after every pass or (see verifyEachPass) the result once;
 /// a failure adds which pass failed to the diagnostics.
 LogicalResult runPipeline(PassManager &pm, ModuleOp module);
+
+/// The module as a cache key sees it: printed without locations (moving a line of the model
+/// does not change the program).
+std::string moduleKeyText(ModuleOp module);
+
+/// The compiler's sources, LLVM's version and the exact host target (`target`'s triple, CPU
+/// and features), hashed: what every object compiled for this host depends on besides its IR.
+std::string hostKeySalt(const llvm::TargetMachine &target);
 
 } // namespace mlir::loom
 

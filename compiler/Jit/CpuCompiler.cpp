@@ -5,7 +5,6 @@
 
 #include "compiler/Jit/CompilationCache.h"
 #include "compiler/Jit/CompileSupport.h"
-#include "compiler/Jit/CompilerFingerprint.h"
 #include "compiler/Jit/DiagnosticCollector.h"
 #include "compiler/Jit/LlvmOptimizer.h"
 #include "compiler/Jit/ObjectEmitter.h"
@@ -212,11 +211,6 @@ rt::StatusOr<CpuCompileResult> mlir::loom::compileForCpu(ModuleOp module,
 
   // The key covers everything that changes the object: the module (without locations),
   // the compiler's own sources, the pipeline, the LLVM version and the exact target.
-  std::string moduleText;
-  {
-    llvm::raw_string_ostream os(moduleText);
-    module->print(os, OpPrintingFlags().enableDebugInfo(false));
-  }
   std::string pipeline = llvm::join(cpuToLinalgPasses(), ",") + ";" +
                          llvm::join(cpuBufferizePasses(), ",") + ";" +
                          llvm::join(cpuToLLVMPasses(), ",") +
@@ -225,11 +219,9 @@ rt::StatusOr<CpuCompileResult> mlir::loom::compileForCpu(ModuleOp module,
                          (outlineBlocks(options) ? "" : ";no-blocks") +
                          (profileKernels(options) ? ";profile" : "");
   // A kernel's object depends on the compiler, LLVM and the target, and on its own text.
-  std::string kernelKeySalt = CompilationCache::hashKey(
-      {LOOM_COMPILER_FINGERPRINT, LLVM_VERSION_STRING, (*tm)->getTargetTriple().str(),
-       (*tm)->getTargetCPU().str(), (*tm)->getTargetFeatureString().str()});
+  std::string kernelKeySalt = hostKeySalt(**tm);
   std::string key = CompilationCache::hashKey(
-      {"loom-cpu-4", kernelKeySalt, pipeline, options.entry, moduleText});
+      {"loom-cpu-4", kernelKeySalt, pipeline, options.entry, moduleKeyText(module)});
 
   CpuCompileResult result;
   CompilationCache cache(options.cacheDir);

@@ -4,7 +4,6 @@
 
 #include "compiler/Jit/CompilationCache.h"
 #include "compiler/Jit/CompileSupport.h"
-#include "compiler/Jit/CompilerFingerprint.h"
 #include "compiler/Jit/CpuCompiler.h"
 #include "compiler/Jit/DiagnosticCollector.h"
 #include "compiler/Jit/GpuHostCode.h"
@@ -15,11 +14,9 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Export.h"
 #include "llvm/ADT/DenseSet.h"
-#include "llvm/Config/llvm-config.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/FileSystem.h"
-#include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
 
 #include <chrono>
@@ -77,20 +74,13 @@ rt::StatusOr<std::string> gpuCacheKey(ModuleOp module, const GpuCompileOptions &
   auto tm = jtmb->createTargetMachine();
   if (!tm)
     return internalError(llvm::toString(tm.takeError()));
-  std::string moduleText;
-  {
-    llvm::raw_string_ostream os(moduleText);
-    module->print(os, OpPrintingFlags().enableDebugInfo(false));
-  }
   std::string ptxas = "no ptxas";
   llvm::sys::fs::file_status status;
   if (!llvm::sys::fs::status(std::string(kCudaToolkit) + "/bin/ptxas", status))
     ptxas = std::to_string(status.getSize()) + "@" +
             std::to_string(llvm::sys::toTimeT(status.getLastModificationTime()));
-  return CompilationCache::hashKey(
-      {"loom-gpu-1", LOOM_COMPILER_FINGERPRINT, LLVM_VERSION_STRING,
-       (*tm)->getTargetTriple().str(), (*tm)->getTargetCPU().str(),
-       (*tm)->getTargetFeatureString().str(), ptxas, options.chip, options.entry, moduleText});
+  return CompilationCache::hashKey({"loom-gpu-1", hostKeySalt(**tm), ptxas, options.chip,
+                                    options.entry, moduleKeyText(module)});
 }
 
 /// Host code for `module`: the GPU pipeline, then LLVM's codegen for the host CPU.
