@@ -17,21 +17,30 @@ namespace {
 
 struct GpuMergeKernelModulesPass
     : mlir::loom::impl::GpuMergeKernelModulesBase<GpuMergeKernelModulesPass> {
+  using GpuMergeKernelModulesBase::GpuMergeKernelModulesBase;
   void runOnOperation() override {
     ModuleOp top = getOperation();
     SmallVector<gpu::GPUModuleOp> modules(top.getOps<gpu::GPUModuleOp>());
     if (modules.empty())
       return; // one module even for one kernel: the kernels' binary has one name
-
+    int64_t perModule = std::max<int64_t>(kernelsPerModule, 1);
+    int64_t count = (static_cast<int64_t>(modules.size()) + perModule - 1) / perModule;
     OpBuilder builder(modules.front());
-    auto merged = gpu::GPUModuleOp::create(builder, top.getLoc(), "loom_kernels");
-    SymbolTable(top).insert(merged); // renamed if the name is taken
-    for (NamedAttribute attr : modules.front()->getDiscardableAttrs())
-      merged->setAttr(attr.getName(), attr.getValue());
-    SymbolTable mergedSymbols(merged);
-    // (module, kernel) -> the kernel's name in the merged module.
-    llvm::DenseMap<std::pair<StringAttr, StringAttr>, StringAttr> renamed;
-    for (gpu::GPUModuleOp module : modules) {
+    SymbolTable topSymbols(top);
+    SmallVector<gpu::GPUModuleOp> merged;
+    for (int64_t i = 0; i < count; ++i) {
+      auto into = gpu::GPUModuleOp::create(
+          builder, top.getLoc(), i == 0 ? "loom_kernels" : "loom_kernels_" + std::to_string(i));
+      topSymbols.insert(into); // renamed if the name is taken
+      for (NamedAttribute attr : modules.front()->getDiscardableAttrs())
+        into->setAttr(attr.getName(), attr.getValue());
+      merged.push_back(into);
+    }
+    // (module, kernel) -> the merged module and the kernel's name there.
+    llvm::DenseMap<std::pair<StringAttr, StringAttr>, SymbolRefAttr> renamed;
+    for (auto [index, module] : llvm::enumerate(modules)) {
+      gpu::GPUModuleOp into = merged[index / perModule];
+      SymbolTable intoSymbols(into);
       // Every symbol is renamed in its own module before anything moves, so that the uses
       // inside the module follow.
       for (Operation &op : llvm::make_early_inc_range(*module.getBody())) {
@@ -40,12 +49,12 @@ struct GpuMergeKernelModulesPass
           continue;
         auto kernel = dyn_cast<gpu::GPUFuncOp>(&op);
         bool isKernel = kernel && kernel.isKernel();
-        std::string name = isKernel ? module.getName().str() : symbol.getName().str();
-        for (int suffix = 0; mergedSymbols.lookup(name) || (name != symbol.getName() &&
-                                                            module.lookupSymbol(name));
+        std::string wanted = isKernel ? module.getName().str() : symbol.getName().str();
+        std::string name = wanted;
+        for (int suffix = 0; intoSymbols.lookup(name) ||
+                             (name != symbol.getName() && module.lookupSymbol(name));
              ++suffix)
-          name = (isKernel ? module.getName().str() : symbol.getName().str()) + "_m" +
-                 std::to_string(suffix);
+          name = wanted + "_m" + std::to_string(suffix);
         StringAttr oldName = symbol.getNameAttr(), newName = builder.getStringAttr(name);
         if (newName != oldName) {
           if (failed(SymbolTable::replaceAllSymbolUses(&op, newName, module)))
@@ -53,12 +62,13 @@ struct GpuMergeKernelModulesPass
           SymbolTable::setSymbolName(&op, newName);
         }
         if (isKernel)
-          renamed[{module.getNameAttr(), oldName}] = newName;
+          renamed[{module.getNameAttr(), oldName}] =
+              SymbolRefAttr::get(into.getNameAttr(), {FlatSymbolRefAttr::get(newName)});
       }
       for (Operation &op : llvm::make_early_inc_range(*module.getBody())) {
-        op.moveBefore(merged.getBody(), merged.getBody()->end());
+        op.moveBefore(into.getBody(), into.getBody()->end());
         if (isa<SymbolOpInterface>(op))
-          mergedSymbols.insert(&op);
+          intoSymbols.insert(&op);
       }
     }
     bool missing = false;
@@ -69,8 +79,7 @@ struct GpuMergeKernelModulesPass
         missing = true;
         return;
       }
-      launch.setKernelAttr(SymbolRefAttr::get(merged.getNameAttr(),
-                                              {FlatSymbolRefAttr::get(it->second)}));
+      launch.setKernelAttr(it->second);
     });
     for (gpu::GPUModuleOp module : modules)
       module.erase();

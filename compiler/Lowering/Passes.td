@@ -1030,7 +1030,31 @@ def GpuMergeKernelModules : Pass<"loom-gpu-merge-kernel-modules", "ModuleOp"> {
     pass moves every module's contents into one gpu.module, `loom_kernels`, each kernel
     renamed after the module it came from (outlining names every kernel after its function,
     its module uniquely); other symbols that would clash are renamed in their module first.
-    The launches then name the merged module's kernels.
+    The launches then name the merged module's kernels. A program of more than
+    `kernels-per-module` kernels gets that many per module, in order (`loom_kernels`,
+    `loom_kernels_1`, ...), which loom-gpu-modules-to-binaries serializes side by side; the
+    split depends only on the program, not on the machine.
   }];
+  let options = [
+    Option<"kernelsPerModule", "kernels-per-module", "int64_t", "48",
+           "most kernels in one module">,
+  ];
+  let dependentDialects = ["mlir::gpu::GPUDialect"];
+}
+
+def GpuModulesToBinaries : Pass<"loom-gpu-modules-to-binaries", "ModuleOp"> {
+  let summary = "gpu-module-to-binary with the gpu.modules serialized side by side.";
+  let description = [{
+    Upstream's `gpu-module-to-binary` serializes one gpu.module after another: LLVM's NVPTX
+    backend, then a `ptxas` process, each on one thread. This pass moves each gpu.module into
+    a module of its own and serializes those on the context's threads, then puts the
+    `gpu.binary` ops back in the modules' order; the binaries are the same as upstream's.
+    `loom-gpu-merge-kernel-modules` shards a program's kernels into a few modules for it.
+  }];
+  let options = [
+    Option<"toolkit", "toolkit", "std::string", [{""}], "the CUDA toolkit's path (its ptxas)">,
+    Option<"format", "format", "std::string", [{"bin"}],
+           "what each module becomes: llvm, isa, bin or fatbin">,
+  ];
   let dependentDialects = ["mlir::gpu::GPUDialect"];
 }

@@ -53,8 +53,8 @@ const std::vector<std::string> &mlir::loom::gpuKernelPasses() {
       "canonicalize",
       "func.func(gpu-launch-sink-index-computations)",
       "gpu-kernel-outlining",
-      // One module of kernels: one PTX file, one ptxas run (a process per module cost the
-      // small GPT step 6 s of its 8 s pipeline).
+      // A few modules of kernels, each one PTX file and one ptxas run (a module per kernel
+      // cost the small GPT step 6 s of its 8 s pipeline), serialized side by side.
       "loom-gpu-merge-kernel-modules",
       "lower-affine",
       "canonicalize",
@@ -76,7 +76,8 @@ std::vector<std::string> mlir::loom::gpuToBinaryPasses(const std::string &chip) 
       "gpu.module(expand-strided-metadata,lower-affine,convert-scf-to-cf,convert-gpu-to-nvvm,"
       "convert-math-to-llvm,canonicalize,reconcile-unrealized-casts)",
       // LLVM's NVPTX backend writes PTX; the CUDA toolkit's ptxas assembles the cubin.
-      std::string("gpu-module-to-binary{format=bin toolkit=") + kCudaToolkit + "}",
+      // (each module of kernels on its own thread: loom-gpu-merge-kernel-modules shards them)
+      std::string("loom-gpu-modules-to-binaries{format=bin toolkit=") + kCudaToolkit + "}",
   };
 }
 

@@ -1,5 +1,7 @@
 // RUN: loom-opt %s -loom-gpu-merge-kernel-modules | FileCheck %s
 // RUN: loom-opt %s -loom-gpu-merge-kernel-modules -loom-gpu-to-binary | FileCheck %s --check-prefix=BINARY
+// RUN: loom-opt %s -loom-gpu-merge-kernel-modules=kernels-per-module=1 | FileCheck %s --check-prefix=SHARDS
+// RUN: loom-opt %s -loom-gpu-merge-kernel-modules=kernels-per-module=1 -loom-gpu-to-binary | FileCheck %s --check-prefix=SHARD-BINARIES
 
 // Tests that kernels outlined into a module each (all named after their function) end up in
 // one module, each named after the module it came from, with the launches following; a
@@ -18,6 +20,23 @@
 // CHECK-NOT: gpu.module
 // BINARY-COUNT-1: gpu.binary @loom_kernels
 // BINARY-NOT: gpu.binary
+
+// Tests that with one kernel per module the kernels are sharded in order, each module keeping
+// the helper its kernel calls (both still named @helper, in separate modules), and that the
+// modules, serialized side by side, become binaries in the same order.
+// SHARDS: gpu.launch_func @loom_kernels::@main_kernel blocks
+// SHARDS: gpu.launch_func @loom_kernels_1::@main_kernel_0 blocks
+// SHARDS: gpu.module @loom_kernels {
+// SHARDS: gpu.func @main_kernel(
+// SHARDS: func.func @helper(
+// SHARDS: arith.addf
+// SHARDS: gpu.module @loom_kernels_1 {
+// SHARDS: gpu.func @main_kernel_0(
+// SHARDS: func.func @helper(
+// SHARDS: arith.mulf
+// SHARD-BINARIES: gpu.binary @loom_kernels [
+// SHARD-BINARIES: gpu.binary @loom_kernels_1 [
+// SHARD-BINARIES-NOT: gpu.module
 module attributes {gpu.container_module} {
   func.func @main(%a: memref<256xf32>) {
     %c1 = arith.constant 1 : index
