@@ -1,5 +1,5 @@
-// The loom-gpu-merge-kernel-modules pass (see Passes.td): every outlined kernel in one
-// gpu.module, so that the module becomes one PTX file and one ptxas run.
+// The loom-gpu-merge-kernel-modules pass (see Passes.td): the outlined kernels in a few
+// gpu.modules, each one PTX file and one ptxas run instead of one per kernel.
 #include "compiler/Lowering/Passes.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"

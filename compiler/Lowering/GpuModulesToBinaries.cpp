@@ -6,6 +6,7 @@
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Threading.h"
+#include "llvm/ADT/StringSwitch.h"
 
 namespace mlir::loom {
 #define GEN_PASS_DEF_GPUMODULESTOBINARIES

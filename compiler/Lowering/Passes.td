@@ -1021,7 +1021,7 @@ def GpuAtomicScatter : Pass<"loom-gpu-atomic-scatter"> {
 #endif // LOOM_LOWERING_PASSES_TD
 
 def GpuMergeKernelModules : Pass<"loom-gpu-merge-kernel-modules", "ModuleOp"> {
-  let summary = "Puts every outlined kernel in one gpu.module, so that ptxas runs once.";
+  let summary = "Puts the outlined kernels in a few gpu.modules: a few ptxas runs, not one per kernel.";
   let description = [{
     `gpu-kernel-outlining` gives each kernel a gpu.module of its own, and
     `gpu-module-to-binary` then runs LLVM's NVPTX backend and the CUDA toolkit's `ptxas`, a
