@@ -138,6 +138,10 @@ void gpuRow(const nn::GptConfig &c) {
   mlir::MLIRContext ctx;
   ctx.loadDialect<mlir::loom::LoomDialect, mlir::func::FuncDialect>();
   mlir::OwningOpRef<mlir::ModuleOp> module = mlir::parseSourceString<mlir::ModuleOp>(ir, &ctx);
+  if (!module) {
+    std::printf("GPU compile: the traced step does not parse\n");
+    std::exit(1);
+  }
   fs::path dir = cacheDir() / "gpu";
   auto compile = [&](mlir::loom::GpuCompileResult &result) {
     auto start = std::chrono::steady_clock::now();

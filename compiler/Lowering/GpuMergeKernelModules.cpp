@@ -6,6 +6,8 @@
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/DenseMap.h"
 
+#include <deque>
+
 namespace mlir::loom {
 #define GEN_PASS_DEF_GPUMERGEKERNELMODULES
 #include "compiler/Lowering/Passes.h.inc"
@@ -28,6 +30,7 @@ struct GpuMergeKernelModulesPass
     OpBuilder builder(modules.front());
     SymbolTable topSymbols(top);
     SmallVector<gpu::GPUModuleOp> merged;
+    std::deque<SymbolTable> mergedSymbols; // one per merged module, kept up to date
     for (int64_t i = 0; i < count; ++i) {
       auto into = gpu::GPUModuleOp::create(
           builder, top.getLoc(), i == 0 ? "loom_kernels" : "loom_kernels_" + std::to_string(i));
@@ -35,12 +38,13 @@ struct GpuMergeKernelModulesPass
       for (NamedAttribute attr : modules.front()->getDiscardableAttrs())
         into->setAttr(attr.getName(), attr.getValue());
       merged.push_back(into);
+      mergedSymbols.emplace_back(into);
     }
     // (module, kernel) -> the merged module and the kernel's name there.
     llvm::DenseMap<std::pair<StringAttr, StringAttr>, SymbolRefAttr> renamed;
     for (auto [index, module] : llvm::enumerate(modules)) {
       gpu::GPUModuleOp into = merged[index / perModule];
-      SymbolTable intoSymbols(into);
+      SymbolTable &intoSymbols = mergedSymbols[index / perModule];
       // Every symbol is renamed in its own module before anything moves, so that the uses
       // inside the module follow.
       for (Operation &op : llvm::make_early_inc_range(*module.getBody())) {
