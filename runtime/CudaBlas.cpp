@@ -1,5 +1,6 @@
 // cuBLAS GEMMs for the CUDA device (see CudaBlas.h).
 #include "runtime/CudaBlas.h"
+#include "runtime/CudaKernelTimes.h"
 #include "runtime/CudaPlatform.h"
 
 #include <cublas_v2.h>
@@ -11,6 +12,7 @@
 #include <mutex>
 #include <string>
 
+using loom::rt::CudaKernelTimes;
 using loom::rt::CudaPlatform;
 using loom::rt::Status;
 using loom::rt::StatusCode;
@@ -88,14 +90,19 @@ void gemm(Gemm call, const char *type, int64_t batch, int64_t m, int64_t n, int6
   CudaPlatform *gpu = CudaPlatform::current();
   if (!gpu || gpu->failed())
     return;
-  std::string what = gpu->description() + ": " + type + " GEMM [" + std::to_string(outer) + " x " +
-                     std::to_string(batch) + " x " + std::to_string(m) + "x" + std::to_string(n) + "x" +
-                     std::to_string(k) + "]";
+  // Built only for a message or a timed span: this runs for every product of every step.
+  auto shape = [&] {
+    return std::string(type) + " GEMM [" + std::to_string(outer) + " x " +
+           std::to_string(batch) + " x " + std::to_string(m) + "x" + std::to_string(n) + "x" +
+           std::to_string(k) + (transposeA ? ", A^T" : "") + (transposeB ? ", B^T" : "") + "]";
+  };
+  auto what = [&] { return gpu->description() + ": " + shape(); };
   if (!cublas().error.empty())
-    return gpu->fail(Status::error(StatusCode::Unavailable, what + ": " + cublas().error));
+    return gpu->fail(Status::error(StatusCode::Unavailable, what() + ": " + cublas().error));
   cublasHandle_t handle = handleOf(gpu);
   if (!handle)
-    return gpu->fail(Status::error(StatusCode::Internal, what + ": cublasCreate failed"));
+    return gpu->fail(Status::error(StatusCode::Internal, what() + ": cublasCreate failed"));
+  CudaKernelTimes::Span span(gpu, CudaKernelTimes::enabled() ? "cuBLAS " + shape() : "");
   // Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T: the operands swap.
   const Out one = 1, betaValue = static_cast<Out>(beta);
   // C's outer stride 0: the outer products sum into C (beta for the first), in stream order.
@@ -114,7 +121,7 @@ void gemm(Gemm call, const char *type, int64_t batch, int64_t m, int64_t n, int6
                   static_cast<int>(batch));
   if (status != CUBLAS_STATUS_SUCCESS)
     gpu->fail(Status::error(StatusCode::Internal,
-                            what + ": cuBLAS error " + std::to_string(static_cast<int>(status))));
+                            what() + ": cuBLAS error " + std::to_string(static_cast<int>(status))));
 }
 
 } // namespace

@@ -48,6 +48,13 @@ StatusOr<const CudaDriver *> load() {
   resolve(driver.deviceGetDefaultMemPool, "cuDeviceGetDefaultMemPool");
   resolve(driver.memPoolSetAttribute, "cuMemPoolSetAttribute");
   resolve(driver.moduleUnload, "cuModuleUnload");
+  resolve(driver.eventCreate, "cuEventCreate");
+  resolve(driver.eventRecord, "cuEventRecord");
+  resolve(driver.eventSynchronize, "cuEventSynchronize");
+  // _v2 from drivers of CUDA 12.8 on; the older name before (the same arguments).
+  resolve(driver.eventElapsedTime, dlsym(lib, "cuEventElapsedTime_v2") ? "cuEventElapsedTime_v2"
+                                                                        : "cuEventElapsedTime");
+  resolve(driver.eventDestroy, "cuEventDestroy_v2");
   if (!missing.empty())
     return Status::error(StatusCode::Unavailable,
                          "libcuda.so.1 lacks " + missing + " (a driver too old?)");

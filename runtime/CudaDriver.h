@@ -44,6 +44,12 @@ struct CudaDriver {
   CUresult (*deviceGetDefaultMemPool)(CUmemoryPool *, CUdevice);
   CUresult (*memPoolSetAttribute)(CUmemoryPool, CUmemPool_attribute, void *);
   CUresult (*moduleUnload)(CUmodule);
+  // Timing launches (CudaKernelTimes): a pair of events around each.
+  CUresult (*eventCreate)(CUevent *, unsigned int);
+  CUresult (*eventRecord)(CUevent, CUstream);
+  CUresult (*eventSynchronize)(CUevent);
+  CUresult (*eventElapsedTime)(float *, CUevent, CUevent);
+  CUresult (*eventDestroy)(CUevent);
 
   /// The process's driver, loaded and initialized on first use; Unavailable (saying why:
   /// no libcuda.so.1, a missing entry point, cuInit's error, no device) where there is none.

@@ -1,5 +1,6 @@
 // Compiled host code's calls into the CUDA device (see CudaLaunchAbi.h).
 #include "runtime/CudaLaunchAbi.h"
+#include "runtime/CudaKernelTimes.h"
 #include "runtime/CudaPlatform.h"
 #include "runtime/Device.h"
 #include "runtime/TempMemory.h"
@@ -10,6 +11,7 @@
 #include <string>
 #include <unordered_map>
 
+using loom::rt::CudaKernelTimes;
 using loom::rt::CudaPlatform;
 using loom::rt::Status;
 using loom::rt::StatusCode;
@@ -82,6 +84,7 @@ void *mgpuModuleGetFunction(void *module, const char *name) {
   CUfunction fn = nullptr;
   attempt(p, std::string("finding kernel ") + name,
           [&](const loom::rt::CudaDriver &d) { return d.moduleGetFunction(&fn, mod, name); });
+  CudaKernelTimes::nameFunction(fn, name);
   return fn;
 }
 
@@ -102,15 +105,21 @@ void mgpuLaunchKernel(void *function, intptr_t gridX, intptr_t gridY, intptr_t g
                       intptr_t blockX, intptr_t blockY, intptr_t blockZ, int32_t sharedBytes,
                       void *stream, void **params, void **extra, size_t) {
   CudaPlatform *p = device("mgpuLaunchKernel");
-  if (!function) // finding it failed, and said so
+  if (!function || !p || p->failed()) // finding it failed, and said so
     return;
-  attempt(p, "launching a kernel on " + std::to_string(gridX) + "x" + std::to_string(gridY) +
-                 "x" + std::to_string(gridZ) + " blocks of " + std::to_string(blockX) + "x" +
-                 std::to_string(blockY) + "x" + std::to_string(blockZ) + " threads",
-          [&](const loom::rt::CudaDriver &d) {
-            return d.launchKernel(CUfunction(function), gridX, gridY, gridZ, blockX, blockY,
-                                  blockZ, sharedBytes, CUstream(stream), params, extra);
-          });
+  CudaKernelTimes::Span span(p, CudaKernelTimes::enabled()
+                                    ? CudaKernelTimes::nameOf(CUfunction(function))
+                                    : std::string());
+  // The message is built only on failure: this runs for every kernel of every step.
+  CUresult result = p->driver().launchKernel(CUfunction(function), gridX, gridY, gridZ, blockX,
+                                             blockY, blockZ, sharedBytes, CUstream(stream),
+                                             params, extra);
+  if (result != CUDA_SUCCESS)
+    p->fail(p->driver().check(
+        result, p->description() + ": launching a kernel on " + std::to_string(gridX) + "x" +
+                    std::to_string(gridY) + "x" + std::to_string(gridZ) + " blocks of " +
+                    std::to_string(blockX) + "x" + std::to_string(blockY) + "x" +
+                    std::to_string(blockZ) + " threads"));
 }
 
 void *mgpuMemAlloc(uint64_t bytes, void *, bool) {

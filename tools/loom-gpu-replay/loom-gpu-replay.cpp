@@ -9,8 +9,11 @@
 // Prints one line per program (its time: from launch to outputs ready, the fastest of the
 // repeats) and a summary; exits 1 when a program fails or does not run. A program without a
 // recording (NNNN.bin) runs on small values and is only timed: how benchmarks come here.
+// --kernel-times N runs each program once more with every kernel and cuBLAS call timed on the
+// GPU and prints the N longest (runtime/CudaKernelTimes.h).
 #include "runtime/Buffer.h"
 #include "runtime/CudaBlas.h"
+#include "runtime/CudaKernelTimes.h"
 #include "runtime/CudaLaunchAbi.h"
 #include "runtime/CudaPlatform.h"
 #include "runtime/Device.h"
@@ -179,19 +182,22 @@ void timeDirectGemm(rt::Device &device, rt::CudaPlatform &gpu, int64_t n, int re
 
 int main(int argc, char **argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: loom-gpu-replay DIR [--rtol R] [--atol A] [--repeat N] [--gemm N]\n");
+    std::fprintf(stderr, "usage: loom-gpu-replay DIR [--rtol R] [--atol A] [--repeat N] "
+                         "[--gemm N] [--kernel-times N]\n");
     return 2;
   }
   std::setvbuf(stdout, nullptr, _IOLBF, 0); // each line out before a crash could lose it
   Tolerance tol;
   int repeat = 1;
   int64_t gemmSize = 0;
+  int kernelTimesTop = 0;
   for (int i = 2; i + 1 < argc; i += 2) {
     std::string flag = argv[i];
     if (flag == "--rtol") tol.rtol = std::stod(argv[i + 1]);
     else if (flag == "--atol") tol.atol = std::stod(argv[i + 1]);
     else if (flag == "--repeat") repeat = std::stoi(argv[i + 1]);
     else if (flag == "--gemm") gemmSize = std::stoll(argv[i + 1]);
+    else if (flag == "--kernel-times") kernelTimesTop = std::stoi(argv[i + 1]);
   }
   auto gpu = rt::CudaPlatform::create(0);
   if (!gpu.ok()) {
@@ -237,8 +243,12 @@ int main(int argc, char **argv) {
         data += smallValues(l);
 
     std::string problem;
-    double worst = 0, seconds = 1e30;
-    for (int round = 0; round < repeat && problem.empty(); ++round) {
+    double worst = 0, seconds = 1e30, profiledSeconds = 0;
+    // With --kernel-times, one more round with every launch timed (not counted in `seconds`).
+    int rounds = repeat + (kernelTimesTop > 0 ? 1 : 0);
+    for (int round = 0; round < rounds && problem.empty(); ++round) {
+      bool profiled = round == repeat;
+      rt::CudaKernelTimes::enable(profiled);
       size_t offset = 0;
       std::vector<std::shared_ptr<rt::Buffer>> inputs;
       for (const rt::BufferLayout &l : exe->inputs) {
@@ -253,8 +263,10 @@ int main(int argc, char **argv) {
       }
       for (const auto &output : *outputs)
         (void)output->ready()->wait();
-      seconds = std::min(seconds, std::chrono::duration<double>(
-                                      std::chrono::steady_clock::now() - start).count());
+      double elapsed =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      (profiled ? profiledSeconds : seconds) = profiled ? elapsed : std::min(seconds, elapsed);
+      rt::CudaKernelTimes::enable(false);
       for (size_t o = 0; o < outputs->size() && problem.empty(); ++o) {
         const rt::BufferLayout &l = exe->outputs[o];
         std::string got(l.bytes(), '\0');
@@ -270,6 +282,8 @@ int main(int argc, char **argv) {
         offset += l.bytes();
       }
     }
+    rt::CudaKernelTimes::enable(false);
+    std::vector<rt::KernelTime> kernelTimes = rt::CudaKernelTimes::collect();
     if (problem.empty()) {
       ++passed;
       if (recorded)
@@ -279,6 +293,9 @@ int main(int argc, char **argv) {
         std::printf("ran  %s (%d kernels, %.3f ms, the fastest of %d; nothing recorded to "
                     "compare)\n",
                     name.c_str(), info["kernels"].get<int>(), seconds * 1e3, repeat);
+      if (kernelTimesTop > 0)
+        std::printf("%s", rt::formatKernelTimes(kernelTimes, profiledSeconds * 1e3,
+                                                kernelTimesTop).c_str());
     } else {
       ++failed;
       std::printf("FAIL %s: %s\n", name.c_str(), problem.c_str());
