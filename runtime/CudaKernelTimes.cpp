@@ -133,6 +133,16 @@ std::string formatKernelTimes(const std::vector<KernelTime> &times, double wallM
                      static_cast<long long>(t.count),
                      t.count ? 1e3 * t.milliseconds / t.count : 0.0, t.name.c_str());
   }
+  // By kind: cuBLAS's products, the runtime's attention kernels, the compiled kernels.
+  double cublas = 0, attention = 0;
+  for (const KernelTime &t : times) {
+    if (t.name.rfind("cuBLAS", 0) == 0)
+      cublas += t.milliseconds;
+    else if (t.name.rfind("attention", 0) == 0)
+      attention += t.milliseconds;
+  }
+  out += formatted("cuBLAS %.3f ms, attention %.3f ms, compiled kernels %.3f ms\n", cublas,
+                   attention, total - cublas - attention);
   out += formatted("GPU time %.3f ms in %lld launches of %zu kernels; wall %.3f ms (%.1f%% busy)\n",
                    total, launches, times.size(), wallMilliseconds,
                    wallMilliseconds > 0 ? 100 * total / wallMilliseconds : 0.0);

@@ -108,6 +108,14 @@ LogicalResult LoomDialect::verifyOperationAttribute(Operation *op, NamedAttribut
                                << value;
     return success();
   }
+  if (name == "loom.on_gpu") {
+    // Set by loom-decompose-attention{gpu=true} on an attention the GPU's kernel runs.
+    if (!isa<UnitAttr>(value) || !isa<AttentionOp, AttentionGradOp>(op))
+      return op->emitOpError() << "loom.on_gpu must be a unit attribute on loom.attention or "
+                                  "loom.attention_grad, got "
+                               << value;
+    return success();
+  }
   return op->emitOpError() << "has an unknown Loom attribute " << name
                            << " (loom.sharding belongs on function arguments and results)";
 }

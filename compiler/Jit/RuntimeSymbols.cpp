@@ -3,6 +3,7 @@
 
 #include "runtime/Attention.h"
 #include "runtime/Blas.h"
+#include "runtime/CudaAttention.h"
 #include "runtime/CudaBlas.h"
 #include "runtime/CudaLaunchAbi.h"
 #include "runtime/Profiler.h"
@@ -65,6 +66,8 @@ Error mlir::loom::defineRuntimeSymbols(LLJIT &jit) {
   add("loom_rt_gpu_gemm_f64", &loom_rt_gpu_gemm_f64);
   add("loom_rt_gpu_gemm_bf16_f32", &loom_rt_gpu_gemm_bf16_f32);
   add("loom_rt_gpu_gemm_f16_f32", &loom_rt_gpu_gemm_f16_f32);
+  add("loom_rt_gpu_attention_f32", &loom_rt_gpu_attention_f32);
+  add("loom_rt_gpu_attention_grad_f32", &loom_rt_gpu_attention_grad_f32);
   // Copies between strided memrefs that LLVM cannot turn into a memcpy.
   add("memrefCopy", &memrefCopy);
   return dylib.define(absoluteSymbols(std::move(symbols)));

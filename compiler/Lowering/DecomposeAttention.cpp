@@ -1,9 +1,11 @@
 // The loom-decompose-attention pass (see Passes.td): loom.attention and loom.attention_grad
-// written as the products, softmax and mask they stand for, for backends without an
-// attention kernel (the GPU, 16-bit types on the CPU). It makes the [B, H, Tq, Tk] scores.
+// written as the products, softmax and mask they stand for, where the backend's attention
+// kernel cannot run them (16-bit types; on the GPU also f64 and head dims over 128). It makes
+// the [B, H, Tq, Tk] scores.
 #include "compiler/Lowering/Passes.h"
 
 #include "compiler/IR/LoomOps.h"
+#include "runtime/CudaAttention.h"
 
 #include "mlir/IR/PatternMatch.h"
 
@@ -110,10 +112,18 @@ struct DecomposeAttentionPass
     : mlir::loom::impl::DecomposeAttentionBase<DecomposeAttentionPass> {
   using DecomposeAttentionBase::DecomposeAttentionBase;
 
-  /// Whether the CPU's attention kernel takes this element type.
-  bool keep(Value query) const {
-    Type element = cast<RankedTensorType>(query.getType()).getElementType();
-    return !all && (element.isF32() || element.isF64());
+  /// Whether the backend's attention kernel runs the attention of `query` and `value`: the
+  /// CPU's takes f32 and f64, the GPU's f32 with head dims up to kGpuAttentionMaxDim.
+  bool keep(Value query, Value value) const {
+    auto q = cast<RankedTensorType>(query.getType());
+    Type element = q.getElementType();
+    if (all)
+      return false;
+    if (gpu)
+      return element.isF32() && q.getDimSize(3) <= ::loom::rt::kGpuAttentionMaxDim &&
+             cast<RankedTensorType>(value.getType()).getDimSize(3) <=
+                 ::loom::rt::kGpuAttentionMaxDim;
+    return element.isF32() || element.isF64();
   }
 
   void runOnOperation() override {
@@ -126,16 +136,22 @@ struct DecomposeAttentionPass
     for (Operation *op : ops) {
       rewriter.setInsertionPoint(op);
       if (auto a = dyn_cast<AttentionOp>(op)) {
-        if (keep(a.getQuery()))
+        if (keep(a.getQuery(), a.getValue())) {
+          if (gpu)
+            a->setAttr("loom.on_gpu", rewriter.getUnitAttr());
           continue;
+        }
         AttentionBuilder builder{rewriter, a.getLoc(), a.getQuery(), a.getKey(), a.getValue(),
                                  a.getScale().convertToDouble(), a.getCausal()};
         auto [result, lse] = builder.forward();
         rewriter.replaceOp(a, ValueRange{result, lse});
       } else {
         auto g = cast<AttentionGradOp>(op);
-        if (keep(g.getQuery()))
+        if (keep(g.getQuery(), g.getValue())) {
+          if (gpu)
+            g->setAttr("loom.on_gpu", rewriter.getUnitAttr());
           continue;
+        }
         AttentionBuilder builder{rewriter, g.getLoc(), g.getQuery(), g.getKey(), g.getValue(),
                                  g.getScale().convertToDouble(), g.getCausal()};
         rewriter.replaceOp(g, builder.backward(g.getResult(), g.getLogsumexp(),

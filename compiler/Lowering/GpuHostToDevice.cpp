@@ -65,6 +65,26 @@ void copyKernel(memref::CopyOp copy, IRRewriter &rewriter) {
   gpu::TerminatorOp::create(rewriter, loc);
 }
 
+/// Whether only the runtime's GPU entry points read `global` (the description of a call, as
+/// attention's): they run on the host, so it stays in host memory.
+bool onlyDescribesCalls(memref::GetGlobalOp global) {
+  SmallVector<Value> values = {global.getResult()};
+  while (!values.empty()) {
+    Value v = values.pop_back_val();
+    for (Operation *user : v.getUsers()) {
+      if (auto call = dyn_cast<func::CallOp>(user)) {
+        if (!call.getCallee().starts_with("loom_rt_gpu_"))
+          return false;
+      } else if (isa<memref::ExtractAlignedPointerAsIndexOp, arith::IndexCastOp>(user)) {
+        llvm::append_range(values, user->getResults());
+      } else {
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
 struct GpuHostToDevicePass : mlir::loom::impl::GpuHostToDeviceBase<GpuHostToDevicePass> {
   void runOnOperation() override {
     // Run on functions (func.func(loom-gpu-host-to-device)).
@@ -90,6 +110,8 @@ struct GpuHostToDevicePass : mlir::loom::impl::GpuHostToDeviceBase<GpuHostToDevi
     SmallVector<Operation *> run;
     for (Operation &op : llvm::make_early_inc_range(block)) {
       Operation *o = &op;
+      if (auto global = dyn_cast<memref::GetGlobalOp>(o); global && onlyDescribesCalls(global))
+        continue;
       bool hostSide = isa<memref::AllocOp, memref::DeallocOp, memref::GetGlobalOp,
                           memref::CopyOp, func::CallOp>(o) ||
                       containsLaunch(o);

@@ -1,4 +1,5 @@
-// loom.attention and loom.attention_grad on the CPU: they stay Loom ops through
+// loom.attention and loom.attention_grad on the CPU (and those marked loom.on_gpu on the GPU,
+// runtime/CudaAttention.h, the call's description then a constant): they stay Loom ops through
 // loom-lower-to-linalg and bufferize (one-shot bufferization, through the model below) into
 // allocations of their results (or views of the buffer they are inserted into) and one call
 // of the runtime's attention kernel (runtime/Attention.h), given each buffer's address and a
@@ -51,7 +52,7 @@ std::array<int64_t, 4> layoutOf(Value buffer, bool logsumexp) {
 /// Emits the call of `kernel` for attention `op` on `buffers` (query, key, value, result,
 /// logsumexp, then for the gradient result_grad, query_grad, key_grad, value_grad).
 void emitKernelCall(Operation *op, StringRef kernel, ArrayRef<Value> buffers, double scale,
-                    bool causal, RewriterBase &rewriter) {
+                    bool causal, bool onGpu, RewriterBase &rewriter) {
   Location loc = op->getLoc();
   auto q = cast<MemRefType>(buffers[0].getType()), k = cast<MemRefType>(buffers[1].getType()),
        v = cast<MemRefType>(buffers[2].getType());
@@ -63,7 +64,9 @@ void emitKernelCall(Operation *op, StringRef kernel, ArrayRef<Value> buffers, do
   // The forward's call ends after its five layouts: the kernel reads no further.
 
   auto address = [&](Value memref) { return bufferAddress(rewriter, loc, memref); };
-  Value call = constantI64Array(rewriter, op, words);
+  // The GPU's kernels are launched from the host, which reads the words from a constant.
+  Value call = onGpu ? constantI64Global(rewriter, op, words)
+                     : constantI64Array(rewriter, op, words);
   SmallVector<Value> args = {address(call)};
   for (Value buffer : buffers)
     args.push_back(address(buffer));
@@ -130,6 +133,9 @@ Value destinationView(RewriterBase &rewriter, Operation *op, Value result) {
 
 StringRef suffixOf(Type element) { return element.isF64() ? "f64" : "f32"; }
 
+/// Where loom-decompose-attention{gpu=true} left an attention for the GPU's kernels.
+bool onGpu(Operation *op) { return op->hasAttr("loom.on_gpu"); }
+
 /// One-shot bufferization of loom.attention (Gradient false) or loom.attention_grad: reads
 /// every operand, writes fresh buffers or the slices its results are inserted into.
 template <typename Op, bool Gradient>
@@ -140,10 +146,10 @@ struct AttentionBufferization
                           bufferization::BufferizationState &state) const {
     auto attention = cast<Op>(op);
     Type element = cast<RankedTensorType>(attention.getQuery().getType()).getElementType();
-    if (!element.isF32() && !element.isF64())
+    if (onGpu(op) ? !element.isF32() : !element.isF32() && !element.isF64())
       return op->emitOpError("has element type ")
-             << element << ", which the CPU's attention kernel does not take (run "
-             << "loom-decompose-attention first)";
+             << element << ", which the " << (onGpu(op) ? "GPU" : "CPU")
+             << "'s attention kernel does not take (run loom-decompose-attention first)";
     rewriter.setInsertionPoint(op);
     Location loc = op->getLoc();
     SmallVector<Value> inputs;
@@ -170,10 +176,10 @@ struct AttentionBufferization
     // the gradient's operands (query, key, value, result, logsumexp, result_grad) then results.
     SmallVector<Value> buffers(inputs);
     llvm::append_range(buffers, outputs);
-    std::string kernel = (Gradient ? "loom_rt_attention_grad_" : "loom_rt_attention_") +
-                         suffixOf(element).str();
+    std::string kernel = std::string(onGpu(op) ? "loom_rt_gpu_" : "loom_rt_") +
+                         (Gradient ? "attention_grad_" : "attention_") + suffixOf(element).str();
     emitKernelCall(op, kernel, buffers, attention.getScale().convertToDouble(),
-                   attention.getCausal(), rewriter);
+                   attention.getCausal(), onGpu(op), rewriter);
     bufferization::replaceOpWithBufferizedValues(rewriter, op, outputs);
     return success();
   }

@@ -873,8 +873,9 @@ def DecomposeAttention : Pass<"loom-decompose-attention", "mlir::ModuleOp"> {
   let summary = "Writes loom.attention and loom.attention_grad as products, softmax and mask.";
   let description = [{
     For a backend without an attention kernel. By default only attentions the CPU's kernel
-    (runtime/Attention.h, f32 and f64) cannot run are decomposed; with `all`, every one (the
-    GPU pipeline). The decomposition makes the [B, H, Tq, Tk] scores and probabilities that
+    (runtime/Attention.h, f32 and f64) cannot run are decomposed; with `all`, every one. With
+    `gpu` (the GPU pipeline), those the GPU's kernel cannot run (runtime/CudaAttention.h: f32,
+    head dims up to 128); the others are marked `loom.on_gpu` for it. The decomposition makes the [B, H, Tq, Tk] scores and probabilities that
     the kernel avoids: scores `scale * q k^T` (-inf where a causal mask forbids the pair), a
     softmax over the keys, and its product with the values; the gradient recomputes the
     probabilities from the logsumexp.
@@ -887,7 +888,9 @@ def DecomposeAttention : Pass<"loom-decompose-attention", "mlir::ModuleOp"> {
     `loom.div`, `loom.dot_general`, `loom.transpose`, and `loom.log` for the logsumexp.
   }];
   let options = [Option<"all", "all", "bool", "false",
-                        "decompose every attention, not only those the CPU kernel cannot run">];
+                        "decompose every attention, not only those the CPU kernel cannot run">,
+                 Option<"gpu", "gpu", "bool", "false",
+                        "keep (and mark loom.on_gpu) the attentions the GPU's kernel runs">];
 }
 
 

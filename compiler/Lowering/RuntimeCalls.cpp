@@ -42,6 +42,21 @@ Value mlir::loom::constantI64Array(OpBuilder &b, Operation *at, ArrayRef<int64_t
   return array;
 }
 
+Value mlir::loom::constantI64Global(OpBuilder &b, Operation *at, ArrayRef<int64_t> values) {
+  Location loc = at->getLoc();
+  auto module = at->getParentOfType<ModuleOp>();
+  auto type = MemRefType::get({static_cast<int64_t>(values.size())}, b.getI64Type());
+  auto data = DenseElementsAttr::get(RankedTensorType::get(type.getShape(), b.getI64Type()),
+                                     values);
+  // Made apart, then inserted under a free name (a suffix where the name is taken).
+  OpBuilder detached(b.getContext());
+  auto global = memref::GlobalOp::create(detached, loc, "__loom_call_words",
+                                         b.getStringAttr("private"), type, data,
+                                         /*constant=*/true, /*alignment=*/nullptr);
+  SymbolTable(module).insert(global, module.getBody()->begin());
+  return memref::GetGlobalOp::create(b, loc, type, global.getSymName());
+}
+
 FailureOr<Value> mlir::loom::denseCopy(RewriterBase &rewriter, Location loc, Value buffer,
                                        const bufferization::BufferizationOptions &options) {
   auto type = cast<MemRefType>(buffer.getType());

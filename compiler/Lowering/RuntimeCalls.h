@@ -25,6 +25,12 @@ Value bufferAddress(OpBuilder &b, Location loc, Value memref);
 /// per iteration; the values are stored at `b`'s insertion point.
 Value constantI64Array(OpBuilder &b, Operation *at, ArrayRef<int64_t> values);
 
+/// A constant global array of i64s holding `values`, read at `b`'s insertion point: for a
+/// GPU program's runtime call, whose host side reads it (loom-gpu-host-to-device leaves a
+/// global only such calls read in host memory), where a stack array's stores would become
+/// kernels.
+Value constantI64Global(OpBuilder &b, Operation *at, ArrayRef<int64_t> values);
+
 /// A dense row-major copy of `buffer` (for a runtime call that cannot read its strides).
 FailureOr<Value> denseCopy(RewriterBase &rewriter, Location loc, Value buffer,
                            const bufferization::BufferizationOptions &options);

@@ -108,8 +108,11 @@ LogicalResult mlir::loom::buildGpuPipeline(OpPassManager &pm, const std::string 
   // symbols cannot hold the ':' of their names.
   std::vector<std::string> toLinalg = cpuToLinalgPasses();
   llvm::erase(toLinalg, "loom-outline-repeated-blocks");
-  // No attention kernel on the GPU yet: attention is its products and softmax.
-  *llvm::find(toLinalg, "loom-decompose-attention") = "loom-decompose-attention{all=true}";
+  // f32 attention runs on the GPU's attention kernels (runtime/CudaAttention.h); others as
+  // their products and softmax. Again after autodiff, for the gradients it made.
+  *llvm::find(toLinalg, "loom-decompose-attention") = "loom-decompose-attention{gpu=true}";
+  toLinalg.insert(std::next(llvm::find(toLinalg, "loom-autodiff")),
+                  "loom-decompose-attention{gpu=true}");
   // Reductions to a scalar or to few outputs spread over threads (after autodiff: the
   // gradient is the CPU's).
   toLinalg.insert(llvm::find(toLinalg, "loom-lower-to-linalg"), "loom-gpu-split-reductions");

@@ -46,6 +46,9 @@ INSTANTIATE_TEST_SUITE_P(
                     AttentionCase{2, 64, 64, 2, 8, 8, true, DType::F32},     // one full block
                     AttentionCase{1, 65, 129, 2, 8, 3, false, DType::F32},   // Tq != Tk, Dv != D
                     AttentionCase{1, 300, 300, 2, 8, 8, true, DType::F32},   // 2 spans of keys
+                    AttentionCase{2, 150, 150, 3, 64, 64, true, DType::F32}, // GPT heads
+                    AttentionCase{1, 90, 200, 2, 100, 128, false, DType::F32},
+                    AttentionCase{1, 33, 33, 2, 40, 24, true, DType::F32},
                     AttentionCase{1, 70, 600, 1, 4, 6, false, DType::F64},   // 3 spans
                     AttentionCase{2, 63, 63, 3, 7, 7, true, DType::F64},
                     AttentionCase{1, 130, 70, 2, 5, 9, false, DType::F64}),
@@ -105,7 +108,8 @@ TEST(AttentionLayoutTest, Bf16IsDecomposed) {
 
 /// The gradients of q, k and v of sum(attention(q, k, v) * weights), with `attention` the
 /// kernel or the same attention written as products, mask and softmax (autodiff's own path).
-std::vector<Array> attentionGrads(bool kernel, bool causal, const std::vector<RefTensor> &in) {
+std::vector<Array> attentionGrads(bool kernel, bool causal, const std::vector<RefTensor> &in,
+                                  DType dtype = DType::F64) {
   auto f = jit([kernel, causal](Tensor q, Tensor k, Tensor v, Tensor weights) {
     auto loss = [&](Tree<Tensor> p, Tensor w) {
       Tensor q = p.at("q").leaf(), k = p.at("k").leaf(), v = p.at("v").leaf();
@@ -124,8 +128,8 @@ std::vector<Array> attentionGrads(bool kernel, bool causal, const std::vector<Re
     Tree<Tensor> g = grad(loss)(p, weights);
     return std::make_tuple(g.at("q").leaf(), g.at("k").leaf(), g.at("v").leaf());
   });
-  auto [dq, dk, dv] = f(toArray(in[0], DType::F64), toArray(in[1], DType::F64),
-                        toArray(in[2], DType::F64), toArray(in[3], DType::F64));
+  auto [dq, dk, dv] = f(toArray(in[0], dtype), toArray(in[1], dtype), toArray(in[2], dtype),
+                        toArray(in[3], dtype));
   return {dq, dk, dv};
 }
 
@@ -152,6 +156,37 @@ TEST(AttentionGradientTest, MatchesTheComposedAttentionAcrossSpans) {
       for (size_t j = 0; j < g.size(); ++j)
         ASSERT_NEAR(g[j], w[j], 1e-10) << "gradient "
                                        << "qkv"[i] << " at " << j;
+    }
+  }
+}
+
+// f32 gradients against the composed attention in f32, at the head dims of real models and
+// past the GPU kernels' thresholds (their rows take 1, 2 or 4 threads of 32 dims: 32, 64, 100
+// and 128), with sequences that end inside their blocks of 32 to 128 rows. A GPU runs these
+// programs on its attention kernels (loom-gpu-replay compares them with this recording).
+TEST(AttentionGradientTest, F32MatchesTheComposedAttentionAtModelHeadDims) {
+  struct Case {
+    int64_t queries, keys;
+    bool causal;
+    int64_t dim, valueDim;
+  };
+  for (Case c : {Case{200, 200, true, 64, 64}, Case{70, 150, false, 100, 72},
+                 Case{130, 130, true, 32, 128}, Case{0, 7, false, 64, 64}}) {
+    SCOPED_TRACE(testing::Message() << c.queries << " queries, " << c.keys << " keys, dims "
+                                    << c.dim << " and " << c.valueDim);
+    std::mt19937 rng(kSeed);
+    std::vector<RefTensor> in = {uniform({2, c.queries, 3, c.dim}, rng, -1, 1, DType::F32),
+                                 uniform({2, c.keys, 3, c.dim}, rng, -1, 1, DType::F32),
+                                 uniform({2, c.keys, 3, c.valueDim}, rng, -1, 1, DType::F32),
+                                 uniform({2, c.queries, 3, c.valueDim}, rng, -1, 1, DType::F32)};
+    std::vector<Array> got = attentionGrads(true, c.causal, in, DType::F32);
+    std::vector<Array> want = attentionGrads(false, c.causal, in, DType::F32);
+    for (size_t i = 0; i < 3; ++i) {
+      std::vector<float> g = got[i].to_host<float>(), w = want[i].to_host<float>();
+      ASSERT_EQ(g.size(), w.size());
+      for (size_t j = 0; j < g.size(); ++j)
+        ASSERT_NEAR(g[j], w[j], 2e-5 + 1e-4 * std::abs(w[j])) << "gradient "
+                                                              << "qkv"[i] << " at " << j;
     }
   }
 }

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Records jitted programs (a matmul, tanh, a row reduction), compiles them for the GPU ahead of
+# Records jitted programs (a matmul, tanh, row reductions, attention), compiles them for the GPU ahead of
 # time with loom-gpu-bundle and replays them with loom-gpu-replay. On a machine with a GPU every
 # output must match the CPU's recording; without one the replay must fail saying why.
 #   bundle_replay_test.sh BIN_DIR
@@ -10,7 +10,7 @@ trap 'rm -rf "$dir"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 
 LOOM_RECORD_PROGRAMS=$dir "$bin/loom-e2e-tests" \
-  --gtest_filter='MatmulTest.MatchesReference/33x65_65x17:F32/UnaryOpTest.MatchesReference/tanh_3x1x13:ReduceEdgeTest.*' \
+  --gtest_filter='MatmulTest.MatchesReference/33x65_65x17:F32/UnaryOpTest.MatchesReference/tanh_3x1x13:ReduceEdgeTest.*:AttentionTest.MatchesReference/f32_causal_2x8x8x3x5x5' \
   > "$dir/record.log" 2>&1 || fail "the recorded tests failed: $(tail -5 "$dir/record.log")"
 recorded=$(ls "$dir"/*.mlir | wc -l)
 [ "$recorded" -ge 3 ] || fail "expected at least 3 recorded programs, got $recorded"
@@ -23,9 +23,11 @@ for program in "$dir"/*.mlir; do
   [ -s "$stem.so" ] && [ -s "$stem.json" ] && [ -s "$stem.bin" ] || fail "$stem: no bundle"
   grep -q '"inputs"' "$stem.json" || fail "$stem.json: no layouts"
 done
-# The matmul's host code calls cuBLAS, the others launch kernels.
+# The matmul's host code calls cuBLAS, the attention's the runtime's attention kernels, the
+# others launch kernels.
 nm -D --undefined-only "$dir"/*.so > "$dir/symbols.txt"
 grep -q loom_rt_gpu_gemm_f32 "$dir/symbols.txt" || fail "no cuBLAS GEMM call"
+grep -q loom_rt_gpu_attention_f32 "$dir/symbols.txt" || fail "no attention kernel call"
 grep -q mgpuLaunchKernel "$dir/symbols.txt" || fail "no kernel launch"
 
 if "$bin/loom-gpu-replay" "$dir" > "$dir/replay.log" 2>&1; then

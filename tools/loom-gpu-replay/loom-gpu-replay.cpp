@@ -12,6 +12,7 @@
 // --kernel-times N runs each program once more with every kernel and cuBLAS call timed on the
 // GPU and prints the N longest (runtime/CudaKernelTimes.h).
 #include "runtime/Buffer.h"
+#include "runtime/CudaAttention.h"
 #include "runtime/CudaBlas.h"
 #include "runtime/CudaKernelTimes.h"
 #include "runtime/CudaLaunchAbi.h"
@@ -43,7 +44,8 @@ namespace {
 // The bundles call the mgpu* and loom_rt_gpu_* functions of this executable (exported):
 // referencing one of each file links them all in.
 [[maybe_unused]] __attribute__((used)) void *const keepLaunchAbi[] = {
-    reinterpret_cast<void *>(&mgpuLaunchKernel), reinterpret_cast<void *>(&loom_rt_gpu_gemm_f32)};
+    reinterpret_cast<void *>(&mgpuLaunchKernel), reinterpret_cast<void *>(&loom_rt_gpu_gemm_f32),
+    reinterpret_cast<void *>(&loom_rt_gpu_attention_f32)};
 
 struct Tolerance {
   double atol = 1e-5, rtol = 1e-4;

@@ -1,5 +1,6 @@
 // RUN: loom-opt %s -loom-decompose-attention -split-input-file | FileCheck %s --check-prefixes=CHECK,CPU
 // RUN: loom-opt %s -loom-decompose-attention=all=true -split-input-file | FileCheck %s --check-prefixes=CHECK,ALL
+// RUN: loom-opt %s -loom-decompose-attention=gpu=true -split-input-file | FileCheck %s --check-prefixes=CHECK,GPU
 
 // Tests that an f32 attention stays one op for the CPU's kernel, and that with `all` (the GPU)
 // it becomes the scores' product, the scale, the causal mask (-inf where s > t), a softmax
@@ -7,6 +8,9 @@
 // and the logsumexp max + log(sum).
 // CHECK-LABEL: func.func @causal
 // CPU: loom.attention
+// CPU-NOT: loom.on_gpu
+// With `gpu`, f32 stays one op, marked for the GPU's kernels.
+// GPU: loom.attention %arg0, %arg1, %arg2, scale = 5.000000e-01 causal {loom.on_gpu}
 // ALL-NOT: loom.attention
 // ALL: %[[S:.*]] = loom.dot_general %arg0, %arg1, batching_dims = [0, 2] x [0, 2], contracting_dims = [3] x [3] : (tensor<1x4x2x8xf32>, tensor<1x4x2x8xf32>) -> tensor<1x2x4x4xf32>
 // ALL: %[[SCALED:.*]] = loom.mul %[[S]], %{{.*}} : tensor<1x2x4x4xf32>
@@ -58,6 +62,7 @@ func.func @bf16(%q: tensor<1x4x2x8xbf16>, %k: tensor<1x6x2x8xbf16>, %v: tensor<1
 // dV = P^T dO, dS = P (dO V^T - rowsum(dO O)) scale, dQ = dS K, dK = dS^T Q.
 // CHECK-LABEL: func.func @grad
 // CPU: loom.attention_grad
+// GPU: loom.attention_grad {{.*}} {loom.on_gpu}
 // ALL-NOT: loom.attention_grad
 // ALL: %[[LSE:.*]] = loom.broadcast_in_dim %arg4, dims = [0, 1, 2] : tensor<1x2x4xf32> -> tensor<1x2x4x4xf32>
 // ALL: %[[MASKED:.*]] = loom.select
@@ -80,4 +85,23 @@ func.func @grad(%q: tensor<1x4x2x8xf32>, %k: tensor<1x4x2x8xf32>, %v: tensor<1x4
          tensor<1x2x4xf32>, tensor<1x4x2x8xf32>)
       -> (tensor<1x4x2x8xf32>, tensor<1x4x2x8xf32>, tensor<1x4x2x8xf32>)
   return %dq, %dk, %dv : tensor<1x4x2x8xf32>, tensor<1x4x2x8xf32>, tensor<1x4x2x8xf32>
+}
+
+// -----
+
+// Tests that the GPU pipeline decomposes what its kernels cannot run: f64, and f32 with a
+// head dim (of the values here) over 128.
+// CHECK-LABEL: func.func @gpuLimits
+// CPU-COUNT-2: loom.attention
+// GPU-NOT: loom.attention
+// GPU-COUNT-2: loom.reduce max
+func.func @gpuLimits(%q: tensor<1x4x2x8xf64>, %q32: tensor<1x4x2x8xf32>,
+                     %v32: tensor<1x4x2x136xf32>) -> (tensor<1x4x2x8xf64>, tensor<1x4x2x136xf32>) {
+  %out, %lse = loom.attention %q, %q, %q, scale = 0.5
+      : (tensor<1x4x2x8xf64>, tensor<1x4x2x8xf64>, tensor<1x4x2x8xf64>)
+      -> (tensor<1x4x2x8xf64>, tensor<1x2x4xf64>)
+  %wide, %lse2 = loom.attention %q32, %q32, %v32, scale = 0.5
+      : (tensor<1x4x2x8xf32>, tensor<1x4x2x8xf32>, tensor<1x4x2x136xf32>)
+      -> (tensor<1x4x2x136xf32>, tensor<1x2x4xf32>)
+  return %out, %wide : tensor<1x4x2x8xf64>, tensor<1x4x2x136xf32>
 }

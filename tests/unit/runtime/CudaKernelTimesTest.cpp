@@ -14,7 +14,8 @@ TEST(CudaKernelTimes, TableListsTheLongestWithTheirShareAndTheIdleTime) {
   std::vector<KernelTime> times = {
       {"cuBLAS bf16 GEMM [1 x 1 x 8192x2304x768]", 4, 6.0},
       {"loom_kernels_2_main_kernel_7", 10, 3.0},
-      {"loom_kernels_main_kernel", 1, 1.0},
+      {"attention forward [8 x 12 x 1024x1024x64, causal]", 1, 0.5},
+      {"loom_kernels_main_kernel", 1, 0.5},
   };
   std::string table = loom::rt::formatKernelTimes(times, 12.5, 2);
   // Each shown row: total ms, share of the GPU time, launches, microseconds per launch.
@@ -25,8 +26,11 @@ TEST(CudaKernelTimes, TableListsTheLongestWithTheirShareAndTheIdleTime) {
             std::string::npos)
       << table;
   EXPECT_EQ(table.find("loom_kernels_main_kernel\n"), std::string::npos) << table;
-  EXPECT_NE(table.find("... 1 more"), std::string::npos) << table;
-  EXPECT_NE(table.find("GPU time 10.000 ms in 15 launches of 3 kernels; wall 12.500 ms "
+  EXPECT_NE(table.find("... 2 more"), std::string::npos) << table;
+  EXPECT_NE(table.find("cuBLAS 6.000 ms, attention 0.500 ms, compiled kernels 3.500 ms"),
+            std::string::npos)
+      << table;
+  EXPECT_NE(table.find("GPU time 10.000 ms in 16 launches of 4 kernels; wall 12.500 ms "
                        "(80.0% busy)"),
             std::string::npos)
       << table;
