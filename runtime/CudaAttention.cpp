@@ -6,6 +6,7 @@
 #include "runtime/cuda/AttentionParams.h"
 
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -106,6 +107,8 @@ struct Prepared {
 
 Prepared prepare(const AttentionCall &call, const char *what) {
   CudaPlatform *gpu = CudaPlatform::current();
+  if (!gpu) // compiled GPU code runs only inside a launch on a CUDA device
+    std::fprintf(stderr, "loom runtime: %s called outside a launch on a CUDA device\n", what);
   if (!gpu || gpu->failed())
     return {};
   int64_t dims = std::max(call.dim, call.valueDim);
