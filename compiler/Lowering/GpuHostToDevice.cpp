@@ -170,6 +170,12 @@ struct GpuHostToDevicePass : mlir::loom::impl::GpuHostToDeviceBase<GpuHostToDevi
         // The runtime's GPU entry points (cuBLAS GEMMs) run on the device's stream.
         if (call.getCallee().starts_with("loom_rt_gpu_"))
           continue;
+        // A function of the program (a layer's, loom-outline-repeated-blocks): its own host
+        // side launches its kernels on the same stream.
+        if (auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+                call, call.getCalleeAttr());
+            callee && !callee.isExternal())
+          continue;
         return call.emitOpError("calls '")
                << call.getCallee()
                << "' on the host, which the GPU pipeline cannot run yet (collectives need "

@@ -17,6 +17,16 @@ using namespace mlir;
 
 namespace {
 
+/// `name` as PTX takes it: letters, digits, '_' and '$' (a layer function's kernels are named
+/// after it, "block:Layers.cpp:12_kernel").
+std::string ptxName(StringRef name) {
+  std::string result = name.str();
+  for (char &c : result)
+    if (!llvm::isAlnum(c) && c != '_' && c != '$')
+      c = '_';
+  return result;
+}
+
 struct GpuMergeKernelModulesPass
     : mlir::loom::impl::GpuMergeKernelModulesBase<GpuMergeKernelModulesPass> {
   using GpuMergeKernelModulesBase::GpuMergeKernelModulesBase;
@@ -53,7 +63,7 @@ struct GpuMergeKernelModulesPass
           continue;
         auto kernel = dyn_cast<gpu::GPUFuncOp>(&op);
         bool isKernel = kernel && kernel.isKernel();
-        std::string wanted = isKernel ? module.getName().str() : symbol.getName().str();
+        std::string wanted = ptxName(isKernel ? module.getName() : symbol.getName());
         std::string name = wanted;
         for (int suffix = 0; intoSymbols.lookup(name) ||
                              (name != symbol.getName() && module.lookupSymbol(name));

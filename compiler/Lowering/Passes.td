@@ -906,9 +906,10 @@ def GpuHostToDevice : Pass<"loom-gpu-host-to-device"> {
     - each run of consecutive ops that read or write memory (the loops of a full reduction to
       a scalar) becomes a kernel of one thread, `gpu.launch` on a 1x1x1 grid;
     - a loop around launches stays on the host, and its body is treated the same way.
-    A call (a collective) other than the runtime's GPU entry points (`loom_rt_gpu_*`, cuBLAS
-    GEMMs, which stay) and a value such a run computes for the host are errors that
-    name the op.
+    Calls of the runtime's GPU entry points (`loom_rt_gpu_*`: cuBLAS GEMMs, attention) and of
+    the program's own functions (a layer's, whose host side launches its kernels on the same
+    stream) stay; another call (a collective) and a value such a run computes for the host
+    are errors that name the op.
   }];
   let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::arith::ArithDialect",
                            "mlir::scf::SCFDialect"];
@@ -1032,7 +1033,8 @@ def GpuMergeKernelModules : Pass<"loom-gpu-merge-kernel-modules", "ModuleOp"> {
     6.0 s for the small GPT's 350 modules against 1.3 s for the same kernels in one. This
     pass moves every module's contents into one gpu.module, `loom_kernels`, each kernel
     renamed after the module it came from (outlining names every kernel after its function,
-    its module uniquely); other symbols that would clash are renamed in their module first.
+    its module uniquely), with '_' for what PTX names cannot hold (a layer function's
+    "block:FILE:LINE"); other symbols that would clash are renamed in their module first.
     The launches then name the merged module's kernels. A program of more than
     `kernels-per-module` kernels gets that many per module, in order (`loom_kernels`,
     `loom_kernels_1`, ...), which loom-gpu-modules-to-binaries serializes side by side; the

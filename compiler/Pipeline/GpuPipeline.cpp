@@ -104,10 +104,10 @@ const std::vector<std::string> &mlir::loom::gpuHostToLLVMPasses() {
 
 LogicalResult mlir::loom::buildGpuPipeline(OpPassManager &pm, const std::string &chip) {
   registerLoomPasses();
-  // No layer functions yet: the GPU's host side runs the step as one function, and PTX
-  // symbols cannot hold the ':' of their names.
+  // Each repeated layer is one function (loom-outline-repeated-blocks), as on the CPU: its
+  // kernels are compiled once, whatever the depth. The host code calls it; its kernels go on
+  // the same stream (the caller waits for the stream before each call, as for any call).
   std::vector<std::string> toLinalg = cpuToLinalgPasses();
-  llvm::erase(toLinalg, "loom-outline-repeated-blocks");
   // f32 attention runs on the GPU's attention kernels (runtime/CudaAttention.h); others as
   // their products and softmax. Again after autodiff, for the gradients it made.
   *llvm::find(toLinalg, "loom-decompose-attention") = "loom-decompose-attention{gpu=true}";
