@@ -29,6 +29,12 @@ namespace rt = ::loom::rt;
 
 namespace {
 
+/// options.outlineBlocks, unless LOOM_OUTLINE_BLOCKS says (0 or 1), as for the CPU.
+bool gpuOutlineBlocks(const GpuCompileOptions &options) {
+  const char *env = std::getenv("LOOM_OUTLINE_BLOCKS");
+  return env ? std::string_view(env) != "0" : options.outlineBlocks;
+}
+
 /// The GPU pipeline on a clone of `module`, translated to LLVM IR in `llvmContext`.
 rt::StatusOr<std::unique_ptr<llvm::Module>> lowerToLLVM(ModuleOp module,
                                                         const GpuCompileOptions &options,
@@ -42,7 +48,7 @@ rt::StatusOr<std::unique_ptr<llvm::Module>> lowerToLLVM(ModuleOp module,
   DiagnosticCollector diagnostics(ctx);
   {
     PassManager pm(ctx);
-    if (failed(buildGpuPipeline(pm, options.chip)))
+    if (failed(buildGpuPipeline(pm, options.chip, gpuOutlineBlocks(options))))
       return internalError("cannot build the GPU pipeline: " + diagnostics.text);
     if (!options.dumpDir.empty())
       dumpIrAfterEachPass(pm, options.dumpDir);
@@ -80,7 +86,8 @@ rt::StatusOr<std::string> gpuCacheKey(ModuleOp module, const GpuCompileOptions &
     ptxas = std::to_string(status.getSize()) + "@" +
             std::to_string(llvm::sys::toTimeT(status.getLastModificationTime()));
   return CompilationCache::hashKey({"loom-gpu-1", hostKeySalt(**tm), ptxas, options.chip,
-                                    options.entry, moduleKeyText(module)});
+                                    options.entry, gpuOutlineBlocks(options) ? "" : "no-blocks",
+                                    moduleKeyText(module)});
 }
 
 /// Host code for `module`: the GPU pipeline, then LLVM's codegen for the host CPU.

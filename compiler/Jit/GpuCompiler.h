@@ -29,6 +29,9 @@ struct GpuCompileOptions {
   /// compiler's sources, LLVM, the host CPU and ptxas.
   std::string cacheDir;
   bool useCache = true;
+  /// One function per repeated layer, its kernels compiled once (false: each layer lowered
+  /// apart). LOOM_OUTLINE_BLOCKS=0 turns it off, as for the CPU.
+  bool outlineBlocks = true;
 };
 
 struct GpuCompileResult {

@@ -102,12 +102,15 @@ const std::vector<std::string> &mlir::loom::gpuHostToLLVMPasses() {
   return passes;
 }
 
-LogicalResult mlir::loom::buildGpuPipeline(OpPassManager &pm, const std::string &chip) {
+LogicalResult mlir::loom::buildGpuPipeline(OpPassManager &pm, const std::string &chip,
+                                           bool outlineBlocks) {
   registerLoomPasses();
   // Each repeated layer is one function (loom-outline-repeated-blocks), as on the CPU: its
   // kernels are compiled once, whatever the depth. The host code calls it; its kernels go on
   // the same stream (the caller waits for the stream before each call, as for any call).
   std::vector<std::string> toLinalg = cpuToLinalgPasses();
+  if (!outlineBlocks)
+    llvm::erase(toLinalg, "loom-outline-repeated-blocks");
   // f32 attention runs on the GPU's attention kernels (runtime/CudaAttention.h); others as
   // their products and softmax. Again after autodiff, for the gradients it made.
   *llvm::find(toLinalg, "loom-decompose-attention") = "loom-decompose-attention{gpu=true}";
@@ -131,6 +134,10 @@ namespace {
 struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
   Option<std::string> chip{*this, "chip", llvm::cl::desc("the target GPU (sm_80, sm_90)"),
                            llvm::cl::init("sm_90")};
+  Option<bool> outlineBlocks{
+      *this, "outline-blocks",
+      llvm::cl::desc("one function per repeated layer (false: each layer lowered apart)"),
+      llvm::cl::init(true)};
 };
 } // namespace
 
@@ -154,5 +161,7 @@ void mlir::loom::registerGpuPipelines() {
         gpuHostToLLVMPasses);
   PassPipelineRegistration<GpuPipelineOptions>(
       "loom-gpu-pipeline", "the whole GPU pipeline",
-      [](OpPassManager &pm, const GpuPipelineOptions &o) { (void)buildGpuPipeline(pm, o.chip); });
+      [](OpPassManager &pm, const GpuPipelineOptions &o) {
+        (void)buildGpuPipeline(pm, o.chip, o.outlineBlocks);
+      });
 }

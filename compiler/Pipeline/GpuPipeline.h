@@ -44,8 +44,10 @@ const std::vector<std::string> &gpuKernelPasses();
 std::vector<std::string> gpuToBinaryPasses(const std::string &chip);
 const std::vector<std::string> &gpuHostToLLVMPasses();
 
-/// Appends the whole GPU pipeline for `chip` to `pm`.
-LogicalResult buildGpuPipeline(OpPassManager &pm, const std::string &chip = "sm_90");
+/// Appends the whole GPU pipeline for `chip` to `pm`; with `outlineBlocks` false, each layer
+/// is lowered apart instead of as one function called per layer.
+LogicalResult buildGpuPipeline(OpPassManager &pm, const std::string &chip = "sm_90",
+                               bool outlineBlocks = true);
 
 /// Registers loom-gpu-bufferize, loom-gpu-kernels, loom-gpu-to-binary, loom-gpu-host-to-llvm
 /// and loom-gpu-pipeline.

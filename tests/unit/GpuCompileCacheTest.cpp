@@ -83,6 +83,19 @@ TEST_F(GpuCompileCache, SecondCompileLoadsTheCachedProgram) {
   EXPECT_TRUE(compile("sm_80").cacheHit);
 }
 
+// Lowering each layer apart (LOOM_OUTLINE_BLOCKS=0, as for the CPU) is another program: its
+// own cache entry, not the outlined one's.
+TEST_F(GpuCompileCache, LayersLoweredApartAreAnEntryOfTheirOwn) {
+  EXPECT_FALSE(compile().cacheHit);
+  setenv("LOOM_OUTLINE_BLOCKS", "0", 1);
+  GpuCompileResult apart = compile();
+  GpuCompileResult again = compile();
+  unsetenv("LOOM_OUTLINE_BLOCKS");
+  EXPECT_FALSE(apart.cacheHit);
+  EXPECT_TRUE(again.cacheHit);
+  EXPECT_TRUE(compile().cacheHit);
+}
+
 TEST_F(GpuCompileCache, DamagedEntryIsRemovedAndCompiledAgain) {
   ASSERT_FALSE(compile().cacheHit);
   int damaged = 0;
