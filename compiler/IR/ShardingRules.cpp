@@ -26,8 +26,12 @@ bool ShardingRule::passesPartial(int i, ReduceKind kind) const {
 }
 
 std::string ShardingRule::toString() const {
+  // Strings appended piece by piece here: GCC 12 warns falsely (-Wrestrict) on concatenations.
   auto name = [](int f) {
-    return f < 26 ? std::string(1, static_cast<char>('a' + f)) : "f" + std::to_string(f);
+    std::string n(1, f < 26 ? static_cast<char>('a' + f) : 'f');
+    if (f >= 26)
+      n += std::to_string(f);
+    return n;
   };
   auto tensors = [&](const llvm::SmallVector<llvm::SmallVector<llvm::SmallVector<int>>> &list) {
     std::string text;
@@ -37,8 +41,10 @@ std::string ShardingRule::toString() const {
         text += d ? "," : "";
         if (factors.size() != 1)
           text += "(";
-        for (auto [i, f] : llvm::enumerate(factors))
-          text += (i ? "*" : "") + name(f);
+        for (auto [i, f] : llvm::enumerate(factors)) {
+          text += i ? "*" : "";
+          text += name(f);
+        }
         if (factors.size() != 1)
           text += ")";
       }
@@ -46,10 +52,14 @@ std::string ShardingRule::toString() const {
     }
     return text;
   };
-  std::string text = tensors(operands) + " -> " + tensors(results);
+  std::string text = tensors(operands);
+  text += " -> ";
+  text += tensors(results);
   for (size_t f = 0; f < factorSizes.size(); ++f)
-    if (blocked[f])
-      text += " blocked " + name(static_cast<int>(f));
+    if (blocked[f]) {
+      text += " blocked ";
+      text += name(static_cast<int>(f));
+    }
   return text;
 }
 

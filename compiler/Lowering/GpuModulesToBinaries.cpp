@@ -19,10 +19,10 @@ namespace {
 
 std::optional<gpu::CompilationTarget> compilationTarget(StringRef name) {
   return llvm::StringSwitch<std::optional<gpu::CompilationTarget>>(name)
-      .Cases("offloading", "llvm", gpu::CompilationTarget::Offload)
-      .Cases("assembly", "isa", gpu::CompilationTarget::Assembly)
-      .Cases("binary", "bin", gpu::CompilationTarget::Binary)
-      .Cases("fatbinary", "fatbin", gpu::CompilationTarget::Fatbin)
+      .Cases({"offloading", "llvm"}, gpu::CompilationTarget::Offload)
+      .Cases({"assembly", "isa"}, gpu::CompilationTarget::Assembly)
+      .Cases({"binary", "bin"}, gpu::CompilationTarget::Binary)
+      .Cases({"fatbinary", "fatbin"}, gpu::CompilationTarget::Fatbin)
       .Default(std::nullopt);
 }
 

@@ -120,8 +120,10 @@ public:
   std::string name() const override { return "mlp"; }
   std::string describe() const override {
     std::string text = "MLP";
-    for (size_t i = 0; i < widths.size(); ++i)
-      text += (i ? "-" : " ") + std::to_string(widths[i]);
+    for (size_t i = 0; i < widths.size(); ++i) {
+      text += i ? '-' : ' '; // (a concatenation here trips GCC 12's false -Wrestrict)
+      text += std::to_string(widths[i]);
+    }
     return text + " batch=" + std::to_string(batch) + " on " +
            (shardings ? strategy + " over " + shardings->mesh.describe() : "1 device") + "; " +
            std::to_string(data.trainExamples()) + " train and " +

@@ -49,7 +49,10 @@ public:
 
 std::string ReshardStep::toString() const {
   using K = ReshardStep::Kind;
-  std::string list = "[" + llvm::join(axes, ", ") + "]";
+  // Appended piece by piece: GCC 12 warns falsely (-Wrestrict) on the concatenation.
+  std::string list = "[";
+  list += llvm::join(axes, ", ");
+  list += ']';
   std::string combine = combiner == ReduceKind::sum ? "" : stringifyReduceKind(combiner).str() + " ";
   std::string text;
   switch (kind) {
