@@ -8,12 +8,10 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <initializer_list>
 #include <map>
 #include <mutex>
 #include <string>
-
-// The fatbin nvcc made of runtime/cuda/Attention.cu (embedded by cmake/EmbedFile.cmake).
-extern const unsigned char loomAttentionFatbin[];
 
 using loom::rt::AttentionCall;
 using loom::rt::CudaKernelTimes;
@@ -73,12 +71,6 @@ const AttentionModule *moduleOf(CudaPlatform *gpu) {
   return &m;
 }
 
-LoomAttentionTensor tensorOf(const AttentionCall &call, AttentionCall::Tensor which,
-                             int64_t address) {
-  const loom::rt::AttentionLayout &l = call.layouts[which];
-  return {reinterpret_cast<float *>(address) + l.offset, l.batch, l.sequence, l.head};
-}
-
 /// "[B x H x TqxTkxD, causal]", as the GEMMs' shapes are written.
 std::string shapeOf(const AttentionCall &c) {
   // Appended piece by piece: GCC 12 warns falsely (-Wrestrict) on a chain of concatenations.
@@ -134,9 +126,24 @@ Prepared prepare(const AttentionCall &call, const char *what) {
   return {gpu, &module->byParts[index], module, 1 << index};
 }
 
-LoomAttentionParams paramsOf(const AttentionCall &c) {
+/// The kernels' parameters for `c`, its tensors at `addresses` (in AttentionCall::Tensor's
+/// order: the forward's five, or the gradient's nine).
+LoomAttentionParams paramsOf(const AttentionCall &c, std::initializer_list<int64_t> addresses) {
+  // LoomAttentionParams's tensors, indexed by AttentionCall::Tensor.
+  static constexpr LoomAttentionTensor LoomAttentionParams::*kTensors[] = {
+      &LoomAttentionParams::query,      &LoomAttentionParams::key,
+      &LoomAttentionParams::value,      &LoomAttentionParams::result,
+      &LoomAttentionParams::logsumexp,  &LoomAttentionParams::resultGrad,
+      &LoomAttentionParams::queryGrad,  &LoomAttentionParams::keyGrad,
+      &LoomAttentionParams::valueGrad};
   LoomAttentionParams p;
   std::memset(&p, 0, sizeof p);
+  int which = 0;
+  for (int64_t address : addresses) {
+    const loom::rt::AttentionLayout &l = c.layouts[which];
+    p.*kTensors[which++] = {reinterpret_cast<float *>(address) + l.offset, l.batch, l.sequence,
+                            l.head};
+  }
   p.batch = static_cast<int>(c.batch);
   p.queries = static_cast<int>(c.queries);
   p.keys = static_cast<int>(c.keys);
@@ -179,12 +186,7 @@ extern "C" void loom_rt_gpu_attention_f32(int64_t callAddress, int64_t query, in
   Prepared k = prepare(call, "attention");
   if (!k.gpu)
     return;
-  LoomAttentionParams p = paramsOf(call);
-  p.query = tensorOf(call, AttentionCall::Query, query);
-  p.key = tensorOf(call, AttentionCall::Key, key);
-  p.value = tensorOf(call, AttentionCall::Value, value);
-  p.result = tensorOf(call, AttentionCall::Result, result);
-  p.logsumexp = tensorOf(call, AttentionCall::Logsumexp, logsumexp);
+  LoomAttentionParams p = paramsOf(call, {query, key, value, result, logsumexp});
   launch(k.gpu, k.kernels->forward, static_cast<unsigned>(call.batch * call.heads),
          blocksOf(call.queries, k.threads), p, "attention forward", call);
 }
@@ -197,16 +199,8 @@ extern "C" void loom_rt_gpu_attention_grad_f32(int64_t callAddress, int64_t quer
   Prepared k = prepare(call, "attention gradient");
   if (!k.gpu)
     return;
-  LoomAttentionParams p = paramsOf(call);
-  p.query = tensorOf(call, AttentionCall::Query, query);
-  p.key = tensorOf(call, AttentionCall::Key, key);
-  p.value = tensorOf(call, AttentionCall::Value, value);
-  p.result = tensorOf(call, AttentionCall::Result, result);
-  p.logsumexp = tensorOf(call, AttentionCall::Logsumexp, logsumexp);
-  p.resultGrad = tensorOf(call, AttentionCall::ResultGrad, resultGrad);
-  p.queryGrad = tensorOf(call, AttentionCall::QueryGrad, queryGrad);
-  p.keyGrad = tensorOf(call, AttentionCall::KeyGrad, keyGrad);
-  p.valueGrad = tensorOf(call, AttentionCall::ValueGrad, valueGrad);
+  LoomAttentionParams p = paramsOf(call, {query, key, value, result, logsumexp, resultGrad,
+                                          queryGrad, keyGrad, valueGrad});
   // Each query row's sum of resultGrad * result, in stream-ordered scratch.
   int64_t rows = call.batch * call.heads * call.queries;
   size_t bytes = static_cast<size_t>(std::max<int64_t>(rows, 1)) * sizeof(float);

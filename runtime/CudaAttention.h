@@ -7,12 +7,17 @@
 #ifndef LOOM_RUNTIME_CUDAATTENTION_H
 #define LOOM_RUNTIME_CUDAATTENTION_H
 
+#include <cstddef>
 #include <cstdint>
 
 namespace loom::rt {
 /// The largest head dim (of queries and keys, or of values) the GPU's kernels take.
 inline constexpr int64_t kGpuAttentionMaxDim = 128;
 } // namespace loom::rt
+
+/// The fatbin nvcc made of runtime/cuda/Attention.cu, embedded by cmake/EmbedFile.cmake.
+extern const unsigned char loomAttentionFatbin[];
+extern const size_t loomAttentionFatbinSize;
 
 extern "C" {
 /// As loom_rt_attention_f32 (runtime/Attention.h): `call` the host address of an

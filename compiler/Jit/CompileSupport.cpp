@@ -49,6 +49,11 @@ bool mlir::loom::verifyEachPass() {
 #endif
 }
 
+bool mlir::loom::outlineBlocksWanted(bool wanted) {
+  const char *env = std::getenv("LOOM_OUTLINE_BLOCKS");
+  return env ? std::string_view(env) != "0" : wanted;
+}
+
 namespace {
 /// Keeps the argument of the first pass that failed (a verifier failure after a pass counts).
 struct FirstFailedPass : mlir::PassInstrumentation {

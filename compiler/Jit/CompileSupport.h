@@ -1,6 +1,7 @@
 // What the CPU and GPU compilers share around their pipelines: the native target set up once,
 // seconds since a start, an Internal status, the IR dumped after each pass, when the IR is
-// verified, and the parts of their cache keys that describe the module and the host.
+// verified, whether layers are outlined, and the parts of their cache keys that describe the
+// module and the host.
 #ifndef LOOM_COMPILER_JIT_COMPILESUPPORT_H
 #define LOOM_COMPILER_JIT_COMPILESUPPORT_H
 
@@ -45,6 +46,10 @@ inline void dumpIrAfterEachPass(PassManager &pm, const std::string &dir) {
 /// the pipeline's result once instead (the tracer verifies each op as it builds it): after
 /// each of some 70 passes the verifier took a third to a half of the MLIR pipeline's time.
 bool verifyEachPass();
+
+/// Whether repeated layers are outlined (loom-outline-repeated-blocks): `wanted` (the compile
+/// options'), unless LOOM_OUTLINE_BLOCKS says (0 or 1).
+bool outlineBlocksWanted(bool wanted);
 
 /// Runs `pm` on `module`, verifying after every pass or (see verifyEachPass) the result once;
 /// a failure adds which pass failed to the diagnostics.

@@ -47,9 +47,7 @@ bool outlineKernels(const CpuCompileOptions &options) {
 
 /// Blocks are outlined only with kernels (without, the step is to stay one function).
 bool outlineBlocks(const CpuCompileOptions &options) {
-  const char *env = std::getenv("LOOM_OUTLINE_BLOCKS");
-  bool wanted = env ? std::string_view(env) != "0" : options.outlineBlocks;
-  return outlineKernels(options) && wanted;
+  return outlineKernels(options) && outlineBlocksWanted(options.outlineBlocks);
 }
 
 bool profileKernels(const CpuCompileOptions &options) {

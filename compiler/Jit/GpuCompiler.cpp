@@ -29,12 +29,6 @@ namespace rt = ::loom::rt;
 
 namespace {
 
-/// options.outlineBlocks, unless LOOM_OUTLINE_BLOCKS says (0 or 1), as for the CPU.
-bool gpuOutlineBlocks(const GpuCompileOptions &options) {
-  const char *env = std::getenv("LOOM_OUTLINE_BLOCKS");
-  return env ? std::string_view(env) != "0" : options.outlineBlocks;
-}
-
 /// The GPU pipeline on a clone of `module`, translated to LLVM IR in `llvmContext`.
 rt::StatusOr<std::unique_ptr<llvm::Module>> lowerToLLVM(ModuleOp module,
                                                         const GpuCompileOptions &options,
@@ -48,7 +42,7 @@ rt::StatusOr<std::unique_ptr<llvm::Module>> lowerToLLVM(ModuleOp module,
   DiagnosticCollector diagnostics(ctx);
   {
     PassManager pm(ctx);
-    if (failed(buildGpuPipeline(pm, options.chip, gpuOutlineBlocks(options))))
+    if (failed(buildGpuPipeline(pm, options.chip, outlineBlocksWanted(options.outlineBlocks))))
       return internalError("cannot build the GPU pipeline: " + diagnostics.text);
     if (!options.dumpDir.empty())
       dumpIrAfterEachPass(pm, options.dumpDir);
@@ -86,7 +80,7 @@ rt::StatusOr<std::string> gpuCacheKey(ModuleOp module, const GpuCompileOptions &
     ptxas = std::to_string(status.getSize()) + "@" +
             std::to_string(llvm::sys::toTimeT(status.getLastModificationTime()));
   return CompilationCache::hashKey({"loom-gpu-1", hostKeySalt(**tm), ptxas, options.chip,
-                                    options.entry, gpuOutlineBlocks(options) ? "" : "no-blocks",
+                                    options.entry, outlineBlocksWanted(options.outlineBlocks) ? "" : "no-blocks",
                                     moduleKeyText(module)});
 }
 

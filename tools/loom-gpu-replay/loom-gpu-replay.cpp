@@ -267,7 +267,10 @@ int main(int argc, char **argv) {
         (void)output->ready()->wait();
       double elapsed =
           std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      (profiled ? profiledSeconds : seconds) = profiled ? elapsed : std::min(seconds, elapsed);
+      if (profiled)
+        profiledSeconds = elapsed;
+      else
+        seconds = std::min(seconds, elapsed);
       rt::CudaKernelTimes::enable(false);
       for (size_t o = 0; o < outputs->size() && problem.empty(); ++o) {
         const rt::BufferLayout &l = exe->outputs[o];

@@ -10,9 +10,6 @@
 #include <cstring>
 #include <string>
 
-extern const unsigned char loomAttentionFatbin[];
-extern const size_t loomAttentionFatbinSize;
-
 namespace {
 
 TEST(CudaAttention, TheRuntimeEmbedsAFatbinOfEveryKernel) {
