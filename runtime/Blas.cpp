@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <optional>
 #include <string>
+#include <vector>
 #include <cblas.h>
 
 extern "C" void openblas_set_num_threads(int);
@@ -44,6 +45,8 @@ constexpr int64_t kSmallProduct = int64_t(1) << 24;
 constexpr int64_t kMaxRegisterKernelDepth = 1024;
 constexpr int64_t kMaxRegisterKernelBlock = int64_t(512) << 10;
 constexpr int64_t kMaxRegisterKernelTraffic = int64_t(4) << 20;
+/// The largest transposed B turned for the kernel (it stays in L2 beside A's block).
+constexpr int64_t kMaxTurnedBBytes = int64_t(512) << 10;
 
 /// The OpenBLAS thread count setBlasThreads chose, or OpenBLAS's own before any call here.
 std::atomic<int> configuredThreads{0};
@@ -70,15 +73,17 @@ struct BatchedGemm {
   /// packing: faster where a block's rows of A stay in L2 across its passes, one per 64
   /// columns of B. In training steps of the tiny GPT the products it took ran at 179-209
   /// GFLOP/s against OpenBLAS's 161-184 (2 cores); where A's block or its passes outgrow L2
-  /// (k = 1024, 2048 x 512 x 1024) it fell to half of OpenBLAS's rate. B must not be
-  /// transposed (turning it first cost more than the kernel saved).
+  /// (k = 1024, 2048 x 512 x 1024) it fell to half of OpenBLAS's rate. A transposed B (the
+  /// backward's dX = dY W^T) is first turned into a thread's scratch, in 16 x 16 register
+  /// tiles: a few microseconds against the 10-15% the kernel gains over OpenBLAS there.
   bool registerKernelPays() const {
     if constexpr (!std::is_same_v<T, float>)
       return false;
     int64_t blockBytes = (m + rowBlocks - 1) / rowBlocks * k * int64_t(sizeof(T));
-    return unitsOnOneThread && tb == CblasNoTrans && k <= kMaxRegisterKernelDepth &&
+    return unitsOnOneThread && k <= kMaxRegisterKernelDepth &&
            blockBytes <= kMaxRegisterKernelBlock &&
            (n + 63) / 64 * blockBytes <= kMaxRegisterKernelTraffic &&
+           (tb == CblasNoTrans || n * k * int64_t(sizeof(T)) <= kMaxTurnedBBytes) &&
            loom::rt::smallGemmHasKernel();
   }
   /// Whether a unit runs its block of rows for every outer index, in order: where the outer
@@ -90,28 +95,46 @@ struct BatchedGemm {
   int64_t products() const { return unitsRunOuter() ? batch : outerCount * batch; }
   /// Units [begin, end) of the products() x rowBlocks ones, the block running fastest, then
   /// the batch's index.
+  /// A transposed B turned into a thread's scratch for the register kernel: which product's
+  /// B it holds (a unit's blocks of one product turn it once).
+  struct TurnedB {
+    const T *source = nullptr;
+    std::vector<T> *rows = nullptr;
+  };
   void run(int64_t begin, int64_t end) const {
     bool registers = registerKernelPays();
+    thread_local std::vector<T> scratch;
+    TurnedB turned{nullptr, &scratch};
     for (int64_t i = begin; i < end; ++i) {
       int64_t product = i / rowBlocks, block = i % rowBlocks;
       if (unitsRunOuter())
         for (int64_t o = 0; o < outerCount; ++o)
-          runBlock(o, product, block, o > 0 && cOuter == 0 ? T(1) : beta, registers);
+          runBlock(o, product, block, o > 0 && cOuter == 0 ? T(1) : beta, registers, turned);
       else
-        runBlock(product / batch, product % batch, block, beta, registers);
+        runBlock(product / batch, product % batch, block, beta, registers, turned);
     }
   }
-  void runBlock(int64_t o, int64_t j, int64_t block, T blockBeta, bool registers) const {
+  void runBlock(int64_t o, int64_t j, int64_t block, T blockBeta, bool registers,
+                TurnedB &turned) const {
     int64_t first = m * block / rowBlocks, rows = m * (block + 1) / rowBlocks - first;
     // Row r of op(A) starts at row r of A, or at column r of a transposed A.
     int64_t aRow = ta == CblasTrans ? first : first * lda;
     if constexpr (std::is_same_v<T, float>)
       if (registers) {
         bool t = ta == CblasTrans;
+        const T *b = pb + o * bOuter + j * bStride;
+        int64_t bLd = ldb;
+        if (tb == CblasTrans) { // B is [n, k]: turned to [k, n]
+          if (turned.source != b) {
+            turned.rows->resize(n * k);
+            loom::rt::transposeBlock(n, k, b, ldb, turned.rows->data(), n);
+            turned.source = b;
+          }
+          b = turned.rows->data(), bLd = n;
+        }
         loom::rt::smallGemm(rows, n, k, 1.0f,
                             {pa + o * aOuter + j * aStride + aRow, t ? 1 : lda, t ? lda : 1},
-                            pb + o * bOuter + j * bStride, ldb, blockBeta,
-                            pc + o * cOuter + j * cStride + first * ldc, ldc);
+                            b, bLd, blockBeta, pc + o * cOuter + j * cStride + first * ldc, ldc);
         return;
       }
     call(CblasRowMajor, ta, tb, rows, n, k, T(1), pa + o * aOuter + j * aStride + aRow, lda,

@@ -76,6 +76,7 @@ template <typename T> void check(const GemmCase &c) {
 const GemmCase kCases[] = {
     {1, 300, 130, 70, false, false},           // split into blocks of rows
     {1, 512, 128, 128, false, true},           // a GPT's q k^T-like product
+    {1, 512, 500, 96, false, true, 0, 1, 2},   // a backward's dY W^T: B turned, padded
     {1, 200, 96, 300, true, false},            // a weight's gradient: A transposed
     {1, 130, 90, 40, true, true, 1, 1, 3, 5},  // both transposed, accumulating, padded
     {1, 600, 16, 20, false, false},            // narrow: C has 16 columns
@@ -115,28 +116,31 @@ TEST(BlasOuterSum, OuterProductsSumIntoC) {
     WorkerPool pool(threads);
     detail::setCurrentWorkerPool(&pool);
     for (int64_t m : {300, 9})
-      for (int64_t beta : {0, 1}) {
-        SCOPED_TRACE(::testing::Message() << threads << " threads, m " << m << ", beta " << beta);
-        const int64_t n = 40, k = 30, outer = 3;
-        std::mt19937 random(3);
-        std::uniform_real_distribution<float> uniform(-1, 1);
-        std::vector<float> a(outer * m * k), b(outer * k * n), c(m * n);
-        for (auto *v : {&a, &b, &c})
-          for (float &x : *v)
-            x = uniform(random);
-        const std::vector<float> before = c;
-        auto address = [](std::vector<float> &v) { return reinterpret_cast<int64_t>(v.data()); };
-        loom_rt_gemm_f32(1, m, n, k, address(a), 0, k, 0, address(b), 0, n, 0, address(c), 0, n,
-                         0, beta, 0, 0, outer, m * k, k * n, 0);
-        for (int64_t i = 0; i < m; ++i)
-          for (int64_t j = 0; j < n; ++j) {
-            double sum = beta ? double(before[i * n + j]) : 0.0;
-            for (int64_t o = 0; o < outer; ++o)
-              for (int64_t l = 0; l < k; ++l)
-                sum += double(a[o * m * k + i * k + l]) * double(b[o * k * n + l * n + j]);
-            ASSERT_NEAR(c[i * n + j], sum, 1e-4) << "at (" << i << ", " << j << ")";
-          }
-      }
+      for (int64_t beta : {0, 1})
+        for (bool transposeB : {false, true}) { // B_o [k, n], or [n, k] (a backward's dX)
+          SCOPED_TRACE(::testing::Message() << threads << " threads, m " << m << ", beta " << beta
+                                            << ", B transposed " << transposeB);
+          const int64_t n = 40, k = 30, outer = 3;
+          std::mt19937 random(3);
+          std::uniform_real_distribution<float> uniform(-1, 1);
+          std::vector<float> a(outer * m * k), b(outer * k * n), c(m * n);
+          for (auto *v : {&a, &b, &c})
+            for (float &x : *v)
+              x = uniform(random);
+          const std::vector<float> before = c;
+          auto address = [](std::vector<float> &v) { return reinterpret_cast<int64_t>(v.data()); };
+          loom_rt_gemm_f32(1, m, n, k, address(a), 0, k, 0, address(b), 0, transposeB ? k : n, 0,
+                           address(c), 0, n, 0, beta, 0, transposeB, outer, m * k, k * n, 0);
+          for (int64_t i = 0; i < m; ++i)
+            for (int64_t j = 0; j < n; ++j) {
+              double sum = beta ? double(before[i * n + j]) : 0.0;
+              for (int64_t o = 0; o < outer; ++o)
+                for (int64_t l = 0; l < k; ++l)
+                  sum += double(a[o * m * k + i * k + l]) *
+                         double(b[o * k * n + (transposeB ? j * k + l : l * n + j)]);
+              ASSERT_NEAR(c[i * n + j], sum, 1e-4) << "at (" << i << ", " << j << ")";
+            }
+        }
     detail::setCurrentWorkerPool(nullptr);
   }
 }

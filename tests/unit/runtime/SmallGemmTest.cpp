@@ -84,7 +84,7 @@ protected:
 
 TEST_P(SmallGemmTest, EveryTileShapeAndTail) {
   for (int64_t n : {64, 48, 32, 16, 128, 130, 7, 1, 33})
-    for (int64_t m : {1, 4, 5, 6, 13, 32})
+    for (int64_t m : {1, 2, 3, 4, 5, 6, 7, 13, 15, 32}) // every tail of 4- and 8-row tiles
       check({m, n, 64, Layout::InPlace, 0.125f, 0});
 }
 
