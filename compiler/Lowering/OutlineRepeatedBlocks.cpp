@@ -102,9 +102,12 @@ struct OutlineRepeatedBlocksPass
       ops.push_back(&op);
       hashes.push_back(shapeHash(op, constants));
     }
-    for (const Repeat &c : findRepeats(hashes, kMinPeriod, kCandidatesPerSearch))
-      if (outline(ops, c, constants, symbols, fn))
-        return true;
+    for (Repeat c : findRepeats(hashes, kMinPeriod, kCandidatesPerSearch))
+      for (size_t start : mlir::loom::startsByBoundary(ops, c, constants)) {
+        c.start = start;
+        if (outline(ops, c, constants, symbols, fn))
+          return true;
+      }
     return false;
   }
 

@@ -82,7 +82,7 @@ std::vector<mlir::loom::Repeat> mlir::loom::findRepeats(ArrayRef<llvm::hash_code
         ++end;
       size_t run = end - begin;
       if (run >= period)
-        found.push_back({begin, period, (run + period) / period});
+        found.push_back({begin, period, (run + period) / period, (run + period) % period});
       probe = (end / period + 1) * period; // the first multiple of the period past the run
     }
   }
@@ -95,3 +95,44 @@ std::vector<mlir::loom::Repeat> mlir::loom::findRepeats(ArrayRef<llvm::hash_code
   return found;
 }
 
+
+std::vector<size_t> mlir::loom::startsByBoundary(ArrayRef<Operation *> ops, const Repeat &repeat,
+                                                 const llvm::DenseSet<Operation *> &constants) {
+  llvm::DenseMap<Operation *, size_t> index;
+  for (auto [i, op] : llvm::enumerate(ops))
+    index[op] = i;
+  auto elements = [](Value v) -> size_t {
+    auto shaped = dyn_cast<ShapedType>(v.getType());
+    return shaped && shaped.hasStaticShape() ? size_t(shaped.getNumElements()) : 1;
+  };
+  // The elements copy 0 reads from before it and leaves to the ops after it.
+  auto boundary = [&](size_t start) {
+    size_t end = start + repeat.period, total = 0;
+    llvm::DenseSet<Value> counted;
+    for (size_t i = start; i < end; ++i) {
+      for (Value operand : ops[i]->getOperands()) {
+        Operation *def = operand.getDefiningOp();
+        auto found = def ? index.find(def) : index.end();
+        bool before = !def || (found != index.end() && found->second < start);
+        if (before && !(def && constants.contains(def)) && counted.insert(operand).second)
+          total += elements(operand);
+      }
+      for (Value result : ops[i]->getResults())
+        if (llvm::any_of(result.getUsers(), [&](Operation *user) {
+              while (user && !index.count(user))
+                user = user->getParentOp();
+              return user && index.lookup(user) >= end;
+            }))
+          total += elements(result);
+    }
+    return total;
+  };
+  std::vector<std::pair<size_t, size_t>> costs; // (elements, start)
+  for (size_t s = 0; s <= repeat.slack; ++s)
+    costs.push_back({boundary(repeat.start + s), repeat.start + s});
+  llvm::stable_sort(costs, [](auto a, auto b) { return a.first < b.first; });
+  std::vector<size_t> starts;
+  for (auto [cost, start] : costs)
+    starts.push_back(start);
+  return starts;
+}

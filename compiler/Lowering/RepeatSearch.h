@@ -11,9 +11,11 @@
 
 namespace mlir::loom {
 
-/// `copies` consecutive runs of `period` ops from `start` with the same op sequence.
+/// `copies` consecutive runs of `period` ops from `start` with the same op sequence. They
+/// repeat as well from each of the `slack` later starts (the run had ops to spare): the same
+/// layers, cut at another op.
 struct Repeat {
-  size_t start, period, copies;
+  size_t start, period, copies, slack = 0;
   size_t saved() const { return period * (copies - 1); }
 };
 
@@ -29,6 +31,14 @@ bool sameShape(Operation *a, Operation *b);
 /// `limit`; periods of at least `minPeriod` ops).
 std::vector<Repeat> findRepeats(llvm::ArrayRef<llvm::hash_code> hashes, size_t minPeriod,
                                 size_t limit);
+
+/// The starts `repeat` may take (start ... start + slack), those whose copies pass the fewest
+/// elements across their ends first (each layer's input and output rather than, say, the two
+/// operands of the residual sum that begins it, which the first layer would have to write out
+/// in full: the embedding and the broadcast positions). Values of `constants` do not count;
+/// ties keep the earlier start.
+std::vector<size_t> startsByBoundary(llvm::ArrayRef<Operation *> ops, const Repeat &repeat,
+                                     const llvm::DenseSet<Operation *> &constants);
 
 } // namespace mlir::loom
 

@@ -340,3 +340,47 @@ func.func @draws(%keys: tensor<2x2xi32>) -> (tensor<16xi32>, tensor<16xi32>) {
   %j1 = loom.add %i1, %b1 : tensor<16xi32>
   return %j0, %j1 : tensor<16xi32>, tensor<16xi32>
 }
+
+// -----
+
+// A block starts where its copies pass the least across their ends. Each layer here ends in
+// a residual sum, and the stream starts as the sum of an embedding and broadcast positions:
+// all sums of the same shape. Cut at the sums, the first call would take both operands of the
+// first one written out in full (the broadcast too) and return two values; cut after them,
+// each call takes the residual stream alone and the first sum stays in the caller.
+// CHECK-LABEL: func.func private @"block:layer.cpp:20"
+// CHECK-SAME:    (%[[X:.*]]: tensor<4x8xf32>, %[[W:.*]]: tensor<8x8xf32>) -> tensor<4x8xf32>
+// CHECK:         loom.dot_general %[[X]], %[[W]]
+// CHECK:         %[[L:.*]] = loom.exp
+// CHECK:         %[[OUT:.*]] = loom.add %[[X]], %[[L]]
+// CHECK:         return %[[OUT]]
+// CHECK-LABEL: func.func @residual
+// CHECK-SAME:    (%[[E:.*]]: tensor<4x8xf32>, %[[P:.*]]: tensor<8xf32>, %[[W0:.*]]: tensor<8x8xf32>, %[[W1:.*]]: tensor<8x8xf32>)
+// CHECK:         %[[B:.*]] = loom.broadcast_in_dim %[[P]]
+// CHECK-NEXT:    %[[X0:.*]] = loom.add %[[E]], %[[B]]
+// CHECK-NEXT:    %[[X1:.*]] = call @"block:layer.cpp:20"(%[[X0]], %[[W0]])
+// CHECK-NEXT:    %[[X2:.*]] = call @"block:layer.cpp:20"(%[[X1]], %[[W1]])
+// CHECK-NEXT:    return %[[X2]]
+func.func @residual(%e: tensor<4x8xf32>, %pos: tensor<8xf32>, %w0: tensor<8x8xf32>,
+                    %w1: tensor<8x8xf32>) -> tensor<4x8xf32> {
+  %p = loom.broadcast_in_dim %pos, dims = [1] : tensor<8xf32> -> tensor<4x8xf32>
+  %x0 = loom.add %e, %p : tensor<4x8xf32> loc("layer.cpp":19:1)
+  %h0 = loom.dot_general %x0, %w0, batching_dims = [] x [], contracting_dims = [1] x [0] : (tensor<4x8xf32>, tensor<8x8xf32>) -> tensor<4x8xf32> loc("layer.cpp":20:1)
+  %t0 = loom.tanh %h0 : tensor<4x8xf32>
+  %a0 = loom.mul %t0, %t0 : tensor<4x8xf32>
+  %s0 = loom.reduce sum %a0, dims = [1] : tensor<4x8xf32> -> tensor<4xf32>
+  %b0 = loom.broadcast_in_dim %s0, dims = [0] : tensor<4xf32> -> tensor<4x8xf32>
+  %q0 = loom.mul %t0, %b0 : tensor<4x8xf32>
+  %l0 = loom.exp %q0 : tensor<4x8xf32>
+  %x1 = loom.add %x0, %l0 : tensor<4x8xf32> loc("layer.cpp":19:1)
+
+  %h1 = loom.dot_general %x1, %w1, batching_dims = [] x [], contracting_dims = [1] x [0] : (tensor<4x8xf32>, tensor<8x8xf32>) -> tensor<4x8xf32> loc("layer.cpp":20:1)
+  %t1 = loom.tanh %h1 : tensor<4x8xf32>
+  %a1 = loom.mul %t1, %t1 : tensor<4x8xf32>
+  %s1 = loom.reduce sum %a1, dims = [1] : tensor<4x8xf32> -> tensor<4xf32>
+  %b1 = loom.broadcast_in_dim %s1, dims = [0] : tensor<4xf32> -> tensor<4x8xf32>
+  %q1 = loom.mul %t1, %b1 : tensor<4x8xf32>
+  %l1 = loom.exp %q1 : tensor<4x8xf32>
+  %x2 = loom.add %x1, %l1 : tensor<4x8xf32> loc("layer.cpp":19:1)
+  return %x2 : tensor<4x8xf32>
+}
