@@ -3,13 +3,20 @@
 #include "runtime/Device.h"
 #include "runtime/Profiler.h"
 #include "runtime/TempMemory.h"
+#include "runtime/WorkerPool.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <exception>
 #include <string>
 
 namespace loom::rt {
+
+namespace {
+/// How long a device's thread spins for its next item before sleeping (see pushedCount).
+constexpr int kIdleSpinUs = 300;
+} // namespace
 
 void detail::MemoryStats::add(size_t bytes) {
   size_t now = inUse.fetch_add(bytes) + bytes;
@@ -48,6 +55,7 @@ void Device::push(WorkItem item) {
     std::lock_guard<std::mutex> lock(mutex);
     queue.push_back(std::move(item));
     ++enqueuedCount;
+    pushedCount.fetch_add(1, std::memory_order_release);
   }
   workAvailable.notify_one();
 }
@@ -89,15 +97,26 @@ void Device::serve() {
   // Parallel loops of the kernels it runs share the device's pool.
   detail::setCurrentWorkerPool(pool.get());
   kind->bindWorkerThread();
+  // Only a device with cores of its own spins: devices sharing cores would take them from
+  // each other's kernels.
+  const auto idleSpin = std::chrono::microseconds(pool->threads() >= 2 ? kIdleSpinUs : 0);
+  uint64_t taken = 0;
   for (;;) {
     WorkItem item;
     {
+      auto until = std::chrono::steady_clock::now() + idleSpin;
+      for (int spins = 1; pushedCount.load(std::memory_order_acquire) == taken; ++spins) {
+        if (spins % 64 == 0 && std::chrono::steady_clock::now() >= until)
+          break;
+        cpuRelax();
+      }
       std::unique_lock<std::mutex> lock(mutex);
       workAvailable.wait(lock, [this] { return stopping || !queue.empty(); });
       if (queue.empty())
         return;
       item = std::move(queue.front());
       queue.pop_front();
+      ++taken;
     }
     Status status = runItem(item);
     for (auto &event : item.signal)

@@ -6,12 +6,6 @@
 #include <algorithm>
 #include <chrono>
 
-#if defined(__x86_64__) || defined(__i386__)
-#include <immintrin.h>
-#define LOOM_CPU_RELAX() _mm_pause()
-#else
-#define LOOM_CPU_RELAX() std::this_thread::yield()
-#endif
 
 namespace loom::rt {
 namespace {
@@ -62,7 +56,7 @@ void WorkerPool::serve(const std::function<void()> &workerInit) {
         generation.wait(seen, std::memory_order_acquire);
         break;
       }
-      LOOM_CPU_RELAX();
+      cpuRelax();
     }
     seen = generation.load(std::memory_order_acquire);
     if (stopping.load())
@@ -99,7 +93,7 @@ void WorkerPool::parallelFor(ChunkFn body, void *context, int64_t n, int64_t gra
   runChunks(job);
   // Chunks other threads took finish; then no worker still holds the job.
   for (int spins = 0; job.done.load(std::memory_order_acquire) < job.chunks; ++spins)
-    spins < 4096 ? LOOM_CPU_RELAX() : std::this_thread::yield();
+    spins < 4096 ? cpuRelax() : std::this_thread::yield();
   current.store(nullptr);
   while (active.load() != 0)
     std::this_thread::yield();

@@ -11,8 +11,20 @@
 #include <functional>
 #include <thread>
 #include <vector>
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
 
 namespace loom::rt {
+
+/// One step of a spin-wait: a pause that tells the core (and its sibling thread) so.
+inline void cpuRelax() {
+#if defined(__x86_64__) || defined(__i386__)
+  _mm_pause();
+#else
+  std::this_thread::yield();
+#endif
+}
 
 /// One chunk of a parallel loop: runs iterations [begin, end) of the loop `context` holds.
 using ChunkFn = void (*)(void *context, int64_t begin, int64_t end);
