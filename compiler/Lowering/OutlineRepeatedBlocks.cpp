@@ -24,7 +24,9 @@ namespace mlir::loom {
 
 using namespace mlir;
 using mlir::loom::findRepeats;
+using mlir::loom::isCheap;
 using mlir::loom::Repeat;
+using mlir::loom::sameChain;
 using mlir::loom::sameShape;
 using mlir::loom::shapeHash;
 
@@ -37,33 +39,6 @@ constexpr size_t kMinPeriod = 8;
 constexpr size_t kMinSavedPerCopy = 4;
 /// Repeats tried per search before giving up on a function.
 constexpr size_t kCandidatesPerSearch = 8;
-
-/// Ops recomputed on whichever side of a block boundary reads them rather than passed across
-/// it: views (a slice returned would be copied out; its source is returned instead, and the
-/// reader takes the slice as a view) and broadcasts (passing the small operand instead), and
-/// a negation (which then fuses into its reader, as a layer's residual update does into the
-/// next layer). A sharding constraint left after partitioning (a one-device program keeps
-/// them) is the identity: one between a view and its reader (attention's heads) would
-/// otherwise pass the view across, and a view crossing into a function is copied dense.
-bool isCheap(Operation *op) {
-  return isa<mlir::loom::BroadcastInDimOp, mlir::loom::ReshapeOp, mlir::loom::SliceOp,
-             mlir::loom::NegOp, mlir::loom::ShardingConstraintOp>(op);
-}
-
-/// Whether `a` and `b` are computed by constant chains of the same ops (so are equal; CSE
-/// has not run yet, and each layer may compute its own causal mask).
-bool sameChain(Value a, Value b, const llvm::DenseSet<Operation *> &constants) {
-  if (a == b)
-    return true;
-  Operation *x = a.getDefiningOp(), *y = b.getDefiningOp();
-  if (!x || !y || !constants.contains(x) || !constants.contains(y) || !sameShape(x, y) ||
-      cast<OpResult>(a).getResultNumber() != cast<OpResult>(b).getResultNumber())
-    return false;
-  for (auto [p, q] : llvm::zip(x->getOperands(), y->getOperands()))
-    if (!sameChain(p, q, constants))
-      return false;
-  return true;
-}
 
 /// Where a block's operand comes from outside its copies (see `resolve`).
 struct OutsideValue {

@@ -1,6 +1,8 @@
 // Finding repeats in straight-line code (see RepeatSearch.h).
 #include "compiler/Lowering/RepeatSearch.h"
 
+#include "compiler/IR/LoomOps.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "llvm/ADT/DenseMap.h"
@@ -41,6 +43,23 @@ bool mlir::loom::sameShape(Operation *a, Operation *b) {
          a->getOperandTypes() == b->getOperandTypes() &&
          a->getResultTypes() == b->getResultTypes() && a->getNumRegions() == 0 &&
          b->getNumRegions() == 0;
+}
+
+bool mlir::loom::isCheap(Operation *op) {
+  return isa<BroadcastInDimOp, ReshapeOp, SliceOp, NegOp, ShardingConstraintOp>(op);
+}
+
+bool mlir::loom::sameChain(Value a, Value b, const llvm::DenseSet<Operation *> &constants) {
+  if (a == b)
+    return true;
+  Operation *x = a.getDefiningOp(), *y = b.getDefiningOp();
+  if (!x || !y || !constants.contains(x) || !constants.contains(y) || !sameShape(x, y) ||
+      cast<OpResult>(a).getResultNumber() != cast<OpResult>(b).getResultNumber())
+    return false;
+  for (auto [p, q] : llvm::zip(x->getOperands(), y->getOperands()))
+    if (!sameChain(p, q, constants))
+      return false;
+  return true;
 }
 
 // For each period, each maximal run in which an op equals the op one period later. The periods

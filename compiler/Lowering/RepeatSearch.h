@@ -27,6 +27,19 @@ llvm::hash_code shapeHash(Operation &op, const llvm::DenseSet<Operation *> &uniq
 /// Whether `a` and `b` have the same structure (as shapeHash sees it).
 bool sameShape(Operation *a, Operation *b);
 
+/// Ops recomputed on whichever side of a block boundary reads them rather than passed across
+/// it: views (a slice returned would be copied out; its source is returned instead, and the
+/// reader takes the slice as a view) and broadcasts (passing the small operand instead), and
+/// a negation (which then fuses into its reader, as a layer's residual update does into the
+/// next layer). A sharding constraint left after partitioning (a one-device program keeps
+/// them) is the identity: one between a view and its reader (attention's heads) would
+/// otherwise pass the view across, and a view crossing into a function is copied dense.
+bool isCheap(Operation *op);
+
+/// Whether `a` and `b` are computed by constant chains (ops of `constants`) of the same ops,
+/// so are equal: CSE has not run yet, and each layer may compute its own causal mask.
+bool sameChain(Value a, Value b, const llvm::DenseSet<Operation *> &constants);
+
 /// The best repeats in a block whose ops hash to `hashes`, most ops saved first (at most
 /// `limit`; periods of at least `minPeriod` ops).
 std::vector<Repeat> findRepeats(llvm::ArrayRef<llvm::hash_code> hashes, size_t minPeriod,
