@@ -14,13 +14,16 @@
 #include "llvm/Support/xxhash.h"
 #include "runtime/Env.h"
 
-#include <filesystem>
-#include <cstdlib>
-#include <vector>
 #include <cerrno>
+#include <chrono>
 #include <csignal>
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <map>
+#include <mutex>
 #include <unistd.h>
+#include <vector>
 
 using namespace mlir::loom;
 
@@ -33,6 +36,24 @@ static std::string defaultDirectory() {
     return std::string(home) + "/.cache/loom";
   return "";
 }
+
+namespace {
+/// What this process knows of a cache directory's size: the total its last sweep left, plus
+/// what it has stored since. A sweep stats every entry (about a third of a second per 80,000
+/// objects; each kernel is one), so a store sweeps again only when that total passes the
+/// limit, the limit changed, or the last sweep is older than kSweepInterval (other processes
+/// store too): a program's compile no longer pays a sweep, a process about one.
+struct Ledger {
+  uint64_t bytes = 0, limit = 0;
+  std::chrono::steady_clock::time_point swept;
+};
+constexpr auto kSweepInterval = std::chrono::seconds(60);
+std::mutex ledgerMutex;
+std::map<std::string, Ledger> &ledgers() {
+  static auto *byDirectory = new std::map<std::string, Ledger>(); // kept to process end
+  return *byDirectory;
+}
+} // namespace
 
 static uint64_t defaultMaxBytes() {
   int64_t megabytes = ::loom::rt::envInteger("LOOM_CACHE_MAX_MB", 2048, 1, 1 << 30);
@@ -128,7 +149,15 @@ void CompilationCache::store(const std::string &key, const std::string &object,
   }
   if (llvm::sys::fs::rename(temp, final))
     llvm::sys::fs::remove(temp);
-  if (evictAfter)
+  bool due;
+  {
+    std::lock_guard<std::mutex> lock(ledgerMutex);
+    Ledger &ledger = ledgers()[directory];
+    ledger.bytes += sizeof(EntryHeader) + object.size();
+    due = ledger.limit != maxBytes || ledger.bytes > maxBytes ||
+          std::chrono::steady_clock::now() - ledger.swept > kSweepInterval;
+  }
+  if (evictAfter && due)
     evict();
 }
 
@@ -161,13 +190,15 @@ void CompilationCache::evict() const {
     entries.push_back({path.str(), status.getSize(), status.getLastModificationTime()});
     total += status.getSize();
   }
-  if (total <= maxBytes)
-    return;
-  // Oldest first; the newest (the object just stored) stays even if it alone is over.
-  llvm::sort(entries, [](const Entry &a, const Entry &b) { return a.time < b.time; });
-  for (size_t i = 0; i + 1 < entries.size() && total > maxBytes / 4 * 3; ++i)
-    if (!llvm::sys::fs::remove(entries[i].path))
-      total -= entries[i].size;
+  if (total > maxBytes) {
+    // Oldest first; the newest (the object just stored) stays even if it alone is over.
+    llvm::sort(entries, [](const Entry &a, const Entry &b) { return a.time < b.time; });
+    for (size_t i = 0; i + 1 < entries.size() && total > maxBytes / 4 * 3; ++i)
+      if (!llvm::sys::fs::remove(entries[i].path))
+        total -= entries[i].size;
+  }
+  std::lock_guard<std::mutex> lock(ledgerMutex);
+  ledgers()[directory] = {total, maxBytes, std::chrono::steady_clock::now()};
 }
 
 std::string CompilationCache::hashKey(std::initializer_list<std::string_view> parts) {

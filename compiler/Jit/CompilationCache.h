@@ -39,8 +39,10 @@ public:
   static std::string hashKey(std::initializer_list<std::string_view> parts);
 
   /// Removes least recently used objects until the cache holds at most 3/4 of its limit
-  /// (the newest object stays if it alone is over), and temporary files whose writer is gone;
-  /// runs after every store.
+  /// (the newest object stays if it alone is over), and temporary files whose writer is gone.
+  /// A store runs it when the directory may be over its limit by what this process knows (its
+  /// last sweep's total plus what it stored since), when the limit changed, or when its last
+  /// sweep is a minute old: the limit is soft by what other processes stored meanwhile.
   void evict() const;
 
 private:

@@ -1,11 +1,14 @@
-// The on-disk compilation cache: round trip, and eviction of the least recently used objects
-// past its size limit.
+// The on-disk compilation cache: round trip, eviction of the least recently used objects past
+// its size limit, and sweeps of the directory only when it may be over that limit.
 #include "compiler/Jit/CompilationCache.h"
 
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
+#include <sys/wait.h>
 #include <thread>
+#include <unistd.h>
 
 using mlir::loom::CompilationCache;
 
@@ -30,5 +33,27 @@ TEST(CompilationCache, StoresLoadsAndEvictsTheLeastRecentlyUsed) {
   EXPECT_TRUE(cache.load("d").has_value());
   EXPECT_EQ(CompilationCache::hashKey({"x", "y"}).size(), 64u);
   EXPECT_NE(CompilationCache::hashKey({"xy", ""}), CompilationCache::hashKey({"x", "y"}));
+  fs::remove_all(dir);
+}
+
+TEST(CompilationCache, StoresSweepOnlyWhenTheDirectoryMayBeOverItsLimit) {
+  namespace fs = std::filesystem;
+  fs::path dir = fs::temp_directory_path() / ("loom-cache-sweep-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  CompilationCache cache(dir.string(), /*maxBytes=*/1 << 20);
+  cache.store("a", std::string(1000, 'x')); // the process's first store sweeps
+  // A writer killed mid-write left this (a pid that is gone): only a sweep removes it.
+  pid_t child = fork();
+  if (child == 0)
+    _exit(0);
+  waitpid(child, nullptr, 0);
+  fs::path stale = dir / ("0123.o.tmp." + std::to_string(child));
+  std::ofstream(stale) << "partial";
+  cache.store("b", std::string(1000, 'x')); // far under the limit, just swept: no sweep
+  EXPECT_TRUE(fs::exists(stale));
+  cache.store("c", std::string(1 << 20, 'x')); // past the limit by what was stored: a sweep
+  EXPECT_FALSE(fs::exists(stale));
+  EXPECT_FALSE(cache.load("a").has_value()) << "the least recently used goes first";
+  EXPECT_TRUE(cache.load("c").has_value());
   fs::remove_all(dir);
 }
