@@ -93,14 +93,14 @@ struct BatchedGemm {
   bool unitsRunOuter() const { return outerCount > 1 && (cOuter == 0 || aOuter == 0); }
   /// The products that are units: outer x batch, or the batch when units run the outer ones.
   int64_t products() const { return unitsRunOuter() ? batch : outerCount * batch; }
-  /// Units [begin, end) of the products() x rowBlocks ones, the block running fastest, then
-  /// the batch's index.
   /// A transposed B turned into a thread's scratch for the register kernel: which product's
   /// B it holds (a unit's blocks of one product turn it once).
   struct TurnedB {
     const T *source = nullptr;
     std::vector<T> *rows = nullptr;
   };
+  /// Units [begin, end) of the products() x rowBlocks ones, the block running fastest, then
+  /// the batch's index.
   void run(int64_t begin, int64_t end) const {
     bool registers = registerKernelPays();
     thread_local std::vector<T> scratch;

@@ -114,7 +114,6 @@ std::vector<mlir::loom::Repeat> mlir::loom::findRepeats(ArrayRef<llvm::hash_code
   return found;
 }
 
-
 std::vector<size_t> mlir::loom::startsByBoundary(ArrayRef<Operation *> ops, const Repeat &repeat,
                                                  const llvm::DenseSet<Operation *> &constants) {
   llvm::DenseMap<Operation *, size_t> index;
