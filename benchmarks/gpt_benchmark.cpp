@@ -80,7 +80,7 @@ void row(const char *name, const nn::GptConfig &c, const std::string &script) {
   for (int i = 0; i < 2; ++i) { // compiled (while the variable is set) and warmed up
     auto [p, s, loss] = apart(apartParams, apartState, ids, ids, Array::scalar(float(i)));
     loss.block_until_ready();
-    apartParams = p, apartState = s;
+    apartParams = std::move(p), apartState = std::move(s);
   }
   unsetenv("LOOM_OUTLINE_BLOCKS");
   // Rounds alternate between kernels' loops on the device's threads, on one thread, and the
@@ -109,7 +109,7 @@ void row(const char *name, const nn::GptConfig &c, const std::string &script) {
     auto warm = Clock::now();
     auto [p, s, loss] = step(params, state, ids, ids, Array::scalar(float(i)));
     loss.block_until_ready();
-    params = p, state = s, warmStep = seconds(warm);
+    params = std::move(p), state = std::move(s), warmStep = seconds(warm);
   }
   const int perKind = std::clamp(int(1.0 / warmStep), 5, 20);
   for (int i = 0; i < 3 + 9 * perKind; ++i) {
@@ -122,7 +122,7 @@ void row(const char *name, const nn::GptConfig &c, const std::string &script) {
       auto [p, s, loss] = apart(apartParams, apartState, ids, ids, Array::scalar(float(i)));
       loss.block_until_ready();
       apartTimes.push_back(seconds(start));
-      apartParams = p, apartState = s;
+      apartParams = std::move(p), apartState = std::move(s);
       continue;
     }
     auto [p, s, loss] = step(params, state, ids, ids, Array::scalar(float(i)));
@@ -132,7 +132,7 @@ void row(const char *name, const nn::GptConfig &c, const std::string &script) {
       (kind == 1 ? serialTimes : stepTimes).push_back(seconds(start)), hostTimes.push_back(host);
     if (i >= 3 && kind == 0)
       roundTimes.push_back(seconds(start));
-    params = p, state = s;
+    params = std::move(p), state = std::move(s);
   }
   endRound();
   rt::setKernelThreadLimit(rt::kNoKernelThreadLimit);
@@ -144,7 +144,7 @@ void row(const char *name, const nn::GptConfig &c, const std::string &script) {
   for (int i = 0; i < 2; ++i) {
     auto [p, s, loss] = step(params, state, ids, ids, Array::scalar(float(i)));
     loss.block_until_ready();
-    params = p, state = s;
+    params = std::move(p), state = std::move(s);
   }
   (void)device.synchronize();
   double peak = static_cast<double>(device.peakBytesInUse() - before);

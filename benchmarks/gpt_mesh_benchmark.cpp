@@ -87,7 +87,7 @@ Row run(const nn::GptConfig &config, std::optional<nn::GptStrategy> strategy,
     row.losses.push_back(loss.item<float>());
     if (i >= 3)
       times.push_back(std::chrono::duration<double>(Clock::now() - start).count());
-    params = p, state = st;
+    params = std::move(p), state = std::move(st);
   }
   std::sort(times.begin(), times.end());
   row.stepSeconds = times[times.size() / 2];

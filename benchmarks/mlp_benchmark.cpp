@@ -104,7 +104,7 @@ std::pair<double, double> bestOfRounds(int64_t batch, const std::string &optimiz
       l.block_until_ready();
       if (i >= 10)
         times.push_back(std::chrono::duration<double>(Clock::now() - start).count());
-      params = p, state = s;
+      params = std::move(p), state = std::move(s);
     }
     std::sort(times.begin(), times.end());
     loom = std::max(loom, batch / times[times.size() / 2]);

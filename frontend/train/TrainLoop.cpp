@@ -323,7 +323,7 @@ RunSummary TrainingRun::run() {
       retire();
     auto [p, s, loss, examples] = functions.trainStep(
         state.params, state.optState, batchArrays, Array::scalar(static_cast<float>(step)));
-    state.params = p, state.optState = s;
+    state.params = std::move(p), state.optState = std::move(s); // moved: a Tree copies deeply
     inFlight.push_back({loss, examples});
     if (emaDecay > 0)
       state.ema = functions.emaUpdate(state.ema, state.params);
