@@ -22,6 +22,7 @@
 #include <filesystem>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <unistd.h>
 #include <vector>
 
@@ -38,22 +39,45 @@ static std::string defaultDirectory() {
 }
 
 namespace {
-/// What this process knows of a cache directory's size: the total its last sweep left, plus
-/// what it has stored since. A sweep stats every entry (about a third of a second per 80,000
-/// objects; each kernel is one), so a store sweeps again only when that total passes the
-/// limit, the limit changed, or the last sweep is older than kSweepInterval (other processes
-/// store too): a program's compile no longer pays a sweep, a process about one.
+/// What is known of a cache directory's size: the total its last sweep left (by this process,
+/// or by any, from the directory's `sweep` file), plus what this process has stored since. A
+/// sweep stats every entry (about a third of a second per 80,000 objects; each kernel is one),
+/// so a store sweeps only when that total passes the limit, the limit changed, nothing is
+/// known, or the last sweep is older than kSweepInterval (other processes store too): a
+/// program's compile, and mostly a process's, pays no sweep.
 struct Ledger {
   uint64_t bytes = 0, limit = 0;
-  std::chrono::steady_clock::time_point swept;
+  std::chrono::system_clock::time_point swept;
 };
-constexpr auto kSweepInterval = std::chrono::seconds(60);
+constexpr auto kSweepInterval = std::chrono::minutes(10);
+/// The file in the directory where each sweep leaves "TOTAL LIMIT" (its time is the sweep's).
+constexpr const char *kSweepFile = "sweep";
 std::mutex ledgerMutex;
 std::map<std::string, Ledger> &ledgers() {
   static auto *byDirectory = new std::map<std::string, Ledger>(); // kept to process end
   return *byDirectory;
 }
+
+/// The last sweep of `directory` by any process, if its file says.
+std::optional<Ledger> lastSweep(const std::string &directory) {
+  std::string path = directory + "/" + kSweepFile;
+  llvm::sys::fs::file_status status;
+  auto text = llvm::MemoryBuffer::getFile(path);
+  if (llvm::sys::fs::status(path, status) || !text)
+    return std::nullopt;
+  auto [total, limit] = (*text)->getBuffer().trim().split(' ');
+  Ledger ledger;
+  if (total.getAsInteger(10, ledger.bytes) || limit.getAsInteger(10, ledger.limit))
+    return std::nullopt;
+  ledger.swept = status.getLastModificationTime();
+  return ledger;
+}
 } // namespace
+
+void CompilationCache::forgetSweeps() {
+  std::lock_guard<std::mutex> lock(ledgerMutex);
+  ledgers().clear();
+}
 
 static uint64_t defaultMaxBytes() {
   int64_t megabytes = ::loom::rt::envInteger("LOOM_CACHE_MAX_MB", 2048, 1, 1 << 30);
@@ -152,10 +176,13 @@ void CompilationCache::store(const std::string &key, const std::string &object,
   bool due;
   {
     std::lock_guard<std::mutex> lock(ledgerMutex);
-    Ledger &ledger = ledgers()[directory];
+    auto known = ledgers().find(directory);
+    if (known == ledgers().end())
+      known = ledgers().emplace(directory, lastSweep(directory).value_or(Ledger())).first;
+    Ledger &ledger = known->second;
     ledger.bytes += sizeof(EntryHeader) + object.size();
     due = ledger.limit != maxBytes || ledger.bytes > maxBytes ||
-          std::chrono::steady_clock::now() - ledger.swept > kSweepInterval;
+          std::chrono::system_clock::now() - ledger.swept > kSweepInterval;
   }
   if (evictAfter && due)
     evict();
@@ -197,8 +224,22 @@ void CompilationCache::evict() const {
       if (!llvm::sys::fs::remove(entries[i].path))
         total -= entries[i].size;
   }
-  std::lock_guard<std::mutex> lock(ledgerMutex);
-  ledgers()[directory] = {total, maxBytes, std::chrono::steady_clock::now()};
+  {
+    std::lock_guard<std::mutex> lock(ledgerMutex);
+    ledgers()[directory] = {total, maxBytes, std::chrono::system_clock::now()};
+  }
+  // For the next processes: written aside and renamed, so a reader sees all of it or none.
+  std::string path = directory + "/" + kSweepFile;
+  std::string temp = path + ".tmp." + std::to_string(::getpid());
+  {
+    std::error_code error;
+    llvm::raw_fd_ostream out(temp, error);
+    if (error)
+      return;
+    out << total << ' ' << maxBytes << '\n';
+  }
+  if (llvm::sys::fs::rename(temp, path))
+    llvm::sys::fs::remove(temp);
 }
 
 std::string CompilationCache::hashKey(std::initializer_list<std::string_view> parts) {

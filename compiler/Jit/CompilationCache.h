@@ -40,10 +40,16 @@ public:
 
   /// Removes least recently used objects until the cache holds at most 3/4 of its limit
   /// (the newest object stays if it alone is over), and temporary files whose writer is gone.
-  /// A store runs it when the directory may be over its limit by what this process knows (its
-  /// last sweep's total plus what it stored since), when the limit changed, or when its last
-  /// sweep is a minute old: the limit is soft by what other processes stored meanwhile.
+  /// A store runs it when the directory may be over its limit by what is known (the last
+  /// sweep's total, this process's or any process's from the directory's `sweep` file, plus
+  /// what this process stored since), when the limit changed, when nothing is known, or when
+  /// the last sweep is ten minutes old: the limit is soft by what other processes store
+  /// meanwhile.
   void evict() const;
+
+  /// Forgets what this process knows of every directory's sweeps, as a new process would
+  /// (for tests).
+  static void forgetSweeps();
 
 private:
   std::string directory;

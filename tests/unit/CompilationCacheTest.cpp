@@ -50,10 +50,24 @@ TEST(CompilationCache, StoresSweepOnlyWhenTheDirectoryMayBeOverItsLimit) {
   fs::path stale = dir / ("0123.o.tmp." + std::to_string(child));
   std::ofstream(stale) << "partial";
   cache.store("b", std::string(1000, 'x')); // far under the limit, just swept: no sweep
+  cache.store("c", std::string(600 << 10, 'x'));
   EXPECT_TRUE(fs::exists(stale));
-  cache.store("c", std::string(1 << 20, 'x')); // past the limit by what was stored: a sweep
+  cache.store("d", std::string(600 << 10, 'x')); // past the limit by what was stored: a sweep
   EXPECT_FALSE(fs::exists(stale));
   EXPECT_FALSE(cache.load("a").has_value()) << "the least recently used goes first";
-  EXPECT_TRUE(cache.load("c").has_value());
+  EXPECT_FALSE(cache.load("c").has_value()) << "evicted down to 3/4 of the limit";
+  EXPECT_TRUE(cache.load("d").has_value());
+
+  // A new process reads the last sweep from the directory's `sweep` file: it does not sweep
+  // after a recent one, and does after one ten minutes old.
+  EXPECT_TRUE(fs::exists(dir / "sweep"));
+  std::ofstream(stale) << "partial";
+  CompilationCache::forgetSweeps();
+  cache.store("e", std::string(1000, 'x'));
+  EXPECT_TRUE(fs::exists(stale)) << "swept although another process just had";
+  fs::last_write_time(dir / "sweep", fs::file_time_type::clock::now() - std::chrono::hours(1));
+  CompilationCache::forgetSweeps();
+  cache.store("f", std::string(1000, 'x'));
+  EXPECT_FALSE(fs::exists(stale)) << "the last sweep was an hour old";
   fs::remove_all(dir);
 }
