@@ -97,14 +97,14 @@ struct BatchedGemm {
   /// B it holds (a unit's blocks of one product turn it once).
   struct TurnedB {
     const T *source = nullptr;
-    std::vector<T> *rows = nullptr;
+    std::vector<T> rows;
   };
   /// Units [begin, end) of the products() x rowBlocks ones, the block running fastest, then
   /// the batch's index.
   void run(int64_t begin, int64_t end) const {
     bool registers = registerKernelPays();
-    thread_local std::vector<T> scratch;
-    TurnedB turned{nullptr, &scratch};
+    thread_local TurnedB turned; // its rows are kept from call to call, not its contents
+    turned.source = nullptr;
     for (int64_t i = begin; i < end; ++i) {
       int64_t product = i / rowBlocks, block = i % rowBlocks;
       if (unitsRunOuter())
@@ -126,11 +126,11 @@ struct BatchedGemm {
         int64_t bLd = ldb;
         if (tb == CblasTrans) { // B is [n, k]: turned to [k, n]
           if (turned.source != b) {
-            turned.rows->resize(n * k);
-            loom::rt::transposeBlock(n, k, b, ldb, turned.rows->data(), n);
+            turned.rows.resize(n * k);
+            loom::rt::transposeBlock(n, k, b, ldb, turned.rows.data(), n);
             turned.source = b;
           }
-          b = turned.rows->data(), bLd = n;
+          b = turned.rows.data(), bLd = n;
         }
         loom::rt::smallGemm(rows, n, k, 1.0f,
                             {pa + o * aOuter + j * aStride + aRow, t ? 1 : lda, t ? lda : 1},

@@ -104,11 +104,13 @@ void Device::serve() {
   for (;;) {
     WorkItem item;
     {
-      auto until = std::chrono::steady_clock::now() + idleSpin;
-      for (int spins = 1; pushedCount.load(std::memory_order_acquire) == taken; ++spins) {
-        if (spins % 64 == 0 && std::chrono::steady_clock::now() >= until)
-          break;
-        cpuRelax();
+      if (idleSpin.count() > 0) {
+        auto until = std::chrono::steady_clock::now() + idleSpin;
+        for (int spins = 1; pushedCount.load(std::memory_order_acquire) == taken; ++spins) {
+          if (spins % 64 == 0 && std::chrono::steady_clock::now() >= until)
+            break;
+          cpuRelax();
+        }
       }
       std::unique_lock<std::mutex> lock(mutex);
       workAvailable.wait(lock, [this] { return stopping || !queue.empty(); });
