@@ -167,9 +167,10 @@ private:
 
   std::mutex mutex;
   std::condition_variable workAvailable;
-  /// Items pushed so far, read without the lock: the worker spins on it briefly before
-  /// sleeping, so that the next step's launch (the host enqueues it a few hundred
-  /// microseconds after the last one ends) starts without a wake-up's latency.
+  /// Items pushed so far, read without the lock: the worker of a device with cores of its own
+  /// spins on it briefly before sleeping, so that the next step's launch (the host enqueues
+  /// it a few hundred microseconds after the last one ends) starts without a wake-up's
+  /// latency.
   std::atomic<uint64_t> pushedCount{0};
   std::condition_variable workFinished;
   std::deque<WorkItem> queue;
