@@ -5,6 +5,7 @@
 #include <atomic>
 #include <bit>
 #include <cmath>
+#include <limits>
 #include <immintrin.h>
 
 // GCC 12's AVX-512 headers build some intrinsics from a self-initialized variable
@@ -105,6 +106,37 @@ expShiftedFloats(float *row, int64_t n, float shift) {
   return sum + lanes[0];
 }
 
+/// row[i] = e^(row[i] - shift) for i < n, returning their sum: floats by the polynomial,
+/// doubles by libm (f64 programs are for exactness).
+float expShiftedPortable(float *row, int64_t n, float shift) {
+  return expShiftedFloats(row, n, shift);
+}
+double expShiftedPortable(double *row, int64_t n, double shift) {
+  for (int64_t i = 0; i < n; ++i)
+    row[i] = std::exp(row[i] - shift);
+  return rowSum(row, n);
+}
+
+/// expRows one row at a time, for CPUs without AVX-512 and for doubles.
+template <typename T>
+void expRowsPortable(T *rows, int64_t ld, int64_t count, int64_t width, const int64_t *lengths,
+                     const T *shifts, T *sums) {
+  for (int64_t r = 0; r < count; ++r) {
+    T *row = rows + r * ld;
+    T sum = expShiftedPortable(row, lengths[r], shifts[r]);
+    std::fill(row + lengths[r], row + width, T(0));
+    if (sums)
+      sums[r] = sum;
+  }
+}
+template <typename T>
+void rowMaxesPortable(const T *rows, int64_t ld, int64_t count, const int64_t *lengths,
+                      T *maxes) {
+  for (int64_t r = 0; r < count; ++r)
+    maxes[r] = lengths[r] > 0 ? maxOf(rows + r * ld, lengths[r])
+                              : -std::numeric_limits<T>::infinity();
+}
+
 // The float passes on AVX-512: whole vectors, then the row's last < 16 elements under a
 // mask, and one reduction of the lanes. Rows of attention scores are short (a causal block's
 // rows see 1-32 keys), so the scalar tails and lane sums of the portable loops above took
@@ -138,35 +170,6 @@ expShiftedFloats(float *row, int64_t n, float shift) {
   return _mm512_maskz_mul_ps(__mmask16(~underflow), p, scale);
 }
 
-[[LOOM_AVX512]] float expShiftedAvx512(float *row, int64_t n, float shift) {
-  const __m512 by = _mm512_set1_ps(shift);
-  __m512 sum = _mm512_setzero_ps();
-  int64_t i = 0;
-  for (; i + 16 <= n; i += 16) {
-    __m512 value = expVector(_mm512_sub_ps(_mm512_loadu_ps(row + i), by));
-    _mm512_storeu_ps(row + i, value);
-    sum = _mm512_add_ps(sum, value);
-  }
-  if (i < n) {
-    __mmask16 mask = tailMask(n - i);
-    __m512 value = expVector(_mm512_sub_ps(_mm512_maskz_loadu_ps(mask, row + i), by));
-    _mm512_mask_storeu_ps(row + i, mask, value);
-    sum = _mm512_mask_add_ps(sum, mask, sum, value);
-  }
-  return _mm512_reduce_add_ps(sum);
-}
-
-[[LOOM_AVX512]] float rowMaxAvx512(const float *row, int64_t n) {
-  __m512 max = _mm512_set1_ps(row[0]);
-  int64_t i = 0;
-  for (; i + 16 <= n; i += 16)
-    max = _mm512_max_ps(max, _mm512_loadu_ps(row + i));
-  if (i < n)
-    max = _mm512_mask_max_ps(max, tailMask(n - i), max,
-                             _mm512_maskz_loadu_ps(tailMask(n - i), row + i));
-  return _mm512_reduce_max_ps(max);
-}
-
 [[LOOM_AVX512]] float rowDotAvx512(const float *x, const float *y, int64_t n) {
   __m512 sum = _mm512_setzero_ps();
   int64_t i = 0;
@@ -180,6 +183,53 @@ expShiftedFloats(float *row, int64_t n, float shift) {
   return _mm512_reduce_add_ps(sum);
 }
 
+[[LOOM_AVX512]] void expRowsAvx512(float *rows, int64_t ld, int64_t count, int64_t width,
+                                    const int64_t *lengths, const float *shifts, float *sums) {
+  for (int64_t r = 0; r < count; ++r) {
+    float *row = rows + r * ld;
+    const int64_t n = lengths[r];
+    const __m512 by = _mm512_set1_ps(shifts[r]);
+    __m512 sum = _mm512_setzero_ps();
+    int64_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+      __m512 value = expVector(_mm512_sub_ps(_mm512_loadu_ps(row + i), by));
+      _mm512_storeu_ps(row + i, value);
+      sum = _mm512_add_ps(sum, value);
+    }
+    if (i < n) { // the last values, and zeros after them up to the vector's end
+      int64_t lanes = std::min<int64_t>(16, width - i);
+      __mmask16 mask = tailMask(n - i);
+      __m512 value = _mm512_maskz_mov_ps(
+          mask, expVector(_mm512_sub_ps(_mm512_maskz_loadu_ps(mask, row + i), by)));
+      _mm512_mask_storeu_ps(row + i, tailMask(lanes), value);
+      sum = _mm512_add_ps(sum, value);
+      i += lanes;
+    }
+    for (; i < width; i += 16)
+      _mm512_mask_storeu_ps(row + i, tailMask(std::min<int64_t>(16, width - i)),
+                            _mm512_setzero_ps());
+    if (sums)
+      sums[r] = _mm512_reduce_add_ps(sum);
+  }
+}
+
+[[LOOM_AVX512]] void rowMaxesAvx512(const float *rows, int64_t ld, int64_t count,
+                                    const int64_t *lengths, float *maxes) {
+  const __m512 none = _mm512_set1_ps(-std::numeric_limits<float>::infinity());
+  for (int64_t r = 0; r < count; ++r) {
+    const float *row = rows + r * ld;
+    const int64_t n = lengths[r];
+    __m512 max = none;
+    int64_t i = 0;
+    for (; i + 16 <= n; i += 16)
+      max = _mm512_max_ps(max, _mm512_loadu_ps(row + i));
+    if (i < n)
+      max = _mm512_mask_max_ps(max, tailMask(n - i), max,
+                               _mm512_maskz_loadu_ps(tailMask(n - i), row + i));
+    maxes[r] = _mm512_reduce_max_ps(max);
+  }
+}
+
 std::atomic<bool> forcedFallback{false};
 
 bool hasAvx512() {
@@ -191,23 +241,30 @@ bool hasAvx512() {
 
 void loom::rt::detail::forceRowPassFallback(bool fallback) { forcedFallback = fallback; }
 
-float loom::rt::expShifted(float *row, int64_t n, float shift) {
-  return hasAvx512() ? expShiftedAvx512(row, n, shift) : expShiftedFloats(row, n, shift);
+void loom::rt::expRows(float *rows, int64_t ld, int64_t count, int64_t width,
+                       const int64_t *lengths, const float *shifts, float *sums) {
+  if (hasAvx512())
+    expRowsAvx512(rows, ld, count, width, lengths, shifts, sums);
+  else
+    expRowsPortable(rows, ld, count, width, lengths, shifts, sums);
 }
-
-/// row[i] = e^(row[i] - shift) for doubles (libm: f64 programs are for exactness); returns
-/// their sum.
-double loom::rt::expShifted(double *row, int64_t n, double shift) {
-  for (int64_t i = 0; i < n; ++i)
-    row[i] = std::exp(row[i] - shift);
-  return rowSum(row, n);
+void loom::rt::expRows(double *rows, int64_t ld, int64_t count, int64_t width,
+                       const int64_t *lengths, const double *shifts, double *sums) {
+  expRowsPortable(rows, ld, count, width, lengths, shifts, sums);
+}
+void loom::rt::rowMaxes(const float *rows, int64_t ld, int64_t count, const int64_t *lengths,
+                        float *maxes) {
+  if (hasAvx512())
+    rowMaxesAvx512(rows, ld, count, lengths, maxes);
+  else
+    rowMaxesPortable(rows, ld, count, lengths, maxes);
+}
+void loom::rt::rowMaxes(const double *rows, int64_t ld, int64_t count, const int64_t *lengths,
+                        double *maxes) {
+  rowMaxesPortable(rows, ld, count, lengths, maxes);
 }
 
 float loom::rt::rowDot(const float *x, const float *y, int64_t n) {
   return hasAvx512() ? rowDotAvx512(x, y, n) : dotOf(x, y, n);
 }
 double loom::rt::rowDot(const double *x, const double *y, int64_t n) { return dotOf(x, y, n); }
-float loom::rt::rowMax(const float *row, int64_t n) {
-  return hasAvx512() ? rowMaxAvx512(row, n) : maxOf(row, n);
-}
-double loom::rt::rowMax(const double *row, int64_t n) { return maxOf(row, n); }

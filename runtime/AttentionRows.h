@@ -1,8 +1,9 @@
-// The attention kernel's passes over one row of scores (runtime/Attention.cpp): the
-// exponentials of the online softmax with their sum, a row's max and the gradient's dot
-// products. Each takes its sums or maxima in vector lanes, so its rounding differs from a
+// The attention kernel's passes over the rows of a block of scores (runtime/Attention.cpp):
+// the exponentials of the online softmax with their sums, the rows' maxima and the gradient's
+// dot products. Each takes its sums or maxima in vector lanes, so its rounding differs from a
 // serial loop's; the float exponential is a vectorized polynomial, the double one libm's.
-// On AVX-512 the float passes end a row in one masked vector rather than scalar steps.
+// On AVX-512 the float passes end a row in one masked vector rather than scalar steps, and
+// a block's rows run in one loop, so that one row's exponentials overlap the last one's sum.
 #ifndef LOOM_RUNTIME_ATTENTIONROWS_H
 #define LOOM_RUNTIME_ATTENTIONROWS_H
 
@@ -10,13 +11,20 @@
 
 namespace loom::rt {
 
-/// row[i] = e^(row[i] - shift) for i < n; returns their sum (the softmax's denominator).
-float expShifted(float *row, int64_t n, float shift);
-double expShifted(double *row, int64_t n, double shift);
+/// The rows [0, count) of a block, row r at rows + r * ld: its first lengths[r] values become
+/// e^(value - shifts[r]) and the rest up to `width` zeros (masked keys); sums[r], unless sums
+/// is null, is the row's sum. One call per block lets the rows' chains overlap.
+void expRows(float *rows, int64_t ld, int64_t count, int64_t width, const int64_t *lengths,
+             const float *shifts, float *sums);
+void expRows(double *rows, int64_t ld, int64_t count, int64_t width, const int64_t *lengths,
+             const double *shifts, double *sums);
 
-/// The max of row[0, n), n >= 1.
-float rowMax(const float *row, int64_t n);
-double rowMax(const double *row, int64_t n);
+/// maxes[r] = the max of the first lengths[r] values of row r (at rows + r * ld); -inf for
+/// an empty row.
+void rowMaxes(const float *rows, int64_t ld, int64_t count, const int64_t *lengths,
+              float *maxes);
+void rowMaxes(const double *rows, int64_t ld, int64_t count, const int64_t *lengths,
+              double *maxes);
 
 /// The dot product of x[0, n) and y[0, n).
 float rowDot(const float *x, const float *y, int64_t n);

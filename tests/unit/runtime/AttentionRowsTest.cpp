@@ -1,6 +1,6 @@
-// The attention kernel's passes over a row (runtime/AttentionRows.h) against double-precision
-// references, at every length up to past four vectors (whole vectors and every tail), on this
-// CPU's path and on the portable loops of CPUs without AVX-512.
+// The attention kernel's passes over the rows of a block (runtime/AttentionRows.h) against
+// double-precision references, at every length up to past four vectors (whole vectors and
+// every tail), on this CPU's path and on the portable loops of CPUs without AVX-512.
 #include "runtime/AttentionRows.h"
 
 #include <gtest/gtest.h>
@@ -37,7 +37,8 @@ TEST_P(AttentionRowsTest, ExponentialsAndTheirSumAtEveryLength) {
     std::vector<float> values = row(n), original = values;
     values.push_back(123.0f); // past the row: left alone
     const float shift = 0.75f;
-    float sum = expShifted(values.data(), n, shift);
+    float sum = -1;
+    expRows(values.data(), n + 1, 1, n, &n, &shift, &sum);
     double expectedSum = 0;
     for (int64_t i = 0; i < n; ++i) {
       double expected = std::exp(double(original[i]) - shift);
@@ -52,7 +53,10 @@ TEST_P(AttentionRowsTest, ExponentialsAndTheirSumAtEveryLength) {
 TEST_P(AttentionRowsTest, MaskedAndFarBelowTheShiftAreZero) {
   const float inf = std::numeric_limits<float>::infinity();
   std::vector<float> values = {-inf, -200.0f, -87.9f, 0.0f, -inf};
-  float sum = expShifted(values.data(), int64_t(values.size()), 0.0f);
+  const int64_t n = int64_t(values.size());
+  const float shift = 0;
+  float sum = -1;
+  expRows(values.data(), n, 1, n, &n, &shift, &sum);
   EXPECT_EQ(values, (std::vector<float>{0, 0, 0, 1, 0}));
   EXPECT_EQ(sum, 1.0f);
 }
@@ -62,13 +66,57 @@ TEST_P(AttentionRowsTest, MaxAndDotProductAtEveryLength) {
     SCOPED_TRACE(::testing::Message() << "n " << n);
     std::vector<float> x = row(n), y = row(n + 100);
     y.resize(n);
-    EXPECT_EQ(rowMax(x.data(), n), *std::max_element(x.begin(), x.end()));
+    float max = 0;
+    rowMaxes(x.data(), n, 1, &n, &max);
+    EXPECT_EQ(max, *std::max_element(x.begin(), x.end()));
     double dot = 0, scale = 0;
     for (int64_t i = 0; i < n; ++i)
       dot += double(x[i]) * y[i], scale += std::abs(double(x[i]) * y[i]);
     EXPECT_NEAR(rowDot(x.data(), y.data(), n), dot, 1e-6 * (1 + scale));
   }
   EXPECT_EQ(rowDot(static_cast<const float *>(nullptr), nullptr, 0), 0.0f);
+}
+
+// A causal block: row r of 40 keys sees r + 1 of them (none for the first row here); the
+// rest of its 40 become zeros, the columns past them stay, and each row has its own shift.
+TEST_P(AttentionRowsTest, BlockRowsWithTheirOwnLengthsAndShifts) {
+  const int64_t rows = 37, width = 40, ld = 48;
+  std::vector<float> block(rows * ld), original;
+  for (int64_t r = 0; r < rows; ++r) {
+    std::vector<float> values = row(ld + r);
+    std::copy_n(values.begin(), ld, block.begin() + r * ld);
+  }
+  original = block;
+  std::vector<int64_t> lengths(rows);
+  std::vector<float> shifts(rows), maxes(rows), sums(rows, -1);
+  for (int64_t r = 0; r < rows; ++r)
+    lengths[r] = r, shifts[r] = 0.1f * float(r) - 1;
+  rowMaxes(block.data(), ld, rows, lengths.data(), maxes.data());
+  expRows(block.data(), ld, rows, width, lengths.data(), shifts.data(), sums.data());
+  for (int64_t r = 0; r < rows; ++r) {
+    SCOPED_TRACE(::testing::Message() << "row " << r);
+    const float *in = original.data() + r * ld, *out = block.data() + r * ld;
+    if (lengths[r] == 0)
+      EXPECT_EQ(maxes[r], -std::numeric_limits<float>::infinity());
+    else
+      EXPECT_EQ(maxes[r], *std::max_element(in, in + lengths[r]));
+    double expectedSum = 0;
+    for (int64_t c = 0; c < lengths[r]; ++c) {
+      // The shift is taken in floats, as the kernel's scores are.
+      double expected = std::exp(double(in[c] - shifts[r]));
+      expectedSum += expected;
+      ASSERT_NEAR(out[c], expected, 4e-7 * expected) << "at " << c;
+    }
+    for (int64_t c = lengths[r]; c < width; ++c)
+      ASSERT_EQ(out[c], 0.0f) << "masked key " << c;
+    for (int64_t c = width; c < ld; ++c)
+      ASSERT_EQ(out[c], in[c]) << "past the block, column " << c;
+    EXPECT_NEAR(sums[r], expectedSum, 1e-6 * (1 + expectedSum));
+  }
+  // Without sums (the gradient's recomputed probabilities), the same values.
+  std::vector<float> again = original;
+  expRows(again.data(), ld, rows, width, lengths.data(), shifts.data(), nullptr);
+  EXPECT_EQ(again, block);
 }
 
 INSTANTIATE_TEST_SUITE_P(, AttentionRowsTest, ::testing::Values(false, true),
