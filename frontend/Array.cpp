@@ -13,12 +13,18 @@
 using namespace loom;
 
 Array::Array(std::shared_ptr<rt::Buffer> buffer, Shape shape, DType dtype)
-    : data(std::move(buffer)), dims(std::move(shape)), type(dtype) {}
+    : impl(std::make_shared<const State>(
+          State{std::move(buffer), {}, NamedSharding(), std::move(shape), dtype})) {}
 
 Array::Array(std::vector<std::shared_ptr<rt::Buffer>> parts, Shape shape, DType dtype,
              NamedSharding sharding)
-    : shards(std::move(parts)), layout(std::move(sharding)), dims(std::move(shape)),
-      type(dtype) {}
+    : impl(std::make_shared<const State>(
+          State{nullptr, std::move(parts), std::move(sharding), std::move(shape), dtype})) {}
+
+const Array::State &Array::emptyState() {
+  static const State empty;
+  return empty;
+}
 
 Array Array::device_put(const void *host, size_t bytes, const Shape &shape, DType dtype,
                         const NamedSharding &sharding) {
@@ -83,7 +89,7 @@ Array Array::fillShards(const char *what, const Shape &shape, DType dtype,
 
 int64_t Array::numElements() const {
   int64_t n = 1;
-  for (int64_t d : dims)
+  for (int64_t d : shape())
     n *= d;
   return n;
 }
@@ -110,41 +116,43 @@ Array Array::fromBytes(const void *host, size_t bytes, const Shape &shape, DType
 
 bool Array::is_ready() const {
   if (isSharded())
-    return std::all_of(shards.begin(), shards.end(),
+    return std::all_of(shardBuffers().begin(), shardBuffers().end(),
                        [](const auto &b) { return !b || b->ready()->isReady(); });
-  return data && data->ready()->isReady();
+  return buffer() && buffer()->ready()->isReady();
 }
 
 void Array::block_until_ready() const {
   if (!valid())
     throw Error("block_until_ready: empty array");
-  for (const auto &buffer : isSharded() ? shards : std::vector<std::shared_ptr<rt::Buffer>>{data})
-    if (!buffer)
+  for (const auto &part :
+       isSharded() ? shardBuffers() : std::vector<std::shared_ptr<rt::Buffer>>{buffer()})
+    if (!part)
       continue;
-    else if (rt::Status status = buffer->ready()->wait(); !status.isOk())
+    else if (rt::Status status = part->ready()->wait(); !status.isOk())
       throw Error(status.message());
 }
 
 void Array::checkHostType(DType wanted, const char *what) const {
   if (!valid())
     throw Error(fmt::format("{}: empty array", what));
-  if (wanted != type)
+  if (wanted != dtype())
     throw Error(fmt::format("{}: array {} read as {}", what, describe(), rt::name(wanted)));
 }
 
 void Array::copyOut(void *dst, size_t bytes) const {
   if (!isSharded()) {
-    rt::Status status = rt::copyToHost(*data, dst, bytes);
+    rt::Status status = rt::copyToHost(*buffer(), dst, bytes);
     if (!status.isOk())
       throw Error(status.message());
     return;
   }
   // Each device's part goes to its place in the global value. A part held by another
   // process is read from a local copy of it, if there is one.
-  rt::MeshTopology mesh = detail::topologyOf(layout.mesh());
+  const std::vector<std::shared_ptr<rt::Buffer>> &shards = shardBuffers();
+  rt::MeshTopology mesh = detail::topologyOf(sharding().mesh());
   std::vector<std::vector<int64_t>> starts;
   for (size_t d = 0; d < shards.size(); ++d)
-    starts.push_back(detail::partStart(dims, layout, mesh, static_cast<int>(d)));
+    starts.push_back(detail::partStart(shape(), sharding(), mesh, static_cast<int>(d)));
   for (size_t d = 0; d < shards.size(); ++d) {
     size_t from = d;
     if (!shards[d]) {
@@ -157,7 +165,7 @@ void Array::copyOut(void *dst, size_t bytes) const {
             "to_host: array {} split as {}: the part of device {} lives on process {}, and "
             "this {} holds devices {}-{} with no copy of it; return it replicated (or read "
             "it on that process)",
-            describe(), layout.describe(), d, d / client.localDeviceCount(),
+            describe(), sharding().describe(), d, d / client.localDeviceCount(),
             rt::distributed::describeProcess(), client.firstLocalDevice(),
             client.firstLocalDevice() + client.localDeviceCount() - 1));
       }
@@ -167,7 +175,7 @@ void Array::copyOut(void *dst, size_t bytes) const {
     rt::Status status = rt::copyToHost(*shards[d], part.data(), part.size());
     if (!status.isOk())
       throw Error(fmt::format("device {}: {}", d, status.message()));
-    detail::copyPart(dims, layout, mesh, static_cast<int>(d), rt::byteSize(type),
+    detail::copyPart(shape(), sharding(), mesh, static_cast<int>(d), rt::byteSize(dtype()),
                      static_cast<char *>(dst), part.data(), false);
   }
 }

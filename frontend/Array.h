@@ -97,21 +97,23 @@ public:
     return from(std::vector<T>{value}, {}, device);
   }
 
-  const Shape &shape() const { return dims; }
-  DType dtype() const { return type; }
+  const Shape &shape() const { return state().dims; }
+  DType dtype() const { return state().type; }
   int64_t numElements() const;
   /// "f32[2,3]".
-  std::string describe() const { return loom::describe(type, dims); }
+  std::string describe() const { return loom::describe(dtype(), shape()); }
   /// The buffer of an array on one device (null for a sharded array).
-  const std::shared_ptr<rt::Buffer> &buffer() const { return data; }
-  bool valid() const { return data != nullptr || !shards.empty(); }
+  const std::shared_ptr<rt::Buffer> &buffer() const { return state().data; }
+  bool valid() const { return state().data != nullptr || !state().shards.empty(); }
   /// Whether the array is split over the devices of a mesh (see shardBuffers).
-  bool isSharded() const { return !shards.empty(); }
+  bool isSharded() const { return !state().shards.empty(); }
   /// Per mesh device, its part (empty for an array on one device); null for devices of
   /// other processes.
-  const std::vector<std::shared_ptr<rt::Buffer>> &shardBuffers() const { return shards; }
+  const std::vector<std::shared_ptr<rt::Buffer>> &shardBuffers() const {
+    return state().shards;
+  }
   /// The sharding of a sharded array (unspecified otherwise).
-  const NamedSharding &sharding() const { return layout; }
+  const NamedSharding &sharding() const { return state().layout; }
 
   /// Whether the value has been computed (or failed); never blocks.
   bool is_ready() const;
@@ -151,11 +153,21 @@ private:
   void checkHostType(DType wanted, const char *what) const;
   void copyOut(void *dst, size_t bytes) const;
 
-  std::shared_ptr<rt::Buffer> data;
-  std::vector<std::shared_ptr<rt::Buffer>> shards;
-  NamedSharding layout;
-  Shape dims;
-  DType type = DType::F32;
+  /// What an array is, fixed when it is made and shared by its copies: an Array is a handle,
+  /// so that passing trees of arrays to a call copies one pointer per leaf (the fields below
+  /// lie in several allocations, cold in cache by the next step's call).
+  struct State {
+    std::shared_ptr<rt::Buffer> data;
+    std::vector<std::shared_ptr<rt::Buffer>> shards;
+    NamedSharding layout;
+    Shape dims;
+    DType type = DType::F32;
+  };
+  /// The array's state; an empty one for a default-constructed array.
+  const State &state() const { return impl ? *impl : emptyState(); }
+  static const State &emptyState();
+
+  std::shared_ptr<const State> impl;
 };
 
 } // namespace loom

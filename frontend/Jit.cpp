@@ -52,7 +52,7 @@ std::string signatureOf(const JitFunction::FlatArgs &args, const std::string &na
                               "holds no data any more; pass the array that call returned",
                               name, i, a.describe()));
     // Appended piece by piece: GCC 12 warns falsely (-Wrestrict) on the concatenation.
-    sig += a.describe();
+    appendDescription(sig, a.dtype(), a.shape());
     if (a.isSharded()) {
       sig += '@';
       sig += a.sharding().describe();

@@ -126,7 +126,7 @@ template <typename A> struct Argument;
 template <> struct Argument<Array> {
   using Traced = Tensor;
   static void flatten(const Array &a, std::vector<Array> &out) { out.push_back(a); }
-  static std::string structure(const Array &) { return "*"; }
+  static void appendStructure(const Array &, std::string &out) { out += '*'; }
   static TreeDef tree(const Array &) { return TreeDef('*'); }
   static Tensor rebuild(const Array &, const std::vector<Tensor> &flat, size_t &next) {
     return flat[next++];
@@ -137,7 +137,7 @@ template <> struct Argument<Tree<Array>> {
   static void flatten(const Tree<Array> &t, std::vector<Array> &out) {
     t.visit([&](const Array &a) { out.push_back(a); });
   }
-  static std::string structure(const Tree<Array> &t) { return t.structure(); }
+  static void appendStructure(const Tree<Array> &t, std::string &out) { t.appendStructure(out); }
   static TreeDef tree(const Tree<Array> &t) { return structureOf(t); }
   static Tree<Tensor> rebuild(const Tree<Array> &example, const std::vector<Tensor> &flat,
                               size_t &next) {
@@ -272,7 +272,7 @@ private:
     detail::JitFunction::FlatArgs flat;
     ((detail::Argument<Args>::flatten(args, flat.leaves),
       flat.argumentEnds.push_back(flat.leaves.size()),
-      flat.structure += detail::Argument<Args>::structure(args) + ";"),
+      detail::Argument<Args>::appendStructure(args, flat.structure), flat.structure += ';'),
      ...);
     flat.trees = [&args...] {
       return std::vector<detail::TreeDef>{detail::Argument<Args>::tree(args)...};

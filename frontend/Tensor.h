@@ -60,6 +60,8 @@ struct Located {
 
 /// "f32[2,3]".
 std::string describe(DType dtype, const Shape &shape);
+/// Appends describe(dtype, shape) to `out` (a call's signature, without a string per leaf).
+void appendDescription(std::string &out, DType dtype, const Shape &shape);
 
 } // namespace loom
 

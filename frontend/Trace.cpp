@@ -11,6 +11,7 @@
 #include "mlir/IR/Verifier.h"
 
 #include <algorithm>
+#include <charconv>
 #include <fmt/format.h>
 
 using namespace loom;
@@ -24,7 +25,21 @@ void loom::fail(const std::source_location &loc, const std::string &op,
 }
 
 std::string loom::describe(DType dtype, const Shape &shape) {
-  return fmt::format("{}[{}]", rt::name(dtype), fmt::join(shape, ","));
+  std::string out;
+  appendDescription(out, dtype, shape);
+  return out;
+}
+
+void loom::appendDescription(std::string &out, DType dtype, const Shape &shape) {
+  out += rt::name(dtype);
+  out += '[';
+  char digits[24];
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (i)
+      out += ',';
+    out.append(digits, std::to_chars(digits, digits + sizeof(digits), shape[i]).ptr);
+  }
+  out += ']';
 }
 
 int64_t Tensor::dim(int64_t axis) const {

@@ -86,27 +86,40 @@ public:
 
   /// "{b:{w:*},w:*}": the structure without the leaves.
   std::string structure() const {
+    std::string out;
+    appendStructure(out);
+    return out;
+  }
+  /// Appends structure() to `out` (one string for a whole tree, not one per node).
+  void appendStructure(std::string &out) const {
     switch (kind) {
     case Kind::Value:
-      return "*";
-    case Kind::List: {
-      std::string s = "[";
+      out += '*';
+      return;
+    case Kind::List:
+      out += '[';
       for (size_t i = 0; i < items.size(); ++i) {
-        if (i) // appended apart: GCC 12 misreads `"," + string` as an overlapping copy
-          s += ',';
-        s += items[i].structure();
+        if (i)
+          out += ',';
+        items[i].appendStructure(out);
       }
-      return s + "]";
-    }
+      out += ']';
+      return;
     case Kind::Dict: {
-      std::string s = "{";
+      out += '{';
       bool first = true;
-      for (const auto &[k, v] : children)
-        s += (first ? "" : ",") + k + ":" + v.structure(), first = false;
-      return s + "}";
+      for (const auto &[k, v] : children) {
+        if (!first)
+          out += ',';
+        out += k;
+        out += ':';
+        v.appendStructure(out);
+        first = false;
+      }
+      out += '}';
+      return;
     }
     }
-    return "";
   }
 
   void visit(const std::function<void(const Leaf &)> &fn) const {

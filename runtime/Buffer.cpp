@@ -11,10 +11,10 @@
 
 namespace loom::rt {
 
-Buffer::Buffer(Device &owner, std::shared_ptr<detail::MemoryStats> stats,
-               void *storage, size_t bytes, bool counted)
+Buffer::Buffer(Device &owner, std::shared_ptr<detail::MemoryStats> stats, void *storage,
+               size_t bytes, std::shared_ptr<Event> ready, bool counted)
     : owner(owner), platform(owner.sharedPlatform()), stats(std::move(stats)), storage(storage),
-      bytes(bytes) {
+      bytes(bytes), readyEvent(ready ? std::move(ready) : Event::create()) {
   if (!counted)
     this->stats->add(bytes);
 }
@@ -27,21 +27,22 @@ Buffer::~Buffer() {
   stats->remove(bytes);
 }
 
-std::shared_ptr<Buffer> Buffer::donate() {
+std::shared_ptr<Buffer> Buffer::donate(std::shared_ptr<Event> ready) {
   if (donated.exchange(true))
     return nullptr;
   return std::shared_ptr<Buffer>(
-      new Buffer(owner, stats, storage, bytes, /*counted=*/true));
+      new Buffer(owner, stats, storage, bytes, std::move(ready), /*counted=*/true));
 }
 
-std::shared_ptr<Buffer> Buffer::allocate(Device &device, size_t bytes) {
+std::shared_ptr<Buffer> Buffer::allocate(Device &device, size_t bytes,
+                                         std::shared_ptr<Event> ready) {
   // A zero-size buffer still gets one line so that data() is a real pointer
   // kernels may receive.
   void *storage = device.platform().allocate(bytes);
   if (!storage)
     return nullptr;
   return std::shared_ptr<Buffer>(
-      new Buffer(device, device.memoryStats, storage, bytes));
+      new Buffer(device, device.memoryStats, storage, bytes, std::move(ready)));
 }
 
 std::shared_ptr<Buffer> Buffer::fromHost(Device &device, const void *data,

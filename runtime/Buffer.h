@@ -36,7 +36,9 @@ public:
   /// A buffer of `bytes` uninitialised bytes on `device` whose ready() event
   /// is unsignalled: whoever fills it signals it. Zero bytes is allowed (data()
   /// is still a valid, aligned pointer). Returns nullptr when memory runs out.
-  static std::shared_ptr<Buffer> allocate(Device &device, size_t bytes);
+  /// `ready` (new if null) may be shared: a launch's outputs are ready together.
+  static std::shared_ptr<Buffer> allocate(Device &device, size_t bytes,
+                                          std::shared_ptr<Event> ready = nullptr);
 
   /// A buffer on `device` holding a copy of `bytes` bytes at `data`; it is
   /// ready at once. Returns nullptr when memory runs out (or a GPU fails the copy), or when
@@ -48,8 +50,8 @@ public:
   /// for a launch that overwrites it in place. This buffer is marked donated:
   /// launches and host reads of it fail from now on, while work enqueued
   /// earlier on the device still reads the old contents (the stream is in
-  /// order). Returns nullptr if it was donated already.
-  std::shared_ptr<Buffer> donate();
+  /// order). Returns nullptr if it was donated already. `ready` as for allocate.
+  std::shared_ptr<Buffer> donate(std::shared_ptr<Event> ready = nullptr);
   /// Whether donate() has given the memory away.
   bool isDonated() const { return donated.load(); }
 
@@ -74,8 +76,8 @@ public:
 
 private:
   friend Status copyToHost(const Buffer &buffer, void *dst, size_t bytes);
-  Buffer(Device &owner, std::shared_ptr<detail::MemoryStats> stats,
-         void *storage, size_t bytes, bool counted = false);
+  Buffer(Device &owner, std::shared_ptr<detail::MemoryStats> stats, void *storage,
+         size_t bytes, std::shared_ptr<Event> ready, bool counted = false);
 
   Device &owner;
   /// The device's platform, which frees the memory (even after the device is gone).
@@ -83,7 +85,7 @@ private:
   std::shared_ptr<detail::MemoryStats> stats;
   void *storage;
   size_t bytes;
-  std::shared_ptr<Event> readyEvent = Event::create();
+  std::shared_ptr<Event> readyEvent;
   std::atomic<bool> donated{false};
   mutable std::shared_mutex hostReads;
 };

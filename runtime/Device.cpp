@@ -151,9 +151,9 @@ Status Device::synchronize() {
 static Status
 validateInputs(const Executable &exe, const Device &device,
                const std::vector<std::shared_ptr<Buffer>> &inputs) {
-  std::string prefix = "executable '" + exe.name + "': ";
+  // Messages are built only for a failure: this runs before every launch.
   auto invalid = [&](const std::string &what) {
-    return Status::error(StatusCode::InvalidArgument, prefix + what);
+    return Status::error(StatusCode::InvalidArgument, "executable '" + exe.name + "': " + what);
   };
   if (!exe.entry)
     return invalid("no entry point");
@@ -178,19 +178,19 @@ validateInputs(const Executable &exe, const Device &device,
     aliased[alias] = true;
   }
   for (size_t i = 0; i < inputs.size(); ++i) {
-    std::string input = "input " + std::to_string(i);
+    auto input = [i] { return "input " + std::to_string(i); };
     if (!inputs[i])
-      return invalid(input + " is null");
+      return invalid(input() + " is null");
     if (&inputs[i]->device() != &device)
-      return invalid(input + " lives on device " +
+      return invalid(input() + " lives on device " +
                      std::to_string(inputs[i]->device().id()) +
                      ", expected device " + std::to_string(device.id()));
     if (inputs[i]->isDonated())
-      return invalid(input + " was donated to an earlier launch; pass that "
+      return invalid(input() + " was donated to an earlier launch; pass that "
                              "launch's output instead");
     const BufferLayout &layout = exe.inputs[i];
     if (inputs[i]->size() != layout.bytes())
-      return invalid(input + " expected " + std::to_string(layout.bytes()) +
+      return invalid(input() + " expected " + std::to_string(layout.bytes()) +
                      " bytes (" + layout.toString() + "), got " +
                      std::to_string(inputs[i]->size()) + " bytes");
   }
@@ -206,7 +206,8 @@ static StatusOr<std::vector<std::shared_ptr<Buffer>>>
 allocateOutputs(const Executable &exe, Device &device,
                 std::vector<std::shared_ptr<Buffer>> &inputs,
                 std::vector<std::pair<std::shared_ptr<Buffer>,
-                                      std::shared_ptr<Buffer>>> &copies) {
+                                      std::shared_ptr<Buffer>>> &copies,
+                const std::shared_ptr<Event> &ready) {
   auto outOfMemory = [&](size_t bytes, const std::string &what) {
     return Status::error(StatusCode::Unavailable,
                          "executable '" + exe.name + "': cannot allocate " +
@@ -221,7 +222,7 @@ allocateOutputs(const Executable &exe, Device &device,
     int alias = aliasOf(i);
     if (alias < 0) {
       size_t bytes = exe.outputs[i].bytes();
-      if (!(outputs[i] = Buffer::allocate(device, bytes)))
+      if (!(outputs[i] = Buffer::allocate(device, bytes, ready)))
         return outOfMemory(bytes, "output " + std::to_string(i));
     } else if (std::count(donors.begin(), donors.end(), inputs[alias]) > 1) {
       auto copy = Buffer::allocate(device, inputs[alias]->size());
@@ -233,7 +234,7 @@ allocateOutputs(const Executable &exe, Device &device,
   }
   for (size_t i = 0; i < exe.outputs.size(); ++i)
     if (int alias = aliasOf(i); alias >= 0)
-      if (!(outputs[i] = donors[alias]->donate())) // donated by another thread
+      if (!(outputs[i] = donors[alias]->donate(ready))) // donated by another thread
         return Status::error(StatusCode::FailedPrecondition,
                              "executable '" + exe.name + "': input " +
                                  std::to_string(alias) + " was donated twice");
@@ -250,11 +251,17 @@ Device::execute(std::shared_ptr<const Executable> exe,
                          "execute: executable is null");
   if (Status status = validateInputs(*exe, *this, inputs); !status.isOk())
     return status;
-  std::vector<std::shared_ptr<Event>> waitFor, signal;
-  for (const auto &input : inputs)
-    waitFor.push_back(input->ready());
+  // Each input's producer once: a launch's outputs share one event, so the inputs of the next
+  // step (the last one's outputs) wait on a few events, not one per array.
+  std::vector<std::shared_ptr<Event>> waitFor;
+  std::vector<size_t> waitInputs; // an input each event stands for, for error messages
+  for (size_t i = 0; i < inputs.size(); ++i)
+    if (std::find(waitFor.begin(), waitFor.end(), inputs[i]->ready()) == waitFor.end())
+      waitFor.push_back(inputs[i]->ready()), waitInputs.push_back(i);
   std::vector<std::pair<std::shared_ptr<Buffer>, std::shared_ptr<Buffer>>> copies;
-  auto allocated = allocateOutputs(*exe, *this, inputs, copies);
+  // The outputs are ready together, when the launch ends.
+  std::shared_ptr<Event> done = Event::create();
+  auto allocated = allocateOutputs(*exe, *this, inputs, copies, done);
   if (!allocated.ok())
     return allocated.status();
   std::vector<std::shared_ptr<Buffer>> outputs = std::move(*allocated);
@@ -263,12 +270,10 @@ Device::execute(std::shared_ptr<const Executable> exe,
     if (alias >= 0)
       donors.push_back(inputs[alias]);
 
-  for (const auto &output : outputs)
-    signal.push_back(output->ready());
-  WaitFailureFn onWaitFailure = [name = exe->name](size_t i,
-                                                   const Status &cause) {
+  WaitFailureFn onWaitFailure = [name = exe->name, waitInputs](size_t i,
+                                                               const Status &cause) {
     return Status::error(cause.code(), "executable '" + name + "': input " +
-                                           std::to_string(i) +
+                                           std::to_string(waitInputs[i]) +
                                            " failed: " + cause.message());
   };
   auto work = [exe, inputs, outputs, copies, donors, spmd, deviceId = id(),
@@ -300,8 +305,7 @@ Device::execute(std::shared_ptr<const Executable> exe,
                            "executable '" + exe->name + "': " + status.message());
     return Status::ok();
   };
-  push({std::move(work), std::move(waitFor), std::move(signal),
-        std::move(onWaitFailure)});
+  push({std::move(work), std::move(waitFor), {std::move(done)}, std::move(onWaitFailure)});
   return outputs;
 }
 

@@ -174,6 +174,43 @@ TEST_P(DeviceTest, ErrorPropagatesDownTheChain) {
   EXPECT_EQ(toHost((*outs)[0]), (std::vector<float>{2, 2, 2, 2}));
 }
 
+/// out0 = x + 1, out1 = x + 2 over four floats.
+extern "C" void addOneAndTwoF32x4(void **buffers) {
+  auto *x = static_cast<const float *>(buffers[0]);
+  for (int i = 0; i < 4; ++i)
+    static_cast<float *>(buffers[1])[i] = x[i] + 1, static_cast<float *>(buffers[2])[i] = x[i] + 2;
+}
+
+// A launch's outputs are ready together, on one event; the next launch waits on each
+// producer once, and a failure names the first input that came from it.
+TEST_P(DeviceTest, OutputsOfALaunchShareTheirEvent) {
+  Device &device = client->device(0);
+  auto pending = Buffer::allocate(device, 16);
+  auto both = device.execute(makeExe("one_and_two", addOneAndTwoF32x4, 1, 2), {pending});
+  ASSERT_TRUE(both.ok());
+  EXPECT_EQ((*both)[0]->ready(), (*both)[1]->ready());
+  auto sum = device.execute(makeExe("add", addF32x4, 2, 1), {(*both)[0], (*both)[1]});
+  ASSERT_TRUE(sum.ok());
+  auto late = device.execute(makeExe("add", addF32x4, 2, 1),
+                             {floats(device, {0, 0, 0, 0}), (*both)[1]});
+  ASSERT_TRUE(late.ok());
+  std::memcpy(pending->data(), std::vector<float>{1, 2, 3, 4}.data(), 16);
+  pending->ready()->signal(Status::ok());
+  EXPECT_EQ(toHost((*sum)[0]), (std::vector<float>{5, 7, 9, 11}));
+  EXPECT_EQ(toHost((*late)[0]), (std::vector<float>{3, 4, 5, 6}));
+
+  auto failing = Buffer::allocate(device, 16);
+  auto failed = device.execute(makeExe("one_and_two", addOneAndTwoF32x4, 1, 2), {failing});
+  ASSERT_TRUE(failed.ok());
+  auto after = device.execute(makeExe("add", addF32x4, 2, 1),
+                              {floats(device, {0, 0, 0, 0}), (*failed)[1]});
+  ASSERT_TRUE(after.ok());
+  failing->ready()->signal(Status::error(StatusCode::Unavailable, "lost"));
+  EXPECT_EQ((*after)[0]->ready()->waitFor(10s).message(),
+            "executable 'add': input 1 failed: executable 'one_and_two': input 0 failed: lost");
+  EXPECT_EQ(device.synchronize().code(), StatusCode::Unavailable);
+}
+
 TEST_P(DeviceTest, DevicesRunConcurrently) {
   int n = client->deviceCount();
   arrived = 0;
