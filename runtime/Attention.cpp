@@ -32,6 +32,7 @@ using loom::rt::expRows;
 using loom::rt::rowDot;
 using loom::rt::rowMaxes;
 using loom::rt::smallGemm;
+using loom::rt::softmaxGradRows;
 using loom::rt::transposeBlock;
 
 namespace {
@@ -213,12 +214,8 @@ struct Attention {
           smallGemm(n, seen, dv, T(1), {g + i * ldG, ldG, 1}, valuesT.data(), kBlock, T(0),
                     dprobs.data() + i * kBlock, kBlock);
         });
-        for (int64_t r = 0; r < rows; ++r) {
-          T *p = probs.data() + r * kBlock, *dp = dprobs.data() + r * kBlock;
-          for (int64_t c = 0; c < seen[r]; ++c) // dP past it was not computed
-            dp[c] = p[c] * (dp[c] - delta[t0 + r]) * scale;
-          std::fill(dp + seen[r], dp + cols, T(0));
-        }
+        softmaxGradRows(dprobs.data(), probs.data(), kBlock, rows, cols, seen.data(),
+                        delta.data() + t0, scale);
         forQueryGroups(t0, rows, s0, cols, [&](int64_t i, int64_t n, int64_t seen) {
           smallGemm(n, d, seen, T(1), {dprobs.data() + i * kBlock, kBlock, 1}, k, ld(A::Key),
                     queryBeta, row(A::QueryGrad, b, t0 + i, h), ld(A::QueryGrad));

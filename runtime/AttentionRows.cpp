@@ -130,6 +130,17 @@ void expRowsPortable(T *rows, int64_t ld, int64_t count, int64_t width, const in
   }
 }
 template <typename T>
+void softmaxGradRowsPortable(T *dprobs, const T *probs, int64_t ld, int64_t count,
+                             int64_t width, const int64_t *lengths, const T *deltas, T scale) {
+  for (int64_t r = 0; r < count; ++r) {
+    T *dp = dprobs + r * ld;
+    const T *p = probs + r * ld;
+    for (int64_t c = 0; c < lengths[r]; ++c)
+      dp[c] = p[c] * (dp[c] - deltas[r]) * scale;
+    std::fill(dp + lengths[r], dp + width, T(0));
+  }
+}
+template <typename T>
 void rowMaxesPortable(const T *rows, int64_t ld, int64_t count, const int64_t *lengths,
                       T *maxes) {
   for (int64_t r = 0; r < count; ++r)
@@ -213,6 +224,28 @@ void rowMaxesPortable(const T *rows, int64_t ld, int64_t count, const int64_t *l
   }
 }
 
+[[LOOM_AVX512]] void softmaxGradRowsAvx512(float *dprobs, const float *probs, int64_t ld,
+                                           int64_t count, int64_t width,
+                                           const int64_t *lengths, const float *deltas,
+                                           float scale) {
+  const __m512 by = _mm512_set1_ps(scale);
+  for (int64_t r = 0; r < count; ++r) {
+    float *dp = dprobs + r * ld;
+    const float *p = probs + r * ld;
+    const __m512 delta = _mm512_set1_ps(deltas[r]);
+    for (int64_t i = 0; i < width; i += 16) {
+      // Masked keys (from lengths[r] on) become zeros; their dP was never computed.
+      __mmask16 live = tailMask(std::clamp<int64_t>(lengths[r] - i, 0, 16));
+      __m512 value = _mm512_mul_ps(
+          _mm512_mul_ps(_mm512_maskz_loadu_ps(live, p + i),
+                        _mm512_sub_ps(_mm512_maskz_loadu_ps(live, dp + i), delta)),
+          by);
+      _mm512_mask_storeu_ps(dp + i, tailMask(std::min<int64_t>(16, width - i)),
+                            _mm512_maskz_mov_ps(live, value));
+    }
+  }
+}
+
 [[LOOM_AVX512]] void rowMaxesAvx512(const float *rows, int64_t ld, int64_t count,
                                     const int64_t *lengths, float *maxes) {
   const __m512 none = _mm512_set1_ps(-std::numeric_limits<float>::infinity());
@@ -251,6 +284,19 @@ void loom::rt::expRows(float *rows, int64_t ld, int64_t count, int64_t width,
 void loom::rt::expRows(double *rows, int64_t ld, int64_t count, int64_t width,
                        const int64_t *lengths, const double *shifts, double *sums) {
   expRowsPortable(rows, ld, count, width, lengths, shifts, sums);
+}
+void loom::rt::softmaxGradRows(float *dprobs, const float *probs, int64_t ld, int64_t count,
+                               int64_t width, const int64_t *lengths, const float *deltas,
+                               float scale) {
+  if (hasAvx512())
+    softmaxGradRowsAvx512(dprobs, probs, ld, count, width, lengths, deltas, scale);
+  else
+    softmaxGradRowsPortable(dprobs, probs, ld, count, width, lengths, deltas, scale);
+}
+void loom::rt::softmaxGradRows(double *dprobs, const double *probs, int64_t ld, int64_t count,
+                               int64_t width, const int64_t *lengths, const double *deltas,
+                               double scale) {
+  softmaxGradRowsPortable(dprobs, probs, ld, count, width, lengths, deltas, scale);
 }
 void loom::rt::rowMaxes(const float *rows, int64_t ld, int64_t count, const int64_t *lengths,
                         float *maxes) {

@@ -19,6 +19,14 @@ void expRows(float *rows, int64_t ld, int64_t count, int64_t width, const int64_
 void expRows(double *rows, int64_t ld, int64_t count, int64_t width, const int64_t *lengths,
              const double *shifts, double *sums);
 
+/// The softmax's gradient over a block's rows: row r's first lengths[r] values of dprobs
+/// (the probabilities' gradient) become p (dp - deltas[r]) scale, with p the row of probs
+/// (both rows at r * ld), and the rest up to `width` zeros.
+void softmaxGradRows(float *dprobs, const float *probs, int64_t ld, int64_t count,
+                     int64_t width, const int64_t *lengths, const float *deltas, float scale);
+void softmaxGradRows(double *dprobs, const double *probs, int64_t ld, int64_t count,
+                     int64_t width, const int64_t *lengths, const double *deltas, double scale);
+
 /// maxes[r] = the max of the first lengths[r] values of row r (at rows + r * ld); -inf for
 /// an empty row.
 void rowMaxes(const float *rows, int64_t ld, int64_t count, const int64_t *lengths,

@@ -119,6 +119,33 @@ TEST_P(AttentionRowsTest, BlockRowsWithTheirOwnLengthsAndShifts) {
   EXPECT_EQ(again, block);
 }
 
+// The softmax's gradient on a causal block: p (dp - delta) scale up to each row's length,
+// zeros after it (whatever dP held there), the columns past the block left alone.
+TEST_P(AttentionRowsTest, SoftmaxGradientOfBlockRows) {
+  const int64_t rows = 35, width = 33, ld = 40;
+  std::vector<float> probs(rows * ld), dprobs(rows * ld), deltas(rows);
+  std::vector<int64_t> lengths(rows);
+  for (int64_t r = 0; r < rows; ++r) {
+    std::vector<float> p = row(ld + r), d = row(2 * ld + r);
+    std::copy_n(p.begin(), ld, probs.begin() + r * ld);
+    std::copy_n(d.begin(), ld, dprobs.begin() + r * ld);
+    lengths[r] = std::min<int64_t>(r, width), deltas[r] = 0.25f * float(r % 5) - 0.5f;
+  }
+  std::vector<float> original = dprobs;
+  const float scale = 0.3f;
+  softmaxGradRows(dprobs.data(), probs.data(), ld, rows, width, lengths.data(), deltas.data(),
+                  scale);
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t c = 0; c < ld; ++c) {
+      SCOPED_TRACE(::testing::Message() << "row " << r << " column " << c);
+      float got = dprobs[r * ld + c];
+      if (c < lengths[r])
+        ASSERT_EQ(got, probs[r * ld + c] * (original[r * ld + c] - deltas[r]) * scale);
+      else
+        ASSERT_EQ(got, c < width ? 0.0f : original[r * ld + c]);
+    }
+}
+
 INSTANTIATE_TEST_SUITE_P(, AttentionRowsTest, ::testing::Values(false, true),
                          [](const auto &info) {
                            return info.param ? "PortableLoops" : "ThisCpusPath";
