@@ -120,7 +120,9 @@ void Device::serve() {
       queue.pop_front();
       ++taken;
     }
+    pool->setBusy(true);
     Status status = runItem(item);
+    pool->setBusy(false);
     for (auto &event : item.signal)
       if (event)
         event->signal(status);

@@ -19,6 +19,8 @@ std::atomic<int> threadLimit{kNoKernelThreadLimit};
 constexpr auto kSpin = std::chrono::microseconds(30);
 /// Chunks per thread: more than one, so a thread that runs late leaves its share to others.
 constexpr int64_t kChunksPerThread = 4;
+/// How long an idle worker waits for the next loop while its device runs work.
+constexpr auto kBusySpin = std::chrono::microseconds(2000);
 } // namespace
 
 WorkerPool::WorkerPool(int threads, std::function<void()> workerInit) {
@@ -49,14 +51,23 @@ void WorkerPool::serve(const std::function<void()> &workerInit) {
     workerInit();
   uint32_t seen = 0;
   while (true) {
-    // Spin a little for the next loop, then sleep until it is posted.
-    auto until = std::chrono::steady_clock::now() + kSpin;
+    // Spin a little for the next loop, then sleep until it is posted. While the device runs
+    // work, its next loop may follow a serial stretch of any length: spin on, yielding the
+    // core to any other thread that wants it.
+    const auto idle = std::chrono::steady_clock::now();
     for (int spins = 0; generation.load(std::memory_order_acquire) == seen; ++spins) {
-      if (spins % 64 == 63 && std::chrono::steady_clock::now() > until) {
+      if (spins % 64 != 63) {
+        cpuRelax();
+        continue;
+      }
+      auto waited = std::chrono::steady_clock::now() - idle;
+      if (waited < kSpin)
+        continue;
+      if (!busy.load(std::memory_order_relaxed) || waited > kBusySpin) {
         generation.wait(seen, std::memory_order_acquire);
         break;
       }
-      cpuRelax();
+      std::this_thread::yield();
     }
     seen = generation.load(std::memory_order_acquire);
     if (stopping.load())
@@ -97,6 +108,16 @@ void WorkerPool::parallelFor(ChunkFn body, void *context, int64_t n, int64_t gra
   current.store(nullptr);
   while (active.load() != 0)
     std::this_thread::yield();
+}
+
+void WorkerPool::setBusy(bool running) {
+  // Loops capped to one thread (setKernelThreadLimit) leave the workers idle: they sleep.
+  running = running && std::min(threads(), threadLimit.load(std::memory_order_relaxed)) >= 2;
+  if (busy.exchange(running) == running || !running)
+    return;
+  // Wake sleeping workers, so that they are spinning by the first loop.
+  generation.fetch_add(1, std::memory_order_release);
+  generation.notify_all();
 }
 
 int kernelThreadsPerDevice(int devices) {

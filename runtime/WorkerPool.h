@@ -33,8 +33,10 @@ using ChunkFn = void (*)(void *context, int64_t begin, int64_t end);
 ///
 /// Contract: parallelFor is called by one thread at a time (the device's) and returns once
 /// every chunk has run; chunks must not call parallelFor themselves (they run serially if
-/// they do). Workers wait for work spinning briefly, then asleep, so that between loops they
-/// leave the cores to BLAS's threads.
+/// they do). Workers wait for work spinning briefly, then asleep, so that between launches
+/// they leave the cores to the host and BLAS's threads; within a launch (setBusy) they keep
+/// spinning, yielding the core to any thread that wants it, so that the loop after a serial
+/// kernel does not wait for a sleeping worker to wake (tens of microseconds).
 class WorkerPool {
 public:
   /// `workerInit` runs first on each worker (e.g. to count its temporaries on the device).
@@ -48,6 +50,10 @@ public:
 
   /// Runs body(context, begin, end) over [0, n), in chunks of at least `grain` iterations.
   void parallelFor(ChunkFn body, void *context, int64_t n, int64_t grain);
+
+  /// Says whether the device runs work now (a launch): while it does, idle workers keep
+  /// spinning, yielding, for its next loop; when it starts, sleeping workers wake.
+  void setBusy(bool running);
 
   /// Loops split into chunks for several threads so far (not those run serially).
   uint64_t loopsShared() const { return shared.load(std::memory_order_relaxed); }
@@ -71,6 +77,7 @@ private:
   /// Workers between picking up `current` and letting go of it.
   std::atomic<int> active{0};
   std::atomic<bool> stopping{false};
+  std::atomic<bool> busy{false};
   std::atomic<uint64_t> shared{0};
   std::vector<std::thread> workers;
 };

@@ -1,6 +1,7 @@
 // Tests of the device's worker pool for parallel loops (runtime/WorkerPool.h): every
 // iteration runs exactly once, large loops use several threads, small or nested loops and a
-// thread limit of one run on the caller's thread, and the C entry point compiled code calls.
+// thread limit of one run on the caller's thread, loops of a busy device, and the C entry
+// point compiled code calls.
 #include "runtime/Client.h"
 #include "runtime/WorkerPool.h"
 
@@ -9,6 +10,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
+#include <memory>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -115,6 +117,30 @@ TEST(WorkerPool, ManyShortLoopsInARowEachRunOnce) {
     pool.parallelFor(&Record::chunk, &record, 64, 1);
     ASSERT_TRUE(record.eachRanOnce()) << "loop " << loop;
   }
+}
+
+// While the device runs work (setBusy), idle workers spin instead of sleeping: loops after
+// serial stretches still run each iteration once, on several threads, and a busy pool shuts
+// down without waiting for the spin to end.
+TEST(WorkerPool, LoopsBetweenSerialStretchesOfABusyDevice) {
+  auto pool = std::make_unique<WorkerPool>(3);
+  pool->setBusy(true);
+  for (int loop = 0; loop < 200; ++loop) {
+    if (loop % 50 == 0) // a serial kernel longer than the idle spin
+      std::this_thread::sleep_for(std::chrono::microseconds(300));
+    Record record(256);
+    record.pause = std::chrono::microseconds(loop % 50 == 0 ? 2000 : 0);
+    pool->parallelFor(&Record::chunk, &record, 256, 1);
+    ASSERT_TRUE(record.eachRanOnce()) << "loop " << loop;
+    if (loop % 50 == 0) {
+      EXPECT_GT(record.threads.size(), 1u) << "loop " << loop;
+    }
+  }
+  pool->setBusy(false);
+  pool->setBusy(true);
+  auto start = std::chrono::steady_clock::now();
+  pool.reset();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(500));
 }
 
 TEST(WorkerPool, TheCEntryPointUsesTheCallingThreadsPool) {
