@@ -70,8 +70,8 @@ struct Attention {
     return call.causal ? std::clamp<int64_t>(t - s0 + 1, 0, cols) : cols;
   }
 
-  /// Runs f(i, rows, seen) over query rows [t0, t0 + rows) in groups of kGroup (all at once
-  /// without a mask): the group from row t0 + i sees `seen` keys of [s0, s0 + cols).
+  /// Runs f(i, rows, keys) over query rows [t0, t0 + rows) in groups of kGroup (all at once
+  /// without a mask): the group from row t0 + i sees the first `keys` of [s0, s0 + cols).
   template <typename F>
   void forQueryGroups(int64_t t0, int64_t rows, int64_t s0, int64_t cols, F &&f) const {
     if (!call.causal)
@@ -130,8 +130,8 @@ struct Attention {
       int64_t cols = std::min(kSpan, keyEnd - s0);
       if (!turned)
         transposeBlock(cols, call.dim, row(A::Key, b, s0, h), ld(A::Key), keysT, kSpan);
-      forQueryGroups(t0, rows, s0, cols, [&](int64_t i, int64_t n, int64_t seen) {
-        smallGemm(n, seen, call.dim, scale, {q + i * ld(A::Query), ld(A::Query), 1}, keysT,
+      forQueryGroups(t0, rows, s0, cols, [&](int64_t i, int64_t n, int64_t keys) {
+        smallGemm(n, keys, call.dim, scale, {q + i * ld(A::Query), ld(A::Query), 1}, keysT,
                   kSpan, T(0), scores.data() + i * kSpan, kSpan);
       });
       for (int64_t r = 0; r < rows; ++r)
@@ -151,8 +151,8 @@ struct Attention {
           for (T *a = acc.data() + r * dv, *end = a + dv; a < end; ++a)
             *a *= rescale;
       }
-      forQueryGroups(t0, rows, s0, cols, [&](int64_t i, int64_t n, int64_t seen) {
-        smallGemm(n, dv, seen, T(1), {scores.data() + i * kSpan, kSpan, 1},
+      forQueryGroups(t0, rows, s0, cols, [&](int64_t i, int64_t n, int64_t keys) {
+        smallGemm(n, dv, keys, T(1), {scores.data() + i * kSpan, kSpan, 1},
                   row(A::Value, b, s0, h), ld(A::Value), T(1), acc.data() + i * dv, dv);
       });
     }
@@ -195,8 +195,8 @@ struct Attention {
         const T *q = row(A::Query, b, t0, h);
         const T *g = row(A::ResultGrad, b, t0, h);
         const int64_t ldQ = ld(A::Query), ldG = ld(A::ResultGrad);
-        forQueryGroups(t0, rows, s0, cols, [&](int64_t i, int64_t n, int64_t seen) {
-          smallGemm(n, seen, d, scale, {q + i * ldQ, ldQ, 1}, keysT.data(), kBlock, T(0),
+        forQueryGroups(t0, rows, s0, cols, [&](int64_t i, int64_t n, int64_t keys) {
+          smallGemm(n, keys, d, scale, {q + i * ldQ, ldQ, 1}, keysT.data(), kBlock, T(0),
                     probs.data() + i * kBlock, kBlock);
         });
         for (int64_t r = 0; r < rows; ++r) {
@@ -210,14 +210,14 @@ struct Attention {
                     g + first * ldG, ldG, spanBeta, dvOut + j * ld(A::ValueGrad),
                     ld(A::ValueGrad));
         });
-        forQueryGroups(t0, rows, s0, cols, [&](int64_t i, int64_t n, int64_t seen) {
-          smallGemm(n, seen, dv, T(1), {g + i * ldG, ldG, 1}, valuesT.data(), kBlock, T(0),
+        forQueryGroups(t0, rows, s0, cols, [&](int64_t i, int64_t n, int64_t keys) {
+          smallGemm(n, keys, dv, T(1), {g + i * ldG, ldG, 1}, valuesT.data(), kBlock, T(0),
                     dprobs.data() + i * kBlock, kBlock);
         });
         softmaxGradRows(dprobs.data(), probs.data(), kBlock, rows, cols, seen.data(),
                         delta.data() + t0, scale);
-        forQueryGroups(t0, rows, s0, cols, [&](int64_t i, int64_t n, int64_t seen) {
-          smallGemm(n, d, seen, T(1), {dprobs.data() + i * kBlock, kBlock, 1}, k, ld(A::Key),
+        forQueryGroups(t0, rows, s0, cols, [&](int64_t i, int64_t n, int64_t keys) {
+          smallGemm(n, d, keys, T(1), {dprobs.data() + i * kBlock, kBlock, 1}, k, ld(A::Key),
                     queryBeta, row(A::QueryGrad, b, t0 + i, h), ld(A::QueryGrad));
         });
         forKeyGroups(s0, cols, t0, rows, [&](int64_t j, int64_t n, int64_t first) {
