@@ -144,7 +144,11 @@ struct Attention {
       for (int64_t r = 0; r < rows; ++r) {
         if (seen[r] == 0)
           continue;
-        T rescale = std::exp(max[r] - top[r]); // 0 for the first block
+        if (max[r] == -std::numeric_limits<T>::infinity()) { // its first keys: acc is zero
+          denominator[r] = sums[r], max[r] = top[r];
+          continue;
+        }
+        T rescale = std::exp(max[r] - top[r]);
         denominator[r] = denominator[r] * rescale + sums[r];
         max[r] = top[r];
         if (rescale != T(1))
