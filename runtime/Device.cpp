@@ -253,12 +253,13 @@ Device::execute(std::shared_ptr<const Executable> exe,
                          "execute: executable is null");
   if (Status status = validateInputs(*exe, *this, inputs); !status.isOk())
     return status;
-  // Each input's producer once: a launch's outputs share one event, so the inputs of the next
-  // step (the last one's outputs) wait on a few events, not one per array.
+  // A launch's outputs share one event, so the inputs of the next step (the last one's
+  // outputs, in a row) wait on a few events, not one per array: a run of inputs with the same
+  // event waits once (linear in the inputs, however many producers they have).
   std::vector<std::shared_ptr<Event>> waitFor;
   std::vector<size_t> waitInputs; // an input each event stands for, for error messages
   for (size_t i = 0; i < inputs.size(); ++i)
-    if (std::find(waitFor.begin(), waitFor.end(), inputs[i]->ready()) == waitFor.end())
+    if (waitFor.empty() || waitFor.back() != inputs[i]->ready())
       waitFor.push_back(inputs[i]->ready()), waitInputs.push_back(i);
   std::vector<std::pair<std::shared_ptr<Buffer>, std::shared_ptr<Buffer>>> copies;
   // The outputs are ready together, when the launch ends.
