@@ -85,7 +85,7 @@ template <typename T> T maxOf(const T *row, int64_t n) {
 /// row[i] = e^(row[i] - shift), vectorized; returns their sum, taken in 16 lanes in the same
 /// pass (the softmax's denominator).
 __attribute__((target_clones("avx512f", "avx2", "default"))) float
-expShiftedFloats(float *row, int64_t n, float shift) {
+expShiftedPortable(float *row, int64_t n, float shift) {
   float lanes[16] = {};
   int64_t i = 0;
   for (; i + 16 <= n; i += 16)
@@ -106,11 +106,7 @@ expShiftedFloats(float *row, int64_t n, float shift) {
   return sum + lanes[0];
 }
 
-/// row[i] = e^(row[i] - shift) for i < n, returning their sum: floats by the polynomial,
-/// doubles by libm (f64 programs are for exactness).
-float expShiftedPortable(float *row, int64_t n, float shift) {
-  return expShiftedFloats(row, n, shift);
-}
+/// The same for doubles, by libm (f64 programs are for exactness).
 double expShiftedPortable(double *row, int64_t n, double shift) {
   for (int64_t i = 0; i < n; ++i)
     row[i] = std::exp(row[i] - shift);

@@ -14,7 +14,7 @@
 namespace loom::rt {
 
 namespace {
-/// How long a device's thread spins for its next item before sleeping (see pushedCount).
+/// How long a device's thread spins for its next item before sleeping (see enqueuedCount).
 constexpr int kIdleSpinUs = 300;
 } // namespace
 
@@ -54,8 +54,7 @@ void Device::push(WorkItem item) {
   {
     std::lock_guard<std::mutex> lock(mutex);
     queue.push_back(std::move(item));
-    ++enqueuedCount;
-    pushedCount.fetch_add(1, std::memory_order_release);
+    enqueuedCount.fetch_add(1, std::memory_order_release);
   }
   workAvailable.notify_one();
 }
@@ -106,7 +105,7 @@ void Device::serve() {
     {
       if (idleSpin.count() > 0) {
         auto until = std::chrono::steady_clock::now() + idleSpin;
-        for (int spins = 1; pushedCount.load(std::memory_order_acquire) == taken; ++spins) {
+        for (int spins = 1; enqueuedCount.load(std::memory_order_acquire) == taken; ++spins) {
           if (spins % 64 == 0 && std::chrono::steady_clock::now() >= until)
             break;
           cpuRelax();
@@ -141,7 +140,7 @@ void Device::serve() {
 
 Status Device::synchronize() {
   std::unique_lock<std::mutex> lock(mutex);
-  uint64_t target = enqueuedCount;
+  uint64_t target = enqueuedCount.load();
   workFinished.wait(lock, [&] { return finishedCount >= target; });
   Status result = std::move(firstError);
   firstError = Status::ok();

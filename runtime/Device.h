@@ -167,14 +167,13 @@ private:
 
   std::mutex mutex;
   std::condition_variable workAvailable;
-  /// Items pushed so far, read without the lock: the worker of a device with cores of its own
-  /// spins on it briefly before sleeping, so that the next step's launch (the host enqueues
-  /// it a few hundred microseconds after the last one ends) starts without a wake-up's
-  /// latency.
-  std::atomic<uint64_t> pushedCount{0};
   std::condition_variable workFinished;
   std::deque<WorkItem> queue;
-  uint64_t enqueuedCount = 0;
+  /// Items pushed so far (written under the lock, also read without it: the worker of a
+  /// device with cores of its own spins on it briefly before sleeping, so that the next
+  /// step's launch, enqueued a few hundred microseconds after the last one ends, starts
+  /// without a wake-up's latency).
+  std::atomic<uint64_t> enqueuedCount{0};
   uint64_t finishedCount = 0;
   Status firstError;
   bool stopping = false;
