@@ -90,5 +90,7 @@ std::string mlir::loom::moduleKeyText(ModuleOp module) {
 std::string mlir::loom::hostKeySalt(const llvm::TargetMachine &target) {
   return CompilationCache::hashKey({LOOM_COMPILER_FINGERPRINT, LLVM_VERSION_STRING,
                                     target.getTargetTriple().str(), target.getTargetCPU().str(),
-                                    target.getTargetFeatureString().str()});
+                                    target.getTargetFeatureString().str(),
+                                    std::to_string(int(target.getCodeModel())),
+                                    std::to_string(int(target.getRelocationModel()))});
 }

@@ -203,6 +203,15 @@ rt::StatusOr<CpuCompileResult> mlir::loom::compileForCpu(ModuleOp module,
   if (!jtmb)
     return internalError(llvm::toString(jtmb.takeError()));
   jtmb->setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
+  // A JIT's target machine defaults to the large code model: each constant of a kernel is
+  // then read through a 64-bit absolute address that needs a register of its own (movabs,
+  // then the load), and in a loop with many constants (a tanh's polynomial) LLVM
+  // rematerializes those pairs in every iteration. The small code model's position-
+  // independent code reads them relative to the instruction pointer; JITLink allocates an
+  // object's sections together and reaches the runtime's functions through its GOT and
+  // stubs. The tiny GPT's GELU kernel took 12% less time.
+  jtmb->setCodeModel(llvm::CodeModel::Small);
+  jtmb->setRelocationModel(llvm::Reloc::PIC_);
   auto tm = jtmb->createTargetMachine();
   if (!tm)
     return internalError(llvm::toString(tm.takeError()));
