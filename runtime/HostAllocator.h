@@ -1,7 +1,9 @@
 // A caching allocator for host (CPU device) memory. Freeing a large block to the C library
 // returns it to the OS, so the next step's buffer of the same size page-faults in again (a
 // 64 MB output costs more in page faults than the kernel writing it); training steps allocate
-// the same sizes every step, so freed blocks are kept by size and handed out again.
+// the same sizes every step, so freed blocks are kept by size and handed out again. New
+// blocks come from chunks of 2 MB pages (HugePageArena.h) where Linux has transparent huge
+// pages, unless LOOM_HUGE_PAGES=0 (then from malloc).
 #ifndef LOOM_RUNTIME_HOSTALLOCATOR_H
 #define LOOM_RUNTIME_HOSTALLOCATOR_H
 
