@@ -2,9 +2,11 @@
 #include "frontend/JitLaunch.h"
 
 #include "runtime/Client.h"
+#include "runtime/CudaPlatform.h"
 #include "runtime/Distributed.h"
 #include "runtime/InProcessCollectives.h"
 #include "runtime/MpiCollectives.h"
+#include "runtime/NcclCollectives.h"
 #include "runtime/SpmdCalls.h"
 
 #include <fmt/format.h>
@@ -14,6 +16,20 @@ using namespace loom;
 rt::Collectives &detail::collectives() {
   if (rt::distributed::process().count > 1)
     return rt::MpiCollectives::process(rt::Client::defaultClient().localDeviceCount());
+  rt::Client &client = rt::Client::defaultClient();
+  if (std::string_view(client.platformName()) == "cuda") { // the GPUs of this process
+    static std::unique_ptr<rt::NcclCollectives> gpus = [&] {
+      std::vector<std::shared_ptr<rt::CudaPlatform>> platforms;
+      for (int d = 0; d < client.deviceCount(); ++d)
+        platforms.push_back(
+            std::static_pointer_cast<rt::CudaPlatform>(client.device(d).sharedPlatform()));
+      auto created = rt::NcclCollectives::create(std::move(platforms));
+      if (!created.ok())
+        throw Error(created.status().message());
+      return std::move(*created);
+    }();
+    return *gpus;
+  }
   static std::unique_ptr<rt::InProcessCollectives> backend = [] {
     auto created = rt::InProcessCollectives::create();
     if (!created.ok())

@@ -69,8 +69,9 @@ StatusOr<std::unique_ptr<Client>> Client::createCuda(int numDevices) {
                              std::to_string(available));
   if (distributed::process().count > 1)
     return Status::error(StatusCode::FailedPrecondition,
-                         "GPUs in a job of several processes need NCCL, which Loom does not "
-                         "use yet");
+                         "GPUs in a job of several processes need NCCL communicators across "
+                         "processes, which Loom does not make yet (the GPUs of one process "
+                         "form a mesh)");
   std::vector<std::shared_ptr<Platform>> gpus;
   for (int i = 0; i < numDevices; ++i) {
     auto gpu = CudaPlatform::create(i);

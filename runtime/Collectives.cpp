@@ -2,6 +2,8 @@
 // and the default timeout, so that backends only move and combine data.
 #include "runtime/Collectives.h"
 
+#include "runtime/CollectivePieces.h"
+
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
@@ -287,6 +289,15 @@ Status Collectives::run(const CollectiveRequest &request) {
   if (!handle.ok())
     return handle.status();
   return wait(*handle);
+}
+
+Status Collectives::slicePiece(const void *input, void *output,
+                               const std::vector<int64_t> &shape, int64_t dim, int64_t pieces,
+                               int64_t rank, size_t elementBytes) {
+  PitchedCopy copy = piecesToBlocks(shape, dim, pieces, elementBytes)[rank];
+  copy.dstOffset = 0; // the output is the piece alone
+  runPitchedCopies({copy}, input, output);
+  return Status::ok();
 }
 
 } // namespace loom::rt

@@ -173,6 +173,12 @@ public:
   /// start() followed by wait() with the default timeout.
   Status run(const CollectiveRequest &request);
 
+  /// shard_slice, the one local op of a partitioned program that cuts a tensor: copies piece
+  /// `rank` of `pieces` along `dim` of `input` (row-major, `shape`) to `output`, where this
+  /// backend's devices keep their memory (the host's, by default).
+  virtual Status slicePiece(const void *input, void *output, const std::vector<int64_t> &shape,
+                            int64_t dim, int64_t pieces, int64_t rank, size_t elementBytes);
+
 protected:
   explicit Collectives(std::chrono::milliseconds timeout)
       : defaultTimeout(timeout) {}

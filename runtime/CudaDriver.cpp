@@ -55,6 +55,9 @@ StatusOr<const CudaDriver *> load() {
   resolve(driver.eventElapsedTime, dlsym(lib, "cuEventElapsedTime_v2") ? "cuEventElapsedTime_v2"
                                                                         : "cuEventElapsedTime");
   resolve(driver.eventDestroy, "cuEventDestroy_v2");
+  resolve(driver.memcpy2DAsync, "cuMemcpy2DAsync_v2");
+  resolve(driver.memsetD8Async, "cuMemsetD8Async");
+  resolve(driver.eventQuery, "cuEventQuery");
   if (!missing.empty())
     return Status::error(StatusCode::Unavailable,
                          "libcuda.so.1 lacks " + missing + " (a driver too old?)");

@@ -26,6 +26,7 @@ StatusOr<std::shared_ptr<CudaPlatform>> CudaPlatform::create(int ordinal) {
   const CudaDriver &d = **cuda;
   std::shared_ptr<CudaPlatform> p(new CudaPlatform(d));
   std::string where = "GPU " + std::to_string(ordinal);
+  p->gpuOrdinal = ordinal;
   if (Status s = d.check(d.deviceGet(&p->device, ordinal), where); !s.isOk())
     return s;
   int major = 0, minor = 0;

@@ -42,6 +42,8 @@ public:
   const CudaDriver &driver() const { return cuda; }
   CUcontext context() const { return ctx; }
   CUstream stream() const { return queue; }
+  /// The GPU's index among the driver's (and the CUDA runtime's, which NCCL uses).
+  int ordinal() const { return gpuOrdinal; }
   /// "sm_90" for an H100: the chip the compiler targets for this GPU.
   const std::string &chip() const { return smVersion; }
   /// "NVIDIA H100 80GB HBM3 (sm_90)", in messages and benchmark headers.
@@ -55,6 +57,7 @@ private:
 
   const CudaDriver &cuda;
   CUdevice device = 0;
+  int gpuOrdinal = 0;
   CUcontext ctx = nullptr;
   CUstream queue = nullptr;
   std::string smVersion, deviceName;

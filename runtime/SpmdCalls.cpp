@@ -60,19 +60,6 @@ StatusOr<DeviceGroup> groupOf(int64_t numAxes, const int64_t *axes) {
   return c->mesh->group(c->device, names);
 }
 
-/// This device's piece `rank` of `pieces` along `dim` of a row-major tensor.
-void copyPiece(const char *in, char *out, const std::vector<int64_t> &shape, int64_t dim,
-               int64_t pieces, int64_t rank, size_t elementBytes) {
-  int64_t outer = 1, inner = static_cast<int64_t>(elementBytes);
-  for (int64_t d = 0; d < dim; ++d)
-    outer *= shape[d];
-  for (size_t d = dim + 1; d < shape.size(); ++d)
-    inner *= shape[d];
-  int64_t piece = shape[dim] / pieces;
-  for (int64_t o = 0; o < outer; ++o)
-    std::memcpy(out + o * piece * inner, in + (o * shape[dim] + rank * piece) * inner,
-                piece * inner);
-}
 } // namespace
 
 void detail::beginSpmdLaunch(const SpmdContext *context) { launch = {context, Status::ok()}; }
@@ -117,14 +104,20 @@ extern "C" int64_t loom_rt_collective_start(int64_t kind, int64_t dtype, int64_t
   std::vector<int64_t> shape(dims, dims + rank);
   auto *in = reinterpret_cast<const char *>(input);
   auto *out = reinterpret_cast<char *>(output);
+  if (!launch.context->collectives)
+    return fail(Status::error(StatusCode::FailedPrecondition,
+                              "no collectives backend for this device")),
+           0;
   if (static_cast<CollectiveCall>(kind) == CollectiveCall::ShardSlice) {
     if (shape[dim] % group->size() != 0)
       return fail(Status::error(StatusCode::InvalidArgument,
                                 "shard_slice: dim " + std::to_string(dim) +
                                     " does not divide by the group")),
              0;
-    copyPiece(in, out, shape, dim, group->size(), group->rank,
-              byteSize(static_cast<DType>(dtype)));
+    if (Status s = launch.context->collectives->slicePiece(
+            in, out, shape, dim, group->size(), group->rank, byteSize(static_cast<DType>(dtype)));
+        !s.isOk())
+      fail(std::move(s));
     return 0;
   }
   const bool permute = static_cast<CollectiveCall>(kind) == CollectiveCall::CollectivePermute;
@@ -144,10 +137,6 @@ extern "C" int64_t loom_rt_collective_start(int64_t kind, int64_t dtype, int64_t
   for (int64_t i = 0; permute && i < numPairs; ++i)
     request.pairs.push_back(
         {static_cast<int>(pairList[2 * i]), static_cast<int>(pairList[2 * i + 1])});
-  if (!launch.context->collectives)
-    return fail(Status::error(StatusCode::FailedPrecondition,
-                              "no collectives backend for this device")),
-           0;
   StatusOr<CollectiveHandle> started = launch.context->collectives->start(request);
   if (!started.ok())
     return fail(Status::error(started.status().code(),

@@ -2,6 +2,7 @@
 // program's host side moves to the device, so that the host only allocates, copies and
 // launches and never touches a buffer's memory.
 #include "compiler/Lowering/Passes.h"
+#include "compiler/Lowering/RuntimeCalls.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -65,24 +66,33 @@ void copyKernel(memref::CopyOp copy, IRRewriter &rewriter) {
   gpu::TerminatorOp::create(rewriter, loc);
 }
 
-/// Whether only the runtime's GPU entry points read `global` (the description of a call, as
-/// attention's): they run on the host, so it stays in host memory.
-bool onlyDescribesCalls(memref::GetGlobalOp global) {
-  SmallVector<Value> values = {global.getResult()};
+/// Whether only the runtime's calls on the host read `buffer` (the description of a call, as
+/// attention's or a collective_permute's pairs): it stays in host memory.
+bool onlyDescribesCalls(Value buffer) {
+  SmallVector<Value> values = {buffer};
   while (!values.empty()) {
     Value v = values.pop_back_val();
     for (Operation *user : v.getUsers()) {
       if (auto call = dyn_cast<func::CallOp>(user)) {
-        if (!call.getCallee().starts_with("loom_rt_gpu_"))
+        if (!mlir::loom::runsOnGpuStream(call.getCallee()))
           return false;
       } else if (isa<memref::ExtractAlignedPointerAsIndexOp, arith::IndexCastOp>(user)) {
         llvm::append_range(values, user->getResults());
-      } else {
-        return false;
+      } else if (auto store = dyn_cast<memref::StoreOp>(user); !store || store.getMemref() != v) {
+        return false; // a store into the array (a permute's pairs) is part of its description
       }
     }
   }
   return true;
+}
+
+/// A host stack array of a runtime call's arguments, or a store into one: stays on the host.
+bool describesCalls(Operation *op) {
+  if (auto alloca = dyn_cast<memref::AllocaOp>(op))
+    return onlyDescribesCalls(alloca.getResult());
+  auto store = dyn_cast<memref::StoreOp>(op);
+  return store && store.getMemref().getDefiningOp<memref::AllocaOp>() &&
+         onlyDescribesCalls(store.getMemref());
 }
 
 struct GpuHostToDevicePass : mlir::loom::impl::GpuHostToDeviceBase<GpuHostToDevicePass> {
@@ -110,7 +120,8 @@ struct GpuHostToDevicePass : mlir::loom::impl::GpuHostToDeviceBase<GpuHostToDevi
     SmallVector<Operation *> run;
     for (Operation &op : llvm::make_early_inc_range(block)) {
       Operation *o = &op;
-      if (auto global = dyn_cast<memref::GetGlobalOp>(o); global && onlyDescribesCalls(global))
+      if (auto global = dyn_cast<memref::GetGlobalOp>(o);
+          (global && onlyDescribesCalls(global.getResult())) || describesCalls(o))
         continue;
       bool hostSide = isa<memref::AllocOp, memref::DeallocOp, memref::GetGlobalOp,
                           memref::CopyOp, func::CallOp>(o) ||
@@ -167,8 +178,9 @@ struct GpuHostToDevicePass : mlir::loom::impl::GpuHostToDeviceBase<GpuHostToDevi
                                   "does not support yet");
         rewriter.eraseOp(copy);
       } else if (auto call = dyn_cast<func::CallOp>(o)) {
-        // The runtime's GPU entry points (cuBLAS GEMMs) run on the device's stream.
-        if (call.getCallee().starts_with("loom_rt_gpu_"))
+        // The runtime's GPU entry points (cuBLAS GEMMs) and collectives run on the device's
+        // stream; a device's mesh coordinate is the launch's, on the host.
+        if (mlir::loom::runsOnGpuStream(call.getCallee()) || call.getCallee() == "loom_rt_axis_index")
           continue;
         // A function of the program (a layer's, loom-outline-repeated-blocks): its own host
         // side launches its kernels on the same stream.
@@ -178,8 +190,7 @@ struct GpuHostToDevicePass : mlir::loom::impl::GpuHostToDeviceBase<GpuHostToDevi
           continue;
         return call.emitOpError("calls '")
                << call.getCallee()
-               << "' on the host, which the GPU pipeline cannot run yet (collectives need "
-                  "NCCL)";
+               << "' on the host, which the GPU pipeline cannot run";
       } else {
         // A loop around kernels stays on the host; its body is moved like a function's, and
         // the constants it copies are freed at the end of each iteration.

@@ -1,6 +1,8 @@
 // The loom-gpu-stream-calls pass (see Passes.td): a call to the runtime's GPU entry points
-// (cuBLAS GEMMs) joins the stream of the kernels around it instead of waiting for it.
+// (cuBLAS GEMMs, attention, collectives) joins the stream of the kernels around it instead of
+// waiting for it.
 #include "compiler/Lowering/Passes.h"
+#include "compiler/Lowering/RuntimeCalls.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -30,7 +32,7 @@ struct GpuStreamCallsPass : mlir::loom::impl::GpuStreamCallsBase<GpuStreamCallsP
   void runOnOperation() override {
     SmallVector<func::CallOp> calls;
     getOperation()->walk([&](func::CallOp call) {
-      if (call.getCallee().starts_with("loom_rt_gpu_"))
+      if (mlir::loom::runsOnGpuStream(call.getCallee()))
         calls.push_back(call);
     });
     IRRewriter rewriter(&getContext());

@@ -7,6 +7,11 @@
 
 using namespace mlir;
 
+bool mlir::loom::runsOnGpuStream(StringRef callee) {
+  return callee.starts_with("loom_rt_gpu_") || callee == "loom_rt_collective_start" ||
+         callee == "loom_rt_collective_wait";
+}
+
 func::FuncOp mlir::loom::declareRuntimeFunction(Operation *from, StringRef name, int64_t numArgs,
                                                 Type result) {
   auto module = isa<ModuleOp>(from) ? cast<ModuleOp>(from) : from->getParentOfType<ModuleOp>();

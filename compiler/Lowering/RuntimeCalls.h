@@ -10,6 +10,12 @@
 
 namespace mlir::loom {
 
+/// Whether a GPU program's host code calls runtime function `callee` as it is, the call
+/// enqueueing its work on the device's stream: the GPU entry points (loom_rt_gpu_*: cuBLAS
+/// GEMMs, attention) and the collectives (loom_rt_collective_start, which shard_slice also
+/// goes through, and loom_rt_collective_wait; NcclCollectives.h).
+bool runsOnGpuStream(StringRef callee);
+
 /// The private declaration of runtime function `name`, taking `numArgs` i64s and returning
 /// `result` (nothing if null), added to `from`'s module the first time.
 func::FuncOp declareRuntimeFunction(Operation *from, StringRef name, int64_t numArgs,

@@ -21,9 +21,11 @@
 //                         (runtime/CudaLaunchAbi.h)
 // loom-gpu-pipeline runs all five; compileForGpu (compiler/Jit/GpuCompiler.h) JITs the result.
 //
-// What this GPU path does not do yet (see the GPU issue's note): collectives (NCCL), fused
-// attention and single-pass softmax, cuBLASLt's fused epilogues, layer functions
-// (loom-outline-repeated-blocks), a cache of compiled GPU code.
+// Collectives stay on the host as the runtime's start and wait calls, which run NCCL on the
+// device's stream (runtime/NcclCollectives.h).
+// What this GPU path does not do yet (see the GPU issue's note): collectives that overlap
+// compute (the host waits for the stream before a collective starts), GPUs of several
+// processes, attention on the tensor cores, cuBLASLt's fused epilogues.
 #ifndef LOOM_COMPILER_PIPELINE_GPUPIPELINE_H
 #define LOOM_COMPILER_PIPELINE_GPUPIPELINE_H
 

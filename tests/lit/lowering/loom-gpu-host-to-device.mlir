@@ -46,11 +46,43 @@ func.func @host_side(%out: memref<f32>, %acc: memref<f32>) {
 
 // -----
 
-// Tests that a call left on the host (a collective, a BLAS call) is an error naming it.
-func.func private @loom_rt_collective_start(memref<4xf32>)
+// Tests that a call of a function the GPU's host side cannot run (here the CPU's GEMM) is an
+// error naming it.
+func.func private @loom_rt_gemm_f32(memref<4xf32>)
 func.func @call(%x: memref<4xf32>) {
-  // expected-error @+1 {{calls 'loom_rt_collective_start' on the host, which the GPU pipeline cannot run yet}}
-  func.call @loom_rt_collective_start(%x) : (memref<4xf32>) -> ()
+  // expected-error @+1 {{calls 'loom_rt_gemm_f32' on the host, which the GPU pipeline cannot run}}
+  func.call @loom_rt_gemm_f32(%x) : (memref<4xf32>) -> ()
+  return
+}
+
+// -----
+
+// Tests that a collective's calls stay on the host (the runtime enqueues NCCL's work on the
+// device's stream), and so does the stack array of a collective_permute's pairs: its stores
+// are not moved into a kernel, and the pointer the call takes is the host's.
+// CHECK-LABEL: func.func @permute
+// CHECK: %[[PAIRS:.*]] = memref.alloca() : memref<2xi64>
+// CHECK-NEXT: memref.store %{{.*}}, %[[PAIRS]][%{{.*}}]
+// CHECK-NEXT: memref.store %{{.*}}, %[[PAIRS]][%{{.*}}]
+// CHECK-NEXT: %[[P:.*]] = memref.extract_aligned_pointer_as_index %[[PAIRS]]
+// CHECK-NEXT: %[[PI:.*]] = arith.index_cast %[[P]]
+// CHECK-NEXT: %[[H:.*]] = call @loom_rt_collective_start(%[[PI]])
+// CHECK-NEXT: call @loom_rt_collective_wait(%[[H]])
+// CHECK-NOT: gpu.launch
+func.func private @loom_rt_collective_start(i64) -> i64
+func.func private @loom_rt_collective_wait(i64)
+func.func @permute() {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %s = arith.constant 0 : i64
+  %t = arith.constant 1 : i64
+  %pairs = memref.alloca() : memref<2xi64>
+  memref.store %s, %pairs[%c0] : memref<2xi64>
+  memref.store %t, %pairs[%c1] : memref<2xi64>
+  %p = memref.extract_aligned_pointer_as_index %pairs : memref<2xi64> -> index
+  %pi = arith.index_cast %p : index to i64
+  %h = func.call @loom_rt_collective_start(%pi) : (i64) -> i64
+  func.call @loom_rt_collective_wait(%h) : (i64) -> ()
   return
 }
 

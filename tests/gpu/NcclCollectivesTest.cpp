@@ -1,0 +1,140 @@
+// The NCCL backend on the GPUs present (skipped, saying so, without a GPU or NCCL): on one GPU
+// its one-member groups (NCCL's calls, the pitched copies of a dim that is not the leading
+// one, the events), and over two GPUs or more the collectives against the in-process
+// backend's results.
+#include "runtime/CudaPlatform.h"
+#include "runtime/InProcessCollectives.h"
+#include "runtime/NcclCollectives.h"
+
+#include <gtest/gtest.h>
+
+#include <numeric>
+#include <thread>
+#include <vector>
+
+using namespace loom::rt;
+
+namespace {
+
+class NcclOnGpus : public ::testing::Test {
+protected:
+  void SetUp() override {
+    if (auto driver = CudaDriver::get(); !driver.ok())
+      GTEST_SKIP() << "no GPU here: " << driver.status().message();
+    if (auto nccl = NcclLibrary::get(); !nccl.ok())
+      GTEST_SKIP() << nccl.status().message();
+    for (int i = 0; i < CudaPlatform::deviceCount(); ++i) {
+      auto gpu = CudaPlatform::create(i);
+      ASSERT_TRUE(gpu.ok()) << gpu.status().message();
+      gpus.push_back(*gpu);
+    }
+    auto created = NcclCollectives::create(gpus);
+    ASSERT_TRUE(created.ok()) << created.status().message();
+    backend = std::move(*created);
+  }
+
+  /// Runs `request` on the first `n` GPUs, each on a thread of its own (as devices run), with
+  /// member r's input `in[r]`; returns every member's output.
+  std::vector<std::vector<float>> run(CollectiveRequest request,
+                                      const std::vector<std::vector<float>> &in) {
+    int n = static_cast<int>(in.size());
+    std::vector<int> devices(n);
+    std::iota(devices.begin(), devices.end(), 0);
+    request.group = {devices, 0};
+    size_t outElements = request.outputElements();
+    std::vector<std::vector<float>> out(n, std::vector<float>(outElements));
+    std::vector<std::thread> threads;
+    for (int d = 0; d < n; ++d)
+      threads.emplace_back([&, d] {
+        CudaPlatform &gpu = *gpus[d];
+        gpu.bindWorkerThread();
+        size_t inBytes = in[d].size() * 4, outBytes = outElements * 4;
+        void *input = gpu.allocate(inBytes), *output = gpu.allocate(outBytes);
+        ASSERT_TRUE(gpu.copyFromHost(input, in[d].data(), inBytes).isOk());
+        CollectiveRequest mine = request;
+        mine.group.rank = d, mine.input = input, mine.output = output;
+        Status s = backend->run(mine);
+        EXPECT_TRUE(s.isOk()) << "device " << d << ": " << s.message();
+        EXPECT_TRUE(gpu.copyToHost(out[d].data(), output, outBytes).isOk());
+        gpu.release(input, inBytes), gpu.release(output, outBytes);
+      });
+    for (std::thread &t : threads)
+      t.join();
+    return out;
+  }
+
+  /// The in-process backend's outputs for the same request on host memory.
+  static std::vector<std::vector<float>> expected(CollectiveRequest request,
+                                                  const std::vector<std::vector<float>> &in) {
+    int n = static_cast<int>(in.size());
+    std::vector<int> devices(n);
+    std::iota(devices.begin(), devices.end(), 0);
+    request.group = {devices, 0};
+    auto cpu = InProcessCollectives::create();
+    std::vector<std::vector<float>> out(n, std::vector<float>(request.outputElements()));
+    std::vector<std::thread> threads;
+    for (int d = 0; d < n; ++d)
+      threads.emplace_back([&, d] {
+        CollectiveRequest mine = request;
+        mine.group.rank = d, mine.input = in[d].data(), mine.output = out[d].data();
+        EXPECT_TRUE((*cpu)->run(mine).isOk());
+      });
+    for (std::thread &t : threads)
+      t.join();
+    return out;
+  }
+
+  static std::vector<std::vector<float>> inputs(int n, size_t elements) {
+    std::vector<std::vector<float>> in(n, std::vector<float>(elements));
+    for (int r = 0; r < n; ++r)
+      for (size_t i = 0; i < elements; ++i)
+        in[r][i] = float(1000 * r + i);
+    return in;
+  }
+
+  std::vector<std::shared_ptr<CudaPlatform>> gpus;
+  std::unique_ptr<NcclCollectives> backend;
+};
+
+const std::vector<int64_t> kShape = {4, 6, 8};
+
+TEST_F(NcclOnGpus, EachCollectiveOverOneGpuMatchesTheCpu) {
+  std::vector<std::vector<float>> in = inputs(1, 4 * 6 * 8);
+  for (CollectiveRequest request :
+       {CollectiveRequest{.kind = CollectiveKind::AllReduce, .shape = {4 * 6 * 8}},
+        CollectiveRequest{.kind = CollectiveKind::AllGather, .shape = kShape, .dim = 1},
+        CollectiveRequest{.kind = CollectiveKind::ReduceScatter, .shape = kShape, .dim = 2},
+        CollectiveRequest{.kind = CollectiveKind::AllToAll, .shape = kShape, .dim = 1,
+                          .concatDim = 2},
+        CollectiveRequest{.kind = CollectiveKind::CollectivePermute, .shape = kShape,
+                          .pairs = {{0, 0}}}})
+    EXPECT_EQ(run(request, in), expected(request, in)) << name(request.kind);
+}
+
+TEST_F(NcclOnGpus, EachCollectiveOverEveryGpuMatchesTheCpu) {
+  int n = static_cast<int>(gpus.size());
+  if (n < 2)
+    GTEST_SKIP() << "one GPU here: a group of several needs two or more";
+  std::vector<int64_t> shape = {2 * n, 3 * n, 4};
+  std::vector<std::vector<float>> in = inputs(n, 2 * n * 3 * n * 4);
+  std::vector<std::pair<int, int>> ring;
+  for (int r = 0; r < n; ++r)
+    ring.push_back({r, (r + 1) % n});
+  for (CollectiveRequest request :
+       {CollectiveRequest{.kind = CollectiveKind::AllReduce, .shape = {2 * n * 3 * n * 4}},
+        CollectiveRequest{.kind = CollectiveKind::AllReduce, .shape = {2 * n * 3 * n * 4},
+                          .reduce = ReduceKind::Max},
+        CollectiveRequest{.kind = CollectiveKind::AllGather, .shape = shape, .dim = 0},
+        CollectiveRequest{.kind = CollectiveKind::AllGather, .shape = shape, .dim = 1},
+        CollectiveRequest{.kind = CollectiveKind::ReduceScatter, .shape = shape, .dim = 0},
+        CollectiveRequest{.kind = CollectiveKind::ReduceScatter, .shape = shape, .dim = 1},
+        CollectiveRequest{.kind = CollectiveKind::AllToAll, .shape = shape, .dim = 0,
+                          .concatDim = 1},
+        CollectiveRequest{.kind = CollectiveKind::AllToAll, .shape = shape, .dim = 1,
+                          .concatDim = 0},
+        CollectiveRequest{.kind = CollectiveKind::CollectivePermute, .shape = shape,
+                          .pairs = ring}})
+    EXPECT_EQ(run(request, in), expected(request, in)) << name(request.kind);
+}
+
+} // namespace
