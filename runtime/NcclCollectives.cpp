@@ -47,8 +47,9 @@ struct Scratch {
   CudaPlatform &gpu;
   CUdeviceptr pointer = 0;
   Scratch(CudaPlatform &gpu, int64_t bytes) : gpu(gpu) {
-    if (bytes > 0 && gpu.driver().memAllocAsync(&pointer, static_cast<size_t>(bytes), gpu.stream()) !=
-        CUDA_SUCCESS)
+    const CudaDriver &cuda = gpu.driver();
+    if (bytes > 0 &&
+        cuda.memAllocAsync(&pointer, static_cast<size_t>(bytes), gpu.stream()) != CUDA_SUCCESS)
       pointer = 0;
   }
   ~Scratch() {

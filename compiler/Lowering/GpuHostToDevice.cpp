@@ -180,7 +180,8 @@ struct GpuHostToDevicePass : mlir::loom::impl::GpuHostToDeviceBase<GpuHostToDevi
       } else if (auto call = dyn_cast<func::CallOp>(o)) {
         // The runtime's GPU entry points (cuBLAS GEMMs) and collectives run on the device's
         // stream; a device's mesh coordinate is the launch's, on the host.
-        if (mlir::loom::runsOnGpuStream(call.getCallee()) || call.getCallee() == "loom_rt_axis_index")
+        if (mlir::loom::runsOnGpuStream(call.getCallee()) ||
+            call.getCallee() == "loom_rt_axis_index")
           continue;
         // A function of the program (a layer's, loom-outline-repeated-blocks): its own host
         // side launches its kernels on the same stream.

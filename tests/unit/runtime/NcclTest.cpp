@@ -30,5 +30,6 @@ TEST(NcclCollectives, RefusesADeviceThatIsNotAGpuOfThisProcess) {
   EXPECT_NE(message.find(NcclLibrary::get().ok() ? "device 0 is not a GPU" : "need NCCL"),
             std::string::npos)
       << message;
-  EXPECT_NE(message.find("all_reduce sum f32[4] over devices [0, 1]"), std::string::npos) << message;
+  EXPECT_NE(message.find("all_reduce sum f32[4] over devices [0, 1]"), std::string::npos)
+      << message;
 }
