@@ -3,10 +3,8 @@
 // each constant needs a 64-bit absolute address in a register, and LLVM reloaded those in
 // every iteration of the tanh's loop (CpuCompiler.cpp).
 #include "compiler/Jit/CpuCompiler.h"
-#include "compiler/Pipeline/CpuPipeline.h"
+#include "tests/unit/LoomModule.h"
 
-#include "mlir/IR/MLIRContext.h"
-#include "mlir/Parser/Parser.h"
 #include "llvm/BinaryFormat/ELF.h"
 #include "llvm/Object/ObjectFile.h"
 
@@ -34,10 +32,7 @@ func.func @main(%x: tensor<4096xf32>) -> tensor<4096xf32> {
   return %t : tensor<4096xf32>
 })";
   mlir::MLIRContext context;
-  mlir::DialectRegistry registry;
-  mlir::loom::appendCpuPipelineDialects(registry);
-  context.appendDialectRegistry(registry);
-  auto module = mlir::parseSourceString<mlir::ModuleOp>(source, &context);
+  auto module = ::loom::testsupport::parseLoomModule(context, source);
   ASSERT_TRUE(module);
   auto compiled = mlir::loom::compileForCpu(*module, {.cacheDir = dir.string()});
   ASSERT_TRUE(compiled.ok()) << compiled.status().message();

@@ -8,6 +8,7 @@
 #include "runtime/Device.h"
 #include "runtime/InProcessCollectives.h"
 #include "tests/differential/SpmdHarness.h"
+#include "tests/unit/LoomModule.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
@@ -47,11 +48,8 @@ std::vector<float> localPart(const Sharded &t, const rt::MeshTopology &mesh, int
 /// test failure, if any step fails).
 std::shared_ptr<const rt::Executable> compileSpmd(const std::string &source) {
   mlir::MLIRContext context;
-  mlir::DialectRegistry registry;
-  mlir::loom::appendCpuPipelineDialects(registry);
-  context.appendDialectRegistry(registry);
   mlir::loom::registerLoomPasses();
-  auto module = mlir::parseSourceString<mlir::ModuleOp>(source, &context);
+  auto module = ::loom::testsupport::parseLoomModule(context, source);
   mlir::PassManager pm(&context);
   if (!module ||
       mlir::failed(mlir::parsePassPipeline(llvm::join(mlir::loom::spmdPasses(), ","), pm)) ||
@@ -288,10 +286,7 @@ func.func @main(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
   return %0 : tensor<2x3xf32>
 })";
   mlir::MLIRContext context;
-  mlir::DialectRegistry registry;
-  mlir::loom::appendCpuPipelineDialects(registry);
-  context.appendDialectRegistry(registry);
-  auto module = mlir::parseSourceString<mlir::ModuleOp>(source, &context);
+  auto module = ::loom::testsupport::parseLoomModule(context, source);
   ASSERT_TRUE(module);
   auto compiled = mlir::loom::compileForCpu(*module, {.useCache = false});
   ASSERT_TRUE(compiled.ok()) << compiled.status().message();
