@@ -33,6 +33,13 @@ std::vector<PitchedCopy> piecesToBlocks(const std::vector<int64_t> &shape, int64
   return copies;
 }
 
+PitchedCopy pieceCopy(const std::vector<int64_t> &shape, int64_t dim, int64_t n, int64_t rank,
+                      size_t elementBytes) {
+  PitchedCopy copy = piecesToBlocks(shape, dim, n, elementBytes)[rank];
+  copy.dstOffset = 0;
+  return copy;
+}
+
 std::vector<PitchedCopy> blocksToConcatenation(const std::vector<int64_t> &pieceShape,
                                                int64_t dim, int64_t n, size_t elementBytes) {
   int64_t outer = piecesOuter(pieceShape, dim);

@@ -27,6 +27,10 @@ int64_t piecesOuter(const std::vector<int64_t> &shape, int64_t dim);
 std::vector<PitchedCopy> piecesToBlocks(const std::vector<int64_t> &shape, int64_t dim,
                                         int64_t n, size_t elementBytes);
 
+/// Piece `rank` of the n along `dim` alone, into a buffer of its own (shard_slice).
+PitchedCopy pieceCopy(const std::vector<int64_t> &shape, int64_t dim, int64_t n, int64_t rank,
+                      size_t elementBytes);
+
 /// From n blocks of `pieceShape`, one after another (what all_gather and all_to_all
 /// receive), to the tensor that concatenates them along `dim`.
 std::vector<PitchedCopy> blocksToConcatenation(const std::vector<int64_t> &pieceShape,

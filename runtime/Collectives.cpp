@@ -294,9 +294,7 @@ Status Collectives::run(const CollectiveRequest &request) {
 Status Collectives::slicePiece(const void *input, void *output,
                                const std::vector<int64_t> &shape, int64_t dim, int64_t pieces,
                                int64_t rank, size_t elementBytes) {
-  PitchedCopy copy = piecesToBlocks(shape, dim, pieces, elementBytes)[rank];
-  copy.dstOffset = 0; // the output is the piece alone
-  runPitchedCopies({copy}, input, output);
+  runPitchedCopies({pieceCopy(shape, dim, pieces, rank, elementBytes)}, input, output);
   return Status::ok();
 }
 

@@ -42,30 +42,23 @@ Status copyPitched(CudaPlatform &gpu, const std::vector<PitchedCopy> &copies,
   return Status::ok();
 }
 
-/// Stream-ordered scratch memory on `gpu`, freed (in stream order) when it goes.
+/// Stream-ordered scratch memory on `gpu` (the platform's own allocations), freed in stream
+/// order when it goes.
 struct Scratch {
   CudaPlatform &gpu;
-  CUdeviceptr pointer = 0;
-  Scratch(CudaPlatform &gpu, int64_t bytes) : gpu(gpu) {
-    const CudaDriver &cuda = gpu.driver();
-    if (bytes > 0 &&
-        cuda.memAllocAsync(&pointer, static_cast<size_t>(bytes), gpu.stream()) != CUDA_SUCCESS)
-      pointer = 0;
-  }
+  size_t bytes;
+  CUdeviceptr pointer;
+  Scratch(CudaPlatform &gpu, int64_t bytes)
+      : gpu(gpu), bytes(static_cast<size_t>(bytes)),
+        pointer(bytes > 0 ? reinterpret_cast<CUdeviceptr>(gpu.allocate(this->bytes)) : 0) {}
   ~Scratch() {
     if (pointer)
-      gpu.driver().memFreeAsync(pointer, gpu.stream());
+      gpu.release(reinterpret_cast<void *>(pointer), bytes);
   }
 };
 
 CUdeviceptr device(const void *p) { return reinterpret_cast<CUdeviceptr>(p); }
 
-std::string describeDevices(const std::vector<int> &devices) {
-  std::string text = "[";
-  for (size_t i = 0; i < devices.size(); ++i)
-    text += (i ? ", " : "") + std::to_string(devices[i]);
-  return text + "]";
-}
 } // namespace
 
 StatusOr<std::unique_ptr<NcclCollectives>>
@@ -107,9 +100,9 @@ StatusOr<NcclCollectives::Group *> NcclCollectives::groupFor(const DeviceGroup &
   const NcclLibrary &nccl = *loaded;
   Group group;
   group.comms.resize(members.devices.size());
+  // The caller's message names the collective and its devices.
   if (Status s = nccl.check(nccl.commInitAll(group.comms.data(), members.size(), ordinals.data()),
-                            "creating the NCCL communicators of GPUs " +
-                                describeDevices(members.devices));
+                            "creating the group's NCCL communicators");
       !s.isOk())
     return s;
   return &groups.emplace(members.devices, std::move(group)).first->second;
@@ -342,9 +335,8 @@ Status NcclCollectives::slicePiece(const void *input, void *output,
   if (!gpu)
     return Status::error(StatusCode::FailedPrecondition,
                          "shard_slice on a GPU outside a launch");
-  PitchedCopy copy = piecesToBlocks(shape, dim, pieces, elementBytes)[rank];
-  copy.dstOffset = 0; // the output is the piece alone
-  return copyPitched(*gpu, {copy}, device(input), device(output));
+  return copyPitched(*gpu, {pieceCopy(shape, dim, pieces, rank, elementBytes)}, device(input),
+                     device(output));
 }
 
 } // namespace loom::rt

@@ -3,8 +3,8 @@
 // one, the events), and over two GPUs or more the collectives against the in-process
 // backend's results.
 #include "runtime/CudaPlatform.h"
-#include "runtime/InProcessCollectives.h"
 #include "runtime/NcclCollectives.h"
+#include "tests/unit/runtime/CollectivesTestSupport.h"
 
 #include <gtest/gtest.h>
 
@@ -63,27 +63,6 @@ protected:
     return out;
   }
 
-  /// The in-process backend's outputs for the same request on host memory.
-  static std::vector<std::vector<float>> expected(CollectiveRequest request,
-                                                  const std::vector<std::vector<float>> &in) {
-    int n = static_cast<int>(in.size());
-    std::vector<int> devices(n);
-    std::iota(devices.begin(), devices.end(), 0);
-    request.group = {devices, 0};
-    auto cpu = InProcessCollectives::create();
-    std::vector<std::vector<float>> out(n, std::vector<float>(request.outputElements()));
-    std::vector<std::thread> threads;
-    for (int d = 0; d < n; ++d)
-      threads.emplace_back([&, d] {
-        CollectiveRequest mine = request;
-        mine.group.rank = d, mine.input = in[d].data(), mine.output = out[d].data();
-        EXPECT_TRUE((*cpu)->run(mine).isOk());
-      });
-    for (std::thread &t : threads)
-      t.join();
-    return out;
-  }
-
   static std::vector<std::vector<float>> inputs(int n, size_t elements) {
     std::vector<std::vector<float>> in(n, std::vector<float>(elements));
     for (int r = 0; r < n; ++r)
@@ -108,7 +87,7 @@ TEST_F(NcclOnGpus, EachCollectiveOverOneGpuMatchesTheCpu) {
                           .concatDim = 2},
         CollectiveRequest{.kind = CollectiveKind::CollectivePermute, .shape = kShape,
                           .pairs = {{0, 0}}}})
-    EXPECT_EQ(run(request, in), expected(request, in)) << name(request.kind);
+    EXPECT_EQ(run(request, in), testsupport::inProcessOutputs(request, in)) << name(request.kind);
 }
 
 TEST_F(NcclOnGpus, EachCollectiveOverEveryGpuMatchesTheCpu) {
@@ -134,7 +113,7 @@ TEST_F(NcclOnGpus, EachCollectiveOverEveryGpuMatchesTheCpu) {
                           .concatDim = 0},
         CollectiveRequest{.kind = CollectiveKind::CollectivePermute, .shape = shape,
                           .pairs = ring}})
-    EXPECT_EQ(run(request, in), expected(request, in)) << name(request.kind);
+    EXPECT_EQ(run(request, in), testsupport::inProcessOutputs(request, in)) << name(request.kind);
 }
 
 } // namespace

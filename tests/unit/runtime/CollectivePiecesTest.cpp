@@ -30,26 +30,6 @@ std::vector<Tensor> inputs(const std::vector<int64_t> &shape, int n) {
   return in;
 }
 
-/// Every member's output of `request` (its group and buffers filled in) from the in-process
-/// backend, the reference.
-std::vector<Tensor> reference(CollectiveRequest request, const std::vector<Tensor> &in) {
-  int n = static_cast<int>(in.size());
-  auto backend = InProcessCollectives::create();
-  EXPECT_TRUE(backend.ok());
-  std::vector<int> devices(n);
-  std::iota(devices.begin(), devices.end(), 0);
-  request.group = {devices, 0};
-  std::vector<Tensor> out(n, Tensor(request.outputElements()));
-  onEveryDevice(n, [&](int d) {
-    CollectiveRequest mine = request;
-    mine.group = {devices, d};
-    mine.input = in[d].data(), mine.output = out[d].data();
-    Status s = (*backend)->run(mine);
-    EXPECT_TRUE(s.isOk()) << s.message();
-  });
-  return out;
-}
-
 /// The n blocks one after another: NCCL's all_gather of the members' buffers.
 Tensor gatherBlocks(const std::vector<Tensor> &blocks) {
   Tensor all;
@@ -73,7 +53,7 @@ TEST_P(CollectivePiecesTest, AllGatherConcatenatesTheGatheredBlocks) {
   auto [n, dim] = GetParam();
   std::vector<Tensor> in = inputs(kShape, n);
   CollectiveRequest request{.kind = CollectiveKind::AllGather, .shape = kShape, .dim = dim};
-  std::vector<Tensor> expected = reference(request, in);
+  std::vector<Tensor> expected = inProcessOutputs(request, in);
   Tensor out = rearranged(blocksToConcatenation(kShape, dim, n, sizeof(float)), gatherBlocks(in));
   for (int r = 0; r < n; ++r)
     EXPECT_EQ(out, expected[r]) << "rank " << r;
@@ -83,7 +63,7 @@ TEST_P(CollectivePiecesTest, ReduceScatterSumsTheMembersBlocks) {
   auto [n, dim] = GetParam();
   std::vector<Tensor> in = inputs(kShape, n);
   CollectiveRequest request{.kind = CollectiveKind::ReduceScatter, .shape = kShape, .dim = dim};
-  std::vector<Tensor> expected = reference(request, in);
+  std::vector<Tensor> expected = inProcessOutputs(request, in);
   int64_t block = elements(kShape) / n;
   std::vector<Tensor> blocks;
   for (int r = 0; r < n; ++r)
@@ -105,7 +85,7 @@ TEST_P(CollectivePiecesTest, AllToAllSendsBlocksAndConcatenatesWhatArrives) {
       continue;
     CollectiveRequest request{.kind = CollectiveKind::AllToAll, .shape = kShape, .dim = split,
                               .concatDim = concat};
-    std::vector<Tensor> expected = reference(request, in);
+    std::vector<Tensor> expected = inProcessOutputs(request, in);
     std::vector<int64_t> pieceShape = kShape;
     pieceShape[split] /= n;
     int64_t block = elements(kShape) / n;

@@ -63,6 +63,28 @@ inline void onEveryDevice(int devices, const std::function<void(int)> &fn) {
     t.join();
 }
 
+/// Every member's output of `request` over devices 0..n-1 (its group and buffers filled in
+/// here), member r's input being in[r], from the in-process backend: the reference the other
+/// backends' collectives are checked against.
+inline std::vector<std::vector<float>> inProcessOutputs(CollectiveRequest request,
+                                                       const std::vector<std::vector<float>> &in) {
+  int n = static_cast<int>(in.size());
+  std::vector<int> devices(n);
+  for (int d = 0; d < n; ++d)
+    devices[d] = d;
+  request.group = {devices, 0};
+  auto backend = InProcessCollectives::create();
+  EXPECT_TRUE(backend.ok());
+  std::vector<std::vector<float>> out(n, std::vector<float>(request.outputElements()));
+  onEveryDevice(n, [&](int d) {
+    CollectiveRequest mine = request;
+    mine.group.rank = d, mine.input = in[d].data(), mine.output = out[d].data();
+    Status s = (*backend)->run(mine);
+    EXPECT_TRUE(s.isOk()) << s.message();
+  });
+  return out;
+}
+
 inline MeshTopology makeMesh(int64_t a, int64_t b) {
   return *MeshTopology::create({{"data", a}, {"model", b}});
 }
