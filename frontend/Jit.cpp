@@ -17,7 +17,6 @@
 #include "runtime/Device.h"
 #include "runtime/Profiler.h"
 #include "runtime/Distributed.h"
-#include "runtime/MpiCollectives.h"
 #include "frontend/MeshPlacement.h"
 #include "frontend/MemoryCheck.h"
 #include "frontend/ProgramRecorder.h"
@@ -328,8 +327,7 @@ std::pair<std::vector<Array>, const TreeDef *> JitFunction::call(const FlatArgs 
       // Across processes, the mesh's groups need their communicators before the first
       // launch; every process comes here in the same order, as it runs the same program.
       if (compiled->mesh && rt::distributed::process().count > 1)
-        if (rt::Status s = static_cast<rt::MpiCollectives &>(collectives()).prepare(*compiled->mesh);
-            !s.isOk())
+        if (rt::Status s = collectives().prepare(*compiled->mesh); !s.isOk())
           throw Error(fmt::format("{}: {}", impl->options.name, s.message()));
       compiled->memoryChecked = true;
     }

@@ -14,22 +14,28 @@
 using namespace loom;
 
 rt::Collectives &detail::collectives() {
-  if (rt::distributed::process().count > 1)
-    return rt::MpiCollectives::process(rt::Client::defaultClient().localDeviceCount());
   rt::Client &client = rt::Client::defaultClient();
-  if (std::string_view(client.platformName()) == "cuda") { // the GPUs of this process
+  const bool processes = rt::distributed::process().count > 1;
+  if (std::string_view(client.platformName()) == "cuda") { // over NCCL
     static std::unique_ptr<rt::NcclCollectives> gpus = [&] {
-      std::vector<std::shared_ptr<rt::CudaPlatform>> platforms;
-      for (int d = 0; d < client.deviceCount(); ++d)
-        platforms.push_back(
-            std::static_pointer_cast<rt::CudaPlatform>(client.device(d).sharedPlatform()));
-      auto created = rt::NcclCollectives::create(std::move(platforms));
+      // The job's GPUs by device id, this process's own; the others' are null.
+      std::vector<std::shared_ptr<rt::CudaPlatform>> platforms(client.deviceCount());
+      for (int d = client.firstLocalDevice(); client.isLocal(d); ++d)
+        platforms[d] =
+            std::static_pointer_cast<rt::CudaPlatform>(client.device(d).sharedPlatform());
+      // Processes share the communicators' ids through MPI, on the host.
+      rt::MpiCollectives *host =
+          processes ? &rt::MpiCollectives::process(client.localDeviceCount()) : nullptr;
+      auto created =
+          rt::NcclCollectives::create(std::move(platforms), client.localDeviceCount(), host);
       if (!created.ok())
         throw Error(created.status().message());
       return std::move(*created);
     }();
     return *gpus;
   }
+  if (processes)
+    return rt::MpiCollectives::process(client.localDeviceCount());
   static std::unique_ptr<rt::InProcessCollectives> backend = [] {
     auto created = rt::InProcessCollectives::create();
     if (!created.ok())

@@ -50,36 +50,51 @@ Client::Client(int numDevices, int processes, int index)
     devices.push_back(std::make_unique<Device>(first + i, kernelThreads));
 }
 
-Client::Client(std::vector<std::shared_ptr<Platform>> gpus) {
+Client::Client(std::vector<std::shared_ptr<Platform>> gpus, int processes, int index)
+    : processes(processes), first(index * static_cast<int>(gpus.size())) {
   distributed::detail::noteClientCreated();
   for (size_t i = 0; i < gpus.size(); ++i)
-    devices.push_back(std::make_unique<Device>(static_cast<int>(i), 1, std::move(gpus[i])));
+    devices.push_back(
+        std::make_unique<Device>(first + static_cast<int>(i), 1, std::move(gpus[i])));
+}
+
+StatusOr<std::vector<int>> gpusOfProcess(int available, int wanted, int onHost,
+                                         int indexOnHost) {
+  const bool shared = onHost > 1 && available >= onHost;
+  const int share = shared ? available / onHost : available;
+  if (wanted <= 0)
+    wanted = share;
+  const int first = shared ? indexOnHost * wanted : 0;
+  if (wanted < 1 || first + wanted > available) {
+    std::string text = "asked for " + std::to_string(wanted) + " GPUs";
+    if (shared)
+      text += " for each of the " + std::to_string(onHost) + " processes on this host";
+    return Status::error(StatusCode::Unavailable,
+                         text + ", the driver sees " + std::to_string(available));
+  }
+  std::vector<int> ordinals;
+  for (int i = 0; i < wanted; ++i)
+    ordinals.push_back(first + i);
+  return ordinals;
 }
 
 StatusOr<std::unique_ptr<Client>> Client::createCuda(int numDevices) {
   auto driver = CudaDriver::get();
   if (!driver.ok())
     return driver.status();
-  int available = CudaPlatform::deviceCount();
-  if (numDevices <= 0)
-    numDevices = available;
-  if (numDevices > available)
-    return Status::error(StatusCode::Unavailable,
-                         "asked for " + std::to_string(numDevices) + " GPUs, the driver sees " +
-                             std::to_string(available));
-  if (distributed::process().count > 1)
-    return Status::error(StatusCode::FailedPrecondition,
-                         "GPUs in a job of several processes need NCCL communicators across "
-                         "processes, which Loom does not make yet (the GPUs of one process "
-                         "form a mesh)");
+  const distributed::ProcessInfo &me = distributed::process();
+  auto ordinals = gpusOfProcess(CudaPlatform::deviceCount(), numDevices, me.onThisHost,
+                                me.indexOnThisHost);
+  if (!ordinals.ok())
+    return ordinals.status();
   std::vector<std::shared_ptr<Platform>> gpus;
-  for (int i = 0; i < numDevices; ++i) {
-    auto gpu = CudaPlatform::create(i);
+  for (int ordinal : *ordinals) {
+    auto gpu = CudaPlatform::create(ordinal);
     if (!gpu.ok())
       return gpu.status();
     gpus.push_back(std::move(*gpu));
   }
-  return std::unique_ptr<Client>(new Client(std::move(gpus)));
+  return std::unique_ptr<Client>(new Client(std::move(gpus), me.count, me.index));
 }
 
 StatusOr<std::unique_ptr<Client>> Client::createCpu(int numDevices) {

@@ -33,8 +33,10 @@ public:
   /// LOOM_CPU_DEVICES virtual CPU devices) or "cuda" (every GPU the driver sees).
   static constexpr const char *deviceKindEnv = "LOOM_DEVICE";
 
-  /// A client whose devices are the GPUs 0..numDevices-1 (every GPU when `numDevices` <= 0);
-  /// Unavailable, saying why, without a CUDA driver or with fewer GPUs.
+  /// A client whose devices are `numDevices` GPUs (every GPU when `numDevices` <= 0);
+  /// Unavailable, saying why, without a CUDA driver or with fewer GPUs. In a job of several
+  /// processes the GPUs of a host are shared out among its processes (gpusOfProcess), and
+  /// each process must have as many.
   static StatusOr<std::unique_ptr<Client>> createCuda(int numDevices = 0);
 
   /// The process-wide client, created on first use from LOOM_DEVICE and LOOM_CPU_DEVICES.
@@ -58,12 +60,21 @@ public:
 private:
   /// `numDevices` local devices; `processes` processes of which this is `index`, all alike.
   Client(int numDevices, int processes = 1, int index = 0);
-  /// One device per GPU platform.
-  explicit Client(std::vector<std::shared_ptr<Platform>> gpus);
+  /// One device per GPU platform; `processes` processes of which this is `index`, all alike.
+  Client(std::vector<std::shared_ptr<Platform>> gpus, int processes, int index);
 
   std::vector<std::unique_ptr<Device>> devices;
   int processes = 1, first = 0;
 };
+
+/// The driver's ordinals of the GPUs a process takes: `wanted` of them (<= 0: its share of
+/// the `available` ones), where it is process `indexOnHost` of the `onHost` processes of the
+/// job on its host. Where the host's processes see at least one GPU each, they share them
+/// out in order (process i takes the i-th `wanted`); where each sees fewer GPUs than there
+/// are processes, the launcher has given each its own (CUDA_VISIBLE_DEVICES) and a process
+/// takes the first `wanted` it sees. Unavailable, saying why, where there are too few.
+StatusOr<std::vector<int>> gpusOfProcess(int available, int wanted, int onHost,
+                                         int indexOnHost);
 
 } // namespace loom::rt
 

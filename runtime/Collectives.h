@@ -146,6 +146,11 @@ public:
   /// Statistics of `device` since the backend was created.
   virtual CollectiveStats stats(int device) const = 0;
 
+  /// Readies the groups of `mesh` before its program's first launch, where a backend must
+  /// make their communicators together across processes: collective over the job, every
+  /// process calling it with the same meshes in the same order. Ok at once by default.
+  virtual Status prepare(const MeshTopology &mesh);
+
   // Convenience starters building a CollectiveRequest.
   StatusOr<CollectiveHandle> startAllGather(const DeviceGroup &group,
                                             const void *input, void *output,

@@ -49,10 +49,12 @@ public:
   /// "NVIDIA H100 80GB HBM3 (sm_90)", in messages and benchmark headers.
   const std::string &description() const { return deviceName; }
 
+  /// Makes the context current on the calling thread (host threads allocate and copy too;
+  /// NCCL takes its device from the current context).
+  void bind() const;
+
 private:
   CudaPlatform(const CudaDriver &cuda) : cuda(cuda) {}
-  /// Makes the context current on the calling thread (host threads allocate and copy too).
-  void bind() const;
   Status sync(const std::string &what) const;
 
   const CudaDriver &cuda;

@@ -26,15 +26,18 @@ MPI_Comm job = MPI_COMM_WORLD;
 /// How many processes of the job run on this host, from their host names (processes that
 /// joined through a coordinator are separate MPI jobs, which MPI's shared-memory split does
 /// not group).
-int processesOnThisHost() {
+/// Sets info.onThisHost and info.indexOnThisHost from every process's host name.
+void countProcessesOnThisHost() {
   char name[256] = {0};
   ::gethostname(name, sizeof name - 1);
   std::vector<char> all(sizeof name * info.count);
   MPI_Allgather(name, sizeof name, MPI_CHAR, all.data(), sizeof name, MPI_CHAR, job);
-  int same = 0;
+  info.onThisHost = info.indexOnThisHost = 0;
   for (int p = 0; p < info.count; ++p)
-    same += std::strncmp(all.data() + p * sizeof name, name, sizeof name) == 0;
-  return same;
+    if (std::strncmp(all.data() + p * sizeof name, name, sizeof name) == 0) {
+      ++info.onThisHost;
+      info.indexOnThisHost += p < info.index;
+    }
 }
 
 /// Joins the job: through mpirun's environment, or through `coordinator`.
@@ -64,11 +67,12 @@ Status start(const detail::Coordinator *coordinator) {
   MPI_Comm_rank(job, &info.index);
   MPI_Comm_size(job, &info.count);
   if (coordinator) {
-    info.onThisHost = processesOnThisHost();
+    countProcessesOnThisHost();
   } else {
     MPI_Comm local;
     MPI_Comm_split_type(job, MPI_COMM_TYPE_SHARED, info.index, MPI_INFO_NULL, &local);
     MPI_Comm_size(local, &info.onThisHost);
+    MPI_Comm_rank(local, &info.indexOnThisHost);
     MPI_Comm_free(&local);
   }
   joined = true;

@@ -15,8 +15,10 @@ namespace loom::rt::distributed {
 struct ProcessInfo {
   int index = 0;
   int count = 1;
-  /// Processes of the job on this host (they share its cores).
+  /// Processes of the job on this host (they share its cores and GPUs).
   int onThisHost = 1;
+  /// This process's place among them (0 .. onThisHost - 1), in the order of the job's.
+  int indexOnThisHost = 0;
 };
 
 /// Whether the environment says this process was started by an MPI launcher (mpirun sets

@@ -116,6 +116,23 @@ MeshTopology::group(int device, const std::vector<std::string> &axes) const {
   return group;
 }
 
+std::vector<std::vector<int>> MeshTopology::groupSets() const {
+  std::vector<std::vector<int>> sets;
+  for (unsigned mask = 1; mask < (1u << names.size()); ++mask) {
+    std::vector<std::string> axes;
+    for (size_t a = 0; a < names.size(); ++a)
+      if (mask & (1u << a))
+        axes.push_back(names[a]);
+    for (int d = 0; d < deviceCount; ++d) {
+      std::vector<int> set = group(d, axes)->devices; // d and axes are the mesh's own
+      std::sort(set.begin(), set.end());
+      if (std::find(sets.begin(), sets.end(), set) == sets.end())
+        sets.push_back(std::move(set));
+    }
+  }
+  return sets;
+}
+
 std::string MeshTopology::toString() const {
   std::string out = "{";
   for (size_t i = 0; i < names.size(); ++i) {

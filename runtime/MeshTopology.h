@@ -52,6 +52,11 @@ public:
   StatusOr<DeviceGroup> group(int device,
                               const std::vector<std::string> &axes) const;
 
+  /// Every set of devices that a collective over some of the axes spans, each sorted and
+  /// listed once, in the same order on every process (axis sets in turn, then by device).
+  /// Over axes in the mesh's order, a group's ranks follow its sorted devices.
+  std::vector<std::vector<int>> groupSets() const;
+
   /// {"data": 2, "model": 4}
   std::string toString() const;
 

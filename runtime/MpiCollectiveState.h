@@ -62,9 +62,11 @@ struct MpiCollectives::Slot {
   Status failure;
 };
 
-struct MpiCollectives::Barrier {
+/// A barrier or a broadcast among the processes, on the host.
+struct MpiCollectives::HostRendezvous {
   MPI_Request request = MPI_REQUEST_NULL;
   bool done = false;
+  std::vector<char> bytes; ///< a broadcast's: MPI writes here, even after a timeout
 };
 
 struct MpiCollectives::Pending {

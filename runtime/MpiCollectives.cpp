@@ -114,25 +114,12 @@ Status MpiCollectives::prepare(const MeshTopology &mesh) {
                              std::to_string(me.count) + " processes x " +
                              std::to_string(devicesPerProcess) + " local devices = " +
                              std::to_string(me.count * devicesPerProcess));
-  // Every group over any non-empty set of axes, in one order on every process.
+  // Every group over any non-empty set of axes that spans processes, in one order on every
+  // process.
   std::vector<std::vector<int>> wanted;
-  const auto &names = mesh.axisNames();
-  for (unsigned mask = 1; mask < (1u << names.size()); ++mask) {
-    std::vector<std::string> axes;
-    for (size_t a = 0; a < names.size(); ++a)
-      if (mask & (1u << a))
-        axes.push_back(names[a]);
-    for (int d = 0; d < mesh.numDevices(); ++d) {
-      StatusOr<DeviceGroup> g = mesh.group(d, axes);
-      if (!g.ok())
-        return g.status();
-      std::vector<int> key = g->devices;
-      std::sort(key.begin(), key.end());
-      if (processOf(key.front()) != processOf(key.back()) &&
-          std::find(wanted.begin(), wanted.end(), key) == wanted.end())
-        wanted.push_back(key);
-    }
-  }
+  for (std::vector<int> &key : mesh.groupSets())
+    if (processOf(key.front()) != processOf(key.back()))
+      wanted.push_back(std::move(key));
   std::promise<Status> done;
   auto job = [&] {
     MPI_Group world;
@@ -269,25 +256,47 @@ std::vector<int> MpiCollectives::silentProcesses(const std::vector<int> &process
 }
 
 Status MpiCollectives::barrier(std::chrono::milliseconds timeout) {
-  auto b = std::make_shared<Barrier>();
+  return rendezvousOnHost(std::make_shared<HostRendezvous>(), -1, timeout, "the barrier");
+}
+
+Status MpiCollectives::broadcast(std::vector<char> &bytes, int root,
+                                 std::chrono::milliseconds timeout) {
+  auto b = std::make_shared<HostRendezvous>();
+  b->bytes = bytes;
+  if (Status s = rendezvousOnHost(b, root, timeout, "a broadcast from process " +
+                                                        std::to_string(root));
+      !s.isOk())
+    return s;
+  bytes = b->bytes;
+  return Status::ok();
+}
+
+Status MpiCollectives::rendezvousOnHost(std::shared_ptr<HostRendezvous> b, int root,
+                                        std::chrono::milliseconds timeout,
+                                        const std::string &what) {
   {
     std::lock_guard<std::mutex> lock(mutex);
     if (stopping)
       return Status::error(StatusCode::FailedPrecondition, "the MPI backend has stopped");
-    jobs.push_back([this, b] {
-      // Its own communicator: a barrier never meets another MPI operation.
+    jobs.push_back([this, b, root] {
+      // Its own communicator, apart from the collectives': every process comes to its
+      // barriers and broadcasts in the same order (the host's program order).
       MPI_Comm comm;
-      std::memcpy(&comm, &barrierComm, sizeof comm);
-      MPI_Ibarrier(comm, &b->request);
-      barriers.push_back(b);
+      std::memcpy(&comm, &hostComm, sizeof comm);
+      if (root < 0)
+        MPI_Ibarrier(comm, &b->request);
+      else
+        MPI_Ibcast(b->bytes.data(), static_cast<int>(b->bytes.size()), MPI_BYTE, root, comm,
+                   &b->request);
+      rendezvous.push_back(b);
     });
   }
   workArrived.notify_all();
   std::unique_lock<std::mutex> lock(mutex);
   if (!changed.wait_for(lock, timeout, [&] { return b->done || stopping; }))
     return Status::error(StatusCode::DeadlineExceeded,
-                         distributed::describeProcess() + ": the other processes did not reach "
-                         "the barrier within " + std::to_string(timeout.count() / 1000) + " s");
+                         distributed::describeProcess() + ": the other processes did not reach " +
+                             what + " within " + std::to_string(timeout.count() / 1000) + " s");
   return b->done ? Status::ok()
                  : Status::error(StatusCode::Cancelled, "the MPI backend has stopped");
 }

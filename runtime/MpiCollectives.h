@@ -50,7 +50,7 @@ public:
   /// spans processes. Collective over the job: every process calls it with the same meshes
   /// in the same order (as the compiled program's first launch does). InvalidArgument if the
   /// mesh's size is not processes x devicesPerProcess.
-  Status prepare(const MeshTopology &mesh);
+  Status prepare(const MeshTopology &mesh) override;
 
   using Collectives::wait;
   Status wait(CollectiveHandle handle, std::chrono::milliseconds timeout) override;
@@ -60,6 +60,11 @@ public:
   /// host-side rendezvous, e.g. for checkpoints); DeadlineExceeded after `timeout`.
   Status barrier(std::chrono::milliseconds timeout);
 
+  /// Gives every process process `root`'s `bytes` (all pass the same size), on the host, as
+  /// barrier() does; DeadlineExceeded after `timeout`. GPUs of several processes share their
+  /// NCCL communicators' ids this way.
+  Status broadcast(std::vector<char> &bytes, int root, std::chrono::milliseconds timeout);
+
   /// Stops the progress thread (before MPI_Finalize); later collectives fail.
   void stop();
 
@@ -67,9 +72,14 @@ private:
   struct Group;
   struct Slot;
   struct Pending;
+  struct HostRendezvous;
 
   StatusOr<CollectiveHandle> startValidated(const CollectiveRequest &request) override;
   void progressLoop();
+  /// Posts `b` on the progress thread, a barrier (root < 0) or a broadcast from `root`, and
+  /// waits for it; `what` names it in the timeout's error.
+  Status rendezvousOnHost(std::shared_ptr<HostRendezvous> b, int root,
+                          std::chrono::milliseconds timeout, const std::string &what);
   /// On the progress thread: pack the slot's inputs and post its MPI calls.
   void post(Slot &slot);
   /// On the progress thread: whether the slot's MPI calls are all complete.
@@ -89,10 +99,9 @@ private:
   std::condition_variable workArrived; ///< for the progress thread
   std::deque<std::shared_ptr<Slot>> toPost;
   std::deque<std::function<void()>> jobs;
-  /// Barriers in flight (progress thread only) and their communicator.
-  struct Barrier;
-  std::vector<std::shared_ptr<Barrier>> barriers;
-  uint64_t barrierComm = 0; ///< an MPI_Comm, created on the progress thread
+  /// Barriers and broadcasts in flight (progress thread only) and their communicator.
+  std::vector<std::shared_ptr<HostRendezvous>> rendezvous;
+  uint64_t hostComm = 0; ///< an MPI_Comm, created on the progress thread
   MpiLiveness liveness;      ///< progress thread only
   std::vector<std::promise<std::vector<int>>> livenessWaiters; ///< progress thread only
   bool stopping = false;

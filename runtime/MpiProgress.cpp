@@ -20,7 +20,7 @@ void MpiCollectives::progressLoop() {
   {
     MPI_Comm dup;
     MPI_Comm_dup(distributed::detail::jobComm(), &dup);
-    std::memcpy(&barrierComm, &dup, sizeof dup);
+    std::memcpy(&hostComm, &dup, sizeof dup);
     liveness.start();
   }
   std::vector<std::shared_ptr<Slot>> active;
@@ -33,7 +33,7 @@ void MpiCollectives::progressLoop() {
       // Idle, it still wakes now and then to answer the peers' liveness probes.
       workArrived.wait_for(lock, std::chrono::milliseconds(20), [&] {
         return stopping || !toPost.empty() || !jobs.empty() || !active.empty() ||
-               !barriers.empty() || !livenessWaiters.empty();
+               !rendezvous.empty() || !livenessWaiters.empty();
       });
       if (stopping)
         break;
@@ -66,24 +66,24 @@ void MpiCollectives::progressLoop() {
       progressed |= slot.done != wasDone;
       ++i;
     }
-    for (size_t i = 0; i < barriers.size();) {
+    for (size_t i = 0; i < rendezvous.size();) {
       int flag = 0;
-      MPI_Test(&barriers[i]->request, &flag, MPI_STATUS_IGNORE);
+      MPI_Test(&rendezvous[i]->request, &flag, MPI_STATUS_IGNORE);
       if (!flag) {
         ++i;
         continue;
       }
       {
         std::lock_guard<std::mutex> lock(mutex);
-        barriers[i]->done = true;
+        rendezvous[i]->done = true;
       }
-      barriers.erase(barriers.begin() + i);
+      rendezvous.erase(rendezvous.begin() + i);
       progressed = true;
     }
     if (progressed) {
       changed.notify_all();
       idleSleep = std::chrono::microseconds(5);
-    } else if (!active.empty() || !barriers.empty() || !livenessWaiters.empty()) {
+    } else if (!active.empty() || !rendezvous.empty() || !livenessWaiters.empty()) {
       // Waiting on peers: test again soon, backing off so that a long wait costs little CPU.
       std::this_thread::sleep_for(idleSleep);
       idleSleep = std::min(idleSleep * 2, std::chrono::microseconds(kMaxPollMicros));
@@ -105,7 +105,7 @@ void MpiCollectives::progressLoop() {
   liveness.stop();
   {
     MPI_Comm barrier;
-    std::memcpy(&barrier, &barrierComm, sizeof barrier);
+    std::memcpy(&barrier, &hostComm, sizeof barrier);
     MPI_Comm_free(&barrier);
     std::lock_guard<std::mutex> lock(mutex);
     for (auto &[key, group] : groups)

@@ -3,6 +3,7 @@
 
 #include "runtime/CollectivePieces.h"
 
+#include <algorithm>
 #include <thread>
 
 namespace loom::rt {
@@ -62,54 +63,38 @@ CUdeviceptr device(const void *p) { return reinterpret_cast<CUdeviceptr>(p); }
 } // namespace
 
 StatusOr<std::unique_ptr<NcclCollectives>>
-NcclCollectives::create(std::vector<std::shared_ptr<CudaPlatform>> gpus) {
+NcclCollectives::create(std::vector<std::shared_ptr<CudaPlatform>> gpus, int perProcess,
+                        MpiCollectives *host) {
   auto timeout = collectiveTimeoutFromEnv();
   if (!timeout.ok())
     return timeout.status();
-  return std::unique_ptr<NcclCollectives>(new NcclCollectives(std::move(gpus), *timeout));
+  if (perProcess <= 0)
+    perProcess = static_cast<int>(gpus.size());
+  return std::unique_ptr<NcclCollectives>(
+      new NcclCollectives(std::move(gpus), perProcess, host, *timeout));
 }
 
 NcclCollectives::NcclCollectives(std::vector<std::shared_ptr<CudaPlatform>> gpus,
+                                 int perProcess, MpiCollectives *host,
                                  std::chrono::milliseconds timeout)
     : Collectives(timeout), gpus(std::move(gpus)) {
   auto library = NcclLibrary::get();
-  if (library.ok())
-    loaded = *library;
-  else
+  if (!library.ok()) {
     missing = library.status();
-}
-
-NcclCollectives::~NcclCollectives() {
-  for (auto &[devices, group] : groups)
-    if (group.failure.isOk()) // a failed group's communicators are aborted (freed) already
-      for (ncclComm_t comm : group.comms)
-        loaded->commDestroy(comm);
-}
-
-StatusOr<NcclCollectives::Group *> NcclCollectives::groupFor(const DeviceGroup &members) {
-  auto found = groups.find(members.devices);
-  if (found != groups.end())
-    return &found->second;
-  std::vector<int> ordinals;
-  for (int d : members.devices) {
-    if (d < 0 || d >= static_cast<int>(gpus.size()) || !gpus[d])
-      return Status::error(StatusCode::InvalidArgument,
-                           "device " + std::to_string(d) + " is not a GPU of this process");
-    ordinals.push_back(gpus[d]->ordinal());
+    return;
   }
-  const NcclLibrary &nccl = *loaded;
-  Group group;
-  group.comms.resize(members.devices.size());
-  // The caller's message names the collective and its devices.
-  if (Status s = nccl.check(nccl.commInitAll(group.comms.data(), members.size(), ordinals.data()),
-                            "creating the group's NCCL communicators");
-      !s.isOk())
-    return s;
-  return &groups.emplace(members.devices, std::move(group)).first->second;
+  loaded = *library;
+  communicators = std::make_unique<NcclCommunicators>(*loaded, this->gpus, perProcess, host);
+}
+
+Status NcclCollectives::prepare(const MeshTopology &mesh) {
+  if (!communicators) // collectives fail later, saying why
+    return Status::ok();
+  return communicators->prepare(mesh, timeout(), mutex);
 }
 
 Status NcclCollectives::enqueue(const CollectiveRequest &r, CudaPlatform &gpu,
-                                ncclComm_t comm) {
+                                ncclComm_t comm, const std::vector<int> &ranks) {
   const NcclLibrary &nccl = *loaded;
   cudaStream_t stream = reinterpret_cast<cudaStream_t>(gpu.stream());
   const int64_t n = r.group.size(), me = r.group.rank;
@@ -124,24 +109,56 @@ Status NcclCollectives::enqueue(const CollectiveRequest &r, CudaPlatform &gpu,
                              " bytes)");
   };
   const ncclRedOp_t op = r.reduce == ReduceKind::Max ? ncclMax : ncclSum;
+  // Whether NCCL's ranks are the group's (ascending devices: the mesh's axis order).
+  const bool ranked = std::is_sorted(r.group.devices.begin(), r.group.devices.end());
+  // Sends each member p `block` bytes (from's p-th block, or from's first where sendWhole)
+  // and receives member p's into into + p * block, as one NCCL group.
+  auto exchange = [&](CUdeviceptr from, CUdeviceptr into, int64_t block, bool sendWhole) {
+    Status status = ok(nccl.groupStart());
+    for (int64_t p = 0; p < n && status.isOk(); ++p) {
+      const void *sent = reinterpret_cast<void *>(from + (sendWhole ? 0 : p * block));
+      status = ok(nccl.send(sent, block, ncclUint8, ranks[p], comm, stream));
+      if (status.isOk())
+        status = ok(nccl.recv(reinterpret_cast<void *>(into + p * block), block, ncclUint8,
+                              ranks[p], comm, stream));
+    }
+    if (Status end = ok(nccl.groupEnd()); status.isOk())
+      status = end;
+    return status;
+  };
   switch (r.kind) {
   case CollectiveKind::AllReduce:
     return ok(nccl.allReduce(r.input, r.output, r.inputElements(), reduceType(r.dtype), op, comm,
                              stream));
   case CollectiveKind::AllGather: {
-    if (piecesOuter(r.shape, r.dim) == 1) // the pieces are the output's blocks already
+    const bool inPlace = piecesOuter(r.shape, r.dim) == 1; // the output's blocks are pieces
+    if (inPlace && ranked)
       return ok(nccl.allGather(r.input, r.output, inBytes, ncclUint8, comm, stream));
-    Scratch blocks(gpu, outBytes);
-    if (!blocks.pointer)
+    Scratch blocks(gpu, inPlace ? 0 : outBytes);
+    if (!inPlace && !blocks.pointer)
       return scratchFailed();
-    if (Status s = ok(nccl.allGather(r.input, reinterpret_cast<void *>(blocks.pointer), inBytes,
-                                     ncclUint8, comm, stream));
-        !s.isOk())
+    CUdeviceptr into = inPlace ? device(r.output) : blocks.pointer;
+    if (Status s = ranked ? ok(nccl.allGather(r.input, reinterpret_cast<void *>(into), inBytes,
+                                              ncclUint8, comm, stream))
+                          : exchange(device(r.input), into, inBytes, true);
+        !s.isOk() || inPlace)
       return s;
     return copyPitched(gpu, blocksToConcatenation(r.shape, r.dim, n, element), blocks.pointer,
                        device(r.output));
   }
   case CollectiveKind::ReduceScatter: {
+    if (!ranked) { // the sum of all pieces, of which this member keeps its own
+      Scratch sum(gpu, inBytes);
+      if (!sum.pointer)
+        return scratchFailed();
+      if (Status s = ok(nccl.allReduce(r.input, reinterpret_cast<void *>(sum.pointer),
+                                       r.inputElements(), reduceType(r.dtype), op, comm,
+                                       stream));
+          !s.isOk())
+        return s;
+      return copyPitched(gpu, {pieceCopy(r.shape, r.dim, n, me, element)}, sum.pointer,
+                         device(r.output));
+    }
     if (piecesOuter(r.shape, r.dim) == 1)
       return ok(nccl.reduceScatter(r.input, r.output, r.outputElements(), reduceType(r.dtype),
                                    op, comm, stream));
@@ -170,17 +187,7 @@ Status NcclCollectives::enqueue(const CollectiveRequest &r, CudaPlatform &gpu,
                                  device(r.input), from);
           !s.isOk())
         return s;
-    const int64_t block = inBytes / n;
-    Status status = ok(nccl.groupStart());
-    for (int64_t peer = 0; peer < n && status.isOk(); ++peer) {
-      status = ok(nccl.send(reinterpret_cast<void *>(from + peer * block), block, ncclUint8,
-                            static_cast<int>(peer), comm, stream));
-      if (status.isOk())
-        status = ok(nccl.recv(reinterpret_cast<void *>(into + peer * block), block, ncclUint8,
-                              static_cast<int>(peer), comm, stream));
-    }
-    if (Status end = ok(nccl.groupEnd()); status.isOk())
-      status = end;
+    Status status = exchange(from, into, inBytes / n, false);
     if (!status.isOk() || !unpackReceived)
       return status;
     return copyPitched(gpu, blocksToConcatenation(pieceShape, r.concatDim, n, element), into,
@@ -191,9 +198,9 @@ Status NcclCollectives::enqueue(const CollectiveRequest &r, CudaPlatform &gpu,
     Status status = ok(nccl.groupStart());
     for (auto [source, target] : r.pairs) {
       if (status.isOk() && source == me)
-        status = ok(nccl.send(r.input, inBytes, ncclUint8, target, comm, stream));
+        status = ok(nccl.send(r.input, inBytes, ncclUint8, ranks[target], comm, stream));
       if (status.isOk() && target == me)
-        status = ok(nccl.recv(r.output, inBytes, ncclUint8, source, comm, stream)),
+        status = ok(nccl.recv(r.output, inBytes, ncclUint8, ranks[source], comm, stream)),
         received = true;
     }
     if (Status end = ok(nccl.groupEnd()); status.isOk())
@@ -217,9 +224,11 @@ StatusOr<CollectiveHandle> NcclCollectives::startValidated(const CollectiveReque
                          r.describe() + ": device " + std::to_string(me) + " is not a GPU");
   CudaPlatform &gpu = *gpus[me];
   Group *group = nullptr;
+  const std::vector<int> ranks = ncclRanks(r.group);
+  const int myRank = ranks[r.group.rank];
   {
     std::lock_guard lock(mutex);
-    auto found = groupFor(r.group);
+    auto found = communicators->find(r.group.devices);
     if (!found.ok())
       return Status::error(found.status().code(), r.describe() + ": " + found.status().message());
     group = *found;
@@ -228,7 +237,7 @@ StatusOr<CollectiveHandle> NcclCollectives::startValidated(const CollectiveReque
                                                       "the group failed: " +
                                                       group->failure.message());
   }
-  if (Status s = enqueue(r, gpu, group->comms[r.group.rank]); !s.isOk())
+  if (Status s = enqueue(r, gpu, group->comms[myRank], ranks); !s.isOk())
     return Status::error(s.code(), r.describe() + ": " + s.message());
   CUevent done = nullptr;
   const CudaDriver &cuda = gpu.driver();
@@ -260,16 +269,8 @@ StatusOr<CollectiveHandle> NcclCollectives::startValidated(const CollectiveReque
   }
   std::lock_guard lock(mutex);
   uint64_t id = nextHandle++;
-  pending[id] = {me, done, group, group->comms[r.group.rank], r.describe(), received};
+  pending[id] = {me, done, group, group->comms[myRank], r.describe(), received};
   return CollectiveHandle{id};
-}
-
-void NcclCollectives::abort(Group &group, Status why) {
-  if (!group.failure.isOk())
-    return;
-  group.failure = std::move(why);
-  for (ncclComm_t comm : group.comms)
-    loaded->commAbort(comm);
 }
 
 Status NcclCollectives::wait(CollectiveHandle handle, std::chrono::milliseconds timeout) {
@@ -299,11 +300,11 @@ Status NcclCollectives::wait(CollectiveHandle handle, std::chrono::milliseconds 
     nccl.commGetAsyncError(p.comm, &async);
     std::lock_guard lock(mutex);
     if (async != ncclSuccess && async != ncclInProgress)
-      status = nccl.check(async, p.what), abort(*p.group, status);
+      status = nccl.check(async, p.what), communicators->abort(*p.group, status);
     else if (!p.group->failure.isOk())
       status = p.group->failure;
     else if (Clock::now() > deadline)
-      abort(*p.group, status = Status::error(
+      communicators->abort(*p.group, status = Status::error(
                           StatusCode::DeadlineExceeded,
                           p.what + ": not complete after " +
                               std::to_string(timeout.count() / 1000.0) +

@@ -33,6 +33,8 @@ StatusOr<const NcclLibrary *> load() {
   resolve(nccl.getVersion, "ncclGetVersion");
   resolve(nccl.getErrorString, "ncclGetErrorString");
   resolve(nccl.commInitAll, "ncclCommInitAll");
+  resolve(nccl.getUniqueId, "ncclGetUniqueId");
+  resolve(nccl.commInitRank, "ncclCommInitRank");
   resolve(nccl.commDestroy, "ncclCommDestroy");
   resolve(nccl.commAbort, "ncclCommAbort");
   resolve(nccl.commGetAsyncError, "ncclCommGetAsyncError");

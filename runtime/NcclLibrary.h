@@ -16,6 +16,8 @@ struct NcclLibrary {
   ncclResult_t (*getVersion)(int *);
   const char *(*getErrorString)(ncclResult_t);
   ncclResult_t (*commInitAll)(ncclComm_t *, int, const int *);
+  ncclResult_t (*getUniqueId)(ncclUniqueId *);
+  ncclResult_t (*commInitRank)(ncclComm_t *, int, ncclUniqueId, int);
   ncclResult_t (*commDestroy)(ncclComm_t);
   ncclResult_t (*commAbort)(ncclComm_t);
   ncclResult_t (*commGetAsyncError)(ncclComm_t, ncclResult_t *);

@@ -1,13 +1,14 @@
 // The NCCL backend on the GPUs present (skipped, saying so, without a GPU or NCCL): on one GPU
 // its one-member groups (NCCL's calls, the pitched copies of a dim that is not the leading
 // one, the events), and over two GPUs or more the collectives against the in-process
-// backend's results.
+// backend's results, with the group's ranks in the GPUs' order and reversed.
 #include "runtime/CudaPlatform.h"
 #include "runtime/NcclCollectives.h"
 #include "tests/unit/runtime/CollectivesTestSupport.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <numeric>
 #include <thread>
 #include <vector>
@@ -34,19 +35,23 @@ protected:
   }
 
   /// Runs `request` on the first `n` GPUs, each on a thread of its own (as devices run), with
-  /// member r's input `in[r]`; returns every member's output.
+  /// member r's input `in[r]`; returns every member's output. Member r is GPU r, or GPU
+  /// n - 1 - r where `reversed` (a group over mesh axes in another order than the mesh's).
   std::vector<std::vector<float>> run(CollectiveRequest request,
-                                      const std::vector<std::vector<float>> &in) {
+                                      const std::vector<std::vector<float>> &in,
+                                      bool reversed = false) {
     int n = static_cast<int>(in.size());
     std::vector<int> devices(n);
     std::iota(devices.begin(), devices.end(), 0);
+    if (reversed)
+      std::reverse(devices.begin(), devices.end());
     request.group = {devices, 0};
     size_t outElements = request.outputElements();
     std::vector<std::vector<float>> out(n, std::vector<float>(outElements));
     std::vector<std::thread> threads;
     for (int d = 0; d < n; ++d)
       threads.emplace_back([&, d] {
-        CudaPlatform &gpu = *gpus[d];
+        CudaPlatform &gpu = *gpus[devices[d]];
         gpu.bindWorkerThread();
         size_t inBytes = in[d].size() * 4, outBytes = outElements * 4;
         void *input = gpu.allocate(inBytes), *output = gpu.allocate(outBytes);
@@ -90,10 +95,13 @@ TEST_F(NcclOnGpus, EachCollectiveOverOneGpuMatchesTheCpu) {
     EXPECT_EQ(run(request, in), testsupport::inProcessOutputs(request, in)) << name(request.kind);
 }
 
-TEST_F(NcclOnGpus, EachCollectiveOverEveryGpuMatchesTheCpu) {
+class NcclOverGpus : public NcclOnGpus, public ::testing::WithParamInterface<bool> {};
+
+TEST_P(NcclOverGpus, EachCollectiveMatchesTheCpu) {
   int n = static_cast<int>(gpus.size());
   if (n < 2)
     GTEST_SKIP() << "one GPU here: a group of several needs two or more";
+  const bool reversed = GetParam();
   std::vector<int64_t> shape = {2 * n, 3 * n, 4};
   std::vector<std::vector<float>> in = inputs(n, 2 * n * 3 * n * 4);
   std::vector<std::pair<int, int>> ring;
@@ -113,7 +121,11 @@ TEST_F(NcclOnGpus, EachCollectiveOverEveryGpuMatchesTheCpu) {
                           .concatDim = 0},
         CollectiveRequest{.kind = CollectiveKind::CollectivePermute, .shape = shape,
                           .pairs = ring}})
-    EXPECT_EQ(run(request, in), testsupport::inProcessOutputs(request, in)) << name(request.kind);
+    EXPECT_EQ(run(request, in, reversed), testsupport::inProcessOutputs(request, in))
+        << name(request.kind) << (reversed ? " over the GPUs in reverse order" : "");
 }
+
+// Ranks in device order are NCCL's; in reverse order they are mapped (NcclCollectives.h).
+INSTANTIATE_TEST_SUITE_P(InDeviceOrderAndReversed, NcclOverGpus, ::testing::Bool());
 
 } // namespace

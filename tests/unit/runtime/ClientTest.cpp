@@ -92,3 +92,28 @@ TEST(ClientBlas, DevicesShareTheCoresForGemm) {
   EXPECT_EQ(blasThreads(), 1) << "2 devices per core leave one BLAS thread each";
   setBlasThreads(before);
 }
+
+TEST(ClientGpus, OneProcessTakesTheGpusItAsksForFromTheFirst) {
+  EXPECT_EQ(*gpusOfProcess(4, 0, 1, 0), (std::vector<int>{0, 1, 2, 3}));
+  EXPECT_EQ(*gpusOfProcess(4, 2, 1, 0), (std::vector<int>{0, 1}));
+  Status tooMany = gpusOfProcess(2, 3, 1, 0).status();
+  EXPECT_EQ(tooMany.code(), StatusCode::Unavailable);
+  EXPECT_EQ(tooMany.message(), "asked for 3 GPUs, the driver sees 2");
+  EXPECT_EQ(gpusOfProcess(0, 0, 1, 0).status().message(), "asked for 0 GPUs, the driver sees 0");
+}
+
+TEST(ClientGpus, ProcessesOfAHostShareItsGpusOutInOrder) {
+  // 8 GPUs, 4 processes on the host: 2 each, process 2 takes the third pair.
+  EXPECT_EQ(*gpusOfProcess(8, 0, 4, 2), (std::vector<int>{4, 5}));
+  EXPECT_EQ(*gpusOfProcess(8, 1, 4, 3), (std::vector<int>{3}));
+  EXPECT_EQ(*gpusOfProcess(8, 0, 8, 7), (std::vector<int>{7}));
+  Status tooMany = gpusOfProcess(8, 3, 4, 3).status();
+  EXPECT_EQ(tooMany.message(),
+            "asked for 3 GPUs for each of the 4 processes on this host, the driver sees 8");
+}
+
+TEST(ClientGpus, ProcessesThatSeeTheirOwnGpusTakeThemAll) {
+  // CUDA_VISIBLE_DEVICES gave each of 8 processes one GPU: each takes the one it sees.
+  EXPECT_EQ(*gpusOfProcess(1, 0, 8, 5), (std::vector<int>{0}));
+  EXPECT_EQ(*gpusOfProcess(2, 0, 4, 1), (std::vector<int>{0, 1}));
+}

@@ -2,6 +2,8 @@
 // subsets of mesh axes, and the errors for bad meshes and axes.
 #include "runtime/MeshTopology.h"
 
+#include <algorithm>
+
 #include <gtest/gtest.h>
 
 using namespace loom::rt;
@@ -63,4 +65,22 @@ TEST(MeshTopology, Errors) {
             R"(mesh: axis "a" has size 0, expected at least 1)");
   EXPECT_EQ(MeshTopology::create({{"", 2}}).status().message(),
             "mesh: an axis name is empty");
+}
+
+TEST(MeshTopology, GroupSetsListEachSetOfEveryAxisSubsetOnce) {
+  MeshTopology mesh = mesh2x4();
+  std::vector<std::vector<int>> sets = mesh.groupSets();
+  // "data" (4 pairs), then "model" (2 rows), then both (all 8) once.
+  std::vector<std::vector<int>> expected = {{0, 4}, {1, 5}, {2, 6}, {3, 7},
+                                            {0, 1, 2, 3}, {4, 5, 6, 7},
+                                            {0, 1, 2, 3, 4, 5, 6, 7}};
+  EXPECT_EQ(sets, expected);
+  // Each collective's group, over any axes in any order, is one of the sets.
+  for (int d = 0; d < mesh.numDevices(); ++d)
+    for (std::vector<std::string> axes : std::vector<std::vector<std::string>>{
+             {"data"}, {"model"}, {"data", "model"}, {"model", "data"}}) {
+      std::vector<int> devices = mesh.group(d, axes)->devices;
+      std::sort(devices.begin(), devices.end());
+      EXPECT_NE(std::find(sets.begin(), sets.end(), devices), sets.end());
+    }
 }

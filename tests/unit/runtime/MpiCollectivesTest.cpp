@@ -1,10 +1,12 @@
 // The MPI backend, run under mpirun by ctest (2 processes x 2 devices, and 4 x 1): every
 // collective, over every group of a 2-axis mesh (groups inside a process, across processes,
 // and ordered against the process order), against the in-process kernel computing the same
-// output from every member's input; a late peer named on a timeout; byte statistics.
+// output from every member's input; a late peer named on a timeout; byte statistics; the
+// host's broadcast, and the sharing of NCCL's ids that uses it.
 #include "runtime/CollectiveKernels.h"
 #include "runtime/Distributed.h"
 #include "runtime/MpiCollectives.h"
+#include "runtime/NcclCommunicators.h"
 
 #include <gtest/gtest.h>
 
@@ -199,6 +201,33 @@ TEST_F(MpiCollectivesTest, AMeshOfTheWrongSizeIsRefused) {
   ASSERT_TRUE(wrong.ok());
   Status s = backend->prepare(*wrong);
   EXPECT_NE(s.message().find("processes x"), std::string::npos) << s.message();
+}
+
+TEST_F(MpiCollectivesTest, ABroadcastGivesEveryProcessTheRootsBytes) {
+  const int root = processes() - 1, me = distributed::process().index;
+  std::vector<char> bytes(300, static_cast<char>(me));
+  ASSERT_TRUE(backend->broadcast(bytes, root, 10s).isOk());
+  EXPECT_EQ(bytes, std::vector<char>(300, static_cast<char>(root)));
+  // A barrier after it still meets every process's.
+  EXPECT_TRUE(backend->barrier(10s).isOk());
+}
+
+TEST_F(MpiCollectivesTest, NcclIdsOfTheSetsAcrossProcessesAreShared) {
+  auto nccl = NcclLibrary::get();
+  if (!nccl.ok())
+    GTEST_SKIP() << nccl.status().message();
+  // This machine has no GPUs: each process holds none of the job's devices, so preparing
+  // makes no communicator, but every process still makes it through the barrier, process
+  // 0's ids and their broadcast, for the sets of the mesh that span processes.
+  NcclCommunicators communicators(
+      **nccl, std::vector<std::shared_ptr<CudaPlatform>>(processes() * localDevices()),
+      localDevices(), backend.get());
+  std::mutex lock;
+  Status prepared = communicators.prepare(*mesh, 10s, lock);
+  EXPECT_TRUE(prepared.isOk()) << prepared.message();
+  auto tooBig = MeshTopology::create({{"x", processes() * localDevices() + 1}});
+  EXPECT_NE(communicators.prepare(*tooBig, 10s, lock).message().find("but the job has"),
+            std::string::npos);
 }
 
 } // namespace
