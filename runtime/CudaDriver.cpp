@@ -58,6 +58,7 @@ StatusOr<const CudaDriver *> load() {
   resolve(driver.memcpy2DAsync, "cuMemcpy2DAsync_v2");
   resolve(driver.memsetD8Async, "cuMemsetD8Async");
   resolve(driver.eventQuery, "cuEventQuery");
+  resolve(driver.streamWaitEvent, "cuStreamWaitEvent");
   if (!missing.empty())
     return Status::error(StatusCode::Unavailable,
                          "libcuda.so.1 lacks " + missing + " (a driver too old?)");

@@ -50,11 +50,12 @@ struct CudaDriver {
   CUresult (*eventSynchronize)(CUevent);
   CUresult (*eventElapsedTime)(float *, CUevent, CUevent);
   CUresult (*eventDestroy)(CUevent);
-  // Collectives over NCCL (NcclCollectives): pieces rearranged on the stream, completion
-  // polled.
+  // Collectives over NCCL (NcclCollectives): pieces rearranged on the stream, the collectives'
+  // stream after the kernels', completion polled.
   CUresult (*memcpy2DAsync)(const CUDA_MEMCPY2D *, CUstream);
   CUresult (*memsetD8Async)(CUdeviceptr, unsigned char, size_t, CUstream);
   CUresult (*eventQuery)(CUevent);
+  CUresult (*streamWaitEvent)(CUstream, CUevent, unsigned int);
 
   /// The process's driver, loaded and initialized on first use; Unavailable (saying why:
   /// no libcuda.so.1, a missing entry point, cuInit's error, no device) where there is none.

@@ -44,9 +44,10 @@ StatusOr<std::shared_ptr<CudaPlatform>> CudaPlatform::create(int ordinal) {
   d.deviceGetName(name, sizeof name - 1, p->device);
   p->smVersion = "sm_" + std::to_string(major * 10 + minor);
   p->deviceName = std::string(name) + " (" + p->smVersion + ")";
-  if (Status s = d.check(d.streamCreate(&p->queue, CU_STREAM_NON_BLOCKING), where + ": stream");
-      !s.isOk())
-    return s;
+  for (CUstream *stream : {&p->queue, &p->sideQueue})
+    if (Status s = d.check(d.streamCreate(stream, CU_STREAM_NON_BLOCKING), where + ": stream");
+        !s.isOk())
+      return s;
   // Keep freed memory in the pool instead of returning it to the driver at each
   // synchronization: the pool is then the caching allocator.
   CUmemoryPool pool = nullptr;
@@ -63,17 +64,21 @@ Status CudaPlatform::sync(const std::string &what) const {
   return cuda.check(cuda.streamSynchronize(queue), description() + ": " + what);
 }
 
-void *CudaPlatform::allocate(size_t bytes) {
+void *CudaPlatform::allocate(size_t bytes) { return allocateOn(queue, bytes); }
+
+void CudaPlatform::release(void *memory, size_t) { releaseOn(queue, memory); }
+
+void *CudaPlatform::allocateOn(CUstream stream, size_t bytes) {
   bind();
   CUdeviceptr ptr = 0;
-  if (cuda.memAllocAsync(&ptr, allocationSize(bytes), queue) != CUDA_SUCCESS)
+  if (cuda.memAllocAsync(&ptr, allocationSize(bytes), stream) != CUDA_SUCCESS)
     return nullptr;
   return reinterpret_cast<void *>(ptr);
 }
 
-void CudaPlatform::release(void *memory, size_t) {
+void CudaPlatform::releaseOn(CUstream stream, void *memory) {
   bind();
-  cuda.memFreeAsync(reinterpret_cast<CUdeviceptr>(memory), queue);
+  cuda.memFreeAsync(reinterpret_cast<CUdeviceptr>(memory), stream);
 }
 
 Status CudaPlatform::copyFromHost(void *dst, const void *src, size_t bytes) {

@@ -42,6 +42,12 @@ public:
   const CudaDriver &driver() const { return cuda; }
   CUcontext context() const { return ctx; }
   CUstream stream() const { return queue; }
+  /// The stream the device's collectives run on, beside its kernels' stream: a collective
+  /// then overlaps the kernels enqueued between its start and its wait.
+  CUstream collectiveStream() const { return sideQueue; }
+  /// Stream-ordered memory used on `stream` (allocate() and release() use the kernels').
+  void *allocateOn(CUstream stream, size_t bytes);
+  void releaseOn(CUstream stream, void *memory);
   /// The GPU's index among the driver's (and the CUDA runtime's, which NCCL uses).
   int ordinal() const { return gpuOrdinal; }
   /// "sm_90" for an H100: the chip the compiler targets for this GPU.
@@ -61,7 +67,7 @@ private:
   CUdevice device = 0;
   int gpuOrdinal = 0;
   CUcontext ctx = nullptr;
-  CUstream queue = nullptr;
+  CUstream queue = nullptr, sideQueue = nullptr;
   std::string smVersion, deviceName;
   /// The running launch's first error; only the worker thread touches it.
   Status launchStatus;

@@ -25,8 +25,8 @@ ncclDataType_t reduceType(DType dtype) {
   }
 }
 
-/// The copies of `copies` from `source` to `destination` on `gpu`'s stream.
-Status copyPitched(CudaPlatform &gpu, const std::vector<PitchedCopy> &copies,
+/// The copies of `copies` from `source` to `destination` on `stream` of `gpu`.
+Status copyPitched(CudaPlatform &gpu, CUstream stream, const std::vector<PitchedCopy> &copies,
                    CUdeviceptr source, CUdeviceptr destination) {
   for (const PitchedCopy &c : copies) {
     CUDA_MEMCPY2D p{};
@@ -35,7 +35,7 @@ Status copyPitched(CudaPlatform &gpu, const std::vector<PitchedCopy> &copies,
     p.dstMemoryType = CU_MEMORYTYPE_DEVICE, p.dstDevice = destination + c.dstOffset;
     p.dstPitch = c.dstPitch;
     p.WidthInBytes = c.width, p.Height = c.height;
-    if (Status s = gpu.driver().check(gpu.driver().memcpy2DAsync(&p, gpu.stream()),
+    if (Status s = gpu.driver().check(gpu.driver().memcpy2DAsync(&p, stream),
                                       "rearranging a collective's pieces");
         !s.isOk())
       return s;
@@ -43,18 +43,20 @@ Status copyPitched(CudaPlatform &gpu, const std::vector<PitchedCopy> &copies,
   return Status::ok();
 }
 
-/// Stream-ordered scratch memory on `gpu` (the platform's own allocations), freed in stream
-/// order when it goes.
+/// Scratch memory used on `stream` of `gpu` (the platform's stream-ordered allocations),
+/// freed in that stream's order when it goes.
 struct Scratch {
   CudaPlatform &gpu;
-  size_t bytes;
+  CUstream stream;
   CUdeviceptr pointer;
-  Scratch(CudaPlatform &gpu, int64_t bytes)
-      : gpu(gpu), bytes(static_cast<size_t>(bytes)),
-        pointer(bytes > 0 ? reinterpret_cast<CUdeviceptr>(gpu.allocate(this->bytes)) : 0) {}
+  Scratch(CudaPlatform &gpu, CUstream stream, int64_t bytes)
+      : gpu(gpu), stream(stream),
+        pointer(bytes > 0 ? reinterpret_cast<CUdeviceptr>(
+                                gpu.allocateOn(stream, static_cast<size_t>(bytes)))
+                          : 0) {}
   ~Scratch() {
     if (pointer)
-      gpu.release(reinterpret_cast<void *>(pointer), bytes);
+      gpu.releaseOn(stream, reinterpret_cast<void *>(pointer));
   }
 };
 
@@ -96,7 +98,8 @@ Status NcclCollectives::prepare(const MeshTopology &mesh) {
 Status NcclCollectives::enqueue(const CollectiveRequest &r, CudaPlatform &gpu,
                                 ncclComm_t comm, const std::vector<int> &ranks) {
   const NcclLibrary &nccl = *loaded;
-  cudaStream_t stream = reinterpret_cast<cudaStream_t>(gpu.stream());
+  CUstream on = gpu.collectiveStream();
+  cudaStream_t stream = reinterpret_cast<cudaStream_t>(on);
   const int64_t n = r.group.size(), me = r.group.rank;
   const size_t element = byteSize(r.dtype);
   const int64_t inBytes = r.inputElements() * static_cast<int64_t>(element);
@@ -134,7 +137,7 @@ Status NcclCollectives::enqueue(const CollectiveRequest &r, CudaPlatform &gpu,
     const bool inPlace = piecesOuter(r.shape, r.dim) == 1; // the output's blocks are pieces
     if (inPlace && ranked)
       return ok(nccl.allGather(r.input, r.output, inBytes, ncclUint8, comm, stream));
-    Scratch blocks(gpu, inPlace ? 0 : outBytes);
+    Scratch blocks(gpu, on, inPlace ? 0 : outBytes);
     if (!inPlace && !blocks.pointer)
       return scratchFailed();
     CUdeviceptr into = inPlace ? device(r.output) : blocks.pointer;
@@ -143,12 +146,12 @@ Status NcclCollectives::enqueue(const CollectiveRequest &r, CudaPlatform &gpu,
                           : exchange(device(r.input), into, inBytes, true);
         !s.isOk() || inPlace)
       return s;
-    return copyPitched(gpu, blocksToConcatenation(r.shape, r.dim, n, element), blocks.pointer,
+    return copyPitched(gpu, on, blocksToConcatenation(r.shape, r.dim, n, element), blocks.pointer,
                        device(r.output));
   }
   case CollectiveKind::ReduceScatter: {
     if (!ranked) { // the sum of all pieces, of which this member keeps its own
-      Scratch sum(gpu, inBytes);
+      Scratch sum(gpu, on, inBytes);
       if (!sum.pointer)
         return scratchFailed();
       if (Status s = ok(nccl.allReduce(r.input, reinterpret_cast<void *>(sum.pointer),
@@ -156,16 +159,16 @@ Status NcclCollectives::enqueue(const CollectiveRequest &r, CudaPlatform &gpu,
                                        stream));
           !s.isOk())
         return s;
-      return copyPitched(gpu, {pieceCopy(r.shape, r.dim, n, me, element)}, sum.pointer,
+      return copyPitched(gpu, on, {pieceCopy(r.shape, r.dim, n, me, element)}, sum.pointer,
                          device(r.output));
     }
     if (piecesOuter(r.shape, r.dim) == 1)
       return ok(nccl.reduceScatter(r.input, r.output, r.outputElements(), reduceType(r.dtype),
                                    op, comm, stream));
-    Scratch blocks(gpu, inBytes);
+    Scratch blocks(gpu, on, inBytes);
     if (!blocks.pointer)
       return scratchFailed();
-    if (Status s = copyPitched(gpu, piecesToBlocks(r.shape, r.dim, n, element), device(r.input),
+    if (Status s = copyPitched(gpu, on, piecesToBlocks(r.shape, r.dim, n, element), device(r.input),
                                blocks.pointer);
         !s.isOk())
       return s;
@@ -177,20 +180,20 @@ Status NcclCollectives::enqueue(const CollectiveRequest &r, CudaPlatform &gpu,
     pieceShape[r.dim] /= n;
     const bool packSends = piecesOuter(r.shape, r.dim) != 1;
     const bool unpackReceived = piecesOuter(pieceShape, r.concatDim) != 1;
-    Scratch sends(gpu, packSends ? inBytes : 0), received(gpu, unpackReceived ? inBytes : 0);
+    Scratch sends(gpu, on, packSends ? inBytes : 0), received(gpu, on, unpackReceived ? inBytes : 0);
     if ((packSends && !sends.pointer) || (unpackReceived && !received.pointer))
       return scratchFailed();
     CUdeviceptr from = packSends ? sends.pointer : device(r.input);
     CUdeviceptr into = unpackReceived ? received.pointer : device(r.output);
     if (packSends)
-      if (Status s = copyPitched(gpu, piecesToBlocks(r.shape, r.dim, n, element),
+      if (Status s = copyPitched(gpu, on, piecesToBlocks(r.shape, r.dim, n, element),
                                  device(r.input), from);
           !s.isOk())
         return s;
     Status status = exchange(from, into, inBytes / n, false);
     if (!status.isOk() || !unpackReceived)
       return status;
-    return copyPitched(gpu, blocksToConcatenation(pieceShape, r.concatDim, n, element), into,
+    return copyPitched(gpu, on, blocksToConcatenation(pieceShape, r.concatDim, n, element), into,
                        device(r.output));
   }
   case CollectiveKind::CollectivePermute: {
@@ -207,7 +210,7 @@ Status NcclCollectives::enqueue(const CollectiveRequest &r, CudaPlatform &gpu,
       status = end;
     if (status.isOk() && !received) // no pair targets this rank: zeros
       status = gpu.driver().check(
-          gpu.driver().memsetD8Async(device(r.output), 0, outBytes, gpu.stream()), what);
+          gpu.driver().memsetD8Async(device(r.output), 0, outBytes, on), what);
     return status;
   }
   }
@@ -237,14 +240,23 @@ StatusOr<CollectiveHandle> NcclCollectives::startValidated(const CollectiveReque
                                                       "the group failed: " +
                                                       group->failure.message());
   }
-  if (Status s = enqueue(r, gpu, group->comms[myRank], ranks); !s.isOk())
-    return Status::error(s.code(), r.describe() + ": " + s.message());
-  CUevent done = nullptr;
+  // The collective runs on the device's collective stream once the kernels enqueued before
+  // it (its input's producers) are done, beside the kernels enqueued after it; the host
+  // waits for it in wait().
   const CudaDriver &cuda = gpu.driver();
-  if (Status s = cuda.check(cuda.eventCreate(&done, CU_EVENT_DISABLE_TIMING), r.describe());
-      !s.isOk())
-    return s;
-  cuda.eventRecord(done, gpu.stream());
+  CUevent ready = nullptr, done = nullptr;
+  for (CUevent *event : {&ready, &done})
+    if (Status s = cuda.check(cuda.eventCreate(event, CU_EVENT_DISABLE_TIMING), r.describe());
+        !s.isOk())
+      return s;
+  cuda.eventRecord(ready, gpu.stream());
+  cuda.streamWaitEvent(gpu.collectiveStream(), ready, 0);
+  cuda.eventDestroy(ready); // released once the stream has passed it
+  if (Status s = enqueue(r, gpu, group->comms[myRank], ranks); !s.isOk()) {
+    cuda.eventDestroy(done);
+    return Status::error(s.code(), r.describe() + ": " + s.message());
+  }
+  cuda.eventRecord(done, gpu.collectiveStream());
   const int64_t n = r.group.size();
   const uint64_t in = r.inputElements() * byteSize(r.dtype);
   uint64_t received = 0;
@@ -336,7 +348,8 @@ Status NcclCollectives::slicePiece(const void *input, void *output,
   if (!gpu)
     return Status::error(StatusCode::FailedPrecondition,
                          "shard_slice on a GPU outside a launch");
-  return copyPitched(*gpu, {pieceCopy(shape, dim, pieces, rank, elementBytes)}, device(input),
+  return copyPitched(*gpu, gpu->stream(), {pieceCopy(shape, dim, pieces, rank, elementBytes)},
+                     device(input),
                      device(output));
 }
 

@@ -1,17 +1,19 @@
 // The collectives backend of a mesh of GPUs, over NCCL, in one process or across processes.
-// A collective runs on the calling device's stream, in order with its kernels: pieces are
-// rearranged into NCCL's rank-major blocks where the dim is not the leading one
-// (CollectivePieces.h, in stream-ordered scratch memory), then NCCL's all_reduce, all_gather,
-// reduce_scatter, or grouped sends and receives (all_to_all, collective_permute) run.
+// A collective runs on the calling device's collective stream once the kernels enqueued
+// before its start are done, beside the kernels enqueued between its start and its wait
+// (which the compiler schedules apart: loom-overlap-collectives). Pieces are rearranged into
+// NCCL's rank-major blocks where the dim is not the leading one (CollectivePieces.h, in
+// stream-ordered scratch memory), then NCCL's all_reduce, all_gather, reduce_scatter, or
+// grouped sends and receives (all_to_all, collective_permute) run.
 //
 // Each set of devices has its communicators (NcclCommunicators.h), NCCL's ranks in ascending
 // device order. A group ranked otherwise (over the mesh's axes in another order) maps its
 // ranks: sends and receives go to the mapped peers, an all_gather becomes sends and receives
 // into the group's order, and a reduce_scatter an all_reduce of which each member keeps its
-// piece. wait() blocks the host until the collective's event has
-// passed on the stream, polling NCCL for asynchronous errors; after the timeout it aborts
-// the group's communicators (their kernels return) and fails, naming the collective, and so
-// do the group's later collectives. NCCL cannot say which peer is missing: a peer whose
+// piece. wait() blocks the host until the collective's event has passed on its stream (so
+// the kernels enqueued after it follow it), polling NCCL for asynchronous errors; after the
+// timeout it aborts the group's communicators (their kernels return) and fails, naming the
+// collective, and so do the group's later collectives. NCCL cannot say which peer is missing: a peer whose
 // launch failed before the collective never issues it.
 #ifndef LOOM_RUNTIME_NCCLCOLLECTIVES_H
 #define LOOM_RUNTIME_NCCLCOLLECTIVES_H

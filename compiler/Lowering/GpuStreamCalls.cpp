@@ -18,35 +18,42 @@ using namespace mlir;
 
 namespace {
 
-/// The nearest op before (`forward` false) or after `op` in its block that is not free of
-/// memory effects (the pointer extraction and index casts between are), or null.
-Operation *neighbour(Operation *op, bool forward) {
-  for (Operation *o = forward ? op->getNextNode() : op->getPrevNode(); o;
-       o = forward ? o->getNextNode() : o->getPrevNode())
-    if (!isMemoryEffectFree(o))
-      return o;
-  return nullptr;
+/// Whether `op` may stand between the host's wait for the stream and the new stream after
+/// a run of stream calls: free of memory effects (pointer extraction, index casts, constant
+/// argument arrays' reads) or one of the calls.
+bool staysInRun(Operation *op) {
+  if (auto call = dyn_cast<func::CallOp>(op))
+    return mlir::loom::runsOnGpuStream(call.getCallee());
+  return isMemoryEffectFree(op);
 }
 
 struct GpuStreamCallsPass : mlir::loom::impl::GpuStreamCallsBase<GpuStreamCallsPass> {
   void runOnOperation() override {
-    SmallVector<func::CallOp> calls;
-    getOperation()->walk([&](func::CallOp call) {
-      if (mlir::loom::runsOnGpuStream(call.getCallee()))
-        calls.push_back(call);
+    // gpu-async-region leaves `gpu.wait [%t]` (the host blocks until the stream drains)
+    // before a run of calls it does not know and `%s = gpu.wait async` (a new stream) after
+    // it. Where every call of the run enqueues on the device's stream, both go.
+    SmallVector<std::pair<gpu::WaitOp, gpu::WaitOp>> runs;
+    getOperation()->walk([&](gpu::WaitOp before) {
+      if (before.getAsyncToken() || before.getAsyncDependencies().size() != 1)
+        return;
+      bool calls = false;
+      for (Operation *op = before->getNextNode(); op; op = op->getNextNode()) {
+        auto after = dyn_cast<gpu::WaitOp>(op);
+        if (after && after.getAsyncToken() && after.getAsyncDependencies().empty()) {
+          if (calls)
+            runs.push_back({before, after});
+          return;
+        }
+        if (!staysInRun(op))
+          return;
+        calls |= isa<func::CallOp>(op);
+      }
     });
     IRRewriter rewriter(&getContext());
-    for (func::CallOp call : calls) {
-      // gpu-async-region leaves `gpu.wait [%t]` (the host blocks until the stream drains)
-      // before a call it does not know and `%s = gpu.wait async` (a new stream) after it.
-      auto before = dyn_cast_or_null<gpu::WaitOp>(neighbour(call, false));
-      auto after = dyn_cast_or_null<gpu::WaitOp>(neighbour(call, true));
-      if (!before || before.getAsyncToken() || before.getAsyncDependencies().size() != 1 ||
-          !after || !after.getAsyncToken() || !after.getAsyncDependencies().empty())
-        continue;
-      // The runtime runs the call on the device's one stream, which every token of the
-      // function stands for (CudaLaunchAbi.h): stream order alone keeps it after the kernels
-      // before it and before those after it.
+    for (auto [before, after] : runs) {
+      // The runtime runs each call on the device's one stream, which every token of the
+      // function stands for (CudaLaunchAbi.h): stream order alone keeps the calls after the
+      // kernels before them and before those after them.
       Value token = before.getAsyncDependencies().front();
       rewriter.replaceAllUsesWith(after.getAsyncToken(), token);
       rewriter.eraseOp(after);

@@ -840,13 +840,15 @@ def GpuStreamCalls : Pass<"loom-gpu-stream-calls"> {
   let summary = "Lets calls of the runtime's GPU entry points join the kernels' stream.";
   let description = [{
     Runs after `gpu-async-region`, which does not know what a call does and so makes the host
-    wait for the stream to drain before it (`gpu.wait [%t]`) and start a new stream after it
-    (`%s = gpu.wait async`). A call of the runtime's GPU entry points (`loom_rt_gpu_*`, cuBLAS
-    GEMMs) enqueues its work on the device's one stream, the stream every token of the
-    function stands for, so the waits only stall the GPU while the host catches up (a step of
-    GPT-2 small makes about 200 such calls). Both are removed and the uses of the new stream
-    take the old one: stream order keeps the call between the kernels before and after it.
-    Calls whose neighbouring waits have another shape are left as they are.
+    wait for the stream to drain before a run of calls (`gpu.wait [%t]`) and start a new stream
+    after it (`%s = gpu.wait async`). A call of the runtime's GPU entry points (`loom_rt_gpu_*`:
+    cuBLAS GEMMs, attention; the collectives' start and wait) enqueues its work on the device's
+    one stream, the stream every token of the function stands for, or waits on the host for
+    work that follows the stream, so the waits only stall the GPU while the host catches up (a
+    step of GPT-2 small makes about 200 such calls). Where every call of a run is such a call
+    (only ops free of memory effects between them), both waits are removed and the uses of the
+    new stream take the old one: stream order keeps the calls between the kernels before and
+    after them. Other runs are left as they are.
   }];
   let dependentDialects = ["mlir::gpu::GPUDialect"];
 }

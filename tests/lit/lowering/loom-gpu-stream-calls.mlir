@@ -51,3 +51,49 @@ func.func @others_keep_their_waits(%n: i64) {
   gpu.wait [%4]
   return
 }
+
+// -----
+
+// Tests that a run of such calls (a collective's start, a GEMM, the collective's wait) loses
+// the waits around it as one call does, and that a run with another call among them keeps
+// them.
+// CHECK-LABEL: func.func @a_run_of_calls_joins_the_stream
+// CHECK-NOT: gpu.wait [
+// CHECK: %[[H:.*]] = call @loom_rt_collective_start
+// CHECK-NEXT: call @loom_rt_gpu_gemm_f32
+// CHECK-NEXT: call @loom_rt_collective_wait(%[[H]])
+// CHECK-NEXT: gpu.dealloc async
+// CHECK-LABEL: func.func @a_mixed_run_keeps_its_waits
+// CHECK: gpu.wait [%{{.*}}]
+// CHECK-NEXT: call @loom_rt_collective_start
+// CHECK-NEXT: call @host_work
+// CHECK-NEXT: call @loom_rt_collective_wait
+// CHECK-NEXT: gpu.wait async
+func.func private @loom_rt_gpu_gemm_f32(i64)
+func.func private @loom_rt_collective_start(i64) -> i64
+func.func private @loom_rt_collective_wait(i64)
+func.func private @host_work(i64)
+func.func @a_run_of_calls_joins_the_stream(%n: i64) {
+  %0 = gpu.wait async
+  %m, %t = gpu.alloc async [%0] () : memref<4xf32>
+  gpu.wait [%t]
+  %h = call @loom_rt_collective_start(%n) : (i64) -> i64
+  call @loom_rt_gpu_gemm_f32(%n) : (i64) -> ()
+  call @loom_rt_collective_wait(%h) : (i64) -> ()
+  %1 = gpu.wait async
+  %2 = gpu.dealloc async [%1] %m : memref<4xf32>
+  gpu.wait [%2]
+  return
+}
+func.func @a_mixed_run_keeps_its_waits(%n: i64) {
+  %0 = gpu.wait async
+  %m, %t = gpu.alloc async [%0] () : memref<4xf32>
+  gpu.wait [%t]
+  %h = call @loom_rt_collective_start(%n) : (i64) -> i64
+  call @host_work(%n) : (i64) -> ()
+  call @loom_rt_collective_wait(%h) : (i64) -> ()
+  %1 = gpu.wait async
+  %2 = gpu.dealloc async [%1] %m : memref<4xf32>
+  gpu.wait [%2]
+  return
+}
