@@ -1,6 +1,6 @@
 // The loom-gpu-stream-calls pass (see Passes.td): a call to the runtime's GPU entry points
-// (cuBLAS GEMMs, attention, collectives) joins the stream of the kernels around it instead of
-// waiting for it.
+// (cuBLAS GEMMs, attention, collectives) or to a repeated layer's function joins the stream
+// of the kernels around it instead of waiting for it.
 #include "compiler/Lowering/Passes.h"
 #include "compiler/Lowering/RuntimeCalls.h"
 
@@ -18,12 +18,21 @@ using namespace mlir;
 
 namespace {
 
+/// Whether `call` only enqueues work on the device's stream: a runtime GPU entry point, or a
+/// repeated layer's function (its launches and calls go on the device's one stream too).
+bool isStreamCall(func::CallOp call) {
+  if (mlir::loom::runsOnGpuStream(call.getCallee()))
+    return true;
+  auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(call, call.getCalleeAttr());
+  return callee && !callee.isExternal() && mlir::loom::isRepeatedBlock(callee);
+}
+
 /// Whether `op` may stand between the host's wait for the stream and the new stream after
 /// a run of stream calls: free of memory effects (pointer extraction, index casts, constant
 /// argument arrays' reads) or one of the calls.
 bool staysInRun(Operation *op) {
   if (auto call = dyn_cast<func::CallOp>(op))
-    return mlir::loom::runsOnGpuStream(call.getCallee());
+    return isStreamCall(call);
   return isMemoryEffectFree(op);
 }
 
@@ -49,7 +58,20 @@ struct GpuStreamCallsPass : mlir::loom::impl::GpuStreamCallsBase<GpuStreamCallsP
         calls |= isa<func::CallOp>(op);
       }
     });
+    // A repeated layer's function need not drain the stream before it returns: its callers
+    // go on on the same stream (or wait for it themselves, where a call is in another run).
+    SmallVector<gpu::WaitOp> layerEnds;
+    getOperation()->walk([&](func::FuncOp fn) {
+      if (fn.isExternal() || !mlir::loom::isRepeatedBlock(fn))
+        return;
+      for (Block &block : fn.getBody())
+        if (auto end = dyn_cast_or_null<gpu::WaitOp>(block.getTerminator()->getPrevNode()))
+          if (!end.getAsyncToken() && isa<func::ReturnOp>(block.getTerminator()))
+            layerEnds.push_back(end);
+    });
     IRRewriter rewriter(&getContext());
+    for (gpu::WaitOp end : layerEnds)
+      rewriter.eraseOp(end);
     for (auto [before, after] : runs) {
       // The runtime runs each call on the device's one stream, which every token of the
       // function stands for (CudaLaunchAbi.h): stream order alone keeps the calls after the

@@ -2,10 +2,12 @@
 // first op that needs it and its start up to the first op it needs, so the device computes
 // while the collective is in flight.
 #include "compiler/Lowering/Passes.h"
+#include "runtime/SpmdCalls.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/ADT/SetVector.h"
@@ -146,6 +148,21 @@ private:
   DenseMap<Operation *, Access> cache;
 };
 
+/// Whether `op` is the start or the wait of a reduction (all_reduce, reduce_scatter): a
+/// gradient's, whose input the backward computes, as opposed to a parameter's all_gather,
+/// whose output the step would otherwise hold from the top.
+bool isReduction(Operation *op) {
+  using ::loom::rt::CollectiveCall;
+  if (isCallTo(op, kWait))
+    op = op->getOperand(0).getDefiningOp();
+  APInt kind;
+  if (!op || !isCallTo(op, kStart) || !matchPattern(op->getOperand(0), m_ConstantInt(&kind)))
+    return false;
+  int64_t k = kind.getSExtValue();
+  return k == static_cast<int64_t>(CollectiveCall::AllReduce) ||
+         k == static_cast<int64_t>(CollectiveCall::ReduceScatter);
+}
+
 /// Ops a start may carry along when it moves up: the definitions of its arguments.
 bool isCarriable(Operation *op) {
   return isa<arith::ConstantOp, arith::IndexCastOp, memref::ExtractAlignedPointerAsIndexOp,
@@ -173,17 +190,22 @@ struct OverlapCollectivesPass
           if (isCallTo(user, kWait) && user->getBlock() == &body)
             collectives.push_back({start, cast<func::CallOp>(user)});
       }
-    // In program order: a start rises no further than the previous collective's start or
-    // wait, which have moved already. Starts keep their order (every device issues them in
-    // the same order), and a parameter's all_gather is prefetched one collective ahead rather
-    // than all of them at the top of the step, which would hold every gathered weight at once.
+    // In program order. An all_gather's start rises no further than the previous collective's
+    // start or wait, which have moved already: a parameter's all_gather is prefetched one
+    // collective ahead rather than all of them at the top of the step, which would hold every
+    // gathered weight at once. A reduction's start rises past other reductions to its input's
+    // last writer: a gradient's reduction starts as the backward makes it, while the backward
+    // goes on, whatever order the partitioner emitted them in (every device runs this same
+    // program, so every device issues the collectives in the same new order). It stays
+    // behind the all_gathers, which the compute after them waits for.
     for (auto [start, wait] : collectives) {
       Value in = roots.of(start.getOperand(kInputArg));
       Value out = roots.of(start.getOperand(kOutputArg));
       if (!in || !out)
         continue;
       sinkWait(wait, in, out, accesses);
-      hoistStart(start, in, out, roots.of(start.getOperand(kPairsArg)), accesses);
+      hoistStart(start, in, out, roots.of(start.getOperand(kPairsArg)), isReduction(start),
+                 accesses);
     }
   }
 
@@ -201,8 +223,10 @@ struct OverlapCollectivesPass
   }
 
   /// Up to just after the last op that writes the input (or a permute's `pairs`), defines
-  /// what the start needs and cannot move with it, or is another collective's start or wait.
-  void hoistStart(func::CallOp start, Value in, Value out, Value pairs, Accesses &accesses) {
+  /// what the start needs and cannot move with it, or is another collective's start or wait
+  /// (another reduction's only stops it unless `pastReductions`).
+  void hoistStart(func::CallOp start, Value in, Value out, Value pairs, bool pastReductions,
+                  Accesses &accesses) {
     // The start's arguments, computed from constants, pointers and the output's allocation.
     llvm::SetVector<Operation *> needed;
     SmallVector<Value> worklist(start->getOperands());
@@ -226,8 +250,9 @@ struct OverlapCollectivesPass
       // A collective_permute's pairs are read by the start itself: it stays after their
       // stores.
       if (access.writes.contains(in) || access.touches(out) ||
-          (pairs && access.writes.contains(pairs)) || isCallTo(op, kStart) ||
-          isCallTo(op, kWait)) {
+          (pairs && access.writes.contains(pairs)) ||
+          ((isCallTo(op, kStart) || isCallTo(op, kWait)) &&
+           !(pastReductions && isReduction(op)))) {
         after = op;
         break;
       }

@@ -690,10 +690,14 @@ def OverlapCollectives : Pass<"loom-overlap-collectives", "mlir::func::FuncOp"> 
 
     * A wait moves down to just before the first op that reads or writes the collective's
       output buffer, or writes (or frees) its input buffer: peers read the input until then.
-    * A start moves up to just after the last op that writes its input buffer, or that is
-      another collective's start or wait (starts keep their order on every device, and a
-      parameter's all_gather is prefetched one collective ahead, not all at the top). The
-      output's allocation and the pointer arithmetic move with it.
+    * A start moves up to just after the last op that writes its input buffer. An all_gather
+      (all_to_all, permute) stops at another collective's start or wait: a parameter's
+      all_gather is prefetched one collective ahead, not all at the top. A reduction
+      (all_reduce, reduce_scatter: a gradient's) passes other reductions, so it starts as soon
+      as the backward has made its input, whatever order the partitioner emitted them in;
+      every device runs the same program, so all issue them in the same new order. It stays
+      behind all_gathers, which the compute after them waits for. The output's allocation and
+      the pointer arithmetic move with it.
 
     Buffers are tracked through views, extracted pointers and casts; an op whose effects are
     unknown (a BLAS call) counts as writing every buffer it reaches. A function that passes
@@ -836,7 +840,7 @@ def GpuBlockReductions : Pass<"loom-gpu-block-reductions"> {
                            "mlir::scf::SCFDialect"];
 }
 
-def GpuStreamCalls : Pass<"loom-gpu-stream-calls"> {
+def GpuStreamCalls : Pass<"loom-gpu-stream-calls", "mlir::ModuleOp"> {
   let summary = "Lets calls of the runtime's GPU entry points join the kernels' stream.";
   let description = [{
     Runs after `gpu-async-region`, which does not know what a call does and so makes the host
@@ -848,7 +852,9 @@ def GpuStreamCalls : Pass<"loom-gpu-stream-calls"> {
     step of GPT-2 small makes about 200 such calls). Where every call of a run is such a call
     (only ops free of memory effects between them), both waits are removed and the uses of the
     new stream take the old one: stream order keeps the calls between the kernels before and
-    after them. Other runs are left as they are.
+    after them. Other runs are left as they are. A repeated layer's function
+    (`loom-outline-repeated-blocks`) counts as such a call, since its launches and calls go on
+    the device's stream too, and no longer drains the stream before it returns.
   }];
   let dependentDialects = ["mlir::gpu::GPUDialect"];
 }

@@ -87,8 +87,10 @@ const std::vector<std::string> &mlir::loom::gpuHostToLLVMPasses() {
       // One stream for the function's launches, copies and allocations, in order; the
       // runtime hands the device's own (CudaLaunchAbi.h).
       "func.func(gpu-async-region)",
-      // cuBLAS calls run on that stream too, without the host waiting for it to drain.
-      "func.func(loom-gpu-stream-calls)",
+      // cuBLAS, attention and collective calls and repeated layers' functions run on that
+      // stream too, without the host waiting for it to drain (a module pass: it reads which
+      // callees are layers).
+      "loom-gpu-stream-calls",
       "convert-scf-to-cf",
       "expand-strided-metadata",
       "lower-affine",
@@ -107,7 +109,7 @@ LogicalResult mlir::loom::buildGpuPipeline(OpPassManager &pm, const std::string 
   registerLoomPasses();
   // Each repeated layer is one function (loom-outline-repeated-blocks), as on the CPU: its
   // kernels are compiled once, whatever the depth. The host code calls it; its kernels go on
-  // the same stream (the caller waits for the stream before each call, as for any call).
+  // the same stream, without the host waiting for the stream around the call.
   std::vector<std::string> toLinalg = cpuToLinalgPasses();
   if (!outlineBlocks)
     llvm::erase(toLinalg, "loom-outline-repeated-blocks");

@@ -7,15 +7,17 @@
 // and the square, whose init CSE shares with the exponential's, landed in %e's buffer before
 // the reduce_scatter read it). Each collective
 // becomes an allocation of its output, a start call and a wait call on dense buffers; the
-// pipeline's loom-overlap-collectives then starts the reduce_scatter before the square.
+// pipeline's loom-overlap-collectives then starts the reduce_scatter right after the
+// exponential, before the all_reduce (both are reductions, which pass other collectives), and
+// waits for it after the square.
 // CHECK-LABEL: func.func @two_readers
 // CHECK: %[[E:.*]] = memref.alloc() {{.*}} : memref<8x4xf32>
 // CHECK: memref.store %{{.*}}, %[[E]]
 // CHECK: %[[EP:.*]] = memref.extract_aligned_pointer_as_index %[[E]]
 // CHECK: %[[EPI:.*]] = arith.index_cast %[[EP]]
+// CHECK: %[[H2:.*]] = call @loom_rt_collective_start(%c1_i64, %c0_i64, %c0_i64, %[[EPI]],
 // CHECK: %[[H1:.*]] = call @loom_rt_collective_start(%c2_i64, %c0_i64, %c0_i64, %[[EPI]],
 // CHECK-NEXT: call @loom_rt_collective_wait(%[[H1]])
-// CHECK: %[[H2:.*]] = call @loom_rt_collective_start(%c1_i64, %c0_i64, %c0_i64, %[[EPI]],
 // CHECK-NOT: memref.store %{{.*}}, %[[E]]
 // CHECK: arith.mulf
 // CHECK-NOT: memref.store %{{.*}}, %[[E]]

@@ -1,4 +1,4 @@
-// RUN: loom-opt %s -split-input-file -pass-pipeline='builtin.module(func.func(loom-gpu-stream-calls))' | FileCheck %s
+// RUN: loom-opt %s -split-input-file -pass-pipeline='builtin.module(loom-gpu-stream-calls)' | FileCheck %s
 
 // Tests of loom-gpu-stream-calls (compiler/Lowering/GpuStreamCalls.cpp).
 
@@ -95,5 +95,46 @@ func.func @a_mixed_run_keeps_its_waits(%n: i64) {
   %1 = gpu.wait async
   %2 = gpu.dealloc async [%1] %m : memref<4xf32>
   gpu.wait [%2]
+  return
+}
+
+// -----
+
+// Tests that a repeated layer's function joins the stream as a runtime call does, and no
+// longer drains the stream before it returns; another function keeps its waits.
+// CHECK-LABEL: func.func private @layer
+// CHECK: gpu.dealloc async
+// CHECK-NEXT: return
+// CHECK-LABEL: func.func @calls_a_layer
+// CHECK-NOT: gpu.wait [
+// CHECK: call @layer
+// CHECK-NEXT: call @layer
+// CHECK-NEXT: gpu.dealloc async
+// CHECK-LABEL: func.func @not_a_layer
+// CHECK: gpu.wait [%{{.*}}]
+// CHECK-NEXT: return
+func.func private @layer(%m: memref<4xf32>) attributes {loom.block} {
+  %0 = gpu.wait async
+  %n, %t = gpu.alloc async [%0] () : memref<4xf32>
+  %1 = gpu.dealloc async [%t] %n : memref<4xf32>
+  gpu.wait [%1]
+  return
+}
+func.func @calls_a_layer() {
+  %0 = gpu.wait async
+  %m, %t = gpu.alloc async [%0] () : memref<4xf32>
+  gpu.wait [%t]
+  call @layer(%m) : (memref<4xf32>) -> ()
+  call @layer(%m) : (memref<4xf32>) -> ()
+  %1 = gpu.wait async
+  %2 = gpu.dealloc async [%1] %m : memref<4xf32>
+  gpu.wait [%2]
+  return
+}
+func.func @not_a_layer() {
+  %0 = gpu.wait async
+  %n, %t = gpu.alloc async [%0] () : memref<4xf32>
+  %1 = gpu.dealloc async [%t] %n : memref<4xf32>
+  gpu.wait [%1]
   return
 }
