@@ -214,8 +214,10 @@ void loom::rt::transposeBlock(int64_t rows, int64_t cols, const float *src, int6
                               float *dst, int64_t ldDst) {
   int64_t fullRows = smallGemmHasKernel() ? rows / 16 * 16 : 0;
   int64_t fullCols = cols / 16 * 16;
-  for (int64_t i = 0; i < fullRows; i += 16)
-    for (int64_t j = 0; j < fullCols; j += 16)
+  // A band of 16 rows of dst at a time, left to right: stepping down src's rows instead
+  // wrote each tile's 16 rows a whole band apart (512 x 128 turned in 20 us instead of 11).
+  for (int64_t j = 0; j < fullCols; j += 16)
+    for (int64_t i = 0; i < fullRows; i += 16)
       transposeTile(src + i * ldSrc + j, ldSrc, dst + j * ldDst + i, ldDst);
   // The edges: columns right of the last full tile, then the rows below it.
   for (int64_t i = 0; i < fullRows; ++i)
