@@ -146,8 +146,8 @@ Status NcclCollectives::enqueue(const CollectiveRequest &r, CudaPlatform &gpu,
                           : exchange(device(r.input), into, inBytes, true);
         !s.isOk() || inPlace)
       return s;
-    return copyPitched(gpu, on, blocksToConcatenation(r.shape, r.dim, n, element), blocks.pointer,
-                       device(r.output));
+    return copyPitched(gpu, on, blocksToConcatenation(r.shape, r.dim, n, element),
+                       blocks.pointer, device(r.output));
   }
   case CollectiveKind::ReduceScatter: {
     if (!ranked) { // the sum of all pieces, of which this member keeps its own
@@ -168,8 +168,8 @@ Status NcclCollectives::enqueue(const CollectiveRequest &r, CudaPlatform &gpu,
     Scratch blocks(gpu, on, inBytes);
     if (!blocks.pointer)
       return scratchFailed();
-    if (Status s = copyPitched(gpu, on, piecesToBlocks(r.shape, r.dim, n, element), device(r.input),
-                               blocks.pointer);
+    if (Status s = copyPitched(gpu, on, piecesToBlocks(r.shape, r.dim, n, element),
+                               device(r.input), blocks.pointer);
         !s.isOk())
       return s;
     return ok(nccl.reduceScatter(reinterpret_cast<void *>(blocks.pointer), r.output,
@@ -180,7 +180,8 @@ Status NcclCollectives::enqueue(const CollectiveRequest &r, CudaPlatform &gpu,
     pieceShape[r.dim] /= n;
     const bool packSends = piecesOuter(r.shape, r.dim) != 1;
     const bool unpackReceived = piecesOuter(pieceShape, r.concatDim) != 1;
-    Scratch sends(gpu, on, packSends ? inBytes : 0), received(gpu, on, unpackReceived ? inBytes : 0);
+    Scratch sends(gpu, on, packSends ? inBytes : 0);
+    Scratch received(gpu, on, unpackReceived ? inBytes : 0);
     if ((packSends && !sends.pointer) || (unpackReceived && !received.pointer))
       return scratchFailed();
     CUdeviceptr from = packSends ? sends.pointer : device(r.input);

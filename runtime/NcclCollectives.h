@@ -13,8 +13,8 @@
 // piece. wait() blocks the host until the collective's event has passed on its stream (so
 // the kernels enqueued after it follow it), polling NCCL for asynchronous errors; after the
 // timeout it aborts the group's communicators (their kernels return) and fails, naming the
-// collective, and so do the group's later collectives. NCCL cannot say which peer is missing: a peer whose
-// launch failed before the collective never issues it.
+// collective, and so do the group's later collectives. NCCL cannot say which peer is
+// missing: a peer whose launch failed before the collective never issues it.
 #ifndef LOOM_RUNTIME_NCCLCOLLECTIVES_H
 #define LOOM_RUNTIME_NCCLCOLLECTIVES_H
 
@@ -34,9 +34,10 @@ class NcclCollectives final : public Collectives {
 public:
   /// For the job's GPUs: `gpus[d]` is device d's where this process holds it, null where
   /// another process does (each holds `perProcess`; all of them in one process); `host`
-  /// shares the communicators' ids between processes (null in one process). InvalidArgument for an invalid LOOM_COLLECTIVE_TIMEOUT_S. Without NCCL
-  /// the backend is still made (a program on one GPU needs no collective; shard_slice is a
-  /// copy): collectives then fail, saying why.
+  /// shares the communicators' ids between processes (null in one process).
+  /// InvalidArgument for an invalid LOOM_COLLECTIVE_TIMEOUT_S. Without NCCL the backend is
+  /// still made (a program on one GPU needs no collective; shard_slice is a copy):
+  /// collectives then fail, saying why.
   static StatusOr<std::unique_ptr<NcclCollectives>>
   create(std::vector<std::shared_ptr<CudaPlatform>> gpus, int perProcess = 0,
          MpiCollectives *host = nullptr);
