@@ -9,6 +9,7 @@
 #include "runtime/MpiCollectives.h"
 #include "runtime/NcclCollectives.h"
 #include "tests/unit/runtime/CollectivesTestSupport.h"
+#include "tests/unit/runtime/MpiTestMain.h"
 
 #include <gtest/gtest.h>
 
@@ -96,13 +97,4 @@ INSTANTIATE_TEST_SUITE_P(InDeviceOrderAndReversed, NcclAcrossProcesses, ::testin
 
 } // namespace
 
-int main(int argc, char **argv) {
-  if (Status s = distributed::initialize(); !s.isOk()) {
-    std::fprintf(stderr, "%s\n", s.message().c_str());
-    return 1;
-  }
-  ::testing::InitGoogleTest(&argc, argv);
-  int failed = RUN_ALL_TESTS();
-  distributed::finalize();
-  return failed;
-}
+int main(int argc, char **argv) { return testsupport::runTestsInMpiJob(argc, argv); }

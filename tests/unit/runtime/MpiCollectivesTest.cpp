@@ -7,6 +7,7 @@
 #include "runtime/Distributed.h"
 #include "runtime/MpiCollectives.h"
 #include "runtime/NcclCommunicators.h"
+#include "tests/unit/runtime/MpiTestMain.h"
 
 #include <gtest/gtest.h>
 
@@ -232,13 +233,4 @@ TEST_F(MpiCollectivesTest, NcclIdsOfTheSetsAcrossProcessesAreShared) {
 
 } // namespace
 
-int main(int argc, char **argv) {
-  if (Status s = distributed::initialize(); !s.isOk()) {
-    std::fprintf(stderr, "%s\n", s.message().c_str());
-    return 1;
-  }
-  ::testing::InitGoogleTest(&argc, argv);
-  int failed = RUN_ALL_TESTS();
-  distributed::finalize();
-  return failed;
-}
+int main(int argc, char **argv) { return testsupport::runTestsInMpiJob(argc, argv); }
