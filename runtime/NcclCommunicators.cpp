@@ -5,7 +5,9 @@
 #include "runtime/MpiCollectives.h"
 
 #include <algorithm>
+#include <condition_variable>
 #include <cstring>
+#include <thread>
 
 namespace loom::rt {
 
@@ -16,6 +18,33 @@ std::string describe(const std::vector<int> &devices) {
     text += (i ? ", " : "") + std::to_string(devices[i]);
   return text + "}";
 }
+/// Ends the job, naming `what`, unless disarmed within `timeout`: NCCL's initialization of a
+/// communicator waits for every rank without a timeout, so a peer lost there would hang it.
+class InitWatchdog {
+public:
+  InitWatchdog(std::string what, std::chrono::milliseconds timeout)
+      : watcher([this, what = std::move(what), timeout] {
+          std::unique_lock lock(mutex);
+          if (!disarmed.wait_for(lock, timeout, [&] { return done; }))
+            distributed::abortJob(what + ": the other processes did not join within " +
+                                  std::to_string(timeout.count() / 1000) + " s");
+        }) {}
+  ~InitWatchdog() {
+    {
+      std::lock_guard lock(mutex);
+      done = true;
+    }
+    disarmed.notify_all();
+    watcher.join();
+  }
+
+private:
+  std::mutex mutex;
+  std::condition_variable disarmed;
+  bool done = false;
+  std::thread watcher;
+};
+
 } // namespace
 
 std::vector<int> ncclRanks(const DeviceGroup &group) {
@@ -103,7 +132,7 @@ StatusOr<std::vector<NcclCommunicators::Group>>
 NcclCommunicators::makeAcrossProcesses(const std::vector<std::vector<int>> &wanted,
                                        std::chrono::milliseconds timeout) {
   // Every process is here before any of them blocks in NCCL's initialization, which waits
-  // for all ranks of a communicator without a timeout.
+  // for all ranks of a communicator without a timeout (a watchdog then ends the job).
   if (Status s = host->barrier(timeout); !s.isOk())
     return Status::error(s.code(), "making NCCL communicators: " + s.message());
   std::vector<char> ids(wanted.size() * sizeof(ncclUniqueId));
@@ -126,6 +155,9 @@ NcclCommunicators::makeAcrossProcesses(const std::vector<std::vector<int>> &want
     Group group{devices, std::vector<ncclComm_t>(devices.size()), Status::ok()};
     ncclUniqueId id;
     std::memcpy(&id, ids.data() + i * sizeof id, sizeof id);
+    InitWatchdog watchdog(distributed::describeProcess() + ": making the NCCL communicators of " +
+                              describe(devices),
+                          timeout);
     Status status = nccl.check(nccl.groupStart(), "NCCL");
     bool mine = false;
     for (int rank = 0; rank < n && status.isOk(); ++rank) {
