@@ -32,6 +32,12 @@ struct Launch {
 };
 thread_local Launch launch;
 
+/// How long a wait gives its collective once the launch has failed: it fails anyway, and a
+/// backend keeps its buffers safe once wait() returns, whatever it returns (Collectives.h).
+/// Each of the collectives still in flight waiting the whole timeout would hold the failure
+/// back by as many timeouts (gradients' reductions start as the backward makes them).
+constexpr auto kWaitAfterFailure = std::chrono::milliseconds(200);
+
 std::mutex statsMutex;
 std::map<int, SpmdCallStats> &allStats() {
   static auto *stats = new std::map<int, SpmdCallStats>();
@@ -158,8 +164,11 @@ extern "C" void loom_rt_collective_wait(int64_t handle) {
   InFlight op = *found;
   launch.inFlight.erase(found);
   Clock::time_point waiting = Clock::now();
-  // Waited for even after an earlier failure: the peers may still read our buffers.
-  Status status = launch.context->collectives->wait(op.backendHandle);
+  // Waited for even after an earlier failure, if briefly: the peers may still read our
+  // buffers until the backend lets go of them.
+  Collectives &backend = *launch.context->collectives;
+  Status status = backend.wait(op.backendHandle, launch.error.isOk() ? backend.timeout()
+                                                                      : kWaitAfterFailure);
   Clock::time_point done = Clock::now();
   if (profile::enabled())
     profile::record(profile::collectivesTrack(launch.context->device), std::string(name(op.kind)),
