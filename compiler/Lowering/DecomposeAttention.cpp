@@ -1,7 +1,8 @@
 // The loom-decompose-attention pass (see Passes.td): loom.attention and loom.attention_grad
 // written as the products, softmax and mask they stand for, where the backend's attention
-// kernel cannot run them (16-bit types; on the GPU also f64 and head dims over 128). It makes
-// the [B, H, Tq, Tk] scores.
+// kernel cannot run them (on the GPU f64 and head dims over 128). It makes the [B, H, Tq, Tk]
+// scores. A 16-bit attention the kernel can run in f32 is computed in f32 instead.
+#include "compiler/Lowering/ComputeInF32.h"
 #include "compiler/Lowering/Passes.h"
 
 #include "compiler/IR/LoomOps.h"
@@ -113,17 +114,26 @@ struct DecomposeAttentionPass
   using DecomposeAttentionBase::DecomposeAttentionBase;
 
   /// Whether the backend's attention kernel runs the attention of `query` and `value`: the
-  /// CPU's takes f32 and f64, the GPU's f32 with head dims up to kGpuAttentionMaxDim.
+  /// CPU's takes f32 and f64, the GPU's f32 with head dims up to kGpuAttentionMaxDim; bf16
+  /// and f16 where f32 would be, converted to f32 (isNarrowFloat).
   bool keep(Value query, Value value) const {
     auto q = cast<RankedTensorType>(query.getType());
     Type element = q.getElementType();
     if (all)
       return false;
+    bool f32 = element.isF32() || isNarrowFloat(element);
     if (gpu)
-      return element.isF32() && q.getDimSize(3) <= ::loom::rt::kGpuAttentionMaxDim &&
+      return f32 && q.getDimSize(3) <= ::loom::rt::kGpuAttentionMaxDim &&
              cast<RankedTensorType>(value.getType()).getDimSize(3) <=
                  ::loom::rt::kGpuAttentionMaxDim;
-    return element.isF32() || element.isF64();
+    return f32 || element.isF64();
+  }
+  /// Keeps `op` for the kernel: in f32 if it is 16-bit, marked for the GPU's kernels there.
+  void keepForKernel(Operation *op, IRRewriter &rewriter) const {
+    if (isNarrowFloat(op->getOperand(0).getType()))
+      op = computeInF32(op);
+    if (gpu)
+      op->setAttr("loom.on_gpu", rewriter.getUnitAttr());
   }
 
   void runOnOperation() override {
@@ -137,8 +147,7 @@ struct DecomposeAttentionPass
       rewriter.setInsertionPoint(op);
       if (auto a = dyn_cast<AttentionOp>(op)) {
         if (keep(a.getQuery(), a.getValue())) {
-          if (gpu)
-            a->setAttr("loom.on_gpu", rewriter.getUnitAttr());
+          keepForKernel(a, rewriter);
           continue;
         }
         AttentionBuilder builder{rewriter, a.getLoc(), a.getQuery(), a.getKey(), a.getValue(),
@@ -148,8 +157,7 @@ struct DecomposeAttentionPass
       } else {
         auto g = cast<AttentionGradOp>(op);
         if (keep(g.getQuery(), g.getValue())) {
-          if (gpu)
-            g->setAttr("loom.on_gpu", rewriter.getUnitAttr());
+          keepForKernel(g, rewriter);
           continue;
         }
         AttentionBuilder builder{rewriter, g.getLoc(), g.getQuery(), g.getKey(), g.getValue(),

@@ -41,13 +41,21 @@ func.func @causal(%q: tensor<1x4x2x8xf32>, %k: tensor<1x4x2x8xf32>, %v: tensor<1
 
 // -----
 
-// Tests that a bf16 attention (no CPU kernel) is decomposed by default, without a mask when
-// not causal, with more keys than queries and a value dim unlike the query's.
+// Tests that a bf16 attention runs on the f32 kernels (CPU and GPU): its operands converted
+// up, its results rounded back once, with more keys than queries and a value dim unlike the
+// query's. With `all` it is decomposed, without a mask when not causal.
 // CHECK-LABEL: func.func @bf16
-// CHECK-NOT: loom.attention
-// CHECK-NOT: loom.select
-// CHECK: loom.dot_general %arg0, %arg1, {{.*}} -> tensor<1x2x4x6xbf16>
-// CHECK: loom.dot_general %{{.*}}, %arg2, {{.*}} : (tensor<1x2x4x6xbf16>, tensor<1x6x2x3xbf16>) -> tensor<1x2x4x3xbf16>
+// CPU: %[[Q:.*]] = loom.convert %arg0 : tensor<1x4x2x8xbf16> -> tensor<1x4x2x8xf32>
+// CPU: %[[K:.*]] = loom.convert %arg1 : tensor<1x6x2x8xbf16> -> tensor<1x6x2x8xf32>
+// CPU: %[[V:.*]] = loom.convert %arg2 : tensor<1x6x2x3xbf16> -> tensor<1x6x2x3xf32>
+// CPU: %[[OUT:.*]], %{{.*}} = loom.attention %[[Q]], %[[K]], %[[V]], scale = 5.000000e-01 : {{.*}} -> (tensor<1x4x2x3xf32>, tensor<1x2x4xf32>)
+// CPU: %[[ROUNDED:.*]] = loom.convert %[[OUT]] : tensor<1x4x2x3xf32> -> tensor<1x4x2x3xbf16>
+// CPU: return %[[ROUNDED]]
+// GPU: loom.attention {{.*}} {loom.on_gpu} : {{.*}} -> (tensor<1x4x2x3xf32>, tensor<1x2x4xf32>)
+// ALL-NOT: loom.attention
+// ALL-NOT: loom.select
+// ALL: loom.dot_general %arg0, %arg1, {{.*}} -> tensor<1x2x4x6xbf16>
+// ALL: loom.dot_general %{{.*}}, %arg2, {{.*}} : (tensor<1x2x4x6xbf16>, tensor<1x6x2x3xbf16>) -> tensor<1x2x4x3xbf16>
 func.func @bf16(%q: tensor<1x4x2x8xbf16>, %k: tensor<1x6x2x8xbf16>, %v: tensor<1x6x2x3xbf16>)
     -> tensor<1x4x2x3xbf16> {
   %out, %lse = loom.attention %q, %k, %v, scale = 0.5
@@ -104,4 +112,26 @@ func.func @gpuLimits(%q: tensor<1x4x2x8xf64>, %q32: tensor<1x4x2x8xf32>,
       : (tensor<1x4x2x8xf32>, tensor<1x4x2x8xf32>, tensor<1x4x2x136xf32>)
       -> (tensor<1x4x2x136xf32>, tensor<1x2x4xf32>)
   return %out, %wide : tensor<1x4x2x8xf64>, tensor<1x4x2x136xf32>
+}
+
+// -----
+
+// Tests that a bf16 gradient runs on the f32 kernels too, every operand (the logsumexp too)
+// converted up and each gradient rounded back.
+// CHECK-LABEL: func.func @bf16Grad
+// CPU-COUNT-6: loom.convert %arg{{[0-5]}} : {{.*}}xbf16> -> {{.*}}xf32>
+// CPU: %[[DQ:.*]], %[[DK:.*]], %[[DV:.*]] = loom.attention_grad {{.*}} -> (tensor<1x4x2x8xf32>, tensor<1x4x2x8xf32>, tensor<1x4x2x8xf32>)
+// CPU-DAG: loom.convert %[[DQ]] : tensor<1x4x2x8xf32> -> tensor<1x4x2x8xbf16>
+// CPU-DAG: loom.convert %[[DK]] : tensor<1x4x2x8xf32> -> tensor<1x4x2x8xbf16>
+// CPU-DAG: loom.convert %[[DV]] : tensor<1x4x2x8xf32> -> tensor<1x4x2x8xbf16>
+// GPU: loom.attention_grad {{.*}} {loom.on_gpu} : {{.*}}xf32>
+// ALL-NOT: loom.attention_grad
+func.func @bf16Grad(%q: tensor<1x4x2x8xbf16>, %k: tensor<1x4x2x8xbf16>, %v: tensor<1x4x2x8xbf16>,
+                    %o: tensor<1x4x2x8xbf16>, %lse: tensor<1x2x4xbf16>, %do: tensor<1x4x2x8xbf16>)
+    -> (tensor<1x4x2x8xbf16>, tensor<1x4x2x8xbf16>, tensor<1x4x2x8xbf16>) {
+  %dq, %dk, %dv = loom.attention_grad %q, %k, %v, %o, %lse, %do, scale = 0.5 causal
+      : (tensor<1x4x2x8xbf16>, tensor<1x4x2x8xbf16>, tensor<1x4x2x8xbf16>, tensor<1x4x2x8xbf16>,
+         tensor<1x2x4xbf16>, tensor<1x4x2x8xbf16>)
+      -> (tensor<1x4x2x8xbf16>, tensor<1x4x2x8xbf16>, tensor<1x4x2x8xbf16>)
+  return %dq, %dk, %dv : tensor<1x4x2x8xbf16>, tensor<1x4x2x8xbf16>, tensor<1x4x2x8xbf16>
 }
