@@ -1,7 +1,7 @@
 // The loom-decompose-attention pass (see Passes.td): loom.attention and loom.attention_grad
 // written as the products, softmax and mask they stand for, where the backend's attention
-// kernel cannot run them (on the GPU f64 and head dims over 128). It makes the [B, H, Tq, Tk]
-// scores. A 16-bit attention the kernel can run in f32 is computed in f32 instead.
+// kernel cannot run them (on the GPU 16-bit types, f64 and head dims over 128). It makes the
+// [B, H, Tq, Tk] scores. On the CPU a 16-bit attention is computed in f32 by the kernel.
 #include "compiler/Lowering/ComputeInF32.h"
 #include "compiler/Lowering/Passes.h"
 
@@ -114,21 +114,23 @@ struct DecomposeAttentionPass
   using DecomposeAttentionBase::DecomposeAttentionBase;
 
   /// Whether the backend's attention kernel runs the attention of `query` and `value`: the
-  /// CPU's takes f32 and f64, the GPU's f32 with head dims up to kGpuAttentionMaxDim; bf16
-  /// and f16 where f32 would be, converted to f32 (isNarrowFloat).
+  /// CPU's takes f32 and f64, and bf16 and f16 converted to f32 (isNarrowFloat); the GPU's
+  /// f32 with head dims up to kGpuAttentionMaxDim. (On an H200 the GPU's f32 kernels on bf16
+  /// values made the bf16 GPT-2-small step slower than 16-bit products on the tensor cores
+  /// and an f32 softmax, 88 against 77 ms, so the GPU decomposes 16-bit attention.)
   bool keep(Value query, Value value) const {
     auto q = cast<RankedTensorType>(query.getType());
     Type element = q.getElementType();
     if (all)
       return false;
-    bool f32 = element.isF32() || isNarrowFloat(element);
+    bool f32 = element.isF32() || (!gpu && isNarrowFloat(element));
     if (gpu)
       return f32 && q.getDimSize(3) <= ::loom::rt::kGpuAttentionMaxDim &&
              cast<RankedTensorType>(value.getType()).getDimSize(3) <=
                  ::loom::rt::kGpuAttentionMaxDim;
     return f32 || element.isF64();
   }
-  /// Keeps `op` for the kernel: in f32 if it is 16-bit, marked for the GPU's kernels there.
+  /// Keeps `op` for the kernel: in f32 if it is 16-bit, marked for the GPU's kernels on it.
   void keepForKernel(Operation *op, IRRewriter &rewriter) const {
     if (isNarrowFloat(op->getOperand(0).getType()))
       op = computeInF32(op);

@@ -883,9 +883,11 @@ def DecomposeAttention : Pass<"loom-decompose-attention", "mlir::ModuleOp"> {
     For a backend without an attention kernel. By default only attentions the CPU's kernel
     (runtime/Attention.h, f32 and f64) cannot run are decomposed; with `all`, every one. With
     `gpu` (the GPU pipeline), those the GPU's kernel cannot run (runtime/CudaAttention.h: f32,
-    head dims up to 128); the others are marked `loom.on_gpu` for it. A bf16 or f16 attention
-    (and gradient) that the kernel runs in f32 is computed in f32: its operands converted up,
-    its results rounded back once, without the scores a decomposition makes in 16 bits.
+    head dims up to 128); the others are marked `loom.on_gpu` for it. On the CPU a bf16 or
+    f16 attention (and gradient) is computed in f32 by the kernel: its operands converted up,
+    its results rounded back once, without the scores a decomposition makes in 16 bits. (The
+    GPU decomposes them: 16-bit products on its tensor cores ran a bf16 GPT step faster than
+    its f32 kernels on bf16 values.)
     The decomposition makes the [B, H, Tq, Tk] scores and probabilities that
     the kernel avoids: scores `scale * q k^T` (-inf where a causal mask forbids the pair), a
     softmax over the keys, and its product with the values; the gradient recomputes the
