@@ -33,29 +33,6 @@ double secondsSince(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
 }
 
-/// The steps of the run: training.epochs passes over the training split when set.
-int64_t stepsOf(const Config &c, const TrainTask &task) {
-  double epochs = c.number("training.epochs");
-  if (epochs <= 0)
-    return c.integer("training.steps");
-  return std::max<int64_t>(1, static_cast<int64_t>(std::ceil(epochs * task.stepsPerEpoch())));
-}
-
-/// The task of a validated config, with this process's share of the mesh's virtual devices
-/// made first (they must exist before the first array; in a job of several processes, each
-/// holds its share).
-std::unique_ptr<TrainTask> makeProcessTask(const Config &c, std::FILE *log) {
-  validateConfig(c);
-  const int processes = distributed::process_count();
-  if (devicesOf(c) % processes)
-    throw Error(fmt::format("mesh.shape {} has {} devices, which {} processes cannot share "
-                            "evenly",
-                            fmt::join(c.integers("mesh.shape"), "x"), devicesOf(c), processes));
-  setenv("LOOM_CPU_DEVICES", std::to_string(devicesOf(c) / processes).c_str(),
-         /*overwrite=*/1);
-  return makeTask(c, log);
-}
-
 /// `c`, once checked (validateConfig).
 const Config &validated(const Config &c) {
   validateConfig(c);

@@ -5,7 +5,16 @@
 #include "frontend/train/MlpTask.h"
 #include "frontend/train/TwoTowerTask.h"
 
+#include "frontend/Distributed.h"
 #include "frontend/Error.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <string>
 
 namespace loom::train {
 
@@ -38,6 +47,25 @@ std::unique_ptr<TrainTask> makeTask(const Config &c, std::FILE *log) {
   if (c.text("model.kind") == "two_tower")
     return makeTwoTowerTask(c);
   return makeGptTask(c, log);
+}
+
+std::unique_ptr<TrainTask> makeProcessTask(const Config &c, std::FILE *log) {
+  validateConfig(c);
+  const int processes = distributed::process_count();
+  if (devicesOf(c) % processes)
+    throw Error(fmt::format("mesh.shape {} has {} devices, which {} processes cannot share "
+                            "evenly",
+                            fmt::join(c.integers("mesh.shape"), "x"), devicesOf(c), processes));
+  setenv("LOOM_CPU_DEVICES", std::to_string(devicesOf(c) / processes).c_str(),
+         /*overwrite=*/1);
+  return makeTask(c, log);
+}
+
+int64_t stepsOf(const Config &c, const TrainTask &task) {
+  double epochs = c.number("training.epochs");
+  if (epochs <= 0)
+    return c.integer("training.steps");
+  return std::max<int64_t>(1, static_cast<int64_t>(std::ceil(epochs * task.stepsPerEpoch())));
 }
 
 } // namespace loom::train

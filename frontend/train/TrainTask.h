@@ -105,6 +105,16 @@ void validateConfig(const Config &config);
 /// The number of devices the config's mesh has (1 for strategy none).
 int64_t devicesOf(const Config &config);
 
+/// makeTask for this process of the job, once the config is checked: its share of the mesh's
+/// virtual devices is made first (they must exist before the first array; in a job of several
+/// processes, each holds its share). Throws loom::Error where the processes cannot share the
+/// mesh evenly.
+std::unique_ptr<TrainTask> makeProcessTask(const Config &config, std::FILE *log);
+
+/// The steps of the run: training.epochs passes over the training split when set, else
+/// training.steps.
+int64_t stepsOf(const Config &config, const TrainTask &task);
+
 } // namespace loom::train
 
 #endif // LOOM_FRONTEND_TRAIN_TRAINTASK_H
