@@ -152,6 +152,12 @@ NcclCommunicators::makeAcrossProcesses(const std::vector<std::vector<int>> &want
   for (size_t i = 0; i < wanted.size(); ++i) {
     const std::vector<int> &devices = wanted[i];
     const int n = static_cast<int>(devices.size());
+    std::vector<int> mine; // the ranks of this process's GPUs
+    for (int rank = 0; rank < n; ++rank)
+      if (devices[rank] < static_cast<int>(gpus.size()) && gpus[devices[rank]])
+        mine.push_back(rank);
+    if (mine.empty())
+      continue; // the set's processes make its communicators among themselves
     Group group{devices, std::vector<ncclComm_t>(devices.size()), Status::ok()};
     ncclUniqueId id;
     std::memcpy(&id, ids.data() + i * sizeof id, sizeof id);
@@ -159,12 +165,8 @@ NcclCommunicators::makeAcrossProcesses(const std::vector<std::vector<int>> &want
                               describe(devices),
                           timeout);
     Status status = nccl.check(nccl.groupStart(), "NCCL");
-    bool mine = false;
-    for (int rank = 0; rank < n && status.isOk(); ++rank) {
-      int d = devices[rank];
-      if (d >= static_cast<int>(gpus.size()) || !gpus[d])
-        continue; // another process's GPU
-      mine = true;
+    for (size_t r = 0; r < mine.size() && status.isOk(); ++r) {
+      int rank = mine[r], d = devices[rank];
       gpus[d]->bind(); // NCCL joins the current context's GPU
       status = nccl.check(nccl.commInitRank(&group.comms[rank], n, id, rank),
                           "joining device " + std::to_string(d));
@@ -178,8 +180,7 @@ NcclCommunicators::makeAcrossProcesses(const std::vector<std::vector<int>> &want
       return Status::error(status.code(), "making the NCCL communicators of " +
                                               describe(devices) + ": " + status.message());
     }
-    if (mine)
-      made.push_back(std::move(group));
+    made.push_back(std::move(group));
   }
   return made;
 }

@@ -8,6 +8,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/DenseSet.h"
 
 namespace mlir::loom {
 #define GEN_PASS_DEF_GPUSTREAMCALLS
@@ -18,26 +19,33 @@ using namespace mlir;
 
 namespace {
 
-/// Whether `call` only enqueues work on the device's stream: a runtime GPU entry point, or a
-/// repeated layer's function (its launches and calls go on the device's one stream too).
-bool isStreamCall(func::CallOp call) {
-  if (mlir::loom::runsOnGpuStream(call.getCallee()))
-    return true;
-  auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(call, call.getCalleeAttr());
-  return callee && !callee.isExternal() && mlir::loom::isRepeatedBlock(callee);
-}
-
-/// Whether `op` may stand between the host's wait for the stream and the new stream after
-/// a run of stream calls: free of memory effects (pointer extraction, index casts, constant
-/// argument arrays' reads) or one of the calls.
-bool staysInRun(Operation *op) {
-  if (auto call = dyn_cast<func::CallOp>(op))
-    return isStreamCall(call);
-  return isMemoryEffectFree(op);
-}
-
 struct GpuStreamCallsPass : mlir::loom::impl::GpuStreamCallsBase<GpuStreamCallsPass> {
   void runOnOperation() override {
+    // The repeated layers' functions. One need not drain the stream before it returns: its
+    // callers go on on the same stream (or wait for it themselves, where a call is in a run
+    // with other calls).
+    llvm::DenseSet<StringAttr> layers;
+    SmallVector<gpu::WaitOp> layerEnds;
+    getOperation()->walk([&](func::FuncOp fn) {
+      if (fn.isExternal() || !mlir::loom::isRepeatedBlock(fn))
+        return;
+      layers.insert(fn.getSymNameAttr());
+      for (Block &block : fn.getBody())
+        if (auto end = dyn_cast_or_null<gpu::WaitOp>(block.getTerminator()->getPrevNode()))
+          if (!end.getAsyncToken() && isa<func::ReturnOp>(block.getTerminator()))
+            layerEnds.push_back(end);
+    });
+    // Whether `op` may stand between the host's wait for the stream and the new stream after
+    // a run of stream calls: a call that only enqueues work on the device's stream (a
+    // runtime GPU entry point, or a layer's function, whose launches and calls go on that
+    // stream too), or an op free of memory effects (pointer extraction, index casts,
+    // constant argument arrays' reads).
+    auto staysInRun = [&](Operation *op) {
+      if (auto call = dyn_cast<func::CallOp>(op))
+        return mlir::loom::runsOnGpuStream(call.getCallee()) ||
+               layers.contains(call.getCalleeAttr().getAttr());
+      return isMemoryEffectFree(op);
+    };
     // gpu-async-region leaves `gpu.wait [%t]` (the host blocks until the stream drains)
     // before a run of calls it does not know and `%s = gpu.wait async` (a new stream) after
     // it. Where every call of the run enqueues on the device's stream, both go.
@@ -57,17 +65,6 @@ struct GpuStreamCallsPass : mlir::loom::impl::GpuStreamCallsBase<GpuStreamCallsP
           return;
         calls |= isa<func::CallOp>(op);
       }
-    });
-    // A repeated layer's function need not drain the stream before it returns: its callers
-    // go on on the same stream (or wait for it themselves, where a call is in another run).
-    SmallVector<gpu::WaitOp> layerEnds;
-    getOperation()->walk([&](func::FuncOp fn) {
-      if (fn.isExternal() || !mlir::loom::isRepeatedBlock(fn))
-        return;
-      for (Block &block : fn.getBody())
-        if (auto end = dyn_cast_or_null<gpu::WaitOp>(block.getTerminator()->getPrevNode()))
-          if (!end.getAsyncToken() && isa<func::ReturnOp>(block.getTerminator()))
-            layerEnds.push_back(end);
     });
     IRRewriter rewriter(&getContext());
     for (gpu::WaitOp end : layerEnds)

@@ -218,8 +218,9 @@ TEST_F(MpiCollectivesTest, NcclIdsOfTheSetsAcrossProcessesAreShared) {
   if (!nccl.ok())
     GTEST_SKIP() << nccl.status().message();
   // This machine has no GPUs: each process holds none of the job's devices, so preparing
-  // makes no communicator, but every process still makes it through the barrier, process
-  // 0's ids and their broadcast, for the sets of the mesh that span processes.
+  // makes no communicator (it joins no set), but every process still makes it through the
+  // barrier, process 0's ids and their broadcast, for the sets of the mesh that span
+  // processes.
   NcclCommunicators communicators(
       **nccl, std::vector<std::shared_ptr<CudaPlatform>>(processes() * localDevices()),
       localDevices(), backend.get());
