@@ -66,35 +66,6 @@ void copyKernel(memref::CopyOp copy, IRRewriter &rewriter) {
   gpu::TerminatorOp::create(rewriter, loc);
 }
 
-/// Whether only the runtime's calls on the host read `buffer` (the description of a call, as
-/// attention's or a collective_permute's pairs): it stays in host memory.
-bool onlyDescribesCalls(Value buffer) {
-  SmallVector<Value> values = {buffer};
-  while (!values.empty()) {
-    Value v = values.pop_back_val();
-    for (Operation *user : v.getUsers()) {
-      if (auto call = dyn_cast<func::CallOp>(user)) {
-        if (!mlir::loom::runsOnGpuStream(call.getCallee()))
-          return false;
-      } else if (isa<memref::ExtractAlignedPointerAsIndexOp, arith::IndexCastOp>(user)) {
-        llvm::append_range(values, user->getResults());
-      } else if (auto store = dyn_cast<memref::StoreOp>(user); !store || store.getMemref() != v) {
-        return false; // a store into the array (a permute's pairs) is part of its description
-      }
-    }
-  }
-  return true;
-}
-
-/// A host stack array of a runtime call's arguments, or a store into one: stays on the host.
-bool describesCalls(Operation *op) {
-  if (auto alloca = dyn_cast<memref::AllocaOp>(op))
-    return onlyDescribesCalls(alloca.getResult());
-  auto store = dyn_cast<memref::StoreOp>(op);
-  return store && store.getMemref().getDefiningOp<memref::AllocaOp>() &&
-         onlyDescribesCalls(store.getMemref());
-}
-
 struct GpuHostToDevicePass : mlir::loom::impl::GpuHostToDeviceBase<GpuHostToDevicePass> {
   void runOnOperation() override {
     // Run on functions (func.func(loom-gpu-host-to-device)).
@@ -121,7 +92,7 @@ struct GpuHostToDevicePass : mlir::loom::impl::GpuHostToDeviceBase<GpuHostToDevi
     for (Operation &op : llvm::make_early_inc_range(block)) {
       Operation *o = &op;
       if (auto global = dyn_cast<memref::GetGlobalOp>(o);
-          (global && onlyDescribesCalls(global.getResult())) || describesCalls(o))
+          (global && mlir::loom::onlyDescribesCalls(global.getResult())) || mlir::loom::describesCalls(o))
         continue;
       bool hostSide = isa<memref::AllocOp, memref::DeallocOp, memref::GetGlobalOp,
                           memref::CopyOp, func::CallOp>(o) ||

@@ -38,13 +38,14 @@ struct GpuStreamCallsPass : mlir::loom::impl::GpuStreamCallsBase<GpuStreamCallsP
     // Whether `op` may stand between the host's wait for the stream and the new stream after
     // a run of stream calls: a call that only enqueues work on the device's stream (a
     // runtime GPU entry point, or a layer's function, whose launches and calls go on that
-    // stream too), or an op free of memory effects (pointer extraction, index casts,
-    // constant argument arrays' reads).
+    // stream too), an op free of memory effects (pointer extraction, index casts,
+    // constant argument arrays' reads), or a store into a host array only such calls read
+    // (a collective_permute's pairs; the start call copies them).
     auto staysInRun = [&](Operation *op) {
       if (auto call = dyn_cast<func::CallOp>(op))
         return mlir::loom::runsOnGpuStream(call.getCallee()) ||
                layers.contains(call.getCalleeAttr().getAttr());
-      return isMemoryEffectFree(op);
+      return isMemoryEffectFree(op) || mlir::loom::describesCalls(op);
     };
     // gpu-async-region leaves `gpu.wait [%t]` (the host blocks until the stream drains)
     // before a run of calls it does not know and `%s = gpu.wait async` (a new stream) after

@@ -12,6 +12,32 @@ bool mlir::loom::runsOnGpuStream(StringRef callee) {
          callee == "loom_rt_collective_wait";
 }
 
+bool mlir::loom::onlyDescribesCalls(Value buffer) {
+  SmallVector<Value> values = {buffer};
+  while (!values.empty()) {
+    Value v = values.pop_back_val();
+    for (Operation *user : v.getUsers()) {
+      if (auto call = dyn_cast<func::CallOp>(user)) {
+        if (!runsOnGpuStream(call.getCallee()))
+          return false;
+      } else if (isa<memref::ExtractAlignedPointerAsIndexOp, arith::IndexCastOp>(user)) {
+        llvm::append_range(values, user->getResults());
+      } else if (auto store = dyn_cast<memref::StoreOp>(user); !store || store.getMemref() != v) {
+        return false; // a store into the array (a permute's pairs) is part of its description
+      }
+    }
+  }
+  return true;
+}
+
+bool mlir::loom::describesCalls(Operation *op) {
+  if (auto alloca = dyn_cast<memref::AllocaOp>(op))
+    return onlyDescribesCalls(alloca.getResult());
+  auto store = dyn_cast<memref::StoreOp>(op);
+  return store && store.getMemref().getDefiningOp<memref::AllocaOp>() &&
+         onlyDescribesCalls(store.getMemref());
+}
+
 func::FuncOp mlir::loom::declareRuntimeFunction(Operation *from, StringRef name, int64_t numArgs,
                                                 Type result) {
   auto module = isa<ModuleOp>(from) ? cast<ModuleOp>(from) : from->getParentOfType<ModuleOp>();

@@ -16,6 +16,12 @@ namespace mlir::loom {
 /// goes through, and loom_rt_collective_wait; NcclCollectives.h).
 bool runsOnGpuStream(StringRef callee);
 
+/// Whether only the runtime's calls on the host read `buffer` (the description of a call, as
+/// attention's words or a collective_permute's pairs): on a GPU it stays in host memory.
+bool onlyDescribesCalls(Value buffer);
+/// A host stack array of a runtime call's arguments, or a store into one.
+bool describesCalls(Operation *op);
+
 /// The private declaration of runtime function `name`, taking `numArgs` i64s and returning
 /// `result` (nothing if null), added to `from`'s module the first time.
 func::FuncOp declareRuntimeFunction(Operation *from, StringRef name, int64_t numArgs,

@@ -149,6 +149,12 @@ FailureOr<Value> Partitioner::reshardUncached(Value v, TensorSharding from,
                                StringAttr(), IntegerAttr());
       kind = "split dim";
       break;
+    case K::Permute:
+      op = CollectivePermuteOp::create(b, loc, type, v, meshRef, axes,
+                                       b.getDenseI64ArrayAttr(step.pairs), StringAttr(),
+                                       IntegerAttr());
+      kind = "pieces changing devices";
+      break;
     }
     op->setAttr("reason", b.getStringAttr(kind + " of " + source + " for " + why + " (" +
                                           change + ")"));

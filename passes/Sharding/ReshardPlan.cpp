@@ -72,6 +72,9 @@ std::string ReshardStep::toString() const {
   case K::AllGather:
     text = "all_gather over " + list + " on dim " + std::to_string(dim);
     break;
+  case K::Permute:
+    text = "collective_permute over " + list;
+    break;
   }
   return text + " (" + std::to_string(bytes) + " bytes)";
 }
@@ -91,6 +94,131 @@ TensorSharding mlir::loom::withoutTrivialAxes(TensorSharding s, MeshOp mesh) {
   return s;
 }
 
+namespace {
+bool divides(Planner &p, int64_t d, int64_t n, std::string &whyNot) {
+  if (p.localDim(d) % n == 0)
+    return true;
+  whyNot = "dim " + std::to_string(d) + " of a " + std::to_string(p.global.getDimSize(d)) +
+           "-element dim sharded " + p.cur.toString() + " does not divide by " +
+           std::to_string(n) + " devices";
+  return false;
+}
+
+/// Takes `p` to `to` by moving axes between dims, gathering and slicing, once no axis is
+/// pending that `to` does not keep pending.
+LogicalResult moveThenSlice(Planner &p, const TensorSharding &to, std::string &whyNot) {
+  using K = ReshardStep::Kind;
+  TensorSharding &cur = p.cur;
+  // Axes a dim must lose, minor first: moved to a dim that wants them next (all_to_all),
+  // otherwise gathered.
+  for (size_t d = 0; d < cur.dims.size(); ++d) {
+    while (!isPrefix(cur.dims[d], to.dims[d])) {
+      StringRef a = cur.dims[d].back();
+      int64_t n = p.size(a), before = p.bytes();
+      std::optional<size_t> target;
+      for (size_t d2 = 0; d2 < to.dims.size(); ++d2) {
+        Axes extended = cur.dims[d2];
+        extended.push_back(a);
+        if (d2 != d && isPrefix(extended, to.dims[d2]) && p.localDim(d2) % n == 0)
+          target = d2;
+      }
+      cur.dims[d].pop_back();
+      if (target) {
+        cur.dims[*target].push_back(a);
+        p.push(K::AllToAll, *target, {a}, before * (n - 1) / n, d);
+      } else {
+        p.push(K::AllGather, d, {a}, before * (n - 1));
+      }
+    }
+  }
+
+  // Then axes a dim must gain: each device keeps its slice.
+  for (size_t d = 0; d < cur.dims.size(); ++d) {
+    if (cur.dims[d] == to.dims[d])
+      continue;
+    Axes missing(to.dims[d].begin() + cur.dims[d].size(), to.dims[d].end());
+    if (!divides(p, d, groupSize(p.mesh, missing), whyNot))
+      return failure();
+    cur.dims[d] = to.dims[d];
+    p.push(K::Slice, d, missing, 0);
+  }
+  if (cur != to) {
+    whyNot = "internal error: resharding to " + to.toString() + " reached " + cur.toString();
+    return failure();
+  }
+  return success();
+}
+
+/// The position of a device in the group of `axes` (major first) from its coordinates
+/// (`coords[a]` for each axis a of the group).
+int64_t positionIn(ArrayRef<StringRef> axes, const llvm::StringMap<int64_t> &coords,
+                   MeshOp mesh) {
+  int64_t position = 0;
+  for (StringRef a : axes)
+    position = position * *mesh.axisSize(a) + coords.lookup(a);
+  return position;
+}
+
+/// One collective_permute over the axes `from` and `to` split dims on, where both split each
+/// dim into as many pieces and no axis of the exchange is pending: each device receives its
+/// piece of `to` from a device that holds it under `from` (itself if it does). Every device
+/// sends at most its shard, which is the least a device that lacks its piece must receive.
+std::optional<ReshardStep> permuteStep(RankedTensorType global, const TensorSharding &from,
+                                       const TensorSharding &to, MeshOp mesh) {
+  if (from == to || from.partial != to.partial)
+    return std::nullopt;
+  Axes axes;
+  for (Attribute a : mesh.getAxes()) {
+    StringRef axis = cast<StringAttr>(a).getValue();
+    auto splits = [&](const Axes &dimAxes) { return llvm::is_contained(dimAxes, axis); };
+    if (!llvm::any_of(from.dims, splits) && !llvm::any_of(to.dims, splits))
+      continue;
+    if (llvm::is_contained(from.partial, axis))
+      return std::nullopt;
+    axes.push_back(axis);
+  }
+  for (size_t d = 0; d < from.dims.size(); ++d)
+    if (groupSize(mesh, from.dims[d]) != groupSize(mesh, to.dims[d]))
+      return std::nullopt;
+  // Each device's piece under a sharding, as one number (dims major first).
+  auto piece = [&](const TensorSharding &s, const llvm::StringMap<int64_t> &coords) {
+    int64_t index = 0;
+    for (const Axes &dimAxes : s.dims)
+      index = index * groupSize(mesh, dimAxes) + positionIn(dimAxes, coords, mesh);
+    return index;
+  };
+  int64_t n = groupSize(mesh, axes);
+  std::vector<SmallVector<int64_t>> holders(n), needers(n);
+  for (int64_t position = 0; position < n; ++position) {
+    llvm::StringMap<int64_t> coords;
+    for (int64_t rest = position, i = axes.size() - 1; i >= 0; --i) {
+      int64_t size = *mesh.axisSize(axes[i]);
+      coords[axes[i]] = rest % size, rest /= size;
+    }
+    holders[piece(from, coords)].push_back(position);
+    needers[piece(to, coords)].push_back(position);
+  }
+  ReshardStep step{ReshardStep::Kind::Permute, 0, 0, axes, from.combiner, 0, to};
+  for (int64_t i = 0; i < n; ++i) {
+    // A device that holds the piece it needs keeps it; the others pair up in order.
+    SmallVector<int64_t> senders, receivers;
+    for (int64_t h : holders[i])
+      if (llvm::is_contained(needers[i], h))
+        step.pairs.insert(step.pairs.end(), {h, h});
+      else
+        senders.push_back(h);
+    for (int64_t r : needers[i])
+      if (!llvm::is_contained(holders[i], r))
+        receivers.push_back(r);
+    for (auto [s, r] : llvm::zip_equal(senders, receivers))
+      step.pairs.insert(step.pairs.end(), {s, r});
+    if (!senders.empty())
+      step.bytes = localBytes(global, from, mesh);
+  }
+  return step;
+}
+} // namespace
+
 FailureOr<ReshardPlan> mlir::loom::planReshard(RankedTensorType global, TensorSharding from,
                                                TensorSharding to, MeshOp mesh,
                                                std::string &whyNot) {
@@ -107,14 +235,6 @@ FailureOr<ReshardPlan> mlir::loom::planReshard(RankedTensorType global, TensorSh
   TensorSharding &cur = p.cur;
   auto resolving = [&](StringRef a) {
     return llvm::is_contained(cur.partial, a) && !llvm::is_contained(to.partial, a);
-  };
-  auto divides = [&](int64_t d, int64_t n) {
-    if (p.localDim(d) % n == 0)
-      return true;
-    whyNot = "dim " + std::to_string(d) + " of a " + std::to_string(global.getDimSize(d)) +
-             "-element dim sharded " + cur.toString() + " does not divide by " +
-             std::to_string(n) + " devices";
-    return false;
   };
 
   // 1. Free slices first, then reduce_scatters onto dims that want a pending axis next.
@@ -133,7 +253,7 @@ FailureOr<ReshardPlan> mlir::loom::planReshard(RankedTensorType global, TensorSh
       break;
     auto [d, a] = slice ? *slice : *scatter;
     int64_t n = p.size(a);
-    if (!divides(d, n))
+    if (!divides(p, d, n, whyNot))
       return failure();
     int64_t before = p.bytes();
     cur.dims[d].push_back(a);
@@ -156,43 +276,17 @@ FailureOr<ReshardPlan> mlir::loom::planReshard(RankedTensorType global, TensorSh
     p.push(K::AllReduce, 0, reduceAll, 2 * before * (n - 1) / n);
   }
 
-  // 3. Axes a dim must lose, minor first: moved to a dim that wants them next (all_to_all),
-  //    otherwise gathered.
-  for (size_t d = 0; d < cur.dims.size(); ++d) {
-    while (!isPrefix(cur.dims[d], to.dims[d])) {
-      StringRef a = cur.dims[d].back();
-      int64_t n = p.size(a), before = p.bytes();
-      std::optional<size_t> target;
-      for (size_t d2 = 0; d2 < to.dims.size(); ++d2) {
-        Axes extended = cur.dims[d2];
-        extended.push_back(a);
-        if (d2 != d && isPrefix(extended, to.dims[d2]) && p.localDim(d2) % n == 0)
-          target = d2;
-      }
-      cur.dims[d].pop_back();
-      if (target) {
-        cur.dims[*target].push_back(a);
-        p.push(K::AllToAll, *target, {a}, before * (n - 1) / n, d);
-      } else {
-        p.push(K::AllGather, d, {a}, before * (n - 1));
-      }
-    }
+  // 3. What remains: one collective_permute where only which device holds which piece
+  //    changes and that sends no more (only the devices whose piece moves send, and no one
+  //    holds more than its piece), else moving and gathering axes, then slicing.
+  Planner moved = p;
+  bool canMove = succeeded(moveThenSlice(moved, to, whyNot));
+  std::optional<ReshardStep> permute = permuteStep(global, cur, to, mesh);
+  if (permute && (!canMove || permute->bytes <= moved.plan.bytes() - p.plan.bytes())) {
+    p.plan.steps.push_back(std::move(*permute));
+    return p.plan;
   }
-
-  // 4. Axes a dim must gain: each device keeps its slice.
-  for (size_t d = 0; d < cur.dims.size(); ++d) {
-    if (cur.dims[d] == to.dims[d])
-      continue;
-    Axes missing(to.dims[d].begin() + cur.dims[d].size(), to.dims[d].end());
-    if (!divides(d, groupSize(mesh, missing)))
-      return failure();
-    cur.dims[d] = to.dims[d];
-    p.push(K::Slice, d, missing, 0);
-  }
-  if (cur != to) {
-    whyNot = "internal error: resharding " + from.toString() + " to " + to.toString() +
-             " reached " + cur.toString();
+  if (!canMove)
     return failure();
-  }
-  return p.plan;
+  return moved.plan;
 }

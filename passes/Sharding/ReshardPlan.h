@@ -7,11 +7,12 @@
 #include "passes/Sharding/TensorSharding.h"
 
 #include <string>
+#include <vector>
 
 namespace mlir::loom {
 
 struct ReshardStep {
-  enum class Kind { Slice, ReduceScatter, AllReduce, AllToAll, AllGather };
+  enum class Kind { Slice, ReduceScatter, AllReduce, AllToAll, AllGather, Permute };
   Kind kind;
   /// The dim sliced, scattered onto or gathered; for all_to_all, the dim that takes the split.
   int64_t dim = 0;
@@ -21,17 +22,20 @@ struct ReshardStep {
   /// reduce_scatter and all_reduce: how the partial values combine.
   ReduceKind combiner = ReduceKind::sum;
   /// Bytes each device sends: all_gather (n-1) x its shard, all_reduce 2(n-1)/n x its value
-  /// (reduce_scatter + all_gather), reduce_scatter and all_to_all (n-1)/n x its value.
+  /// (reduce_scatter + all_gather), reduce_scatter and all_to_all (n-1)/n x its value,
+  /// collective_permute its shard.
   int64_t bytes = 0;
   /// The sharding after this step.
   TensorSharding after;
+  /// collective_permute only: (source, target) positions in the group of `axes`, flat.
+  std::vector<int64_t> pairs;
 
   /// "all_gather over [fsdp] on dim 0 (192 bytes)", for explanations.
   std::string toString() const;
 };
 
 struct ReshardPlan {
-  SmallVector<ReshardStep> steps;
+  std::vector<ReshardStep> steps;
   int64_t bytes() const;
 };
 
@@ -39,7 +43,9 @@ struct ReshardPlan {
 /// come first (they shrink everything after them), then partial values are combined: onto a
 /// dim that wants the axis next with reduce_scatter, otherwise with one all_reduce; then dims
 /// that must lose axes move them to a dim that wants them (all_to_all) or gather them; then
-/// the remaining slices. Axes of size 1 are ignored. Fails, with the reason in `whyNot`, when
+/// the remaining slices; or, where that sends more and only which device holds which piece
+/// changes (the same number of pieces on every dim), one collective_permute. Axes of size 1
+/// are ignored. Fails, with the reason in `whyNot`, when
 /// `to` asks for a partial value `from` is not, or a dim does not divide.
 FailureOr<ReshardPlan> planReshard(RankedTensorType global, TensorSharding from,
                                    TensorSharding to, MeshOp mesh, std::string &whyNot);

@@ -177,6 +177,45 @@ TEST(Differential, MaxOverASplitDimOnFourDevices) {
   }
 }
 
+/// The number of pieces each dim of `spec` has on `mesh`.
+std::vector<int64_t> piecesPerDim(const Spec &spec, const MeshAxes &mesh) {
+  std::vector<int64_t> pieces;
+  for (const Axes &axes : spec) {
+    int64_t n = 1;
+    for (const std::string &axis : axes)
+      for (const auto &[name, size] : mesh)
+        n *= name == axis ? size : 1;
+    pieces.push_back(n);
+  }
+  return pieces;
+}
+
+// Reshards that change only which device holds which piece (one collective_permute over the
+// axes involved, ReshardPlan.h): every pair of distinct shardings of an 8x8 value with as
+// many pieces per dim, on a 2x2 mesh and on 2x4 (8 devices), as the argument of a negation
+// and its result.
+TEST(Differential, ReshardsThatOnlyMovePiecesMatchOneDevice) {
+  Program p = opCase("neg");
+  std::vector<HostTensor> want = reference(p);
+  ASSERT_FALSE(want.empty());
+  int64_t programs = 0;
+  for (const MeshAxes &mesh : {MeshAxes{{"x", 2}, {"y", 2}}, MeshAxes{{"x", 2}, {"y", 4}}}) {
+    std::vector<Spec> specs = allSpecs({8, 8}, mesh);
+    for (const Spec &from : specs)
+      for (const Spec &to : specs) {
+        if (from == to || piecesPerDim(from, mesh) != piecesPerDim(to, mesh))
+          continue;
+        ++programs;
+        EXPECT_EQ(check(p, want, mesh, {from}, {to}, nullptr, 8), "")
+            << "from " << describe(from) << " to " << describe(to) << " on mesh "
+            << meshName(mesh);
+      }
+  }
+  // 2x2: x <-> y on either dim, [x, y] <-> [y, x] on either dim, [[x], [y]] <-> [[y], [x]];
+  // 2x4: [x, y] <-> [y, x] on either dim.
+  EXPECT_EQ(programs, 14);
+}
+
 /// Removes steps of a failing chain while it still fails: the smallest failing program.
 Chain shrink(Chain chain, const std::function<bool(const Chain &)> &fails) {
   bool smaller = true;

@@ -138,3 +138,59 @@ func.func @not_a_layer() {
   gpu.wait [%1]
   return
 }
+
+// -----
+
+// Tests that a collective_permute's start, whose pairs the host stores into a stack array
+// just before the call (the call copies them), joins the stream too; a store into an array
+// that the host also reads keeps the waits.
+// CHECK-LABEL: func.func @permute_pairs_stay_in_the_run
+// CHECK: %[[S:.*]] = gpu.wait async
+// CHECK-NOT: gpu.wait
+// CHECK: memref.store
+// CHECK: call @loom_rt_collective_start
+// CHECK-NEXT: call @loom_rt_collective_wait
+// CHECK-NEXT: %[[D:.*]] = gpu.dealloc async
+// CHECK-LABEL: func.func @other_stores_keep_the_waits
+// CHECK: gpu.wait [%{{.*}}]
+// CHECK: memref.store
+// CHECK: call @loom_rt_collective_start
+// CHECK: call @loom_rt_collective_wait
+// CHECK-NEXT: gpu.wait async
+func.func private @loom_rt_collective_start(i64, i64) -> i64
+func.func private @loom_rt_collective_wait(i64)
+func.func private @host_work(i64)
+func.func @permute_pairs_stay_in_the_run(%n: i64, %v: i64) {
+  %pairs = memref.alloca() : memref<2xi64>
+  %0 = gpu.wait async
+  %m, %t = gpu.alloc async [%0] () : memref<4xf32>
+  gpu.wait [%t]
+  %c0 = arith.constant 0 : index
+  memref.store %v, %pairs[%c0] : memref<2xi64>
+  %p = memref.extract_aligned_pointer_as_index %pairs : memref<2xi64> -> index
+  %a = arith.index_cast %p : index to i64
+  %h = call @loom_rt_collective_start(%n, %a) : (i64, i64) -> i64
+  call @loom_rt_collective_wait(%h) : (i64) -> ()
+  %1 = gpu.wait async
+  %2 = gpu.dealloc async [%1] %m : memref<4xf32>
+  gpu.wait [%2]
+  return
+}
+func.func @other_stores_keep_the_waits(%n: i64, %v: i64) {
+  %words = memref.alloca() : memref<2xi64>
+  %0 = gpu.wait async
+  %m, %t = gpu.alloc async [%0] () : memref<4xf32>
+  gpu.wait [%t]
+  %c0 = arith.constant 0 : index
+  memref.store %v, %words[%c0] : memref<2xi64>
+  %p = memref.extract_aligned_pointer_as_index %words : memref<2xi64> -> index
+  %a = arith.index_cast %p : index to i64
+  %h = call @loom_rt_collective_start(%n, %a) : (i64, i64) -> i64
+  call @loom_rt_collective_wait(%h) : (i64) -> ()
+  %1 = gpu.wait async
+  %2 = gpu.dealloc async [%1] %m : memref<4xf32>
+  gpu.wait [%2]
+  %read = memref.load %words[%c0] : memref<2xi64>
+  call @host_work(%read) : (i64) -> ()
+  return
+}

@@ -118,12 +118,11 @@ func.func @pinned_x_to_yx(%a: tensor<16x64xf32> {loom.sharding = #loom.sharding<
 
 // [[x], [y]] -> [[y], [x]] with an op on each side of the constraint: each op runs at one
 // end's sharding (32x32 per device, never a 64x32 compromise), and the reshard is the one used
-// with nothing in between: all_gather + all_to_all + slice, 8192 bytes.
+// with nothing in between: the two devices whose pieces swap send them to each other, 4096
+// bytes (all_gather + all_to_all + slice would send 8192).
 // CHECK-LABEL: func.func @swap_between_ops
 // CHECK-NEXT: loom.exp %arg0 : tensor<32x32xf32>
-// CHECK-NEXT: loom.all_gather {{.*}} dim = 0, axes = ["x"] {bytes = 4096 : i64
-// CHECK-NEXT: loom.all_to_all {{.*}} split_dim = 0, concat_dim = 1, axes = ["y"] {bytes = 4096 : i64
-// CHECK-NEXT: loom.shard_slice {{.*}} dim = 1, axes = ["x"]
+// CHECK-NEXT: loom.collective_permute {{.*}} axes = ["x", "y"], pairs = [0, 0, 1, 2, 2, 1, 3, 3] {bytes = 4096 : i64
 // CHECK-NEXT: loom.tanh {{.*}} : tensor<32x32xf32>
 // CHECK-NEXT: return
 loom.mesh @mesh axes = ["x", "y"] shape = [2, 2]
