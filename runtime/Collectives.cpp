@@ -1,6 +1,7 @@
 // What every collectives backend shares: names, request shapes, validation
 // and the default timeout, so that backends only move and combine data.
 #include "runtime/Collectives.h"
+#include "runtime/ListOf.h"
 
 #include "runtime/CollectivePieces.h"
 
@@ -40,12 +41,6 @@ int64_t product(const std::vector<int64_t> &shape) {
   return n;
 }
 
-std::string join(const std::vector<int> &values) {
-  std::string out = "[";
-  for (size_t i = 0; i < values.size(); ++i)
-    out.append(i ? ", " : "").append(std::to_string(values[i]));
-  return out + "]";
-}
 } // namespace
 
 int64_t CollectiveRequest::inputElements() const { return product(shape); }
@@ -100,7 +95,7 @@ std::string CollectiveRequest::describe() const {
           .append(std::to_string(pairs[i].second));
     out.append("]");
   }
-  return out.append(" over devices ").append(join(group.devices));
+  return out.append(" over devices ").append(listOf(group.devices));
 }
 
 bool sameCollective(const CollectiveRequest &a, const CollectiveRequest &b) {
@@ -118,11 +113,11 @@ Status validate(const CollectiveRequest &r) {
     return invalid("the group is empty");
   if (r.group.rank < 0 || r.group.rank >= n)
     return invalid("rank " + std::to_string(r.group.rank) +
-                   " is outside the group " + join(r.group.devices));
+                   " is outside the group " + listOf(r.group.devices));
   if (std::set<int>(r.group.devices.begin(), r.group.devices.end()).size() !=
           r.group.devices.size() ||
       *std::min_element(r.group.devices.begin(), r.group.devices.end()) < 0)
-    return invalid("the group " + join(r.group.devices) +
+    return invalid("the group " + listOf(r.group.devices) +
                    " has a repeated or negative device");
   for (int64_t d : r.shape)
     if (d < 0)

@@ -1,5 +1,6 @@
 // Coordinates and collective groups of a named device mesh.
 #include "runtime/MeshTopology.h"
+#include "runtime/ListOf.h"
 
 #include <algorithm>
 #include <climits>
@@ -9,13 +10,6 @@ namespace loom::rt {
 namespace {
 Status invalid(std::string message) {
   return Status::error(StatusCode::InvalidArgument, std::move(message));
-}
-
-std::string join(const std::vector<int64_t> &values) {
-  std::string out = "[";
-  for (size_t i = 0; i < values.size(); ++i)
-    out.append(i ? ", " : "").append(std::to_string(values[i]));
-  return out + "]";
 }
 } // namespace
 
@@ -67,12 +61,12 @@ StatusOr<std::vector<int64_t>> MeshTopology::coordinates(int device) const {
 
 StatusOr<int> MeshTopology::deviceAt(const std::vector<int64_t> &coords) const {
   if (coords.size() != sizes.size())
-    return invalid("coordinates " + join(coords) + " do not match mesh " +
+    return invalid("coordinates " + listOf(coords) + " do not match mesh " +
                    toString());
   int64_t device = 0;
   for (size_t i = 0; i < sizes.size(); ++i) {
     if (coords[i] < 0 || coords[i] >= sizes[i])
-      return invalid("coordinates " + join(coords) + " are outside mesh " +
+      return invalid("coordinates " + listOf(coords) + " are outside mesh " +
                      toString());
     device = device * sizes[i] + coords[i];
   }

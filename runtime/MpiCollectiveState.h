@@ -25,8 +25,6 @@ MPI_Datatype mpiType(DType dtype);
 /// backend, XLA and NCCL): MPI_MAX compares with `>`, so whether a NaN survives depends on the
 /// order the ranks are combined in. Created on first use (after MPI_Init).
 MPI_Op mpiOp(ReduceKind kind);
-/// "[0, 1, 2]"
-std::string joinInts(const std::vector<int> &values);
 } // namespace mpi_detail
 
 struct MpiCollectives::Group {

@@ -1,6 +1,7 @@
 // Collectives across processes: in-process rendezvous of a process's members, then one
 // non-blocking MPI collective per group (the progress thread's side is MpiProgress.cpp).
 #include "runtime/MpiCollectives.h"
+#include "runtime/ListOf.h"
 #include "runtime/MpiWorld.h"
 #include "runtime/CollectiveKernels.h"
 #include "runtime/Distributed.h"
@@ -52,12 +53,6 @@ MPI_Op mpi_detail::mpiOp(ReduceKind kind) {
   return max;
 }
 
-std::string mpi_detail::joinInts(const std::vector<int> &values) {
-  std::string out = "[";
-  for (size_t i = 0; i < values.size(); ++i)
-    out.append(i ? ", " : "").append(std::to_string(values[i]));
-  return out + "]";
-}
 
 namespace {
 std::mutex instanceMutex;
@@ -144,7 +139,7 @@ Status MpiCollectives::prepare(const MeshTopology &mesh) {
       MPI_Group_free(&sub);
       if (rc != MPI_SUCCESS) {
         status = Status::error(StatusCode::Unavailable,
-                               "MPI_Comm_create_group failed for devices " + joinInts(key));
+                               "MPI_Comm_create_group failed for devices " + listOf(key));
         break;
       }
       MPI_Comm_set_errhandler(group->comm, MPI_ERRORS_RETURN);
@@ -195,7 +190,7 @@ StatusOr<CollectiveHandle> MpiCollectives::startValidated(const CollectiveReques
     if (found == groups.end())
       return Status::error(StatusCode::FailedPrecondition,
                            request.describe() + ": no communicator for devices " +
-                               joinInts(sorted) + " (prepare() the mesh first)");
+                               listOf(sorted) + " (prepare() the mesh first)");
     uint64_t sequence = sequences[{device, devices}]++;
     op->key = {devices, sequence};
     std::shared_ptr<Slot> &slot = slots[op->key];
@@ -261,7 +256,7 @@ std::string MpiCollectives::missingMembers(const Slot &s) const {
     if (!s.inputs[i])
       devices.push_back(s.request.group.devices[s.localRanks[i]]);
   if (!devices.empty())
-    return "device(s) " + joinInts(devices) + " of this process never started it";
+    return "device(s) " + listOf(devices) + " of this process never started it";
   for (size_t p = 0; p < s.peerArrived.size(); ++p)
     if (!s.peerArrived[p])
       processes.push_back(s.group->processes[p]);
@@ -270,7 +265,7 @@ std::string MpiCollectives::missingMembers(const Slot &s) const {
   for (int d : s.request.group.devices)
     if (std::find(processes.begin(), processes.end(), processOf(d)) != processes.end())
       devices.push_back(d);
-  return "no word from rank(s) " + joinInts(processes) + " (devices " + joinInts(devices) +
+  return "no word from rank(s) " + listOf(processes) + " (devices " + listOf(devices) +
          "): the process is dead, stuck or behind";
 }
 
@@ -310,7 +305,7 @@ Status MpiCollectives::wait(CollectiveHandle handle, std::chrono::milliseconds t
           devices.push_back(d);
       missing = silent.empty()
                     ? "every process took part and still answers, but MPI did not complete it"
-                    : "rank(s) " + joinInts(silent) + " (devices " + joinInts(devices) +
+                    : "rank(s) " + listOf(silent) + " (devices " + listOf(devices) +
                           ") took part, then stopped answering: the process is stuck or dead";
     }
     if (s.failure.isOk())

@@ -1,5 +1,6 @@
 // The NCCL communicators of a mesh of GPUs (see NcclCommunicators.h).
 #include "runtime/NcclCommunicators.h"
+#include "runtime/ListOf.h"
 
 #include "runtime/Distributed.h"
 #include "runtime/MpiCollectives.h"
@@ -12,12 +13,7 @@
 namespace loom::rt {
 
 namespace {
-std::string describe(const std::vector<int> &devices) {
-  std::string text = "devices {";
-  for (size_t i = 0; i < devices.size(); ++i)
-    text += (i ? ", " : "") + std::to_string(devices[i]);
-  return text + "}";
-}
+std::string describe(const std::vector<int> &devices) { return "devices " + listOf(devices); }
 /// Ends the job, naming `what`, unless disarmed within `timeout`: NCCL's initialization of a
 /// communicator waits for every rank without a timeout, so a peer lost there would hang it.
 class InitWatchdog {

@@ -51,7 +51,7 @@ TEST(NcclCommunicators, ASetAcrossProcessesNeedsPrepareAndAnotherProcesssDeviceI
                                   nullptr);
   Status spanning = communicators.find({2, 0}).status();
   EXPECT_EQ(spanning.code(), StatusCode::FailedPrecondition);
-  EXPECT_NE(spanning.message().find("devices {0, 2} span processes and have no NCCL "
+  EXPECT_NE(spanning.message().find("devices [0, 2] span processes and have no NCCL "
                                     "communicators"),
             std::string::npos)
       << spanning.message();
