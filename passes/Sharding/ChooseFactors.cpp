@@ -20,11 +20,10 @@ using namespace mlir::loom;
 namespace {
 constexpr int64_t kUnreachable = std::numeric_limits<int64_t>::max() / 4;
 /// The cost model is alpha-beta plus compute, in bytes: a collective costs its start-up
-/// latency (about 10 us, the time to move this many bytes) plus the bytes it moves; a
-/// contraction costs its local flops at a conservative machine balance (CPUs do 10-50 flops
-/// per byte of interconnect, GPUs hundreds). So small programs use fewer collectives and no
-/// plan saves bytes by doing the same matmul on every device.
-constexpr int64_t kCollectiveLatencyBytes = 16384;
+/// latency (kCollectiveLatencyBytes, ReshardPlan.h) plus the bytes it moves; a contraction
+/// costs its local flops at a conservative machine balance (CPUs do 10-50 flops per byte of
+/// interconnect, GPUs hundreds). So small programs use fewer collectives and no plan saves
+/// bytes by doing the same matmul on every device.
 constexpr int64_t kFlopsPerByte = 16;
 /// Joint choices an op may weigh; beyond it, the least proposed candidates are dropped.
 constexpr int64_t kMaxChoices = 4096;

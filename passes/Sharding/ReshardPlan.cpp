@@ -1,5 +1,6 @@
 // Reshard plans (see ReshardPlan.h).
 #include "passes/Sharding/ReshardPlan.h"
+#include "passes/Sharding/ReshardSearch.h"
 
 #include "llvm/ADT/StringExtras.h"
 
@@ -149,74 +150,6 @@ LogicalResult moveThenSlice(Planner &p, const TensorSharding &to, std::string &w
   return success();
 }
 
-/// The position of a device in the group of `axes` (major first) from its coordinates
-/// (`coords[a]` for each axis a of the group).
-int64_t positionIn(ArrayRef<StringRef> axes, const llvm::StringMap<int64_t> &coords,
-                   MeshOp mesh) {
-  int64_t position = 0;
-  for (StringRef a : axes)
-    position = position * *mesh.axisSize(a) + coords.lookup(a);
-  return position;
-}
-
-/// One collective_permute over the axes `from` and `to` split dims on, where both split each
-/// dim into as many pieces and no axis of the exchange is pending: each device receives its
-/// piece of `to` from a device that holds it under `from` (itself if it does). Every device
-/// sends at most its shard, which is the least a device that lacks its piece must receive.
-std::optional<ReshardStep> permuteStep(RankedTensorType global, const TensorSharding &from,
-                                       const TensorSharding &to, MeshOp mesh) {
-  if (from == to || from.partial != to.partial)
-    return std::nullopt;
-  Axes axes;
-  for (Attribute a : mesh.getAxes()) {
-    StringRef axis = cast<StringAttr>(a).getValue();
-    auto splits = [&](const Axes &dimAxes) { return llvm::is_contained(dimAxes, axis); };
-    if (!llvm::any_of(from.dims, splits) && !llvm::any_of(to.dims, splits))
-      continue;
-    if (llvm::is_contained(from.partial, axis))
-      return std::nullopt;
-    axes.push_back(axis);
-  }
-  for (size_t d = 0; d < from.dims.size(); ++d)
-    if (groupSize(mesh, from.dims[d]) != groupSize(mesh, to.dims[d]))
-      return std::nullopt;
-  // Each device's piece under a sharding, as one number (dims major first).
-  auto piece = [&](const TensorSharding &s, const llvm::StringMap<int64_t> &coords) {
-    int64_t index = 0;
-    for (const Axes &dimAxes : s.dims)
-      index = index * groupSize(mesh, dimAxes) + positionIn(dimAxes, coords, mesh);
-    return index;
-  };
-  int64_t n = groupSize(mesh, axes);
-  std::vector<SmallVector<int64_t>> holders(n), needers(n);
-  for (int64_t position = 0; position < n; ++position) {
-    llvm::StringMap<int64_t> coords;
-    for (int64_t rest = position, i = axes.size() - 1; i >= 0; --i) {
-      int64_t size = *mesh.axisSize(axes[i]);
-      coords[axes[i]] = rest % size, rest /= size;
-    }
-    holders[piece(from, coords)].push_back(position);
-    needers[piece(to, coords)].push_back(position);
-  }
-  ReshardStep step{ReshardStep::Kind::Permute, 0, 0, axes, from.combiner, 0, to};
-  for (int64_t i = 0; i < n; ++i) {
-    // A device that holds the piece it needs keeps it; the others pair up in order.
-    SmallVector<int64_t> senders, receivers;
-    for (int64_t h : holders[i])
-      if (llvm::is_contained(needers[i], h))
-        step.pairs.insert(step.pairs.end(), {h, h});
-      else
-        senders.push_back(h);
-    for (int64_t r : needers[i])
-      if (!llvm::is_contained(holders[i], r))
-        receivers.push_back(r);
-    for (auto [s, r] : llvm::zip_equal(senders, receivers))
-      step.pairs.insert(step.pairs.end(), {s, r});
-    if (!senders.empty())
-      step.bytes = localBytes(global, from, mesh);
-  }
-  return step;
-}
 } // namespace
 
 FailureOr<ReshardPlan> mlir::loom::planReshard(RankedTensorType global, TensorSharding from,
@@ -276,14 +209,22 @@ FailureOr<ReshardPlan> mlir::loom::planReshard(RankedTensorType global, TensorSh
     p.push(K::AllReduce, 0, reduceAll, 2 * before * (n - 1) / n);
   }
 
-  // 3. What remains: one collective_permute where only which device holds which piece
-  //    changes and that sends no more (only the devices whose piece moves send, and no one
-  //    holds more than its piece), else moving and gathering axes, then slicing.
+  // 3. What remains: moving and gathering axes, then slicing; or, where it costs less, the
+  //    cheapest steps a search finds (ReshardSearch.h), which may slice first and end with a
+  //    collective_permute.
   Planner moved = p;
   bool canMove = succeeded(moveThenSlice(moved, to, whyNot));
-  std::optional<ReshardStep> permute = permuteStep(global, cur, to, mesh);
-  if (permute && (!canMove || permute->bytes <= moved.plan.bytes() - p.plan.bytes())) {
-    p.plan.steps.push_back(std::move(*permute));
+  ReshardCost movedCost = costOf(ArrayRef(moved.plan.steps).drop_front(p.plan.steps.size()));
+  std::optional<std::vector<ReshardStep>> searched;
+  if (!canMove || movedCost.busiest > 0) // else nothing beats slicing
+    searched = cheapestReshard(global, cur, to, mesh);
+  if (searched && (!canMove || costOf(*searched) < movedCost)) {
+    for (ReshardStep &step : *searched) {
+      p.cur = step.after;
+      p.push(step.kind, step.dim, step.axes, step.bytes, step.fromDim);
+      if (step.kind == ReshardStep::Kind::Permute)
+        p.plan.steps.back().pairs = std::move(step.pairs);
+    }
     return p.plan;
   }
   if (!canMove)

@@ -11,6 +11,10 @@
 
 namespace mlir::loom {
 
+/// What starting a collective costs, in bytes moved in the same time (about 10 us): plans
+/// and propagation's choices weigh a collective's bytes plus this.
+constexpr int64_t kCollectiveLatencyBytes = 16384;
+
 struct ReshardStep {
   enum class Kind { Slice, ReduceScatter, AllReduce, AllToAll, AllGather, Permute };
   Kind kind;
@@ -43,8 +47,8 @@ struct ReshardPlan {
 /// come first (they shrink everything after them), then partial values are combined: onto a
 /// dim that wants the axis next with reduce_scatter, otherwise with one all_reduce; then dims
 /// that must lose axes move them to a dim that wants them (all_to_all) or gather them; then
-/// the remaining slices; or, where that sends more and only which device holds which piece
-/// changes (the same number of pieces on every dim), one collective_permute. Axes of size 1
+/// the remaining slices; or, where they cost more, the cheapest steps cheapestReshard finds
+/// (ReshardSearch.h: slices, gathers, all_to_alls and collective_permutes). Axes of size 1
 /// are ignored. Fails, with the reason in `whyNot`, when
 /// `to` asks for a partial value `from` is not, or a dim does not divide.
 FailureOr<ReshardPlan> planReshard(RankedTensorType global, TensorSharding from,

@@ -177,43 +177,41 @@ TEST(Differential, MaxOverASplitDimOnFourDevices) {
   }
 }
 
-/// The number of pieces each dim of `spec` has on `mesh`.
-std::vector<int64_t> piecesPerDim(const Spec &spec, const MeshAxes &mesh) {
-  std::vector<int64_t> pieces;
-  for (const Axes &axes : spec) {
-    int64_t n = 1;
-    for (const std::string &axis : axes)
-      for (const auto &[name, size] : mesh)
-        n *= name == axis ? size : 1;
-    pieces.push_back(n);
-  }
-  return pieces;
-}
-
-// Reshards that change only which device holds which piece (one collective_permute over the
-// axes involved, ReshardPlan.h): every pair of distinct shardings of an 8x8 value with as
-// many pieces per dim, on a 2x2 mesh and on 2x4 (8 devices), as the argument of a negation
-// and its result.
-TEST(Differential, ReshardsThatOnlyMovePiecesMatchOneDevice) {
-  Program p = opCase("neg");
+// Every reshard of a matrix on a 2x2 and a 2x4 mesh, and 64 of the 2352 on 2x2x2: each
+// ordered pair of distinct shardings of a 512x512 f32 value (large enough that bytes, not
+// collectives' start-up, decide the plan: searched plans with free slices, gathers and
+// all_to_alls over one or more axes, and collective_permutes, ReshardSearch.h) as the
+// argument of a negation and its result.
+TEST(Differential, EveryReshardOfAMatrixMatchesOneDevice) {
+  std::mt19937 rng(5);
+  Program p;
+  p.name = "neg_512";
+  p.args = {randomTensor({512, 512}, "f32", Gen::Signed, rng)};
+  p.results = {shapeOnly({512, 512}, "f32")};
+  p.body = "  %r0 = loom.neg %a0 : tensor<512x512xf32>";
   std::vector<HostTensor> want = reference(p);
   ASSERT_FALSE(want.empty());
   int64_t programs = 0;
   for (const MeshAxes &mesh : {MeshAxes{{"x", 2}, {"y", 2}}, MeshAxes{{"x", 2}, {"y", 4}}}) {
-    std::vector<Spec> specs = allSpecs({8, 8}, mesh);
+    std::vector<Spec> specs = allSpecs({512, 512}, mesh);
     for (const Spec &from : specs)
       for (const Spec &to : specs) {
-        if (from == to || piecesPerDim(from, mesh) != piecesPerDim(to, mesh))
+        if (from == to)
           continue;
         ++programs;
-        EXPECT_EQ(check(p, want, mesh, {from}, {to}, nullptr, 8), "")
+        EXPECT_EQ(check(p, want, mesh, {from}, {to}, nullptr, 0), "")
             << "from " << describe(from) << " to " << describe(to) << " on mesh "
             << meshName(mesh);
       }
   }
-  // 2x2: x <-> y on either dim, [x, y] <-> [y, x] on either dim, [[x], [y]] <-> [[y], [x]];
-  // 2x4: [x, y] <-> [y, x] on either dim.
-  EXPECT_EQ(programs, 14);
+  EXPECT_EQ(programs, 220); // 11 shardings of a matrix on either mesh
+  MeshAxes cube = {{"x", 2}, {"y", 2}, {"z", 2}};
+  std::vector<Spec> specs = allSpecs({512, 512}, cube);
+  for (int i = 0; i < 64; ++i) {
+    const Spec &from = specs[rng() % specs.size()], &to = specs[rng() % specs.size()];
+    EXPECT_EQ(check(p, want, cube, {from}, {to}, nullptr, 0), "")
+        << "from " << describe(from) << " to " << describe(to) << " on mesh 2x2x2";
+  }
 }
 
 /// Removes steps of a failing chain while it still fails: the smallest failing program.

@@ -153,3 +153,38 @@ func.func @update_used_twice(%m: tensor<16x8xf32> {loom.sharding = #loom.shardin
   %d = loom.div %a, %m : tensor<16x8xf32>
   return %a, %d : tensor<16x8xf32>, tensor<16x8xf32>
 }
+
+// -----
+
+// Reshards the greedy steps would do by gathering, planned by the search (ReshardSearch.h):
+// [[b]] to [[a, b]] on 2x4 slices a in for free ([[b, a]], as many pieces as the target) and
+// permutes each device's 32 KB piece to its holder, where gathering b sent 192 KB;
+// [[a]] to [[b]] (2 pieces to 4) slices b in, permutes [[a, b]] to [[b, a]] and gathers a:
+// 64 KB instead of gathering a (128 KB). A small value keeps the one all_gather: each
+// collective's start-up (16 KB, kCollectiveLatencyBytes) outweighs the bytes saved.
+// CHECK-LABEL: func.func @finer
+// CHECK-NEXT: loom.shard_slice %arg0, @mesh, dim = 0, axes = ["a"]
+// CHECK-NEXT: loom.collective_permute {{.*}} axes = ["a", "b"], pairs = [0, 0, 4, 1, 1, 2, 5, 3, 2, 4, 6, 5, 3, 6, 7, 7] {bytes = 32768 : i64
+// CHECK-NEXT: return
+// CHECK-LABEL: func.func @other_size
+// CHECK-NEXT: loom.shard_slice %arg0, @mesh, dim = 0, axes = ["b"]
+// CHECK-NEXT: loom.collective_permute {{.*}} axes = ["a", "b"], {{.*}} {bytes = 32768 : i64
+// CHECK-NEXT: loom.all_gather {{.*}} dim = 0, axes = ["a"] {bytes = 32768 : i64
+// CHECK-NEXT: return
+// CHECK-LABEL: func.func @small
+// CHECK-NEXT: loom.all_gather %arg0, @mesh, dim = 0, axes = ["a"] {bytes = 512 : i64
+// CHECK-NEXT: loom.shard_slice
+// CHECK-NEXT: return
+loom.mesh @mesh axes = ["a", "b"] shape = [2, 4]
+func.func @finer(%x: tensor<1024x64xf32> {loom.sharding = #loom.sharding<@mesh, [["b"], []]>})
+    -> (tensor<1024x64xf32> {loom.sharding = #loom.sharding<@mesh, [["a", "b"], []]>}) {
+  return %x : tensor<1024x64xf32>
+}
+func.func @other_size(%x: tensor<1024x64xf32> {loom.sharding = #loom.sharding<@mesh, [["a"], []]>})
+    -> (tensor<1024x64xf32> {loom.sharding = #loom.sharding<@mesh, [["b"], []]>}) {
+  return %x : tensor<1024x64xf32>
+}
+func.func @small(%x: tensor<16x16xf32> {loom.sharding = #loom.sharding<@mesh, [["a"], []]>})
+    -> (tensor<16x16xf32> {loom.sharding = #loom.sharding<@mesh, [["b"], []]>}) {
+  return %x : tensor<16x16xf32>
+}

@@ -1,0 +1,110 @@
+#!/usr/bin/env python3
+"""How close the partitioner's reshard plans come to the least a device must receive.
+
+For every ordered pair of distinct shardings of a square f32 matrix on a mesh, runs
+`loom-opt --loom-propagate-sharding --loom-partition` on a function that takes the matrix with
+one sharding and returns it with the other, sums the bytes its collectives say each device
+sends, and compares that with the bound: the most any device must receive, its piece under the
+target sharding less what it already holds. Prints the pairs at the bound, those above 1.5x,
+the total over the bound, and the worst pairs.
+
+  benchmarks/reshard_audit.py --build build --mesh a=2,b=4 --size 1024 [--worst 10]
+"""
+import argparse
+import itertools
+import os
+import re
+import subprocess
+import tempfile
+
+
+def all_specs(axes, rank=2):
+    """Every sharding of a rank-2 tensor: each axis on no dim or one, in every order."""
+    specs = []
+    for assign in itertools.product([None] + list(range(rank)), repeat=len(axes)):
+        dims = [[a for a, d in zip(axes, assign) if d == k] for k in range(rank)]
+        for orders in itertools.product(*[itertools.permutations(d) for d in dims]):
+            specs.append([list(o) for o in orders])
+    return specs
+
+
+def block(spec, coords, sizes, n):
+    """The rows and columns a device holds under `spec`."""
+    out = []
+    for dim_axes in spec:
+        index, count = 0, 1
+        for a in dim_axes:
+            index, count = index * sizes[a] + coords[a], count * sizes[a]
+        length = n // count
+        out.append((index * length, index * length + length))
+    return out
+
+
+def bound(source, target, mesh, n):
+    """The most bytes a device must receive to hold its piece of `target`."""
+    names = [a for a, _ in mesh]
+    sizes = dict(mesh)
+    worst = 0
+    for point in itertools.product(*[range(s) for _, s in mesh]):
+        coords = dict(zip(names, point))
+        need, have = block(target, coords, sizes, n), block(source, coords, sizes, n)
+        size, kept = 1, 1
+        for (s, e), (hs, he) in zip(need, have):
+            size *= e - s
+            kept *= max(0, min(e, he) - max(s, hs))
+        worst = max(worst, (size - kept) * 4)
+    return worst
+
+
+def attr(spec):
+    dims = ", ".join("[" + ", ".join(f'"{a}"' for a in d) + "]" for d in spec)
+    return f"#loom.sharding<@mesh, [{dims}]>"
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--build", default="build")
+    parser.add_argument("--mesh", default="a=2,b=4", help="axes and sizes, major first")
+    parser.add_argument("--size", type=int, default=1024, help="rows and columns")
+    parser.add_argument("--worst", type=int, default=10, help="worst pairs to print")
+    args = parser.parse_args()
+    mesh = [(a, int(s)) for a, s in (item.split("=") for item in args.mesh.split(","))]
+    n = args.size
+    specs = all_specs([a for a, _ in mesh])
+    pairs = [(f, t) for f in specs for t in specs if f != t]
+    tensor = f"tensor<{n}x{n}xf32>"
+    lines = ["loom.mesh @mesh axes = [" + ", ".join(f'"{a}"' for a, _ in mesh) +
+             "] shape = [" + ", ".join(str(s) for _, s in mesh) + "]"]
+    for i, (f, t) in enumerate(pairs):
+        lines.append(f"func.func @p{i}(%x: {tensor} {{loom.sharding = {attr(f)}}}) -> "
+                     f"({tensor} {{loom.sharding = {attr(t)}}}) {{\n  return %x : {tensor}\n}}")
+    with tempfile.NamedTemporaryFile("w", suffix=".mlir", delete=False) as source:
+        source.write("\n".join(lines) + "\n")
+    try:
+        out = subprocess.run([os.path.join(args.build, "bin", "loom-opt"), source.name,
+                              "--loom-propagate-sharding", "--loom-partition"],
+                             capture_output=True, text=True, check=True).stdout
+    finally:
+        os.unlink(source.name)
+    rows = []
+    for body in re.split(r"func\.func @p", out)[1:]:
+        i = int(re.match(r"\d+", body).group(0))
+        sent = sum(int(b) for b in re.findall(r"bytes = (\d+)", body))
+        steps = re.findall(r"loom\.(all_gather|all_to_all|collective_permute|shard_slice|"
+                           r"all_reduce|reduce_scatter)", body)
+        least = bound(*pairs[i], mesh, n)
+        rows.append((sent / least if least else float(sent > 0), sent, least, i, steps))
+    rows.sort(key=lambda r: -r[0])
+    at = sum(1 for r in rows if r[1] <= r[2])
+    over = sum(1 for r in rows if r[0] > 1.5)
+    total = sum(r[1] for r in rows) / max(1, sum(r[2] for r in rows))
+    print(f"mesh {args.mesh}, {n}x{n} f32: {len(rows)} reshards, {at} at the bound, "
+          f"{over} above 1.5x; all together {total:.2f}x the bound")
+    for ratio, sent, least, i, steps in rows[:args.worst]:
+        f, t = pairs[i]
+        print(f"  {ratio:5.2f}x  {sent:>9} bytes (bound {least:>9})  {f} -> {t}: "
+              + ", ".join(steps))
+
+
+if __name__ == "__main__":
+    main()
