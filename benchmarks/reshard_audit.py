@@ -8,7 +8,12 @@ sends, and compares that with the bound: the most any device must receive, its p
 target sharding less what it already holds. Prints the pairs at the bound, those above 1.5x,
 the total over the bound, and the worst pairs.
 
+With --partial AXES the value is instead a product contracting a dim split over AXES (a sum
+pending over them) returned under each sharding: propagation chooses how the product runs, and
+the script prints the bytes of each case and their total (no bound).
+
   benchmarks/reshard_audit.py --build build --mesh a=2,b=4 --size 1024 [--worst 10]
+  benchmarks/reshard_audit.py --build build --mesh a=2,b=4 --partial a,b
 """
 import argparse
 import itertools
@@ -61,31 +66,68 @@ def attr(spec):
     return f"#loom.sharding<@mesh, [{dims}]>"
 
 
+def run_loom_opt(build, lines):
+    """loom-opt's partitioned output for the module of `lines`."""
+    with tempfile.NamedTemporaryFile("w", suffix=".mlir", delete=False) as source:
+        source.write("\n".join(lines) + "\n")
+    try:
+        return subprocess.run([os.path.join(build, "bin", "loom-opt"), source.name,
+                               "--loom-propagate-sharding", "--loom-partition"],
+                              capture_output=True, text=True, check=True).stdout
+    finally:
+        os.unlink(source.name)
+
+
+def mesh_line(mesh):
+    return ("loom.mesh @mesh axes = [" + ", ".join(f'"{a}"' for a, _ in mesh) +
+            "] shape = [" + ", ".join(str(s) for _, s in mesh) + "]")
+
+
+def partial_products(args, mesh, specs):
+    """x [n, n] split on dim 1 over the axes, w split on dim 0 alike, x.w returned per spec."""
+    axes = args.partial.split(",")
+    n, tensor = args.size, f"tensor<{args.size}x{args.size}xf32>"
+    lines = [mesh_line(mesh)]
+    for i, t in enumerate(specs):
+        lines.append(
+            f"func.func @p{i}(%x: {tensor} {{loom.sharding = {attr([[], axes])}}}, "
+            f"%w: {tensor} {{loom.sharding = {attr([axes, []])}}}) -> "
+            f"({tensor} {{loom.sharding = {attr(t)}}}) {{\n"
+            f"  %y = loom.dot_general %x, %w, batching_dims = [] x [], contracting_dims = [1] x [0]"
+            f" : ({tensor}, {tensor}) -> {tensor}\n  return %y : {tensor}\n}}")
+    out = run_loom_opt(args.build, lines)
+    total = 0
+    for body in re.split(r"func\.func @p", out)[1:]:
+        i = int(re.match(r"\d+", body).group(0))
+        sent = sum(int(b) for b in re.findall(r"bytes = (\d+)", body))
+        total += sent
+        steps = re.findall(r"loom\.(all_gather|all_to_all|collective_permute|shard_slice|"
+                           r"all_reduce|reduce_scatter)", body)
+        print(f"  {sent:>9} bytes  -> {specs[i]}: " + ", ".join(steps))
+    print(f"mesh {args.mesh}, {n}x{n} f32 contracted over {axes}: {len(specs)} results, "
+          f"{total} bytes in all")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--build", default="build")
     parser.add_argument("--mesh", default="a=2,b=4", help="axes and sizes, major first")
     parser.add_argument("--size", type=int, default=1024, help="rows and columns")
     parser.add_argument("--worst", type=int, default=10, help="worst pairs to print")
+    parser.add_argument("--partial", help="contracted axes, comma-separated")
     args = parser.parse_args()
     mesh = [(a, int(s)) for a, s in (item.split("=") for item in args.mesh.split(","))]
     n = args.size
     specs = all_specs([a for a, _ in mesh])
+    if args.partial:
+        return partial_products(args, mesh, specs)
     pairs = [(f, t) for f in specs for t in specs if f != t]
     tensor = f"tensor<{n}x{n}xf32>"
-    lines = ["loom.mesh @mesh axes = [" + ", ".join(f'"{a}"' for a, _ in mesh) +
-             "] shape = [" + ", ".join(str(s) for _, s in mesh) + "]"]
+    lines = [mesh_line(mesh)]
     for i, (f, t) in enumerate(pairs):
         lines.append(f"func.func @p{i}(%x: {tensor} {{loom.sharding = {attr(f)}}}) -> "
                      f"({tensor} {{loom.sharding = {attr(t)}}}) {{\n  return %x : {tensor}\n}}")
-    with tempfile.NamedTemporaryFile("w", suffix=".mlir", delete=False) as source:
-        source.write("\n".join(lines) + "\n")
-    try:
-        out = subprocess.run([os.path.join(args.build, "bin", "loom-opt"), source.name,
-                              "--loom-propagate-sharding", "--loom-partition"],
-                             capture_output=True, text=True, check=True).stdout
-    finally:
-        os.unlink(source.name)
+    out = run_loom_opt(args.build, lines)
     rows = []
     for body in re.split(r"func\.func @p", out)[1:]:
         i = int(re.match(r"\d+", body).group(0))

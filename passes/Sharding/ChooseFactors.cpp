@@ -170,8 +170,13 @@ bool Propagation::visit(Operation *op, const ShardingRule &rule) {
       // are decided unsplit too when the factor stays unsplit.
       if (axes.empty() && isClosed(tensors[t], dims[t], f) && t >= numOperands)
         unsplitProposed[f] = true;
-      if (!axes.empty() && !llvm::is_contained(candidates[f], axes))
-        candidates[f].push_back(axes);
+      // The axes proposed, and their major parts: a result wanted split over [a, b] can
+      // come from one split over [a] whose pending sum over b is reduce_scattered onto it.
+      for (size_t n = axes.size(); n > 0; --n) {
+        Axes major(axes.begin(), axes.begin() + n);
+        if (!llvm::is_contained(candidates[f], major))
+          candidates[f].push_back(major);
+      }
     }
   }
   auto choices = [&] {

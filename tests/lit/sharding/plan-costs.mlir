@@ -77,11 +77,12 @@ func.func @sequence_parallel_mlp(%x: tensor<16x8xf32> {loom.sharding = #loom.sha
 
 // -----
 
-// On a 2-d mesh, a sum partial over x wanted split over [y, x]: slice over y (free), then
-// reduce_scatter over x on the quarter; in the other order, reduce_scatter over x, then slice.
+// On a 2-d mesh, a sum partial over x wanted split over [y, x]: the product runs on the rows
+// split over y (its operand sliced for free, half the work), then reduce_scatter over x on
+// the quarter; in the other order, reduce_scatter over x, then slice.
 // CHECK-LABEL: func.func @partial_x_to_yx
-// CHECK: loom.dot_general {{.*}} -> tensor<16x32xf32>
-// CHECK-NEXT: loom.shard_slice {{.*}} dim = 0, axes = ["y"] {bytes = 0 : i64
+// CHECK-NEXT: loom.shard_slice %arg0, @mesh, dim = 0, axes = ["y"] {bytes = 0 : i64
+// CHECK-NEXT: loom.dot_general %{{.*}} -> tensor<8x32xf32>
 // CHECK-NEXT: loom.reduce_scatter {{.*}} dim = 0, axes = ["x"] {bytes = 512 : i64
 // CHECK-NEXT: return
 // CHECK-LABEL: func.func @partial_x_to_xy
