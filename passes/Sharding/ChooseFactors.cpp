@@ -32,19 +32,26 @@ bool holdsFactor(ArrayRef<SmallVector<int>> dims, int f) {
   return llvm::any_of(dims, [&](const SmallVector<int> &fs) { return llvm::is_contained(fs, f); });
 }
 
-int64_t planCost(Value v, const TensorSharding &from, const TensorSharding &to, MeshOp mesh) {
+} // namespace
+
+int64_t Propagation::planCost(Value v, const TensorSharding &from, const TensorSharding &to) {
+  std::string key = std::to_string(reinterpret_cast<uintptr_t>(v.getType().getAsOpaquePointer()));
+  key += from.toString() + "|" + to.toString();
+  auto [it, inserted] = planCosts.try_emplace(key, 0);
+  if (!inserted)
+    return it->second;
   std::string whyNot;
   FailureOr<ReshardPlan> plan =
       planReshard(cast<RankedTensorType>(v.getType()), from, to, mesh, whyNot);
-  if (failed(plan))
-    return kUnreachable;
-  int64_t cost = plan->bytes();
-  for (const ReshardStep &step : plan->steps)
-    if (step.kind != ReshardStep::Kind::Slice)
-      cost += kCollectiveLatencyBytes;
-  return cost;
+  int64_t cost = kUnreachable;
+  if (succeeded(plan)) {
+    cost = plan->bytes();
+    for (const ReshardStep &step : plan->steps)
+      if (step.kind != ReshardStep::Kind::Slice)
+        cost += kCollectiveLatencyBytes;
+  }
+  return it->second = cost;
 }
-} // namespace
 
 ValueState &Propagation::state(Value v) {
   auto [it, inserted] = states.try_emplace(v);
@@ -106,12 +113,12 @@ int64_t Propagation::costOf(Operation *op, const ShardingRule &rule, ArrayRef<Ax
   for (auto [i, operand] : llvm::enumerate(op->getOperands())) {
     const TensorSharding &have = state(operand).sharding;
     TensorSharding wanted = operandSharding(rule, i, factors, passed, have, mesh);
-    total = std::min(total + planCost(operand, have, wanted, mesh), kUnreachable);
+    total = std::min(total + planCost(operand, have, wanted), kUnreachable);
   }
   for (auto [j, result] : llvm::enumerate(op->getResults())) {
     TensorSharding produced = resultSharding(rule, j, factors, passed, mesh);
     TensorSharding target = targetOf(result, produced);
-    int64_t cost = planCost(result, produced, target, mesh);
+    int64_t cost = planCost(result, produced, target);
     // The partitioner combines a partial value once for all its users but reshards anything
     // else at each use (so a gathered copy never stays alive between uses): each use pays.
     bool combines = llvm::any_of(produced.partial, [&](StringRef a) {
@@ -129,7 +136,7 @@ int64_t Propagation::costOf(Operation *op, const ShardingRule &rule, ArrayRef<Ax
     if (isa<GatherOp, ScatterAddOp>(op) && !combines && !produced.partial.empty()) {
       TensorSharding whole = produced;
       whole.partial.clear();
-      cost = std::min(cost + planCost(result, produced, whole, mesh), kUnreachable);
+      cost = std::min(cost + planCost(result, produced, whole), kUnreachable);
     }
     total = std::min(total + cost, kUnreachable);
   }

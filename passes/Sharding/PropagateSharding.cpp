@@ -263,6 +263,7 @@ struct PropagateShardingPass
           << meshes[0].getSymName() << " is declared already";
       return signalPassFailure();
     }
+    llvm::StringMap<int64_t> planCosts; // one mesh: the same reshards cost alike everywhere
     for (func::FuncOp fn : module.getOps<func::FuncOp>()) {
       if (fn.isExternal() || fn.isPrivate())
         continue;
@@ -271,7 +272,7 @@ struct PropagateShardingPass
         return signalPassFailure();
       }
       privatizeSplatConstants(fn);
-      Propagation propagation(fn, meshes[0]);
+      Propagation propagation(fn, meshes[0], planCosts);
       if (failed(propagation.run()))
         return signalPassFailure();
       propagation.writeBack(explain);

@@ -25,7 +25,9 @@ struct ValueState {
 
 class Propagation {
 public:
-  Propagation(func::FuncOp fn, MeshOp mesh) : fn(fn), mesh(mesh) {}
+  /// `planCosts` remembers reshards' costs on `mesh` across functions.
+  Propagation(func::FuncOp fn, MeshOp mesh, llvm::StringMap<int64_t> &planCosts)
+      : fn(fn), mesh(mesh), planCosts(planCosts) {}
 
   LogicalResult run();
   void writeBack(bool explain);
@@ -44,6 +46,10 @@ private:
   /// already want, `produced` where nothing is decided; partial only if its one user passes
   /// the partial value on.
   TensorSharding targetOf(Value v, const TensorSharding &produced);
+  /// What moving `v` from `from` to `to` costs, in bytes plus each collective's start-up
+  /// (kUnreachable when it cannot), remembered per type and pair of shardings: the sweeps
+  /// ask for the same reshards again and again.
+  int64_t planCost(Value v, const TensorSharding &from, const TensorSharding &to);
   /// Whether the dim of `t` that holds factor `f` is decided.
   bool isClosed(Value t, ArrayRef<SmallVector<int>> dims, int f);
   /// How `op` runs once partitioned, for --explain: the factors it splits and a partial
@@ -67,6 +73,8 @@ private:
   }
   /// The factor shardings chosen for each op, written as `loom.factors`.
   DenseMap<Operation *, SmallVector<Axes>> decisions;
+  /// planCost's answers by type and shardings.
+  llvm::StringMap<int64_t> &planCosts;
 };
 
 } // namespace mlir::loom

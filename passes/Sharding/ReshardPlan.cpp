@@ -216,8 +216,10 @@ FailureOr<ReshardPlan> mlir::loom::planReshard(RankedTensorType global, TensorSh
   bool canMove = succeeded(moveThenSlice(moved, to, whyNot));
   ReshardCost movedCost = costOf(ArrayRef(moved.plan.steps).drop_front(p.plan.steps.size()));
   std::optional<std::vector<ReshardStep>> searched;
-  if (!canMove || movedCost.busiest > 0) // else nothing beats slicing
+  if (!canMove || movedCost.busiest > leastBytes(global, cur, to, mesh))
     searched = cheapestReshard(global, cur, to, mesh);
+  else if (std::optional<ReshardStep> permute = permuteStep(global, cur, to, mesh))
+    searched = {{*permute}}; // no plan sends less, but a permute leaves some devices idle
   if (searched && (!canMove || costOf(*searched) < movedCost)) {
     for (ReshardStep &step : *searched) {
       p.cur = step.after;

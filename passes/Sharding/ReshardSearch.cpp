@@ -2,36 +2,45 @@
 #include "passes/Sharding/ReshardSearch.h"
 
 #include <algorithm>
-#include <map>
 #include <queue>
-#include <set>
+#include <unordered_map>
+#include <unordered_set>
 
 using namespace mlir;
 using namespace mlir::loom;
 
 namespace {
-/// The position of a device in the group of `axes` (major first) from its coordinates
-/// (`coords[a]` for each axis a of the group).
-int64_t positionIn(ArrayRef<StringRef> axes, const llvm::StringMap<int64_t> &coords,
-                   MeshOp mesh) {
-  int64_t position = 0;
-  for (StringRef a : axes)
-    position = position * *mesh.axisSize(a) + coords.lookup(a);
-  return position;
-}
+/// The mesh's axes and sizes, looked up without going through the mesh op's attributes (the
+/// search asks for them millions of times in a large program).
+struct MeshAxes {
+  explicit MeshAxes(MeshOp mesh) {
+    for (auto [a, size] : llvm::zip_equal(mesh.getAxes(), mesh.getShape()))
+      names.push_back(cast<StringAttr>(a).getValue()), sizes.push_back(size);
+  }
+  int index(StringRef axis) const {
+    return static_cast<int>(llvm::find(names, axis) - names.begin());
+  }
+  int64_t size(StringRef axis) const { return sizes[index(axis)]; }
+  int64_t group(ArrayRef<StringRef> axes) const {
+    int64_t n = 1;
+    for (StringRef a : axes)
+      n *= size(a);
+    return n;
+  }
+  SmallVector<StringRef> names;
+  SmallVector<int64_t> sizes;
+};
 
-} // namespace
-
-std::optional<ReshardStep> mlir::loom::permuteStep(RankedTensorType global, const TensorSharding &from,
-                                       const TensorSharding &to, MeshOp mesh) {
+/// permuteStep, with the mesh's axes looked up once and `bytes` the shard's.
+std::optional<ReshardStep> permuteWith(const MeshAxes &mesh, int64_t bytes,
+                                       const TensorSharding &from, const TensorSharding &to) {
   if (from == to || from.partial != to.partial)
     return std::nullopt;
   for (size_t d = 0; d < from.dims.size(); ++d)
-    if (groupSize(mesh, from.dims[d]) != groupSize(mesh, to.dims[d]))
+    if (mesh.group(from.dims[d]) != mesh.group(to.dims[d]))
       return std::nullopt;
   Axes axes;
-  for (Attribute a : mesh.getAxes()) {
-    StringRef axis = cast<StringAttr>(a).getValue();
+  for (StringRef axis : mesh.names) {
     auto splits = [&](const Axes &dimAxes) { return llvm::is_contained(dimAxes, axis); };
     if (!llvm::any_of(from.dims, splits) && !llvm::any_of(to.dims, splits))
       continue;
@@ -39,25 +48,36 @@ std::optional<ReshardStep> mlir::loom::permuteStep(RankedTensorType global, cons
       return std::nullopt;
     axes.push_back(axis);
   }
-  // Each device's piece under a sharding, as one number (dims major first).
-  auto piece = [&](const TensorSharding &s, const llvm::StringMap<int64_t> &coords) {
-    int64_t index = 0;
+  // Each device's piece under a sharding, as one number (dims major first), from its
+  // coordinates on the mesh's axes.
+  auto indices = [&](const TensorSharding &s) {
+    SmallVector<SmallVector<int, 4>, 4> dims;
     for (const Axes &dimAxes : s.dims)
-      index = index * groupSize(mesh, dimAxes) + positionIn(dimAxes, coords, mesh);
+      dims.push_back(llvm::map_to_vector<4>(dimAxes, [&](StringRef a) { return mesh.index(a); }));
+    return dims;
+  };
+  auto fromDims = indices(from), toDims = indices(to);
+  auto piece = [&](ArrayRef<SmallVector<int, 4>> dims, ArrayRef<int64_t> coords) {
+    int64_t index = 0;
+    for (const auto &dimAxes : dims)
+      for (int a : dimAxes)
+        index = index * mesh.sizes[a] + coords[a];
     return index;
   };
-  int64_t n = groupSize(mesh, axes);
-  std::vector<SmallVector<int64_t>> holders(n), needers(n);
-  for (int64_t position = 0; position < n; ++position) {
-    llvm::StringMap<int64_t> coords;
-    for (int64_t rest = position, i = axes.size() - 1; i >= 0; --i) {
-      int64_t size = *mesh.axisSize(axes[i]);
-      coords[axes[i]] = rest % size, rest /= size;
-    }
-    holders[piece(from, coords)].push_back(position);
-    needers[piece(to, coords)].push_back(position);
-  }
+  SmallVector<int> groupAxes =
+      llvm::map_to_vector(axes, [&](StringRef a) { return mesh.index(a); });
+  int64_t n = mesh.group(axes);
   ReshardStep step{ReshardStep::Kind::Permute, 0, 0, axes, from.combiner, 0, to};
+  std::vector<SmallVector<int64_t>> holders(n), needers(n);
+  SmallVector<int64_t> coords(mesh.names.size(), 0);
+  for (int64_t position = 0; position < n; ++position) {
+    for (int64_t rest = position, i = groupAxes.size() - 1; i >= 0; --i) {
+      int64_t size = mesh.sizes[groupAxes[i]];
+      coords[groupAxes[i]] = rest % size, rest /= size;
+    }
+    holders[piece(fromDims, coords)].push_back(position);
+    needers[piece(toDims, coords)].push_back(position);
+  }
   for (int64_t i = 0; i < n; ++i) {
     // A device that holds the piece it needs keeps it; the others pair up in order.
     SmallVector<int64_t> senders, receivers;
@@ -72,9 +92,49 @@ std::optional<ReshardStep> mlir::loom::permuteStep(RankedTensorType global, cons
     for (auto [s, r] : llvm::zip_equal(senders, receivers))
       step.pairs.insert(step.pairs.end(), {s, r});
     if (!senders.empty())
-      step.bytes = localBytes(global, from, mesh);
+      step.bytes = bytes;
   }
   return step;
+}
+} // namespace
+
+int64_t mlir::loom::leastBytes(RankedTensorType global, const TensorSharding &from,
+                               const TensorSharding &to, MeshOp mesh) {
+  const MeshAxes axes(mesh);
+  const int64_t elementBytes =
+      localBytes(global, TensorSharding::replicated(global.getRank()), mesh) /
+      std::max<int64_t>(1, global.getNumElements());
+  // [begin, end) of dim d a device holds under `s`, from its coordinates.
+  auto range = [&](const TensorSharding &s, size_t d, ArrayRef<int64_t> coords) {
+    int64_t index = 0, count = 1;
+    for (StringRef a : s.dims[d]) {
+      int i = axes.index(a);
+      index = index * axes.sizes[i] + coords[i], count *= axes.sizes[i];
+    }
+    int64_t length = global.getDimSize(d) / count;
+    return std::pair(index * length, index * length + length);
+  };
+  int64_t devices = axes.group(axes.names), most = 0;
+  SmallVector<int64_t> coords(axes.names.size(), 0);
+  for (int64_t device = 0; device < devices; ++device) {
+    for (int64_t rest = device, i = axes.names.size() - 1; i >= 0; --i)
+      coords[i] = rest % axes.sizes[i], rest /= axes.sizes[i];
+    int64_t needed = 1, held = 1;
+    for (size_t d = 0; d < to.dims.size(); ++d) {
+      auto [begin, end] = range(to, d, coords);
+      auto [heldBegin, heldEnd] = range(from, d, coords);
+      needed *= end - begin;
+      held *= std::max<int64_t>(0, std::min(end, heldEnd) - std::max(begin, heldBegin));
+    }
+    most = std::max(most, (needed - held) * elementBytes);
+  }
+  return most;
+}
+
+std::optional<ReshardStep> mlir::loom::permuteStep(RankedTensorType global,
+                                                   const TensorSharding &from,
+                                                   const TensorSharding &to, MeshOp mesh) {
+  return permuteWith(MeshAxes(mesh), localBytes(global, from, mesh), from, to);
 }
 
 ReshardCost mlir::loom::costOf(ArrayRef<ReshardStep> steps) {
@@ -95,114 +155,231 @@ ReshardCost mlir::loom::costOf(ArrayRef<ReshardStep> steps) {
 }
 
 namespace {
-/// Where the search stops: far more shardings than two dims and three axes give.
-constexpr size_t kMaxStates = 4096;
+/// Where the search stops (and the greedy plan stands): more shardings than two dims and
+/// three axes give.
+constexpr size_t kMaxStates = 512;
 
-/// A sharding's dims as a key of the search's maps.
-std::string keyOf(const TensorSharding &s) { return s.toString(); }
+/// The search's view of a sharding: per dim that changes, the indices of its axes in the
+/// mesh, major first. Small and cheap to copy, compare and hash: a search weighs thousands.
+using Code = SmallVector<SmallVector<int8_t, 4>, 4>;
+
+std::string keyOf(const Code &code) {
+  std::string key;
+  for (const auto &axes : code) {
+    key.append(axes.begin(), axes.end());
+    key += static_cast<char>(-1);
+  }
+  return key;
+}
+
+int64_t groupOf(const MeshAxes &mesh, ArrayRef<int8_t> axes) {
+  int64_t n = 1;
+  for (int8_t a : axes)
+    n *= mesh.sizes[a];
+  return n;
+}
+
+/// The cost of a permute from `a` to `b`, or nullopt where a dim has a different number of
+/// pieces: every device whose piece changes sends its shard of `bytes`.
+std::optional<ReshardCost> permuteCost(const MeshAxes &mesh, const Code &a, const Code &b,
+                                       int64_t bytes) {
+  if (a == b)
+    return std::nullopt;
+  SmallVector<int8_t> axes;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (groupOf(mesh, a[i]) != groupOf(mesh, b[i]))
+      return std::nullopt;
+    for (int8_t x : a[i])
+      axes.push_back(x);
+    for (int8_t x : b[i])
+      if (!llvm::is_contained(axes, x))
+        axes.push_back(x);
+  }
+  int64_t n = groupOf(mesh, axes), moving = 0;
+  SmallVector<int64_t> coords(mesh.names.size(), 0);
+  auto piece = [&](const Code &code) {
+    int64_t index = 0;
+    for (const auto &dimAxes : code)
+      for (int8_t x : dimAxes)
+        index = index * mesh.sizes[x] + coords[x];
+    return index;
+  };
+  for (int64_t position = 0; position < n; ++position) {
+    for (int64_t rest = position, i = axes.size() - 1; i >= 0; --i)
+      coords[axes[i]] = rest % mesh.sizes[axes[i]], rest /= mesh.sizes[axes[i]];
+    moving += piece(a) != piece(b);
+  }
+  return ReshardCost{bytes, bytes * moving / n, 1};
+}
+
+/// One edge of the search: what it does.
+struct Move {
+  ReshardStep::Kind kind;
+  size_t dim = 0, fromDim = 0; ///< positions in the changing dims
+  int8_t axis = 0;             ///< a slice's
+  size_t count = 0;            ///< axes a gather or an all_to_all moves (the dim's minor ones)
+};
 } // namespace
 
 std::optional<std::vector<ReshardStep>>
 mlir::loom::cheapestReshard(RankedTensorType global, const TensorSharding &from,
                             const TensorSharding &to, MeshOp mesh) {
   using K = ReshardStep::Kind;
-  // The dims the two shardings split differently, and the axes the target splits them on.
+  const MeshAxes axesOf(mesh);
+  // The dims the two shardings split differently; the others stay as they are.
   SmallVector<size_t> active;
   for (size_t d = 0; d < from.dims.size(); ++d)
     if (from.dims[d] != to.dims[d])
       active.push_back(d);
-  Axes wanted;
-  for (size_t d : active)
-    wanted.append(to.dims[d].begin(), to.dims[d].end());
+  auto codeOf = [&](const TensorSharding &s) {
+    Code code;
+    for (size_t d : active)
+      code.push_back(llvm::map_to_vector<4>(
+          s.dims[d], [&](StringRef a) { return static_cast<int8_t>(axesOf.index(a)); }));
+    return code;
+  };
+  auto shardingOf = [&](const Code &code) {
+    TensorSharding s = to;
+    for (auto [i, d] : llvm::enumerate(active))
+      s.dims[d] = llvm::map_to_vector<4>(code[i], [&](int8_t a) { return axesOf.names[a]; });
+    return s;
+  };
+  auto group = [&](ArrayRef<int8_t> axes) { return groupOf(axesOf, axes); };
+  // Axes a slice may not take: those of the other dims and the pending ones.
+  SmallVector<bool> taken(axesOf.names.size(), false);
+  for (size_t d = 0; d < from.dims.size(); ++d)
+    if (!llvm::is_contained(active, d))
+      for (StringRef a : from.dims[d])
+        taken[axesOf.index(a)] = true;
+  for (StringRef a : from.partial)
+    taken[axesOf.index(a)] = true;
+  int64_t fixedBytes = localBytes(global, TensorSharding::replicated(global.getRank()), mesh);
+  for (size_t d = 0; d < from.dims.size(); ++d)
+    if (!llvm::is_contained(active, d))
+      fixedBytes /= axesOf.group(from.dims[d]);
+  const Code start = codeOf(from), goal = codeOf(to);
 
   struct Node {
     ReshardCost cost;
-    TensorSharding sharding;
-    std::string parent; ///< "" for the start
-    std::optional<ReshardStep> step;
+    Code code;
+    std::string parent;
+    std::optional<Move> move; ///< none for the start
   };
-  std::map<std::string, Node> best;
+  std::unordered_map<std::string, Node> best;
   using Entry = std::pair<ReshardCost, std::string>;
   std::priority_queue<Entry, std::vector<Entry>, std::greater<>> frontier;
-  best[keyOf(from)] = Node{{}, from, "", std::nullopt};
-  frontier.push({{}, keyOf(from)});
-  std::set<std::string> done;
-  const std::string goal = keyOf(to);
+  const std::string startKey = keyOf(start), goalKey = keyOf(goal);
+  best[startKey] = Node{{}, start, "", std::nullopt};
+  frontier.push({{}, startKey});
+  std::unordered_set<std::string> done;
   while (!frontier.empty()) {
     auto [cost, key] = frontier.top();
     frontier.pop();
     if (!done.insert(key).second)
       continue;
-    if (key == goal)
+    if (key == goalKey)
       break;
     if (done.size() > kMaxStates)
       return std::nullopt;
-    const TensorSharding cur = best[key].sharding;
-    int64_t bytes = localBytes(global, cur, mesh);
-    auto localDim = [&](size_t d) {
-      return global.getDimSize(d) / groupSize(mesh, cur.dims[d]);
+    const Code cur = best[key].code;
+    int64_t bytes = fixedBytes;
+    for (const auto &dimAxes : cur)
+      bytes /= group(dimAxes);
+    auto localDim = [&](size_t i) { return global.getDimSize(active[i]) / group(cur[i]); };
+    auto used = [&](int8_t x) {
+      return taken[x] || llvm::any_of(cur, [&](const auto &axes) {
+               return llvm::is_contained(axes, x);
+             });
     };
-    auto reach = [&](TensorSharding next, ReshardStep step) {
-      step.after = next;
-      ReshardCost total = cost + costOf(step);
+    auto reach = [&](Code next, ReshardCost edge, Move move) {
+      ReshardCost total = cost + edge;
       std::string nextKey = keyOf(next);
       auto it = best.find(nextKey);
       if (it != best.end() && !(total < it->second.cost))
         return;
-      best[nextKey] = Node{total, std::move(next), key, std::move(step)};
-      frontier.push({total, nextKey});
+      best[nextKey] = Node{total, std::move(next), key, move};
+      frontier.push({total, std::move(nextKey)});
     };
-    auto stepOf = [&](K kind, size_t dim, Axes axes, int64_t sent, size_t fromDim = 0) {
-      return ReshardStep{kind, int64_t(dim), int64_t(fromDim), std::move(axes), cur.combiner,
-                         sent, cur};
-    };
-    if (std::optional<ReshardStep> permute = permuteStep(global, cur, to, mesh))
-      reach(to, std::move(*permute));
-    for (size_t d : active) {
+    if (auto edge = permuteCost(axesOf, cur, goal, bytes))
+      reach(goal, *edge, Move{K::Permute});
+    for (size_t i = 0; i < cur.size(); ++i) {
       // The dim's axes in another order (as many pieces, held by other devices), so that
       // the axis to gather or move next is the minor one.
-      Axes order = cur.dims[d];
+      SmallVector<int8_t, 4> order = cur[i];
       llvm::sort(order);
       do {
-        TensorSharding next = cur;
-        next.dims[d] = order;
-        if (next != cur)
-          if (std::optional<ReshardStep> permute = permuteStep(global, cur, next, mesh))
-            reach(next, std::move(*permute));
+        Code next = cur;
+        next[i] = order;
+        if (auto edge = permuteCost(axesOf, cur, next, bytes))
+          reach(std::move(next), *edge, Move{K::Permute});
       } while (std::next_permutation(order.begin(), order.end()));
-      // A free slice over an axis the target wants and no dim splits yet.
-      for (StringRef a : wanted) {
-        int64_t n = *mesh.axisSize(a);
-        if (cur.uses(a) || localDim(d) % n != 0)
+      // A free slice over an axis the target wants on this dim and no dim splits yet.
+      for (int8_t x : goal[i]) {
+        if (used(x) || localDim(i) % axesOf.sizes[x] != 0)
           continue;
-        TensorSharding next = cur;
-        next.dims[d].push_back(a);
-        reach(next, stepOf(K::Slice, d, {a}, 0));
+        Code next = cur;
+        next[i].push_back(x);
+        reach(std::move(next), {}, Move{K::Slice, i, 0, x});
       }
       // The dim's minor axes (one or more, one collective over them all) gathered, or moved
       // to the minor end of another dim: an all_to_all over 4 devices sends 3/4 of the
       // shard, two over 2 devices each one half of it.
-      for (size_t k = 1; k <= cur.dims[d].size(); ++k) {
-        Axes group(cur.dims[d].end() - k, cur.dims[d].end());
-        int64_t n = groupSize(mesh, group);
-        TensorSharding gathered = cur;
-        gathered.dims[d].resize(cur.dims[d].size() - k);
-        reach(gathered, stepOf(K::AllGather, d, group, bytes * (n - 1)));
-        for (size_t d2 : active) {
-          if (d2 == d || localDim(d2) % n != 0)
+      for (size_t k = 1; k <= cur[i].size(); ++k) {
+        ArrayRef<int8_t> moved = ArrayRef(cur[i]).take_back(k);
+        int64_t n = group(moved);
+        Code gathered = cur;
+        gathered[i].resize(cur[i].size() - k);
+        reach(gathered, {bytes * (n - 1), bytes * (n - 1), 1}, Move{K::AllGather, i, 0, 0, k});
+        for (size_t j = 0; j < cur.size(); ++j) {
+          auto wantedThere = [&](int8_t x) { return llvm::is_contained(goal[j], x); };
+          if (j == i || localDim(j) % n != 0 || !llvm::all_of(moved, wantedThere))
             continue;
-          TensorSharding next = gathered;
-          next.dims[d2].append(group.begin(), group.end());
-          reach(next, stepOf(K::AllToAll, d2, group, bytes * (n - 1) / n, d));
+          Code next = gathered;
+          next[j].append(moved.begin(), moved.end());
+          int64_t sent = bytes * (n - 1) / n;
+          reach(std::move(next), {sent, sent, 1}, Move{K::AllToAll, j, i, 0, k});
         }
       }
     }
   }
-  if (!done.count(goal))
+  if (!done.count(goalKey))
     return std::nullopt;
+  // The path back from the goal, each move made a step of the partitioner's.
   std::vector<ReshardStep> steps;
-  for (std::string key = goal; best[key].step; key = best[key].parent)
-    steps.push_back(*best[key].step);
+  for (std::string key = goalKey; best[key].move; key = best[key].parent) {
+    const Node &node = best[key];
+    const Code &before = best[node.parent].code;
+    TensorSharding prior = shardingOf(before), after = shardingOf(node.code);
+    int64_t bytes = localBytes(global, prior, mesh);
+    const Move &m = *node.move;
+    auto minorAxes = [&] {
+      return Axes(prior.dims[active[m.kind == K::AllToAll ? m.fromDim : m.dim]].end() - m.count,
+                  prior.dims[active[m.kind == K::AllToAll ? m.fromDim : m.dim]].end());
+    };
+    ReshardStep step{m.kind, 0, 0, {}, from.combiner, 0, after};
+    switch (m.kind) {
+    case K::Permute:
+      step = *permuteWith(axesOf, bytes, prior, after);
+      break;
+    case K::Slice:
+      step.dim = active[m.dim], step.axes = {axesOf.names[m.axis]};
+      break;
+    case K::AllGather: {
+      step.dim = active[m.dim], step.axes = minorAxes();
+      step.bytes = bytes * (axesOf.group(step.axes) - 1);
+      break;
+    }
+    case K::AllToAll: {
+      step.dim = active[m.dim], step.fromDim = active[m.fromDim], step.axes = minorAxes();
+      int64_t n = axesOf.group(step.axes);
+      step.bytes = bytes * (n - 1) / n;
+      break;
+    }
+    default:
+      return std::nullopt;
+    }
+    steps.push_back(std::move(step));
+  }
   std::reverse(steps.begin(), steps.end());
   return steps;
 }
