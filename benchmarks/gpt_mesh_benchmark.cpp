@@ -164,9 +164,9 @@ int main(int argc, char **argv) {
   //    the embedding's gradient as for DP, after its gather.
   //  * TP (Megatron): per layer two all_reduces of the activations [B,T,C] forward and two
   //    backward, 4 L 2 (n-1)/n BTC x 4 bytes, plus the replicated parameters' gradients.
-  // The in-process backend's all_reduce reads every peer's input, (n-1) B (so DP is at n/2 x
-  // the ideal there); the MPI backend's counts 2 (n-1)/n B, what OpenMPI's algorithms for
-  // large messages (ring, Rabenseifner) move.
+  // Both backends count an all_reduce at 2 (n-1)/n B: the in-process one reduces each
+  // member's 1/n piece once and writes it to every output, the MPI one counts what OpenMPI's
+  // algorithms for large messages (ring, Rabenseifner) move.
   const double n = kDevices, ring = 2 * (n - 1) / n;
   const double activation = double(small.batch) * small.seq * small.embed * 4;
   // The token embedding's gradient either way: its table reduced, or the activation gradient

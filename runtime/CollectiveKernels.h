@@ -61,10 +61,12 @@ void copyPiece(const std::vector<int64_t> &shape, int64_t dim, int64_t count,
                bool toPacked);
 
 /// Writes the output of rank `r.group.rank` from every member's input
-/// (`inputs`, by rank). Reductions combine in rank order on every member, so
-/// all members get bitwise-identical results. Returns the bytes read from
-/// peers.
-uint64_t runKernel(const CollectiveRequest &r, const std::vector<const void *> &inputs);
+/// (`inputs`, by rank); for an all_reduce, instead, that rank's piece of every
+/// member's output (`outputs`, by rank), so that the members' calls together
+/// write all outputs. Reductions combine in rank order, so all members get
+/// bitwise-identical results. Returns the bytes the rank receives from peers.
+uint64_t runKernel(const CollectiveRequest &r, const std::vector<const void *> &inputs,
+                   const std::vector<void *> &outputs);
 
 } // namespace loom::rt
 

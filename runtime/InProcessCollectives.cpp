@@ -154,8 +154,9 @@ void InProcessCollectives::computeSlot(Slot &slot,
     }
   }
   std::vector<const void *> inputs(n);
+  std::vector<void *> outputs(n);
   for (int rank = 0; rank < n; ++rank)
-    inputs[rank] = slot.members[rank]->input;
+    inputs[rank] = slot.members[rank]->input, outputs[rank] = slot.members[rank]->output;
   // Any member writes every member's output that nobody took on yet: a peer
   // busy computing need not come to its wait for the others to complete.
   while (slot.failure.isOk()) {
@@ -166,7 +167,7 @@ void InProcessCollectives::computeSlot(Slot &slot,
     slot.claimed[rank] = true;
     ++slot.reading;
     lock.unlock();
-    uint64_t bytes = runKernel(*slot.members[rank], inputs);
+    uint64_t bytes = runKernel(*slot.members[rank], inputs, outputs);
     lock.lock();
     --slot.reading;
     slot.bytesRead[rank] = bytes;

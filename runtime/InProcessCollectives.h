@@ -1,6 +1,7 @@
 // The collectives backend of virtual devices sharing one process: members
 // read each other's inputs directly, so a collective costs only the copies
-// and reductions that produce each member's output.
+// and reductions that produce each member's output (an all_reduce's members
+// each reduce one piece for all outputs: CollectiveKernels.h).
 #ifndef LOOM_RUNTIME_INPROCESSCOLLECTIVES_H
 #define LOOM_RUNTIME_INPROCESSCOLLECTIVES_H
 

@@ -370,7 +370,7 @@ TEST_F(CollectivesTest, BytesReceivedFollowTheFormula) {
   // 64-element all_reduce over data (n = 2).
   uint64_t expected = 3 * 32 * 4   // all_gather: (n-1) * input
                       + 3 * 8 * 4  // reduce_scatter: (n-1) * output
-                      + 1 * 64 * 4 // all_reduce: (n-1) * input
+                      + 1 * 64 * 4 // all_reduce: 2 (n-1)/n * input
                       + 3 * 8 * 4; // all_to_all: (n-1)/n * input
   for (int device = 0; device < mesh.numDevices(); ++device) {
     int modelRank = mesh.group(device, {"model"})->rank;

@@ -113,16 +113,22 @@ protected:
           problems[l] = s.message();
           return;
         }
-        // The reference: the in-process kernel on every member's input.
-        std::vector<std::vector<char>> inputs;
+        // The reference: the in-process kernel of every member on every member's input.
+        std::vector<std::vector<char>> inputs, outputs;
         std::vector<const void *> pointers;
-        for (int member : group.devices)
+        std::vector<void *> outPointers;
+        for (int member : group.devices) {
           inputs.push_back(inputOf(c, member));
-        for (auto &i : inputs)
-          pointers.push_back(i.data());
-        std::vector<char> expected(out.size());
-        r.output = expected.data();
-        runKernel(r, pointers);
+          outputs.emplace_back(out.size());
+        }
+        for (size_t m = 0; m < inputs.size(); ++m)
+          pointers.push_back(inputs[m].data()), outPointers.push_back(outputs[m].data());
+        for (size_t m = 0; m < inputs.size(); ++m) {
+          CollectiveRequest member = r;
+          member.group.rank = static_cast<int>(m), member.output = outPointers[m];
+          runKernel(member, pointers, outPointers);
+        }
+        const std::vector<char> &expected = outputs[group.rank];
         if (out != expected)
           problems[l] = "device " + std::to_string(device) + ": " + r.describe() +
                         " differs from the reference";
