@@ -163,7 +163,9 @@ int main(int argc, char **argv) {
   //    2 (n-1)/n P_split, and the replicated ones' gradients all-reduced, 2 (n-1)/n P_repl;
   //    the embedding's gradient as for DP, after its gather.
   //  * TP (Megatron): per layer two all_reduces of the activations [B,T,C] forward and two
-  //    backward, 4 L 2 (n-1)/n BTC x 4 bytes, plus the replicated parameters' gradients.
+  //    backward, 4 L 2 (n-1)/n BTC x 4 bytes. The replicated parameters (layer norms, the
+  //    embeddings) see replicated activations, so each device makes their whole gradients
+  //    itself: nothing to reduce.
   // Both backends count an all_reduce at 2 (n-1)/n B: the in-process one reduces each
   // member's 1/n piece once and writes it to every output, the MPI one counts what OpenMPI's
   // algorithms for large messages (ring, Rabenseifner) move.
@@ -179,7 +181,7 @@ int main(int argc, char **argv) {
     return ring * (r.splitParamBytes + r.replicatedParamBytes) - (n - 1) / n * table +
            std::min((n - 1) / n * table, gathered);
   };
-  double idealTp = 4 * small.layers * ring * activation + ring * tp.replicatedParamBytes;
+  double idealTp = 4 * small.layers * ring * activation;
 
   std::printf("GPT small (V1024 C256 L4 H4 T128 B8), median of %d steps, %d devices: %s\n\n",
               kSteps - kWarmup, kDevices,
