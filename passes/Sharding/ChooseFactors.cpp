@@ -6,6 +6,7 @@
 // an op runs at one end's sharding or the other, never at a compromise that gathers both.
 #include "passes/Sharding/Propagation.h"
 #include "passes/Sharding/ReshardPlan.h"
+#include "passes/Sharding/ReshardSearch.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
@@ -43,14 +44,7 @@ int64_t Propagation::planCost(Value v, const TensorSharding &from, const TensorS
   std::string whyNot;
   FailureOr<ReshardPlan> plan =
       planReshard(cast<RankedTensorType>(v.getType()), from, to, mesh, whyNot);
-  int64_t cost = kUnreachable;
-  if (succeeded(plan)) {
-    cost = plan->bytes();
-    for (const ReshardStep &step : plan->steps)
-      if (step.kind != ReshardStep::Kind::Slice)
-        cost += kCollectiveLatencyBytes;
-  }
-  return it->second = cost;
+  return it->second = succeeded(plan) ? mlir::loom::costOf(plan->steps).time() : kUnreachable;
 }
 
 ValueState &Propagation::state(Value v) {

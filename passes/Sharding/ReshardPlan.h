@@ -49,8 +49,8 @@ struct ReshardPlan {
 /// that must lose axes move them to a dim that wants them (all_to_all) or gather them; then
 /// the remaining slices; or, where they cost more, the cheapest steps cheapestReshard finds
 /// (ReshardSearch.h: slices, gathers, all_to_alls and collective_permutes). Axes of size 1
-/// are ignored. Fails, with the reason in `whyNot`, when
-/// `to` asks for a partial value `from` is not, or a dim does not divide.
+/// are ignored. Fails, with the reason in `whyNot`, when `to` asks for a partial value `from`
+/// is not, or a dim does not divide.
 FailureOr<ReshardPlan> planReshard(RankedTensorType global, TensorSharding from,
                                    TensorSharding to, MeshOp mesh, std::string &whyNot);
 

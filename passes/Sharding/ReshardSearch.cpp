@@ -2,6 +2,7 @@
 #include "passes/Sharding/ReshardSearch.h"
 
 #include <algorithm>
+#include <numeric>
 #include <queue>
 #include <unordered_map>
 #include <unordered_set>
@@ -27,9 +28,38 @@ struct MeshAxes {
       n *= size(a);
     return n;
   }
+  /// Sets the coordinates (`coords`, by axis index) of the device at `position` in the group
+  /// of the axes with indices `group`, major first; the other axes' stay as they are.
+  template <typename Index>
+  void place(int64_t position, ArrayRef<Index> group, MutableArrayRef<int64_t> coords) const {
+    for (int64_t i = static_cast<int64_t>(group.size()) - 1; i >= 0; --i)
+      coords[group[i]] = position % sizes[group[i]], position /= sizes[group[i]];
+  }
   SmallVector<StringRef> names;
   SmallVector<int64_t> sizes;
 };
+
+/// A sharding's dims as the indices of their axes in the mesh, major first: small and cheap
+/// to copy, compare and hash (the search weighs thousands).
+using Code = SmallVector<SmallVector<int8_t, 4>, 4>;
+
+Code codeOf(const MeshAxes &mesh, ArrayRef<Axes> dims) {
+  Code code;
+  for (const Axes &dimAxes : dims)
+    code.push_back(llvm::map_to_vector<4>(
+        dimAxes, [&](StringRef a) { return static_cast<int8_t>(mesh.index(a)); }));
+  return code;
+}
+
+/// The piece a device holds under `code`, as one number (dims major first), from its
+/// coordinates on the mesh's axes.
+int64_t pieceOf(const MeshAxes &mesh, const Code &code, ArrayRef<int64_t> coords) {
+  int64_t index = 0;
+  for (const auto &dimAxes : code)
+    for (int8_t x : dimAxes)
+      index = index * mesh.sizes[x] + coords[x];
+  return index;
+}
 
 /// permuteStep, with the mesh's axes looked up once and `bytes` the shard's.
 std::optional<ReshardStep> permuteWith(const MeshAxes &mesh, int64_t bytes,
@@ -48,22 +78,7 @@ std::optional<ReshardStep> permuteWith(const MeshAxes &mesh, int64_t bytes,
       return std::nullopt;
     axes.push_back(axis);
   }
-  // Each device's piece under a sharding, as one number (dims major first), from its
-  // coordinates on the mesh's axes.
-  auto indices = [&](const TensorSharding &s) {
-    SmallVector<SmallVector<int, 4>, 4> dims;
-    for (const Axes &dimAxes : s.dims)
-      dims.push_back(llvm::map_to_vector<4>(dimAxes, [&](StringRef a) { return mesh.index(a); }));
-    return dims;
-  };
-  auto fromDims = indices(from), toDims = indices(to);
-  auto piece = [&](ArrayRef<SmallVector<int, 4>> dims, ArrayRef<int64_t> coords) {
-    int64_t index = 0;
-    for (const auto &dimAxes : dims)
-      for (int a : dimAxes)
-        index = index * mesh.sizes[a] + coords[a];
-    return index;
-  };
+  const Code fromCode = codeOf(mesh, from.dims), toCode = codeOf(mesh, to.dims);
   SmallVector<int> groupAxes =
       llvm::map_to_vector(axes, [&](StringRef a) { return mesh.index(a); });
   int64_t n = mesh.group(axes);
@@ -71,12 +86,9 @@ std::optional<ReshardStep> permuteWith(const MeshAxes &mesh, int64_t bytes,
   std::vector<SmallVector<int64_t>> holders(n), needers(n);
   SmallVector<int64_t> coords(mesh.names.size(), 0);
   for (int64_t position = 0; position < n; ++position) {
-    for (int64_t rest = position, i = groupAxes.size() - 1; i >= 0; --i) {
-      int64_t size = mesh.sizes[groupAxes[i]];
-      coords[groupAxes[i]] = rest % size, rest /= size;
-    }
-    holders[piece(fromDims, coords)].push_back(position);
-    needers[piece(toDims, coords)].push_back(position);
+    mesh.place(position, ArrayRef(groupAxes), coords);
+    holders[pieceOf(mesh, fromCode, coords)].push_back(position);
+    needers[pieceOf(mesh, toCode, coords)].push_back(position);
   }
   for (int64_t i = 0; i < n; ++i) {
     // A device that holds the piece it needs keeps it; the others pair up in order.
@@ -115,10 +127,11 @@ int64_t mlir::loom::leastBytes(RankedTensorType global, const TensorSharding &fr
     return std::pair(index * length, index * length + length);
   };
   int64_t devices = axes.group(axes.names), most = 0;
+  SmallVector<int> all(axes.names.size());
+  std::iota(all.begin(), all.end(), 0);
   SmallVector<int64_t> coords(axes.names.size(), 0);
   for (int64_t device = 0; device < devices; ++device) {
-    for (int64_t rest = device, i = axes.names.size() - 1; i >= 0; --i)
-      coords[i] = rest % axes.sizes[i], rest /= axes.sizes[i];
+    axes.place(device, ArrayRef(all), coords);
     int64_t needed = 1, held = 1;
     for (size_t d = 0; d < to.dims.size(); ++d) {
       auto [begin, end] = range(to, d, coords);
@@ -159,10 +172,6 @@ namespace {
 /// three axes give.
 constexpr size_t kMaxStates = 512;
 
-/// The search's view of a sharding: per dim that changes, the indices of its axes in the
-/// mesh, major first. Small and cheap to copy, compare and hash: a search weighs thousands.
-using Code = SmallVector<SmallVector<int8_t, 4>, 4>;
-
 std::string keyOf(const Code &code) {
   std::string key;
   for (const auto &axes : code) {
@@ -197,17 +206,9 @@ std::optional<ReshardCost> permuteCost(const MeshAxes &mesh, const Code &a, cons
   }
   int64_t n = groupOf(mesh, axes), moving = 0;
   SmallVector<int64_t> coords(mesh.names.size(), 0);
-  auto piece = [&](const Code &code) {
-    int64_t index = 0;
-    for (const auto &dimAxes : code)
-      for (int8_t x : dimAxes)
-        index = index * mesh.sizes[x] + coords[x];
-    return index;
-  };
   for (int64_t position = 0; position < n; ++position) {
-    for (int64_t rest = position, i = axes.size() - 1; i >= 0; --i)
-      coords[axes[i]] = rest % mesh.sizes[axes[i]], rest /= mesh.sizes[axes[i]];
-    moving += piece(a) != piece(b);
+    mesh.place(position, ArrayRef(axes), coords);
+    moving += pieceOf(mesh, a, coords) != pieceOf(mesh, b, coords);
   }
   return ReshardCost{bytes, bytes * moving / n, 1};
 }
@@ -231,12 +232,12 @@ mlir::loom::cheapestReshard(RankedTensorType global, const TensorSharding &from,
   for (size_t d = 0; d < from.dims.size(); ++d)
     if (from.dims[d] != to.dims[d])
       active.push_back(d);
-  auto codeOf = [&](const TensorSharding &s) {
-    Code code;
+  // The search's states: the changing dims' codes.
+  auto activeCode = [&](const TensorSharding &s) {
+    SmallVector<Axes> dims;
     for (size_t d : active)
-      code.push_back(llvm::map_to_vector<4>(
-          s.dims[d], [&](StringRef a) { return static_cast<int8_t>(axesOf.index(a)); }));
-    return code;
+      dims.push_back(s.dims[d]);
+    return codeOf(axesOf, dims);
   };
   auto shardingOf = [&](const Code &code) {
     TensorSharding s = to;
@@ -257,7 +258,7 @@ mlir::loom::cheapestReshard(RankedTensorType global, const TensorSharding &from,
   for (size_t d = 0; d < from.dims.size(); ++d)
     if (!llvm::is_contained(active, d))
       fixedBytes /= axesOf.group(from.dims[d]);
-  const Code start = codeOf(from), goal = codeOf(to);
+  const Code start = activeCode(from), goal = activeCode(to);
 
   struct Node {
     ReshardCost cost;
