@@ -5,6 +5,7 @@
 #include "passes/Sharding/SplitTableRows.h"
 #include "passes/Sharding/FuseCollectives.h"
 #include "passes/Sharding/ReshardPlan.h"
+#include "passes/Sharding/WindowExchange.h"
 
 #include "mlir/IR/Builders.h"
 
@@ -343,6 +344,7 @@ LogicalResult Partitioner::run() {
       return failure();
     ret.setOperand(i, *v);
   }
+  exchangeWindows(fn, mesh);
   fuseCombineThenSlice(fn, mesh);
   fn.setFunctionType(FunctionType::get(fn.getContext(), fn.getBody().getArgumentTypes(),
                                        ret.getOperandTypes()));

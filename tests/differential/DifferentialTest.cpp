@@ -214,6 +214,90 @@ TEST(Differential, EveryReshardOfAMatrixMatchesOneDevice) {
   }
 }
 
+// Slices, pads, concatenations and rolls along a dim of [16, 12] values under every sharding
+// of their arguments and results on meshes of 2 and 4 devices, and a sample on 2x2 and 2x4:
+// where the result is split again, the partitioner exchanges only the parts each device
+// reads (WindowExchange.h), with selections that differ per device and merged permutes.
+TEST(Differential, SlicesPadsAndRollsAlongASplitDimMatchOneDevice) {
+  std::mt19937 rng(7);
+  const std::string X = "tensor<16x12xf32>";
+  struct Case {
+    const char *name;
+    std::vector<int64_t> result;
+    std::string body;
+    bool padded = false, twoArgs = false;
+  };
+  const std::vector<Case> cases = {
+      {"rows_2_14", {12, 12},
+       "  %r0 = loom.slice %a0, start = [2, 0], limit = [14, 12], strides = [1, 1] : " + X +
+           " -> tensor<12x12xf32>"},
+      {"odd_rows", {8, 12},
+       "  %r0 = loom.slice %a0, start = [1, 0], limit = [16, 12], strides = [2, 1] : " + X +
+           " -> tensor<8x12xf32>"},
+      {"middle_third_of_columns", {16, 4},
+       "  %r0 = loom.slice %a0, start = [0, 4], limit = [16, 8], strides = [1, 1] : " + X +
+           " -> tensor<16x4xf32>"},
+      {"roll_rows_by_4", {16, 12},
+       "  %s0 = loom.slice %a0, start = [4, 0], limit = [16, 12], strides = [1, 1] : " + X +
+           " -> tensor<12x12xf32>\n"
+           "  %s1 = loom.slice %a0, start = [0, 0], limit = [4, 12], strides = [1, 1] : " + X +
+           " -> tensor<4x12xf32>\n"
+           "  %r0 = loom.concatenate(%s0, %s1) dim = 0 : (tensor<12x12xf32>, tensor<4x12xf32>) "
+           "-> " + X},
+      {"pad_rows_2_6", {24, 12},
+       "  %r0 = loom.pad %a0, %a1, low = [2, 0], high = [6, 0], interior = [0, 0] : (" + X +
+           ", tensor<f32>) -> tensor<24x12xf32>",
+       true},
+      {"shift_columns_by_padding_a_slice", {16, 12},
+       "  %s0 = loom.slice %a0, start = [0, 0], limit = [16, 9], strides = [1, 1] : " + X +
+           " -> tensor<16x9xf32>\n"
+           "  %r0 = loom.pad %s0, %a1, low = [0, 3], high = [0, 0], interior = [0, 0] : "
+           "(tensor<16x9xf32>, tensor<f32>) -> " + X,
+       true},
+      {"concatenate_rows", {32, 12},
+       "  %r0 = loom.concatenate(%a0, %a1) dim = 0 : (" + X + ", " + X +
+           ") -> tensor<32x12xf32>",
+       false, true},
+  };
+  int64_t programs = 0;
+  for (const Case &c : cases) {
+    Program p;
+    p.name = c.name;
+    p.args = {randomTensor({16, 12}, "f32", Gen::Signed, rng)};
+    if (c.padded)
+      p.args.push_back(randomTensor({}, "f32", Gen::Signed, rng));
+    if (c.twoArgs)
+      p.args.push_back(randomTensor({16, 12}, "f32", Gen::Signed, rng));
+    p.results = {shapeOnly(c.result, "f32")};
+    p.body = c.body;
+    std::vector<HostTensor> want = reference(p);
+    ASSERT_FALSE(want.empty()) << c.name;
+    for (const MeshAxes &mesh : {MeshAxes{{"a", 2}}, MeshAxes{{"a", 4}},
+                                 MeshAxes{{"x", 2}, {"y", 2}}, MeshAxes{{"x", 2}, {"y", 4}}}) {
+      std::vector<std::pair<Spec, Spec>> pairs;
+      for (const Spec &from : allSpecs({16, 12}, mesh))
+        for (const Spec &to : allSpecs(c.result, mesh))
+          pairs.push_back({from, to});
+      if (mesh.size() == 2) { // of the 121 pairs of shardings on 2x2, 48; on 2x4, 16
+        std::shuffle(pairs.begin(), pairs.end(), rng);
+        pairs.resize(std::min<size_t>(pairs.size(), mesh[1].second == 4 ? 16 : 48));
+      }
+      for (const auto &[from, to] : pairs) {
+        std::vector<Spec> specs = {from};
+        if (c.padded)
+          specs.push_back(Spec{});
+        if (c.twoArgs)
+          specs.push_back(from);
+        ++programs;
+        EXPECT_EQ(check(p, want, mesh, specs, {to}, nullptr, 0), "")
+            << c.name << " from " << describe(from) << " to " << describe(to) << " on mesh "
+            << meshName(mesh);
+      }
+    }
+  }
+  std::cout << "differential: " << programs << " slices, pads and rolls\n";
+}
+
 /// Removes steps of a failing chain while it still fails: the smallest failing program.
 Chain shrink(Chain chain, const std::function<bool(const Chain &)> &fails) {
   bool smaller = true;
