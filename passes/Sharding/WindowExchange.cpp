@@ -6,6 +6,7 @@
 #include "passes/Sharding/TensorSharding.h"
 
 #include "mlir/IR/Builders.h"
+#include "llvm/ADT/DenseSet.h"
 
 #include <limits>
 #include <map>
@@ -219,6 +220,8 @@ class Rewriter {
 public:
   Rewriter(MeshOp mesh) : mesh(mesh), meshRef(FlatSymbolRefAttr::get(mesh.getSymNameAttr())) {}
   void rewrite(ShardSliceOp root);
+  /// The all_gathers of every chain found, before any is rewritten.
+  llvm::DenseSet<Operation *> exchangeable;
 
 private:
   Value sliceAlongDim(OpBuilder &b, Location loc, Value v, int64_t dim, int64_t lo, int64_t hi) {
@@ -262,12 +265,13 @@ void Rewriter::rewrite(ShardSliceOp root) {
   FailureOr<SmallVector<Source>> map = chain.trace(root.getOperand(), /*inside=*/false);
   if (failed(map) || chain.gathers == 0)
     return;
-  // A value gathered whole for another user too (CSE merges the gathers) costs nothing more.
+  // A value gathered whole for another user too (CSE merges the gathers) costs nothing more;
+  // gathers for other slices of it (q, k and v of one projection) may go as these do.
   for (const Leaf &leaf : chain.leaves)
     for (Operation *user : leaf.value.getUsers())
       if (auto other = dyn_cast<AllGatherOp>(user);
           other && other.getDim() == root.getDim() && other.getAxes() == root.getAxes() &&
-          !llvm::is_contained(chain.ops, user))
+          !exchangeable.contains(user))
         return;
   auto outType = cast<RankedTensorType>(root.getType());
   const int64_t devices = groupSize(mesh, stringsOf(root.getAxes()));
@@ -400,6 +404,13 @@ void mlir::loom::exchangeWindows(func::FuncOp fn, MeshOp mesh) {
   SmallVector<ShardSliceOp> roots;
   fn.walk([&](ShardSliceOp op) { roots.push_back(op); });
   window_exchange::Rewriter rewriter(mesh);
+  for (ShardSliceOp root : roots) {
+    window_exchange::Chain chain{int64_t(root.getDim()), root.getAxes(), {}, {}};
+    if (succeeded(chain.trace(root.getOperand(), /*inside=*/false)))
+      for (Operation *op : chain.ops)
+        if (isa<AllGatherOp>(op))
+          rewriter.exchangeable.insert(op);
+  }
   for (ShardSliceOp root : roots)
     rewriter.rewrite(root);
 }

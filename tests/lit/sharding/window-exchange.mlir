@@ -81,3 +81,26 @@ func.func @gathered_value_read_twice(%x: tensor<64x128xf32> {loom.sharding = #lo
   %0 = loom.slice %x, start = [8, 0], limit = [40, 128], strides = [1, 1] : tensor<64x128xf32> -> tensor<32x128xf32>
   return %0, %x : tensor<32x128xf32>, tensor<64x128xf32>
 }
+
+// -----
+
+// Tests q, k and v sliced from one fused projection split 4 ways, each split again: every
+// slice's gather goes (another slice's gather of the same value is no reason to keep one).
+// Of k = columns [128, 256), device 0 reads from device 1 and device 3 from device 2, as
+// above (one permute); q's devices 1, 2 and 3 read from devices 0, 0 and 1, and v's
+// reversed (two permutes each: device 0 sends to two).
+// CHECK-LABEL: func.func @q_k_v_of_one_projection
+// CHECK-NOT: loom.all_gather
+// CHECK-COUNT-5: loom.collective_permute
+// CHECK-NOT: loom.all_gather
+// CHECK: return
+loom.mesh @mesh axes = ["t"] shape = [4]
+func.func @q_k_v_of_one_projection(%x: tensor<64x384xf32> {loom.sharding = #loom.sharding<@mesh, [[], ["t"]]>})
+    -> (tensor<64x128xf32> {loom.sharding = #loom.sharding<@mesh, [[], ["t"]]>},
+        tensor<64x128xf32> {loom.sharding = #loom.sharding<@mesh, [[], ["t"]]>},
+        tensor<64x128xf32> {loom.sharding = #loom.sharding<@mesh, [[], ["t"]]>}) {
+  %q = loom.slice %x, start = [0, 0], limit = [64, 128], strides = [1, 1] : tensor<64x384xf32> -> tensor<64x128xf32>
+  %k = loom.slice %x, start = [0, 128], limit = [64, 256], strides = [1, 1] : tensor<64x384xf32> -> tensor<64x128xf32>
+  %v = loom.slice %x, start = [0, 256], limit = [64, 384], strides = [1, 1] : tensor<64x384xf32> -> tensor<64x128xf32>
+  return %q, %k, %v : tensor<64x128xf32>, tensor<64x128xf32>, tensor<64x128xf32>
+}
