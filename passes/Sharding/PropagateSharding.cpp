@@ -210,7 +210,8 @@ void Propagation::explainCollectives() {
   }
   if (partitioned)
     copy.walk([&](Operation *op) {
-      if (!isa<AllGatherOp, ReduceScatterOp, AllReduceOp, AllToAllOp, ShardSliceOp>(op))
+      if (!isa<AllGatherOp, ReduceScatterOp, AllReduceOp, AllToAllOp, CollectivePermuteOp,
+               ShardSliceOp>(op))
         return;
       auto bytes = op->getAttrOfType<IntegerAttr>("bytes");
       auto reason = op->getAttrOfType<StringAttr>("reason");

@@ -32,3 +32,15 @@ func.func @wgrad(%x: tensor<8x4xf32> {loom.sharding = #loom.sharding<@mesh, [["d
   %g = loom.dot_general %x, %dy, batching_dims = [] x [], contracting_dims = [0] x [0] : (tensor<8x4xf32>, tensor<8x4xf32>) -> tensor<4x4xf32>
   return %g : tensor<4x4xf32>
 }
+
+// A roll along a split dim: the explanation names the permute that moves the rows each device
+// reads from its neighbour (loom-partition's window exchange), as it names every collective.
+// CHECK: remark: the partitioner emits loom.collective_permute over [data] (8192 bytes): the parts of other devices' pieces that loom.concatenate at explain.mlir:{{[0-9]+}} reads (instead of gathering 2 values whole)
+// CHECK-NOT: remark: the partitioner emits loom.all_gather
+func.func @roll(%x: tensor<64x128xf32> {loom.sharding = #loom.sharding<@mesh, [["data"], []]>})
+    -> (tensor<64x128xf32> {loom.sharding = #loom.sharding<@mesh, [["data"], []]>}) {
+  %0 = loom.slice %x, start = [16, 0], limit = [64, 128], strides = [1, 1] : tensor<64x128xf32> -> tensor<48x128xf32>
+  %1 = loom.slice %x, start = [0, 0], limit = [16, 128], strides = [1, 1] : tensor<64x128xf32> -> tensor<16x128xf32>
+  %2 = loom.concatenate(%0, %1) dim = 0 : (tensor<48x128xf32>, tensor<16x128xf32>) -> tensor<64x128xf32>
+  return %2 : tensor<64x128xf32>
+}
