@@ -4,6 +4,7 @@
 // operands' reshards, the combining of a partial result, and the reshard of each result to what
 // its users already want. So a contracted split pays for the all_reduce it makes necessary, and
 // an op runs at one end's sharding or the other, never at a compromise that gathers both.
+#include "passes/Sharding/BoxExchange.h"
 #include "passes/Sharding/Propagation.h"
 #include "passes/Sharding/ReshardPlan.h"
 #include "passes/Sharding/ReshardSearch.h"
@@ -44,7 +45,13 @@ int64_t Propagation::planCost(Value v, const TensorSharding &from, const TensorS
   std::string whyNot;
   FailureOr<ReshardPlan> plan =
       planReshard(cast<RankedTensorType>(v.getType()), from, to, mesh, whyNot);
-  return it->second = succeeded(plan) ? mlir::loom::costOf(plan->steps).time() : kUnreachable;
+  if (failed(plan))
+    return it->second = kUnreachable;
+  // As loom-partition chooses: the planned steps or, where cheaper, an exchange of boxes.
+  int64_t time = mlir::loom::costOf(plan->steps).time();
+  if (auto boxes = planBoxExchange(cast<RankedTensorType>(v.getType()), from, to, mesh))
+    time = std::min(time, boxes->time());
+  return it->second = time;
 }
 
 ValueState &Propagation::state(Value v) {

@@ -1,0 +1,261 @@
+// Reshards as exchanges of boxes (see BoxExchange.h).
+#include "passes/Sharding/BoxExchange.h"
+
+#include "passes/Sharding/ReshardPlan.h"
+
+#include <functional>
+#include <map>
+#include <set>
+#include <vector>
+
+using namespace mlir;
+using namespace mlir::loom;
+
+// A namespace of its own: the unity build joins anonymous namespaces across files.
+namespace box_exchange {
+
+/// Devices by their coordinates on the exchange's axes (major first).
+struct DeviceGroup {
+  SmallVector<StringRef> axes;
+  SmallVector<int64_t> sizes;
+
+  int64_t devices() const {
+    int64_t n = 1;
+    for (int64_t size : sizes)
+      n *= size;
+    return n;
+  }
+  int indexOf(StringRef axis) const {
+    return static_cast<int>(llvm::find(axes, axis) - axes.begin());
+  }
+  SmallVector<int64_t> coordsOf(int64_t position) const {
+    SmallVector<int64_t> coords(axes.size());
+    for (int64_t i = static_cast<int64_t>(axes.size()) - 1; i >= 0; --i)
+      coords[i] = position % sizes[i], position /= sizes[i];
+    return coords;
+  }
+  int64_t positionOf(ArrayRef<int64_t> coords) const {
+    int64_t position = 0;
+    for (auto [coord, size] : llvm::zip_equal(coords, sizes))
+      position = position * size + coord;
+    return position;
+  }
+  /// The index of the piece a device at `coords` holds of a dim split over `dimAxes`.
+  int64_t pieceOf(ArrayRef<StringRef> dimAxes, ArrayRef<int64_t> coords) const {
+    int64_t piece = 0;
+    for (StringRef a : dimAxes)
+      piece = piece * sizes[indexOf(a)] + coords[indexOf(a)];
+    return piece;
+  }
+  /// Sets the coordinates on `dimAxes` of a device holding piece `piece` of that dim.
+  void placeOn(ArrayRef<StringRef> dimAxes, int64_t piece, MutableArrayRef<int64_t> coords) const {
+    for (StringRef a : llvm::reverse(dimAxes))
+      coords[indexOf(a)] = piece % sizes[indexOf(a)], piece /= sizes[indexOf(a)];
+  }
+};
+
+/// Boxes of more than this many transfers in all are not planned (compile time).
+constexpr size_t kMaxTransfers = 1 << 14;
+
+int64_t elementBytes(Type type) { return (type.getIntOrFloatBitWidth() + 7) / 8; }
+
+/// Whether every device of the group sends its own box to itself: a local slice, no permute.
+bool allLocal(const BoxExchange::Move &move, int64_t devices) {
+  for (size_t k = 0; k < move.pairs.size(); k += 2)
+    if (move.pairs[k] != move.pairs[k + 1])
+      return false;
+  return static_cast<int64_t>(move.pairs.size()) == 2 * devices;
+}
+
+} // namespace box_exchange
+
+using namespace box_exchange;
+
+int64_t BoxExchange::time() const {
+  int64_t collectives = 0;
+  for (const Move &m : moves)
+    collectives += allLocal(m, devices) ? 0 : 1;
+  return busiest + collectives * kCollectiveLatencyBytes;
+}
+
+std::optional<BoxExchange> mlir::loom::planBoxExchange(RankedTensorType global,
+                                                       const TensorSharding &from,
+                                                       const TensorSharding &to, MeshOp mesh) {
+  Type elem = global.getElementType();
+  if (!from.partial.empty() || !to.partial.empty() || !elem.isIntOrFloat() ||
+      elem.isInteger(1) || global.getNumElements() == 0)
+    return std::nullopt;
+  DeviceGroup group;
+  for (auto [a, size] : llvm::zip_equal(mesh.getAxes(), mesh.getShape())) {
+    StringRef name = cast<StringAttr>(a).getValue();
+    if (from.uses(name) || to.uses(name))
+      group.axes.push_back(name), group.sizes.push_back(size);
+  }
+  const int64_t devices = group.devices(), rank = global.getRank();
+  if (group.axes.empty() || devices > 256)
+    return std::nullopt;
+  ArrayRef<int64_t> shape = global.getShape();
+  auto pieceSize = [&](const TensorSharding &s, int64_t d) {
+    return shape[d] / groupSize(mesh, s.dims[d]);
+  };
+  // (source box's offset, target box's offset, shape) -> (sender, receiver) pairs.
+  std::map<std::vector<int64_t>, std::vector<std::pair<int64_t, int64_t>>> boxes;
+  SmallVector<int64_t> received(devices, 0);
+  size_t transfers = 0;
+  for (int64_t j = 0; j < devices; ++j) {
+    SmallVector<int64_t> coords = group.coordsOf(j);
+    SmallVector<int64_t> first(rank), last(rank), targetAt(rank);
+    for (int64_t d = 0; d < rank; ++d) {
+      int64_t size = pieceSize(to, d), source = pieceSize(from, d);
+      targetAt[d] = group.pieceOf(to.dims[d], coords) * size;
+      first[d] = targetAt[d] / source, last[d] = (targetAt[d] + size - 1) / source;
+    }
+    // Every piece of `from` the target piece meets: a box each.
+    for (SmallVector<int64_t> q = first;;) {
+      SmallVector<int64_t> senderCoords = coords;
+      std::vector<int64_t> key(3 * rank);
+      int64_t elements = 1;
+      for (int64_t d = 0; d < rank; ++d) {
+        group.placeOn(from.dims[d], q[d], senderCoords);
+        int64_t source = pieceSize(from, d), size = pieceSize(to, d);
+        int64_t lo = std::max(targetAt[d], q[d] * source);
+        int64_t hi = std::min(targetAt[d] + size, (q[d] + 1) * source);
+        key[d] = lo - q[d] * source, key[rank + d] = lo - targetAt[d], key[2 * rank + d] = hi - lo;
+        elements *= hi - lo;
+      }
+      int64_t sender = group.positionOf(senderCoords);
+      boxes[key].push_back({sender, j});
+      if (sender != j)
+        received[j] += elements * elementBytes(elem);
+      if (++transfers > kMaxTransfers)
+        return std::nullopt;
+      int64_t d = rank - 1;
+      while (d >= 0 && q[d] == last[d])
+        q[d] = first[d], --d;
+      if (d < 0)
+        break;
+      ++q[d];
+    }
+  }
+  BoxExchange exchange;
+  exchange.axes = group.axes;
+  exchange.devices = devices;
+  exchange.busiest = *llvm::max_element(received);
+  // Each box's pairs in as few permutes as no device sends or receives twice in.
+  for (auto &[key, pairs] : boxes) {
+    size_t firstMove = exchange.moves.size();
+    for (auto [sender, receiver] : pairs) {
+      auto fits = [&](const BoxExchange::Move &m) {
+        for (size_t k = 0; k < m.pairs.size(); k += 2)
+          if (m.pairs[k] == sender || m.pairs[k + 1] == receiver)
+            return false;
+        return true;
+      };
+      auto *move = std::find_if(exchange.moves.begin() + firstMove, exchange.moves.end(), fits);
+      if (move == exchange.moves.end()) {
+        BoxExchange::Move fresh;
+        fresh.source.assign(key.begin(), key.begin() + rank);
+        fresh.target.assign(key.begin() + rank, key.begin() + 2 * rank);
+        fresh.shape.assign(key.begin() + 2 * rank, key.end());
+        exchange.moves.push_back(std::move(fresh));
+        move = &exchange.moves.back();
+      }
+      move->pairs.append({sender, receiver});
+    }
+  }
+  return exchange;
+}
+
+/// The boxes of a piece as a grid: per dim, the distinct (offset, size) of the boxes, in order,
+/// if they tile the dim and every combination is a box; else nothing.
+std::optional<SmallVector<SmallVector<std::pair<int64_t, int64_t>>>>
+gridOf(const std::map<std::vector<int64_t>, Value> &cells, ArrayRef<int64_t> piece) {
+  const size_t rank = piece.size();
+  SmallVector<SmallVector<std::pair<int64_t, int64_t>>> grid(rank);
+  size_t combinations = 1;
+  for (size_t d = 0; d < rank; ++d) {
+    std::set<std::pair<int64_t, int64_t>> spans;
+    for (const auto &[key, value] : cells)
+      spans.insert({key[d], key[rank + d]});
+    int64_t next = 0;
+    for (auto [at, size] : spans) {
+      if (at != next)
+        return std::nullopt;
+      next = at + size;
+      grid[d].push_back({at, size});
+    }
+    if (next != piece[d])
+      return std::nullopt;
+    combinations *= grid[d].size();
+  }
+  if (combinations != cells.size())
+    return std::nullopt;
+  return grid;
+}
+
+Value mlir::loom::emitBoxExchange(OpBuilder &b, Location loc, Value v,
+                                  const BoxExchange &exchange, FlatSymbolRefAttr mesh,
+                                  RankedTensorType target, StringRef reason) {
+  Type elem = target.getElementType();
+  const size_t rank = target.getRank();
+  auto pieceShape = cast<RankedTensorType>(v.getType()).getShape();
+  // Each box of the target piece: the sum of the moves that bring it (a device gets zeros from
+  // the permutes that do not bring its box there).
+  std::map<std::vector<int64_t>, Value> cells;
+  for (const BoxExchange::Move &move : exchange.moves) {
+    Value part = v;
+    if (ArrayRef<int64_t>(move.shape) != pieceShape) {
+      SmallVector<int64_t> limit, strides(rank, 1);
+      for (auto [at, size] : llvm::zip_equal(move.source, move.shape))
+        limit.push_back(at + size);
+      part = SliceOp::create(b, loc, v, move.source, limit, strides);
+    }
+    if (!allLocal(move, exchange.devices)) {
+      bool receives = false;
+      for (size_t k = 0; k < move.pairs.size(); k += 2)
+        receives |= move.pairs[k] != move.pairs[k + 1];
+      int64_t bytes = receives ? elementBytes(elem) : 0;
+      for (int64_t size : move.shape)
+        bytes *= size;
+      part = CollectivePermuteOp::create(b, loc, part.getType(), part, mesh,
+                                         b.getStrArrayAttr(exchange.axes),
+                                         b.getDenseI64ArrayAttr(move.pairs),
+                                         b.getStringAttr(reason), b.getI64IntegerAttr(bytes));
+    }
+    std::vector<int64_t> key(move.target.begin(), move.target.end());
+    key.insert(key.end(), move.shape.begin(), move.shape.end());
+    Value &cell = cells[key];
+    cell = cell ? AddOp::create(b, loc, cell, part).getResult() : part;
+  }
+  // The boxes side by side where they form a grid (with power-of-two meshes they do).
+  if (auto grid = gridOf(cells, target.getShape())) {
+    std::function<Value(size_t, std::vector<int64_t> &)> assemble =
+        [&](size_t d, std::vector<int64_t> &key) -> Value {
+      if (d == rank)
+        return cells.at(key);
+      SmallVector<Value> parts;
+      for (auto [at, size] : (*grid)[d]) {
+        key[d] = at, key[rank + d] = size;
+        parts.push_back(assemble(d + 1, key));
+      }
+      return parts.size() == 1 ? parts[0] : ConcatenateOp::create(b, loc, parts, d).getResult();
+    };
+    std::vector<int64_t> key(2 * rank);
+    return assemble(0, key);
+  }
+  // Else each box padded with zeros to the piece's shape, all summed.
+  Value zero = ConstantOp::create(
+      b, loc, DenseElementsAttr::get(RankedTensorType::get({}, elem), b.getZeroAttr(elem)));
+  Value total;
+  for (auto &[key, cell] : cells) {
+    Value part = cell;
+    if (cast<RankedTensorType>(part.getType()).getShape() != target.getShape()) {
+      SmallVector<int64_t> low(key.begin(), key.begin() + rank), high, interior(rank, 0);
+      for (size_t d = 0; d < rank; ++d)
+        high.push_back(target.getDimSize(d) - key[d] - key[rank + d]);
+      part = PadOp::create(b, loc, part, zero, low, high, interior);
+    }
+    total = total ? AddOp::create(b, loc, total, part).getResult() : part;
+  }
+  return total;
+}

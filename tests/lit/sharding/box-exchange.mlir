@@ -1,0 +1,39 @@
+// RUN: loom-opt %s -loom-propagate-sharding -loom-partition -split-input-file | FileCheck %s
+
+// Tests a reshard between shardings with different numbers of pieces per dim as an exchange
+// of boxes (BoxExchange.h): [[x], [y]] to [[y], [x]] of a 512x512 f32 value on a 2x4 mesh.
+// Each device's target piece (128x256) meets two source pieces (256x128) in 128x128 boxes;
+// permutes of like boxes bring each from its holder (device 0 keeps its own, pairs 0 -> 0),
+// and the boxes of each half are summed (the devices a permute does not target get zeros)
+// and put side by side. The busiest device receives 128 KB, the least it must; gathering and
+// all_to_alls of named axes moved 2.25x that.
+// CHECK-LABEL: func.func @swap_unequal_splits
+// CHECK-NOT: loom.all_
+// CHECK: %[[P0:.*]] = loom.collective_permute %{{.*}}, @mesh, axes = ["x", "y"], pairs = [0, 0, 4, 2, 2, 4, 6, 6] {bytes = 65536 : i64, reason = "boxes of argument 0 for result 0 ({{\[\[}}x], [y]] to {{\[\[}}y], [x]])"} : tensor<128x128xf32>
+// CHECK: %[[P1:.*]] = loom.collective_permute %{{.*}}, pairs = [1, 0, 5, 2, 3, 4, 7, 6]
+// CHECK: %[[P2:.*]] = loom.collective_permute %{{.*}}, pairs = [0, 1, 4, 3, 2, 5, 6, 7]
+// CHECK: %[[LEFT:.*]] = loom.add %[[P0]], %[[P2]] : tensor<128x128xf32>
+// CHECK: %[[P3:.*]] = loom.collective_permute %{{.*}}, pairs = [1, 1, 5, 3, 3, 5, 7, 7]
+// CHECK: %[[RIGHT:.*]] = loom.add %[[P1]], %[[P3]] : tensor<128x128xf32>
+// CHECK: %[[R:.*]] = loom.concatenate(%[[LEFT]], %[[RIGHT]]) dim = 1 : (tensor<128x128xf32>, tensor<128x128xf32>) -> tensor<128x256xf32>
+// CHECK-NOT: loom.all_
+// CHECK: return %[[R]]
+loom.mesh @mesh axes = ["x", "y"] shape = [2, 4]
+func.func @swap_unequal_splits(%a: tensor<512x512xf32> {loom.sharding = #loom.sharding<@mesh, [["x"], ["y"]]>})
+    -> (tensor<512x512xf32> {loom.sharding = #loom.sharding<@mesh, [["y"], ["x"]]>}) {
+  return %a : tensor<512x512xf32>
+}
+
+// -----
+
+// Tests that a small value keeps the planned steps (an all_gather and an all_to_all, 1280
+// bytes): four permutes' start-ups (16 KB each in the cost model) outweigh the 768 bytes the
+// exchange would save on a 32x32 value.
+// CHECK-LABEL: func.func @small_value
+// CHECK-NOT: boxes of
+// CHECK: return
+loom.mesh @mesh axes = ["x", "y"] shape = [2, 4]
+func.func @small_value(%a: tensor<32x32xf32> {loom.sharding = #loom.sharding<@mesh, [["x"], ["y"]]>})
+    -> (tensor<32x32xf32> {loom.sharding = #loom.sharding<@mesh, [["y"], ["x"]]>}) {
+  return %a : tensor<32x32xf32>
+}
