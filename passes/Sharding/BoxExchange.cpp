@@ -201,14 +201,20 @@ Value mlir::loom::emitBoxExchange(OpBuilder &b, Location loc, Value v,
   auto pieceShape = cast<RankedTensorType>(v.getType()).getShape();
   // Each box of the target piece: the sum of the moves that bring it (a device gets zeros from
   // the permutes that do not bring its box there).
-  std::map<std::vector<int64_t>, Value> cells;
+  std::map<std::vector<int64_t>, Value> cells, slices;
   for (const BoxExchange::Move &move : exchange.moves) {
     Value part = v;
     if (ArrayRef<int64_t>(move.shape) != pieceShape) {
-      SmallVector<int64_t> limit, strides(rank, 1);
-      for (auto [at, size] : llvm::zip_equal(move.source, move.shape))
-        limit.push_back(at + size);
-      part = SliceOp::create(b, loc, v, move.source, limit, strides);
+      std::vector<int64_t> box(move.source.begin(), move.source.end());
+      box.insert(box.end(), move.shape.begin(), move.shape.end());
+      Value &slice = slices[box]; // moves of one box to different places send one slice
+      if (!slice) {
+        SmallVector<int64_t> limit, strides(rank, 1);
+        for (auto [at, size] : llvm::zip_equal(move.source, move.shape))
+          limit.push_back(at + size);
+        slice = SliceOp::create(b, loc, v, move.source, limit, strides);
+      }
+      part = slice;
     }
     if (!allLocal(move, exchange.devices)) {
       bool receives = false;
