@@ -10,7 +10,6 @@
 
 #include <limits>
 #include <map>
-#include <set>
 
 using namespace mlir;
 using namespace mlir::loom;
