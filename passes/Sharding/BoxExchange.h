@@ -40,9 +40,11 @@ struct BoxExchange {
 std::optional<BoxExchange> planBoxExchange(RankedTensorType global, const TensorSharding &from,
                                            const TensorSharding &to, MeshOp mesh);
 
-/// Emits `exchange` on local value `v` before `b`'s insertion point: per move, a slice, a
-/// permute (with `reason` and its bytes), and a zero padding to the piece's shape `target`,
-/// all summed (each element of a piece comes from exactly one move; the others give zeros).
+/// Emits `exchange` on local value `v` before `b`'s insertion point: per move a slice and a
+/// permute (with `reason` and its bytes; none where every device keeps its own box); the
+/// moves into one box of the piece summed (a device gets zeros from the permutes that do not
+/// target it); the boxes side by side in a piece of shape `target`, or zero-padded to it and
+/// summed where they do not form a grid.
 Value emitBoxExchange(OpBuilder &b, Location loc, Value v, const BoxExchange &exchange,
                       FlatSymbolRefAttr mesh, RankedTensorType target, StringRef reason);
 
