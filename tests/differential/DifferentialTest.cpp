@@ -258,6 +258,13 @@ TEST(Differential, SlicesPadsAndRollsAlongASplitDimMatchOneDevice) {
        "  %r0 = loom.concatenate(%a0, %a1) dim = 0 : (" + X + ", " + X +
            ") -> tensor<32x12xf32>",
        false, true},
+      {"q_k_v_thirds_of_columns", {16, 4}, // three results, each sharded as `to`
+       "  %r0 = loom.slice %a0, start = [0, 0], limit = [16, 4], strides = [1, 1] : " + X +
+           " -> tensor<16x4xf32>\n"
+           "  %r1 = loom.slice %a0, start = [0, 4], limit = [16, 8], strides = [1, 1] : " + X +
+           " -> tensor<16x4xf32>\n"
+           "  %r2 = loom.slice %a0, start = [0, 8], limit = [16, 12], strides = [1, 1] : " + X +
+           " -> tensor<16x4xf32>"},
   };
   int64_t programs = 0;
   for (const Case &c : cases) {
@@ -268,7 +275,8 @@ TEST(Differential, SlicesPadsAndRollsAlongASplitDimMatchOneDevice) {
       p.args.push_back(randomTensor({}, "f32", Gen::Signed, rng));
     if (c.twoArgs)
       p.args.push_back(randomTensor({16, 12}, "f32", Gen::Signed, rng));
-    p.results = {shapeOnly(c.result, "f32")};
+    const size_t results = std::string(c.name).starts_with("q_k_v") ? 3 : 1;
+    p.results.assign(results, shapeOnly(c.result, "f32"));
     p.body = c.body;
     std::vector<HostTensor> want = reference(p);
     ASSERT_FALSE(want.empty()) << c.name;
@@ -289,7 +297,7 @@ TEST(Differential, SlicesPadsAndRollsAlongASplitDimMatchOneDevice) {
         if (c.twoArgs)
           specs.push_back(from);
         ++programs;
-        EXPECT_EQ(check(p, want, mesh, specs, {to}, nullptr, 0), "")
+        EXPECT_EQ(check(p, want, mesh, specs, std::vector<Spec>(results, to), nullptr, 0), "")
             << c.name << " from " << describe(from) << " to " << describe(to) << " on mesh "
             << meshName(mesh);
       }
