@@ -1,7 +1,8 @@
 // Reshards as exchanges of boxes (see BoxExchange.h).
 #include "passes/Sharding/BoxExchange.h"
 
-#include "passes/Sharding/ReshardPlan.h"
+#include "passes/Sharding/MeshAxes.h"
+#include "passes/Sharding/ReshardSearch.h"
 
 #include <functional>
 #include <map>
@@ -13,46 +14,6 @@ using namespace mlir::loom;
 
 // A namespace of its own: the unity build joins anonymous namespaces across files.
 namespace box_exchange {
-
-/// Devices by their coordinates on the exchange's axes (major first).
-struct DeviceGroup {
-  SmallVector<StringRef> axes;
-  SmallVector<int64_t> sizes;
-
-  int64_t devices() const {
-    int64_t n = 1;
-    for (int64_t size : sizes)
-      n *= size;
-    return n;
-  }
-  int indexOf(StringRef axis) const {
-    return static_cast<int>(llvm::find(axes, axis) - axes.begin());
-  }
-  SmallVector<int64_t> coordsOf(int64_t position) const {
-    SmallVector<int64_t> coords(axes.size());
-    for (int64_t i = static_cast<int64_t>(axes.size()) - 1; i >= 0; --i)
-      coords[i] = position % sizes[i], position /= sizes[i];
-    return coords;
-  }
-  int64_t positionOf(ArrayRef<int64_t> coords) const {
-    int64_t position = 0;
-    for (auto [coord, size] : llvm::zip_equal(coords, sizes))
-      position = position * size + coord;
-    return position;
-  }
-  /// The index of the piece a device at `coords` holds of a dim split over `dimAxes`.
-  int64_t pieceOf(ArrayRef<StringRef> dimAxes, ArrayRef<int64_t> coords) const {
-    int64_t piece = 0;
-    for (StringRef a : dimAxes)
-      piece = piece * sizes[indexOf(a)] + coords[indexOf(a)];
-    return piece;
-  }
-  /// Sets the coordinates on `dimAxes` of a device holding piece `piece` of that dim.
-  void placeOn(ArrayRef<StringRef> dimAxes, int64_t piece, MutableArrayRef<int64_t> coords) const {
-    for (StringRef a : llvm::reverse(dimAxes))
-      coords[indexOf(a)] = piece % sizes[indexOf(a)], piece /= sizes[indexOf(a)];
-  }
-};
 
 /// Boxes of more than this many transfers in all are not planned (compile time).
 constexpr size_t kMaxTransfers = 1 << 14;
@@ -75,24 +36,23 @@ int64_t BoxExchange::time() const {
   int64_t collectives = 0;
   for (const Move &m : moves)
     collectives += allLocal(m, devices) ? 0 : 1;
-  return busiest + collectives * kCollectiveLatencyBytes;
+  return ReshardCost{busiest, 0, collectives}.time();
 }
 
-std::optional<BoxExchange> mlir::loom::planBoxExchange(RankedTensorType global,
-                                                       const TensorSharding &from,
-                                                       const TensorSharding &to, MeshOp mesh) {
+namespace box_exchange {
+std::optional<BoxExchange> planBoxExchange(RankedTensorType global, const TensorSharding &from,
+                                           const TensorSharding &to, MeshOp mesh) {
   Type elem = global.getElementType();
   if (!from.partial.empty() || !to.partial.empty() || !elem.isIntOrFloat() ||
       elem.isInteger(1) || global.getNumElements() == 0)
     return std::nullopt;
-  DeviceGroup group;
-  for (auto [a, size] : llvm::zip_equal(mesh.getAxes(), mesh.getShape())) {
-    StringRef name = cast<StringAttr>(a).getValue();
-    if (from.uses(name) || to.uses(name))
-      group.axes.push_back(name), group.sizes.push_back(size);
-  }
-  const int64_t devices = group.devices(), rank = global.getRank();
-  if (group.axes.empty() || devices > 256)
+  MeshAxes axes(mesh);
+  const SmallVector<int> group = axes.splitting(from, to);
+  int64_t devices = 1;
+  for (int i : group)
+    devices *= axes.sizes[i];
+  const int64_t rank = global.getRank();
+  if (group.empty() || devices > 256)
     return std::nullopt;
   ArrayRef<int64_t> shape = global.getShape();
   auto pieceSize = [&](const TensorSharding &s, int64_t d) {
@@ -103,11 +63,12 @@ std::optional<BoxExchange> mlir::loom::planBoxExchange(RankedTensorType global,
   SmallVector<int64_t> received(devices, 0);
   size_t transfers = 0;
   for (int64_t j = 0; j < devices; ++j) {
-    SmallVector<int64_t> coords = group.coordsOf(j);
+    SmallVector<int64_t> coords(axes.names.size(), 0);
+    axes.place(j, ArrayRef(group), coords);
     SmallVector<int64_t> first(rank), last(rank), targetAt(rank);
     for (int64_t d = 0; d < rank; ++d) {
       int64_t size = pieceSize(to, d), source = pieceSize(from, d);
-      targetAt[d] = group.pieceOf(to.dims[d], coords) * size;
+      targetAt[d] = axes.pieceOf(to.dims[d], coords) * size;
       first[d] = targetAt[d] / source, last[d] = (targetAt[d] + size - 1) / source;
     }
     // Every piece of `from` the target piece meets: a box each.
@@ -116,14 +77,14 @@ std::optional<BoxExchange> mlir::loom::planBoxExchange(RankedTensorType global,
       std::vector<int64_t> key(3 * rank);
       int64_t elements = 1;
       for (int64_t d = 0; d < rank; ++d) {
-        group.placeOn(from.dims[d], q[d], senderCoords);
+        axes.placePiece(from.dims[d], q[d], senderCoords);
         int64_t source = pieceSize(from, d), size = pieceSize(to, d);
         int64_t lo = std::max(targetAt[d], q[d] * source);
         int64_t hi = std::min(targetAt[d] + size, (q[d] + 1) * source);
         key[d] = lo - q[d] * source, key[rank + d] = lo - targetAt[d], key[2 * rank + d] = hi - lo;
         elements *= hi - lo;
       }
-      int64_t sender = group.positionOf(senderCoords);
+      int64_t sender = axes.position(ArrayRef(group), senderCoords);
       boxes[key].push_back({sender, j});
       if (sender != j)
         received[j] += elements * elementBytes(elem);
@@ -138,7 +99,7 @@ std::optional<BoxExchange> mlir::loom::planBoxExchange(RankedTensorType global,
     }
   }
   BoxExchange exchange;
-  exchange.axes = group.axes;
+  exchange.axes = llvm::map_to_vector(group, [&](int i) { return axes.names[i]; });
   exchange.devices = devices;
   exchange.busiest = *llvm::max_element(received);
   // Each box's pairs in as few permutes as no device sends or receives twice in.
@@ -164,6 +125,23 @@ std::optional<BoxExchange> mlir::loom::planBoxExchange(RankedTensorType global,
     }
   }
   return exchange;
+}
+} // namespace box_exchange
+
+std::optional<BoxExchange> mlir::loom::cheaperBoxExchange(RankedTensorType global,
+                                                          const TensorSharding &from,
+                                                          const TensorSharding &to, MeshOp mesh,
+                                                          ArrayRef<ReshardStep> steps) {
+  int64_t stepsTime = costOf(steps).time();
+  // Each device receives what it lacks (the bound) by at least one permute where it lacks
+  // anything: steps that take no longer cannot be beaten, and the boxes need not be planned.
+  int64_t least = leastBytes(global, from, to, mesh);
+  if (stepsTime <= least + (least > 0 ? kCollectiveLatencyBytes : 0))
+    return std::nullopt;
+  std::optional<BoxExchange> boxes = planBoxExchange(global, from, to, mesh);
+  if (!boxes || boxes->time() >= stepsTime)
+    return std::nullopt;
+  return boxes;
 }
 
 /// The boxes of a piece as a grid: per dim, the distinct (offset, size) of the boxes, in order,

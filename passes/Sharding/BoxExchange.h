@@ -9,7 +9,7 @@
 #ifndef LOOM_PASSES_SHARDING_BOXEXCHANGE_H
 #define LOOM_PASSES_SHARDING_BOXEXCHANGE_H
 
-#include "passes/Sharding/TensorSharding.h"
+#include "passes/Sharding/ReshardPlan.h"
 
 #include "mlir/IR/Builders.h"
 
@@ -35,10 +35,14 @@ struct BoxExchange {
   int64_t time() const;
 };
 
-/// The exchange from `from` to `to` for a `global` value, or nullopt where neither is
-/// partial-free, the element type cannot be summed (i1), or the boxes grow past a bound.
-std::optional<BoxExchange> planBoxExchange(RankedTensorType global, const TensorSharding &from,
-                                           const TensorSharding &to, MeshOp mesh);
+/// The exchange from `from` to `to` for a `global` value where it costs less than `steps`
+/// (ReshardCost::time): what loom-partition emits instead and propagation weighs. Nullopt
+/// where it costs as much or more, where either sharding is partial, the element type cannot
+/// be summed (i1), or the boxes grow past a bound.
+std::optional<BoxExchange> cheaperBoxExchange(RankedTensorType global,
+                                              const TensorSharding &from,
+                                              const TensorSharding &to, MeshOp mesh,
+                                              ArrayRef<ReshardStep> steps);
 
 /// Emits `exchange` on local value `v` before `b`'s insertion point: per move a slice and a
 /// permute (with `reason` and its bytes; none where every device keeps its own box); the

@@ -48,10 +48,9 @@ int64_t Propagation::planCost(Value v, const TensorSharding &from, const TensorS
   if (failed(plan))
     return it->second = kUnreachable;
   // As loom-partition chooses: the planned steps or, where cheaper, an exchange of boxes.
-  int64_t time = mlir::loom::costOf(plan->steps).time();
-  if (auto boxes = planBoxExchange(cast<RankedTensorType>(v.getType()), from, to, mesh))
-    time = std::min(time, boxes->time());
-  return it->second = time;
+  auto boxes =
+      cheaperBoxExchange(cast<RankedTensorType>(v.getType()), from, to, mesh, plan->steps);
+  return it->second = boxes ? boxes->time() : mlir::loom::costOf(plan->steps).time();
 }
 
 ValueState &Propagation::state(Value v) {

@@ -6,7 +6,6 @@
 #include "passes/Sharding/FuseCollectives.h"
 #include "passes/Sharding/BoxExchange.h"
 #include "passes/Sharding/ReshardPlan.h"
-#include "passes/Sharding/ReshardSearch.h"
 #include "passes/Sharding/WindowExchange.h"
 
 #include "mlir/IR/Builders.h"
@@ -118,8 +117,7 @@ FailureOr<Value> Partitioner::reshardUncached(Value v, TensorSharding from,
   std::string change = from.toString() + " to " + to.toString();
   std::string source = origin(v);
   MLIRContext *ctx = b.getContext();
-  if (auto boxes = planBoxExchange(global, from, to, mesh);
-      boxes && boxes->time() < costOf(plan->steps).time())
+  if (auto boxes = cheaperBoxExchange(global, from, to, mesh, plan->steps))
     return emitBoxExchange(b, loc, v, *boxes, meshRef, local(global, to),
                            "boxes of " + source + " for " + why + " (" + change + ")");
   for (const ReshardStep &step : plan->steps) {

@@ -1,6 +1,8 @@
 // Reshard searches (see ReshardSearch.h).
 #include "passes/Sharding/ReshardSearch.h"
 
+#include "passes/Sharding/MeshAxes.h"
+
 #include <algorithm>
 #include <numeric>
 #include <queue>
@@ -11,34 +13,6 @@ using namespace mlir;
 using namespace mlir::loom;
 
 namespace {
-/// The mesh's axes and sizes, looked up without going through the mesh op's attributes (the
-/// search asks for them millions of times in a large program).
-struct MeshAxes {
-  explicit MeshAxes(MeshOp mesh) {
-    for (auto [a, size] : llvm::zip_equal(mesh.getAxes(), mesh.getShape()))
-      names.push_back(cast<StringAttr>(a).getValue()), sizes.push_back(size);
-  }
-  int index(StringRef axis) const {
-    return static_cast<int>(llvm::find(names, axis) - names.begin());
-  }
-  int64_t size(StringRef axis) const { return sizes[index(axis)]; }
-  int64_t group(ArrayRef<StringRef> axes) const {
-    int64_t n = 1;
-    for (StringRef a : axes)
-      n *= size(a);
-    return n;
-  }
-  /// Sets the coordinates (`coords`, by axis index) of the device at `position` in the group
-  /// of the axes with indices `group`, major first; the other axes' stay as they are.
-  template <typename Index>
-  void place(int64_t position, ArrayRef<Index> group, MutableArrayRef<int64_t> coords) const {
-    for (int64_t i = static_cast<int64_t>(group.size()) - 1; i >= 0; --i)
-      coords[group[i]] = position % sizes[group[i]], position /= sizes[group[i]];
-  }
-  SmallVector<StringRef> names;
-  SmallVector<int64_t> sizes;
-};
-
 /// A sharding's dims as the indices of their axes in the mesh, major first: small and cheap
 /// to copy, compare and hash (the search weighs thousands).
 using Code = SmallVector<SmallVector<int8_t, 4>, 4>;
@@ -69,18 +43,12 @@ std::optional<ReshardStep> permuteWith(const MeshAxes &mesh, int64_t bytes,
   for (size_t d = 0; d < from.dims.size(); ++d)
     if (mesh.group(from.dims[d]) != mesh.group(to.dims[d]))
       return std::nullopt;
-  Axes axes;
-  for (StringRef axis : mesh.names) {
-    auto splits = [&](const Axes &dimAxes) { return llvm::is_contained(dimAxes, axis); };
-    if (!llvm::any_of(from.dims, splits) && !llvm::any_of(to.dims, splits))
-      continue;
+  SmallVector<int> groupAxes = mesh.splitting(from, to);
+  Axes axes = llvm::map_to_vector(groupAxes, [&](int i) { return mesh.names[i]; });
+  for (StringRef axis : axes)
     if (llvm::is_contained(from.partial, axis))
       return std::nullopt;
-    axes.push_back(axis);
-  }
   const Code fromCode = codeOf(mesh, from.dims), toCode = codeOf(mesh, to.dims);
-  SmallVector<int> groupAxes =
-      llvm::map_to_vector(axes, [&](StringRef a) { return mesh.index(a); });
   int64_t n = mesh.group(axes);
   ReshardStep step{ReshardStep::Kind::Permute, 0, 0, axes, from.combiner, 0, to};
   std::vector<SmallVector<int64_t>> holders(n), needers(n);

@@ -2,7 +2,7 @@
 // WindowExchange.h).
 #include "passes/Sharding/WindowExchange.h"
 
-#include "passes/Sharding/ReshardPlan.h"
+#include "passes/Sharding/ReshardSearch.h"
 #include "passes/Sharding/TensorSharding.h"
 
 #include "mlir/IR/Builders.h"
@@ -183,14 +183,16 @@ SmallVector<Group> groupTransfers(const Transfers &transfers, bool byShift) {
   return groups;
 }
 
-/// The busiest device's received rows plus each collective's start-up, in bytes.
+/// The permutes' time as reshard plans are weighed (ReshardCost): the busiest device's
+/// received rows, in bytes, plus each collective's start-up.
 int64_t costOf(ArrayRef<Group> groups, int64_t devices, int64_t rowBytes) {
   SmallVector<int64_t> received(devices, 0);
   for (const Group &g : groups)
     for (auto [from, to] : g.pairs)
       received[to] += g.hi - g.lo;
-  return *llvm::max_element(received) * rowBytes +
-         static_cast<int64_t>(groups.size()) * kCollectiveLatencyBytes;
+  return ReshardCost{*llvm::max_element(received) * rowBytes, 0,
+                     static_cast<int64_t>(groups.size())}
+      .time();
 }
 
 /// Merges permutes of one leaf over different devices into one sending the rows either
@@ -301,7 +303,7 @@ void Rewriter::rewrite(ShardSliceOp root) {
     if (int64_t c = costOf(candidate, devices, rowBytes); c < cost)
       groups = std::move(candidate), cost = c;
   }
-  if (cost >= chain.gatheredBytes + chain.gathers * kCollectiveLatencyBytes)
+  if (cost >= ReshardCost{chain.gatheredBytes, 0, chain.gathers}.time())
     return;
 
   // The local buffer: each leaf's local part, then what each permute brings, along the dim.
