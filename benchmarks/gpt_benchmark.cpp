@@ -179,6 +179,7 @@ void row(const char *name, const nn::GptConfig &c, const std::string &script) {
 } // namespace
 
 int main(int argc, char **argv) {
+  bench::runOnOpenBlasOwnKernels(argv); // both sides on the CPU's own kernels
   const char *usage = "usage: loom-gpt-benchmark [PYTORCH_SCRIPT] [--no-medium]\n"
                       "  PYTORCH_SCRIPT defaults to benchmarks/gpt_torch.py\n";
   std::string script = "benchmarks/gpt_torch.py";
@@ -196,7 +197,7 @@ int main(int argc, char **argv) {
                           arg.c_str(), usage), 2;
   }
   bench::blasGflops();
-  std::printf("OpenBLAS kernels (Loom's and PyTorch's): %s\n\n", rt::blasKernels().c_str());
+  std::printf("%s\n\n", bench::kernelsLine(rt::blasKernels()).c_str());
   std::printf("| config | Loom tokens/s | PyTorch tokens/s (OpenMP OpenBLAS) | Loom / PyTorch "
               "| bound: PyTorch's step / its products at the GEMM rate | PyTorch as shipped | speed-up of the kernels' threads | each layer lowered apart: time / default's "
               "| model FLOP/s / GEMM rate | peak device memory | peak memory "

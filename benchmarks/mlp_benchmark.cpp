@@ -116,13 +116,14 @@ std::pair<double, double> bestOfRounds(int64_t batch, const std::string &optimiz
 } // namespace
 
 int main(int argc, char **argv) {
+  bench::runOnOpenBlasOwnKernels(argv); // both sides on the CPU's own kernels
   std::string script = argc > 1 ? argv[1] : "benchmarks/mlp_torch.py";
   if (script == "-h" || script == "--help")
     return std::puts("usage: loom-mlp-benchmark [PYTORCH_SCRIPT]\n"
                      "  PYTORCH_SCRIPT defaults to benchmarks/mlp_torch.py"),
            0;
   bench::blasGflops();
-  std::printf("OpenBLAS kernels (Loom's and PyTorch's): %s\n\n", loom::rt::blasKernels().c_str());
+  std::printf("%s\n\n", bench::kernelsLine(loom::rt::blasKernels()).c_str());
   std::printf("| optimizer | batch | Loom samples/s | PyTorch samples/s (OpenMP OpenBLAS, "
               "foreach) | Loom / PyTorch | bound: PyTorch's step / its products at the GEMM "
               "rate | PyTorch as shipped |\n|---|---|---|---|---|---|---|\n");

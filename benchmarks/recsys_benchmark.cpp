@@ -64,6 +64,7 @@ int runSetup(size_t k, const fs::path &dir) {
 } // namespace
 
 int main(int argc, char **argv) {
+  bench::runOnOpenBlasOwnKernels(argv); // both sides on the CPU's own kernels
   if (argc == 4 && std::string(argv[1]) == "--setup")
     return runSetup(std::stoul(argv[2]), argv[3]);
   std::string script = argc > 1 ? argv[1] : "benchmarks/two_tower_torch.py";
