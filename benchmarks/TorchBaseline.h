@@ -35,7 +35,10 @@ inline void runOnOpenBlasOwnKernels(char **argv) {
   setenv(kForcedCoretypeVariable, value.c_str(), 1);
   unsetenv("OPENBLAS_CORETYPE");
   std::fflush(stdout);
-  execv("/proc/self/exe", argv);
+  char path[4096]; // by its own name, not as /proc/self/exe (whose process is named "exe")
+  ssize_t length = readlink("/proc/self/exe", path, sizeof path - 1);
+  path[length > 0 ? length : 0] = '\0';
+  execv(length > 0 ? path : "/proc/self/exe", argv);
   std::fprintf(stderr, "could not restart without OPENBLAS_CORETYPE=%s (%s); running on its "
                        "kernels\n", value.c_str(), std::strerror(errno));
   setenv("OPENBLAS_CORETYPE", value.c_str(), 1);
