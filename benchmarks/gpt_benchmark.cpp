@@ -16,7 +16,8 @@
 // Debian's default pthread OpenBLAS oversubscribes the cores under PyTorch's own threads).
 // Both run the same OpenBLAS kernels, its own choice for the CPU (TorchBaseline.h), named
 // above the table. PyTorch as shipped is printed next to it for reference. The bound is the
-// most any step could beat PyTorch's on this machine: PyTorch's step time over the dense layers' products alone at the GEMM rate.
+// most any step could beat PyTorch's on this machine: PyTorch's step time over the dense
+// layers' products alone at the GEMM rate.
 #include "benchmarks/GemmRate.h"
 #include "benchmarks/TorchBaseline.h"
 #include "frontend/Loom.h"
