@@ -3,12 +3,16 @@
 // relative to 1 device (which gets all cores for BLAS; the four devices share them),
 // per-device parameter + optimizer-state bytes relative to DP, bytes each device receives
 // through collectives per step next to the ideal for the strategy, and how much of the
-// collectives' time the schedule hides (FSDP with and without loom-overlap-collectives).
+// collectives' time the schedule hides (FSDP with and without loom-overlap-collectives), and
+// FSDP keeping its gathered parameters for the backward (JitOptions::keepGathered) against
+// gathering them again there: bytes received against peak memory per device.
 //
 // Under mpirun (`mpirun -np 4 build/bin/loom-gpt-mesh-benchmark`) the 4 devices are 4
 // processes and the collectives go through MPI; benchmarks/mpi_vs_threads.sh runs both.
 #include "frontend/Loom.h"
 #include "runtime/Blas.h"
+#include "runtime/Client.h"
+#include "runtime/Device.h"
 #include "runtime/Distributed.h"
 
 #include <algorithm>
@@ -33,6 +37,8 @@ struct Row {
   std::vector<float> losses;
   /// Global bytes of the parameters split over the mesh and of those replicated.
   double splitParamBytes = 0, replicatedParamBytes = 0;
+  /// The most any local device held at once during the measured steps.
+  double peakBytes = 0;
 };
 
 constexpr int kDevices = 4, kWarmup = 3, kSteps = 13;
@@ -58,7 +64,8 @@ double bytesPerDevice(const Tree<Array> &tree) {
 }
 
 Row run(const nn::GptConfig &config, std::optional<nn::GptStrategy> strategy,
-        std::vector<int64_t> meshShape = {kDevices}, bool overlap = true) {
+        std::vector<int64_t> meshShape = {kDevices}, bool overlap = true,
+        bool keepGathered = false) {
   // One device gets every core for BLAS; four devices share them (as the client sets).
   int cores = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
   rt::setBlasThreads(strategy ? std::max(1, cores / 4) : cores);
@@ -69,7 +76,8 @@ Row run(const nn::GptConfig &config, std::optional<nn::GptStrategy> strategy,
     shardings = nn::gptShardings(config, *strategy, nn::gptMesh(*strategy, meshShape));
   auto step = nn::jitGptTrainStep(
       config, adamw, shardings ? &*shardings : nullptr,
-      {.name = "gpt_mesh", .overlapCollectives = overlap, .donateArgnums = {0, 1}});
+      {.name = "gpt_mesh", .overlapCollectives = overlap, .keepGathered = keepGathered,
+       .donateArgnums = {0, 1}});
   Tree<Array> params = nn::gptInit(config, 0), state = optim::adamwInit(params);
   std::vector<int32_t> tokens(config.batch * config.seq);
   for (size_t i = 0; i < tokens.size(); ++i)
@@ -79,8 +87,10 @@ Row run(const nn::GptConfig &config, std::optional<nn::GptStrategy> strategy,
   std::vector<CollectiveStats> before(kDevices);
   for (int i = 0; i < kSteps; ++i) {
     if (i == kWarmup)
-      for (int d : local)
+      for (int d : local) {
         before[d] = collectiveStats(d);
+        rt::Client::defaultClient().device(d).resetPeak();
+      }
     Array ids = Array::from(tokens, {config.batch, config.seq});
     auto start = Clock::now();
     auto [p, st, loss] = step(params, state, ids, ids, Array::scalar(float(i)));
@@ -93,6 +103,8 @@ Row run(const nn::GptConfig &config, std::optional<nn::GptStrategy> strategy,
   row.stepSeconds = times[times.size() / 2];
   const double perStep = 1.0 / ((kSteps - kWarmup) * static_cast<double>(local.size()));
   for (int d : local) {
+    row.peakBytes = std::max(
+        row.peakBytes, double(rt::Client::defaultClient().device(d).peakBytesInUse()));
     CollectiveStats after = collectiveStats(d);
     row.bytesReceived += (after.bytesReceived - before[d].bytesReceived) * perStep;
     row.inFlightSeconds += (after.inFlightSeconds - before[d].inFlightSeconds) * perStep;
@@ -143,6 +155,7 @@ int main(int argc, char **argv) {
   Row dp = run(small, nn::GptStrategy::DP);
   Row fsdp = run(small, nn::GptStrategy::FSDP);
   Row fsdpSerial = run(small, nn::GptStrategy::FSDP, {kDevices}, /*overlap=*/false);
+  Row fsdpKept = run(small, nn::GptStrategy::FSDP, {kDevices}, true, /*keepGathered=*/true);
   // TP and FSDP x TP in one process only (their activations' collectives are the in-process
   // backend's strength; over processes the table is about DP and FSDP).
   Row tp, fsdpTp;
@@ -159,7 +172,8 @@ int main(int argc, char **argv) {
   //  * DP: one all_reduce of every gradient: 2 (n-1)/n P; but for the token embedding, whose
   //    gradient is a scatter-add of the [B,T,C] activation gradient by the ids, all-gathering
   //    those, (n-1)/n (BTC + BT) x 4 bytes, is the cheaper way when it is smaller.
-  //  * FSDP: each split parameter gathered once and its gradient reduce-scattered once,
+  //  * FSDP: each split parameter gathered once and its gradient reduce-scattered once
+  //    (gathering it again for the backward, as FSDP does unless keepGathered, adds P_split),
   //    2 (n-1)/n P_split, and the replicated ones' gradients all-reduced, 2 (n-1)/n P_repl;
   //    the embedding's gradient as for DP, after its gather.
   //  * TP (Megatron): per layer two all_reduces of the activations [B,T,C] forward and two
@@ -188,18 +202,19 @@ int main(int argc, char **argv) {
               processes == 1 ? "virtual devices of one process"
                              : (std::to_string(processes) + " MPI processes").c_str());
   std::printf("| strategy | losses vs 1 device (max rel. diff, %d steps) | step time | / 1 device "
-              "| params + AdamW state per device | / DP | received per device per step | ideal "
-              "| / ideal | in flight per step | waiting per step |\n"
-              "|---|---|---|---|---|---|---|---|---|---|---|\n",
+              "| params + AdamW state per device | / DP | peak memory per device "
+              "| received per device per step | ideal | / ideal | in flight per step "
+              "| waiting per step |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n",
               kSteps);
   auto line = [&](const char *name, const Row &r, double ideal) {
     double lossDiff = 0; // the largest relative difference of a step's loss from 1 device
     for (size_t i = 0; i < r.losses.size(); ++i)
       lossDiff = std::max(lossDiff, std::fabs(double(r.losses[i]) - one.losses[i]) /
                                         std::fabs(double(one.losses[i])));
-    std::printf("| %s | %.1e | %.1f ms | %.2f | %.2f MB | %.2f |", name, lossDiff,
+    std::printf("| %s | %.1e | %.1f ms | %.2f | %.2f MB | %.2f | %.2f MB |", name, lossDiff,
                 r.stepSeconds * 1e3, r.stepSeconds / one.stepSeconds,
-                r.stateBytesPerDevice / 1e6, r.stateBytesPerDevice / dp.stateBytesPerDevice);
+                r.stateBytesPerDevice / 1e6, r.stateBytesPerDevice / dp.stateBytesPerDevice,
+                r.peakBytes / 1e6);
     if (ideal > 0)
       std::printf(" %.2f MB | %.2f MB | %.2f | %.1f ms | %.1f ms |\n", r.bytesReceived / 1e6,
                   ideal / 1e6, r.bytesReceived / ideal, r.inFlightSeconds * 1e3,
@@ -214,6 +229,7 @@ int main(int argc, char **argv) {
   line("DP over 4", dp, idealDp);
   line("FSDP over 4", fsdp, idealFsdp(fsdp));
   line("FSDP over 4, no overlap", fsdpSerial, idealFsdp(fsdpSerial));
+  line("FSDP over 4, gathered parameters kept", fsdpKept, idealFsdp(fsdpKept));
   if (processes == 1) {
     line("TP over 4", tp, idealTp);
     line("FSDP x TP 2x2", fsdpTp, 0);

@@ -171,7 +171,8 @@ struct JitFunction::Impl {
         module->print(traced);
     }
     partitionForMesh(*module, entry, options.name,
-                     options.dumpIrDir.empty() ? "" : dumpDir("partitioning"));
+                     options.dumpIrDir.empty() ? "" : dumpDir("partitioning"),
+                     options.keepGathered);
     double partitionSeconds = since(start);
     rt::Client &client = rt::Client::defaultClient();
     auto *gpu =

@@ -30,6 +30,12 @@ struct JitOptions {
   /// Let collectives run while the device computes (the loom-overlap-collectives pass); off,
   /// each collective is awaited right after it starts (for measuring what overlap buys).
   bool overlapCollectives = true;
+  /// Gather each split parameter once per call and keep it whole for every later use (the
+  /// loom-partition pass's keep-gathered): FSDP's backward then reuses the forward's gathered
+  /// parameters instead of gathering them again, receiving about a third fewer bytes per step
+  /// and holding the whole parameters from the forward to the backward (as PyTorch FSDP's
+  /// reshard_after_forward=False). Off, each use gathers again, and memory stays at a shard.
+  bool keepGathered = false;
   /// If not empty, the module after each compiler stage is written under this directory, in
   /// a folder named after the function: traced.mlir, partitioning/ and lowering/.
   std::string dumpIrDir;

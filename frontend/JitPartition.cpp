@@ -15,10 +15,12 @@
 #include "mlir/Pass/PassRegistry.h"
 #include "llvm/ADT/StringExtras.h"
 
+#include <algorithm>
 #include <fmt/format.h>
 
 void loom::detail::partitionForMesh(mlir::ModuleOp module, CompiledProgram &entry,
-                                    const std::string &name, const std::string &dumpDir) {
+                                    const std::string &name, const std::string &dumpDir,
+                                    bool keepGathered) {
   auto meshes = llvm::to_vector(module.getOps<mlir::loom::MeshOp>());
   if (meshes.empty() || meshes[0].numDevices() <= 1 ||
       meshes[0].numDevices() > rt::Client::defaultClient().deviceCount())
@@ -49,7 +51,11 @@ void loom::detail::partitionForMesh(mlir::ModuleOp module, CompiledProgram &entr
                                   /*printModuleScope=*/true, /*printAfterOnlyOnChange=*/false,
                                   /*printAfterOnlyOnFailure=*/false, dumpDir);
   }
-  if (mlir::failed(mlir::parsePassPipeline(llvm::join(mlir::loom::spmdPasses(), ","), pm)) ||
+  std::vector<std::string> passes = mlir::loom::spmdPasses();
+  if (keepGathered)
+    std::replace(passes.begin(), passes.end(), std::string("loom-partition"),
+                 std::string("loom-partition{keep-gathered=true}"));
+  if (mlir::failed(mlir::parsePassPipeline(llvm::join(passes, ","), pm)) ||
       mlir::failed(mlir::loom::runPipeline(pm, module)))
     throw Error(
         fmt::format("{}: partitioning over {} failed: {}", name, mesh.describe(), diagnostics));

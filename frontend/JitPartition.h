@@ -16,9 +16,10 @@ namespace loom::detail {
 /// devices in the client than in the mesh, the program runs whole on one device (the
 /// shardings change no numbers), so sharded code also runs on a single-device machine.
 /// `name` names the function in errors; a non-empty `dumpDir` receives the module after each
-/// pass. Throws Error naming the mesh when partitioning fails.
+/// pass; `keepGathered` is JitOptions::keepGathered. Throws Error naming the mesh when
+/// partitioning fails.
 void partitionForMesh(mlir::ModuleOp module, CompiledProgram &entry, const std::string &name,
-                      const std::string &dumpDir);
+                      const std::string &dumpDir, bool keepGathered);
 
 } // namespace loom::detail
 

@@ -99,8 +99,11 @@ def Partition : Pass<"loom-partition", "mlir::ModuleOp"> {
     slice's axis order. Each collective records the op that needed it (`reason`, with its
     source location) and the bytes each device sends (`bytes`). A reshard happens at its use, so
     a parameter's all_gather sits right before the op that reads it and its result dies after
-    that op. Returned values are resharded to the results' shardings.
+    that op (FSDP's parameters are gathered again for the backward), unless `keep-gathered`.
+    Returned values are resharded to the results' shardings.
   }];
+  let options = [Option<"keepGathered", "keep-gathered", "bool", "false",
+                        "reshard each value once per target sharding and reuse the result for every later user: a parameter gathered for the forward stays whole for the backward (fewer bytes received, a whole copy held between them)">];
   let dependentDialects = ["mlir::loom::LoomDialect"];
 }
 

@@ -19,9 +19,10 @@ Tree<Tensor> copyTree(Tree<Tensor> tree) {
 } // namespace
 
 TrainFunctions makeTrainFunctions(const TrainTask &task, const TrainStepSpec &spec,
-                                  double emaDecay, const std::string &dumpIrDir) {
-  JitOptions trainOptions{.name = task.name() + "_train_step", .dumpIrDir = dumpIrDir,
-                          .donateArgnums = {0, 1}};
+                                  double emaDecay, const std::string &dumpIrDir,
+                                  bool keepGathered) {
+  JitOptions trainOptions{.name = task.name() + "_train_step", .keepGathered = keepGathered,
+                          .dumpIrDir = dumpIrDir, .donateArgnums = {0, 1}};
   JitOptions evalOptions{.name = task.name() + "_eval_step", .dumpIrDir = dumpIrDir};
   JitOptions emaOptions{.name = "ema_update", .donateArgnums = {0}};
   JitOptions copyOptions{.name = "snapshot"}, copyScaleOptions{.name = "snapshot_loss_scale"};

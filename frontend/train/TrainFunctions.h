@@ -33,8 +33,11 @@ struct TrainFunctions {
 
 /// The functions of `task`'s run with the step `spec` describes (which must outlive them),
 /// an EMA decaying by `emaDecay`; the compiler writes its stages under `dumpIrDir` if set.
+/// With `keepGathered` the train step keeps gathered parameters for its backward
+/// (JitOptions::keepGathered).
 TrainFunctions makeTrainFunctions(const TrainTask &task, const TrainStepSpec &spec,
-                                  double emaDecay, const std::string &dumpIrDir);
+                                  double emaDecay, const std::string &dumpIrDir,
+                                  bool keepGathered = false);
 
 } // namespace loom::train
 

@@ -25,8 +25,9 @@ namespace {
 
 class Partitioner {
 public:
-  Partitioner(func::FuncOp fn, MeshOp mesh)
-      : fn(fn), mesh(mesh), meshRef(FlatSymbolRefAttr::get(mesh.getSymNameAttr())) {}
+  Partitioner(func::FuncOp fn, MeshOp mesh, bool keepGathered)
+      : fn(fn), mesh(mesh), meshRef(FlatSymbolRefAttr::get(mesh.getSymNameAttr())),
+        keepGathered(keepGathered) {}
   LogicalResult run();
 
 private:
@@ -64,8 +65,10 @@ private:
   FlatSymbolRefAttr meshRef;
   /// The sharding of each (already local) value.
   DenseMap<Value, TensorSharding> sharding;
-  /// Reductions of pending sums already emitted, by value and target sharding.
-  std::map<std::pair<void *, std::string>, Value> reduced;
+  /// Whether every reshard's result is reused by later users (else only reductions are).
+  bool keepGathered;
+  /// Reshards already emitted that later users reuse, by value and target sharding.
+  std::map<std::pair<void *, std::string>, Value> reused;
 };
 
 SmallVector<Axes> Partitioner::factorsOf(Operation *op, const ShardingRule &rule) {
@@ -83,18 +86,21 @@ FailureOr<Value> Partitioner::reshard(Value v, TensorSharding from, const Tensor
   TensorSharding to = withoutTrivialAxes(target, mesh);
   if (from == to)
     return v;
-  // A partial value is combined once for all its users. (A gathered parameter is not reused:
-  // each use gathers it again, so the whole copy never stays alive between uses.)
+  // A partial value is combined once for all its users. A gathered parameter is reused only
+  // with keepGathered: by default each use gathers it again, so that the whole copy never
+  // stays alive between uses (FSDP's memory). The function is one block partitioned in order,
+  // so the first use's reshard dominates the later ones.
   std::pair<void *, std::string> key{v.getAsOpaquePointer(), to.toString()};
   bool combines = llvm::any_of(from.partial, [&](StringRef a) {
     return !llvm::is_contained(to.partial, a);
   });
-  if (combines)
-    if (auto it = reduced.find(key); it != reduced.end())
+  bool reuse = combines || keepGathered;
+  if (reuse)
+    if (auto it = reused.find(key); it != reused.end())
       return it->second;
   FailureOr<Value> result = reshardUncached(v, from, to, user, why);
-  if (combines && succeeded(result))
-    reduced[key] = *result;
+  if (reuse && succeeded(result))
+    reused[key] = *result;
   return result;
 }
 
@@ -357,6 +363,7 @@ LogicalResult Partitioner::run() {
 }
 
 struct PartitionPass : mlir::loom::impl::PartitionBase<PartitionPass> {
+  using PartitionBase::PartitionBase;
   void runOnOperation() override {
     ModuleOp module = getOperation();
     auto meshes = llvm::to_vector(module.getOps<MeshOp>());
@@ -365,7 +372,7 @@ struct PartitionPass : mlir::loom::impl::PartitionBase<PartitionPass> {
     for (func::FuncOp fn : module.getOps<func::FuncOp>()) {
       if (fn.isExternal() || fn.isPrivate())
         continue;
-      if (failed(partitionFunction(fn, meshes[0])))
+      if (failed(partitionFunction(fn, meshes[0], keepGathered)))
         return signalPassFailure();
     }
   }
@@ -373,6 +380,6 @@ struct PartitionPass : mlir::loom::impl::PartitionBase<PartitionPass> {
 
 } // namespace
 
-LogicalResult mlir::loom::partitionFunction(func::FuncOp fn, MeshOp mesh) {
-  return Partitioner(fn, mesh).run();
+LogicalResult mlir::loom::partitionFunction(func::FuncOp fn, MeshOp mesh, bool keepGathered) {
+  return Partitioner(fn, mesh, keepGathered).run();
 }

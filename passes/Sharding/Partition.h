@@ -9,8 +9,10 @@
 namespace mlir::loom {
 
 /// Rewrites `fn`, whose ops carry propagation's `loom.shardings` and `loom.factors`, into the
-/// program of one device of `mesh`, with its collectives.
-LogicalResult partitionFunction(func::FuncOp fn, MeshOp mesh);
+/// program of one device of `mesh`, with its collectives. With `keepGathered`, a value
+/// resharded for one user is reused by every later user wanting the same sharding (a gathered
+/// parameter is not gathered again for the backward); without, only combined partial sums are.
+LogicalResult partitionFunction(func::FuncOp fn, MeshOp mesh, bool keepGathered = false);
 
 } // namespace mlir::loom
 

@@ -155,14 +155,15 @@ TEST(MeshJit, FsdpTrainingMatchesOneDevice) {
 /// body, four layers compile in seconds per strategy. The vocabulary being four times the width
 /// matters: the embedding table then has the MLP weights' shape, so their updates share
 /// constants, which once made bufferization reuse a buffer a collective still had to read.
-std::vector<float> trainGpt(nn::GptStrategy strategy, const std::vector<int64_t> &meshShape) {
+std::vector<float> trainGpt(nn::GptStrategy strategy, const std::vector<int64_t> &meshShape,
+                            bool keepGathered = false) {
   nn::GptConfig config{.vocab = 1024, .embed = 256, .layers = 4, .heads = 4, .seq = 128,
                        .batch = 8};
   std::optional<nn::GptShardings> shardings;
   if (!meshShape.empty())
     shardings = nn::gptShardings(config, strategy, nn::gptMesh(strategy, meshShape));
   auto step = nn::jitGptTrainStep(config, {}, shardings ? &*shardings : nullptr,
-                                  {.name = "gpt_step"});
+                                  {.name = "gpt_step", .keepGathered = keepGathered});
   Tree<Array> params = nn::gptInit(config, 1), state = optim::adamwInit(params);
   std::vector<float> losses;
   for (int i = 0; i < 3; ++i) {
@@ -191,6 +192,26 @@ TEST(MeshJit, GptTrainStepUnderEveryStrategyMatchesOneDevice) {
   expectGptClose(trainGpt(nn::GptStrategy::FSDP, {4}), one, "FSDP over 4");
   expectGptClose(trainGpt(nn::GptStrategy::TP, {2}), one, "TP over 2");
   expectGptClose(trainGpt(nn::GptStrategy::FSDP_TP, {2, 2}), one, "FSDP x TP on 2x2");
+}
+
+/// FSDP keeping each gathered parameter for the backward (JitOptions::keepGathered) computes
+/// what one device does, and each device receives less: the backward's second gather of the
+/// five split weights goes.
+TEST(MeshJit, FsdpKeepingGatheredParametersMatchesOneDeviceAndReceivesLess) {
+  std::vector<float> one = trainGpt(nn::GptStrategy::DP, {});
+  auto received = [](bool keep, std::vector<float> &values) {
+    uint64_t before = collectiveStats(0).bytesReceived;
+    values = trainGpt(nn::GptStrategy::FSDP, {4}, keep);
+    return collectiveStats(0).bytesReceived - before;
+  };
+  std::vector<float> gatheredAgain, kept;
+  uint64_t again = received(false, gatheredAgain), once = received(true, kept);
+  expectGptClose(kept, one, "FSDP over 4, gathered parameters kept");
+  expectGptClose(kept, gatheredAgain, "kept vs gathered again");
+  // Per step the five weights (12 C^2 per layer and the output layer's V C of the small
+  // config) are gathered once less, each device receiving 3/4 of them.
+  const double weights = (12.0 * 4 * 256 * 256 + 1024.0 * 256) * 4, steps = 3;
+  EXPECT_NEAR(double(again - once), steps * 0.75 * weights, 0.01 * steps * weights);
 }
 
 /// Each layer's forward, backward and update as one function called once per layer
