@@ -35,6 +35,7 @@ struct JitOptions {
   /// parameters instead of gathering them again, receiving about a third fewer bytes per step
   /// and holding the whole parameters from the forward to the backward (as PyTorch FSDP's
   /// reshard_after_forward=False). Off, each use gathers again, and memory stays at a shard.
+  /// (Every reshard's result is reused so, not only a parameter's gather.)
   bool keepGathered = false;
   /// If not empty, the module after each compiler stage is written under this directory, in
   /// a folder named after the function: traced.mlir, partitioning/ and lowering/.

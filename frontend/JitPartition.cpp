@@ -15,7 +15,6 @@
 #include "mlir/Pass/PassRegistry.h"
 #include "llvm/ADT/StringExtras.h"
 
-#include <algorithm>
 #include <fmt/format.h>
 
 void loom::detail::partitionForMesh(mlir::ModuleOp module, CompiledProgram &entry,
@@ -51,10 +50,7 @@ void loom::detail::partitionForMesh(mlir::ModuleOp module, CompiledProgram &entr
                                   /*printModuleScope=*/true, /*printAfterOnlyOnChange=*/false,
                                   /*printAfterOnlyOnFailure=*/false, dumpDir);
   }
-  std::vector<std::string> passes = mlir::loom::spmdPasses();
-  if (keepGathered)
-    std::replace(passes.begin(), passes.end(), std::string("loom-partition"),
-                 std::string("loom-partition{keep-gathered=true}"));
+  std::vector<std::string> passes = mlir::loom::spmdPasses(keepGathered);
   if (mlir::failed(mlir::parsePassPipeline(llvm::join(passes, ","), pm)) ||
       mlir::failed(mlir::loom::runPipeline(pm, module)))
     throw Error(

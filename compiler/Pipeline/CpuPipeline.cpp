@@ -185,6 +185,14 @@ const std::vector<std::string> &mlir::loom::spmdPasses() {
   return passes;
 }
 
+std::vector<std::string> mlir::loom::spmdPasses(bool keepGathered) {
+  std::vector<std::string> passes = spmdPasses();
+  if (keepGathered)
+    llvm::replace(passes, std::string("loom-partition"),
+                  std::string("loom-partition{keep-gathered=true}"));
+  return passes;
+}
+
 void mlir::loom::registerLoomPasses() {
   static std::once_flag once;
   std::call_once(once, [] {

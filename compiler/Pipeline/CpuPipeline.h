@@ -20,6 +20,8 @@ const std::vector<std::string> &cpuToLLVMPasses();
 /// Differentiation, sharding propagation and partitioning: a sharded program to the program
 /// one device of its mesh runs (before the CPU stages).
 const std::vector<std::string> &spmdPasses();
+/// spmdPasses() with loom-partition's keep-gathered option set to `keepGathered`.
+std::vector<std::string> spmdPasses(bool keepGathered);
 
 /// Appends `passes` (textual pass specifications, in order) to `pm`; shared by the CPU and
 /// GPU pipelines.

@@ -14,7 +14,6 @@
 #include "mlir/Pass/PassRegistry.h"
 #include "llvm/ADT/StringExtras.h"
 
-#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -185,10 +184,8 @@ compileAndRun(const std::string &source, const MeshAxes &mesh,
   });
   auto module = mlir::parseSourceString<mlir::ModuleOp>(source, &context);
   mlir::PassManager pm(&context);
-  std::vector<std::string> passes = mlir::loom::spmdPasses();
-  if (std::getenv("LOOM_TEST_KEEP_GATHERED")) // reshards reused by later users
-    std::replace(passes.begin(), passes.end(), std::string("loom-partition"),
-                 std::string("loom-partition{keep-gathered=true}"));
+  bool keepGathered = std::getenv("LOOM_TEST_KEEP_GATHERED") != nullptr; // reshards reused
+  std::vector<std::string> passes = mlir::loom::spmdPasses(keepGathered);
   if (!module || mlir::failed(mlir::parsePassPipeline(llvm::join(passes, ","), pm)) ||
       mlir::failed(pm.run(*module))) {
     error = "loom-spmd failed: " + diagnostics;
