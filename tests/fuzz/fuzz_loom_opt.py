@@ -38,6 +38,7 @@ PIPELINES = [
     ["--loom-autodiff"],
     ["--loom-propagate-sharding"],
     ["--loom-propagate-sharding", "--loom-partition"],
+    ["--loom-propagate-sharding", "--loom-partition=keep-gathered=true"],
     ["--loom-spmd"],
     ["--loom-autodiff", "--inline", "--symbol-dce", "--canonicalize",
      "--loom-propagate-sharding", "--loom-partition"],
