@@ -257,18 +257,26 @@ TEST(MeshJit, DonatedShardedArrayIsUpdatedInPlaceOnEveryDevice) {
   EXPECT_NE(error.find("was donated to an earlier call"), std::string::npos) << error;
 }
 
-/// The memory report of the GPT train step (tiny sizes) on one device and under FSDP over 4:
+/// The memory report of the GPT train step (tiny sizes) on one device and under FSDP over 4
+/// (also keeping its gathered parameters):
 /// argument bytes per top-level argument are each device's shards, the donated parameters and
 /// state are aliased outputs, and the compiler's temporary plan matches what one step really
 /// allocates on every device (the runtime adds a header and alignment padding per buffer).
 TEST(MeshJit, MemoryReportMatchesMeasuredAllocation) {
   nn::GptConfig config{.vocab = 64, .embed = 32, .layers = 2, .heads = 4, .seq = 16, .batch = 8};
   // With each layer lowered apart and as a function (the default): the plan then adds what a
-  // layer's function holds while it runs.
-  for (auto [sharded, blocks] : {std::pair{false, false}, {true, false}, {false, true},
-                                 {true, true}}) {
+  // layer's function holds while it runs; and FSDP keeping its gathered parameters, whose
+  // whole copies live from the forward to the backward.
+  struct Case {
+    bool sharded, blocks, keepGathered;
+  };
+  uint64_t gatheredAgainTemporaries = 0; // FSDP's plan, layers as functions
+  for (auto [sharded, blocks, keepGathered] :
+       {Case{false, false, false}, {true, false, false}, {false, true, false},
+        {true, true, false}, {true, true, true}}) {
     SCOPED_TRACE(std::string(sharded ? "FSDP over 4" : "one device") +
-                 (blocks ? ", layers as functions" : ""));
+                 (blocks ? ", layers as functions" : "") +
+                 (keepGathered ? ", gathered parameters kept" : ""));
     setenv("LOOM_OUTLINE_BLOCKS", blocks ? "1" : "0", 1);
     const int devices = sharded ? 4 : 1;
     std::optional<nn::GptShardings> fsdp;
@@ -276,7 +284,8 @@ TEST(MeshJit, MemoryReportMatchesMeasuredAllocation) {
       fsdp = nn::gptShardings(config, nn::GptStrategy::FSDP,
                               nn::gptMesh(nn::GptStrategy::FSDP, {4}));
     auto step = nn::jitGptTrainStep(config, {}, fsdp ? &*fsdp : nullptr,
-                                    {.name = "gpt_memory", .donateArgnums = {0, 1}});
+                                    {.name = "gpt_memory", .keepGathered = keepGathered,
+                                     .donateArgnums = {0, 1}});
     Tree<Array> params = nn::gptInit(config, 1), state = optim::adamwInit(params);
     std::vector<int32_t> tokens(config.batch * config.seq, 3);
     Array ids = Array::from(tokens, {config.batch, config.seq});
@@ -294,6 +303,10 @@ TEST(MeshJit, MemoryReportMatchesMeasuredAllocation) {
     EXPECT_EQ(memory.aliasBytes, memory.argumentBytes[0] + memory.argumentBytes[1]);
     EXPECT_EQ(memory.outputBytes, 4u); // the loss
     ASSERT_GT(memory.temporaryBytes, 0u);
+    if (sharded && blocks && !keepGathered)
+      gatheredAgainTemporaries = memory.temporaryBytes;
+    if (keepGathered) // the whole parameters stay from the forward to the backward
+      EXPECT_GT(memory.temporaryBytes, gatheredAgainTemporaries);
 
     rt::Client &client = rt::Client::defaultClient();
     for (int d = 0; d < devices; ++d)
