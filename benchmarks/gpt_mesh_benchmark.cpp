@@ -70,6 +70,7 @@ Row run(const nn::GptConfig &config, std::optional<nn::GptStrategy> strategy,
   int cores = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
   rt::setBlasThreads(strategy ? std::max(1, cores / 4) : cores);
   const std::vector<int> local = distributed::local_devices();
+  rt::Client &client = rt::Client::defaultClient();
   optim::AdamWOptions adamw;
   std::optional<nn::GptShardings> shardings;
   if (strategy)
@@ -89,7 +90,7 @@ Row run(const nn::GptConfig &config, std::optional<nn::GptStrategy> strategy,
     if (i == kWarmup)
       for (int d : local) {
         before[d] = collectiveStats(d);
-        rt::Client::defaultClient().device(d).resetPeak();
+        client.device(d).resetPeak();
       }
     Array ids = Array::from(tokens, {config.batch, config.seq});
     auto start = Clock::now();
@@ -103,8 +104,7 @@ Row run(const nn::GptConfig &config, std::optional<nn::GptStrategy> strategy,
   row.stepSeconds = times[times.size() / 2];
   const double perStep = 1.0 / ((kSteps - kWarmup) * static_cast<double>(local.size()));
   for (int d : local) {
-    row.peakBytes = std::max(
-        row.peakBytes, double(rt::Client::defaultClient().device(d).peakBytesInUse()));
+    row.peakBytes = std::max(row.peakBytes, double(client.device(d).peakBytesInUse()));
     CollectiveStats after = collectiveStats(d);
     row.bytesReceived += (after.bytesReceived - before[d].bytesReceived) * perStep;
     row.inFlightSeconds += (after.inFlightSeconds - before[d].inFlightSeconds) * perStep;

@@ -90,16 +90,16 @@ FailureOr<Value> Partitioner::reshard(Value v, TensorSharding from, const Tensor
   // with keepGathered: by default each use gathers it again, so that the whole copy never
   // stays alive between uses (FSDP's memory). The function is one block partitioned in order,
   // so the first use's reshard dominates the later ones.
-  std::pair<void *, std::string> key{v.getAsOpaquePointer(), to.toString()};
   bool combines = llvm::any_of(from.partial, [&](StringRef a) {
     return !llvm::is_contained(to.partial, a);
   });
-  bool reuse = combines || keepGathered;
-  if (reuse)
-    if (auto it = reused.find(key); it != reused.end())
-      return it->second;
+  if (!combines && !keepGathered)
+    return reshardUncached(v, from, to, user, why);
+  std::pair<void *, std::string> key{v.getAsOpaquePointer(), to.toString()};
+  if (auto it = reused.find(key); it != reused.end())
+    return it->second;
   FailureOr<Value> result = reshardUncached(v, from, to, user, why);
-  if (reuse && succeeded(result))
+  if (succeeded(result))
     reused[key] = *result;
   return result;
 }
