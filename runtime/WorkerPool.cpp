@@ -25,7 +25,7 @@ constexpr auto kBusySpin = std::chrono::microseconds(2000);
 
 WorkerPool::WorkerPool(int threads, std::function<void()> workerInit) {
   for (int i = 1; i < threads; ++i)
-    workers.emplace_back([this, workerInit] { serve(workerInit); });
+    workers.emplace_back([this, i, workerInit] { serve(i, workerInit); });
 }
 
 WorkerPool::~WorkerPool() {
@@ -36,17 +36,20 @@ WorkerPool::~WorkerPool() {
     worker.join();
 }
 
-void WorkerPool::runChunks(Job &job) {
+void WorkerPool::runChunks(Job &job, int home) {
   inChunk = true;
-  for (int64_t i; (i = job.next.fetch_add(1, std::memory_order_relaxed)) < job.chunks;) {
-    int64_t begin = i * job.chunk;
-    job.body(job.context, begin, std::min(job.n, begin + job.chunk));
-    job.done.fetch_add(1, std::memory_order_release);
+  for (int h = 0; h < job.homeCount; ++h) {
+    Home &range = job.homes[(home + h) % job.homeCount];
+    for (int64_t i; (i = range.next.fetch_add(1, std::memory_order_relaxed)) < range.end;) {
+      int64_t begin = i * job.chunk;
+      job.body(job.context, begin, std::min(job.n, begin + job.chunk));
+      job.done.fetch_add(1, std::memory_order_release);
+    }
   }
   inChunk = false;
 }
 
-void WorkerPool::serve(const std::function<void()> &workerInit) {
+void WorkerPool::serve(int index, const std::function<void()> &workerInit) {
   if (workerInit)
     workerInit();
   uint32_t seen = 0;
@@ -76,7 +79,7 @@ void WorkerPool::serve(const std::function<void()> &workerInit) {
     // to zero, and a worker arriving after that finds `current` null or a newer job.
     active.fetch_add(1);
     if (Job *job = current.load(); job && job->seats.fetch_sub(1) > 0)
-      runChunks(*job);
+      runChunks(*job, index % job->homeCount);
     active.fetch_sub(1);
   }
 }
@@ -97,11 +100,18 @@ void WorkerPool::parallelFor(ChunkFn body, void *context, int64_t n, int64_t gra
   int64_t chunks = std::min((n + grain - 1) / grain, kChunksPerThread * usable);
   job.chunk = (n + chunks - 1) / chunks;
   job.chunks = (n + job.chunk - 1) / job.chunk;
+  std::vector<Home> allocatedHomes(usable > kInlineHomes ? usable : 0);
+  job.homeCount = usable;
+  job.homes = usable > kInlineHomes ? allocatedHomes.data() : job.inlineHomes;
+  for (int h = 0; h < job.homeCount; ++h) {
+    job.homes[h].next.store(job.chunks * h / job.homeCount, std::memory_order_relaxed);
+    job.homes[h].end = job.chunks * (h + 1) / job.homeCount;
+  }
   shared.fetch_add(1, std::memory_order_relaxed);
   current.store(&job);
   generation.fetch_add(1, std::memory_order_release);
   generation.notify_all();
-  runChunks(job);
+  runChunks(job, 0);
   // Chunks other threads took finish; then no worker still holds the job.
   for (int spins = 0; job.done.load(std::memory_order_acquire) < job.chunks; ++spins)
     spins < 4096 ? cpuRelax() : std::this_thread::yield();

@@ -1,7 +1,7 @@
 // The cores a device has for the loops of its kernels. A kernel whose outer loop is parallel
-// hands its iterations to loom_rt_parallel_for, which splits them into chunks that the
-// device's own thread and the pool's workers take in turn. The device's thread takes chunks
-// too, so a loop finishes even when no worker is scheduled (oversubscribed cores), and a loop
+// hands its iterations to loom_rt_parallel_for, which splits them into chunks, and the chunks
+// into one contiguous range per thread: each thread takes its own range's chunks first, then
+// what is left of the others'. The device's thread takes chunks too, so a loop finishes even when no worker is scheduled (oversubscribed cores), and a loop
 // too small to be worth the handoff runs on that thread alone.
 #ifndef LOOM_RUNTIME_WORKERPOOL_H
 #define LOOM_RUNTIME_WORKERPOOL_H
@@ -59,17 +59,30 @@ public:
   uint64_t loopsShared() const { return shared.load(std::memory_order_relaxed); }
 
 private:
+  /// A thread's home: chunks [next, end) not taken yet, on a cache line of its own.
+  struct alignas(64) Home {
+    std::atomic<int64_t> next{0};
+    int64_t end = 0;
+  };
+  /// Homes kept inside a Job; more threads than this allocate theirs.
+  static constexpr int kInlineHomes = 8;
   struct Job {
     ChunkFn body;
     void *context;
     int64_t n, chunk, chunks;
-    std::atomic<int64_t> next{0};
+    /// The chunks split into one contiguous range per thread (the caller's first, then each
+    /// worker's by its index), so that the same rows go to the same core in every loop of
+    /// the same extent: a GEMM's row block and the kernel after it, a parameter's update in
+    /// every step. A thread takes its own chunks first, then the others' that are left.
+    int homeCount = 0;
+    Home *homes = nullptr;
+    Home inlineHomes[kInlineHomes];
     std::atomic<int64_t> done{0};
     /// Workers still allowed to join (the thread limit less the caller).
     std::atomic<int> seats{0};
   };
-  static void runChunks(Job &job);
-  void serve(const std::function<void()> &workerInit);
+  static void runChunks(Job &job, int home);
+  void serve(int index, const std::function<void()> &workerInit);
 
   /// Bumped for each loop and at shutdown; workers wait on it.
   std::atomic<uint32_t> generation{0};

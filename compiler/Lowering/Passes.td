@@ -538,6 +538,45 @@ def FuncToLLVM : Pass<"loom-func-to-llvm", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::LLVM::LLVMDialect"];
 }
 
+def PrefetchUpdates : Pass<"loom-prefetch-updates", "mlir::ModuleOp"> {
+  let summary = "In-place updates ask for the lines of a row ahead for writing.";
+  let description = [{
+    Runs after loom-parallel-kernels, on the CPU. A chunked kernel whose loop along a row
+    loads and stores the same elements of a buffer (an optimizer's update of a parameter or
+    of its moments, in place) gets, before that loop, a loop over the lines of the row some
+    iterations ahead (at least 1 KB on, never past the chunk's last row) with a
+    `memref.prefetch` for writing of each: the core owns those lines before its stores reach
+    them. A step's GEMMs leave each weight's lines in every core's cache (each core's rows of
+    C read all of B), and each store of the update would otherwise wait for the other cores'
+    copies to be invalidated, one line at a time. Rows under 256 bytes or over 16 KB are left
+    alone. The results do not change.
+
+    Input:
+    ```mlir
+    func.func private @update(%lo: index, %hi: index, %p: memref<784x512xf32>,
+                              %g: memref<784x512xf32>) attributes {loom.parallel_extent = 784} {
+      scf.for %i = %lo to %hi step %c1 {
+        scf.parallel (%j) = (%c0) to (%c512) step (%c1) {
+          %x = memref.load %p[%i, %j] : memref<784x512xf32>
+          ...
+          memref.store %y, %p[%i, %j] : memref<784x512xf32>
+        }
+      }
+    }
+    ```
+    Output (before the scf.parallel):
+    ```mlir
+    %last = arith.subi %hi, %c1 : index
+    %next = arith.minui (%i + 1), %last : index
+    scf.for %k = %c0 to %c512 step %c16 {
+      memref.prefetch %p[%next, %k], write, locality<3>, data : memref<784x512xf32>
+    }
+    ```
+  }];
+  let dependentDialects = ["mlir::memref::MemRefDialect", "mlir::scf::SCFDialect",
+                           "mlir::arith::ArithDialect"];
+}
+
 def DispatchParallelKernels : Pass<"loom-dispatch-parallel-kernels", "mlir::ModuleOp"> {
   let summary = "Calls chunked kernels through the runtime's parallel_for.";
   let description = [{

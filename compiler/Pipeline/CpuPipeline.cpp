@@ -108,6 +108,8 @@ const std::vector<std::string> &mlir::loom::cpuToLLVMPasses() {
       "loom-outline-kernels",
       // Large kernels with a parallel outer loop run it in chunks on the device's threads.
       "loom-parallel-kernels",
+      // In-place updates own a row's lines before they store to them (other cores read them).
+      "loom-prefetch-updates",
       "loom-approximate-math",
       // bf16/f16 arithmetic is computed in f32; conversions to and from bf16 become integer
       // bit manipulation (libgcc has no bf16 routines, and AVX512-BF16 flushes subnormals).
@@ -151,6 +153,7 @@ LogicalResult mlir::loom::buildCpuPipeline(OpPassManager &pm, const CpuPipelineO
   if (!options.outlineKernels) {
     llvm::erase(toLLVM, "loom-outline-kernels");
     llvm::erase(toLLVM, "loom-parallel-kernels");
+    llvm::erase(toLLVM, "loom-prefetch-updates");
   }
   else if (options.profileKernels)
     toLLVM.insert(llvm::find(toLLVM, "loom-outline-kernels") + 1, "loom-profile-kernels");

@@ -86,6 +86,8 @@ const GemmCase kCases[] = {
     {3, 140, 66, 17, true, false, 0, 2, 2, 3}, // an outer batch
     {1, 257, 65, 0, false, false},             // k = 0: C = 0
     {1, 70, 40, 1100, true, false},            // inner dim past the register kernel's
+    {1, 1024, 10, 512, false, false},          // narrow, one pass over a block past L2
+    {1, 512, 10, 1100, true, false},           // ... a weight's gradient, deep
     {2, 64, 33, 20, false, false, 1, 3, 1, 2}, // outer products, accumulating, ragged columns
 };
 

@@ -10,6 +10,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -61,6 +62,39 @@ TEST(WorkerPool, EveryIterationRunsExactlyOnceOnSeveralThreads) {
   EXPECT_LE(record.chunks.load(), 16) << "at most 4 chunks per thread";
   EXPECT_GT(record.threads.size(), 1u) << "workers took chunks";
   EXPECT_EQ(pool.loopsShared(), 1u);
+}
+
+// Each thread starts on its own contiguous range of chunks (the caller's the first), so
+// that loops of the same extent give the same rows to the same core (a GEMM's row block and
+// the update after it). Chunks of 20 ms: the worker arrives long before the caller could have
+// run its own range and started on the worker's.
+TEST(WorkerPool, EachThreadStartsOnItsOwnRangeOfChunks) {
+  WorkerPool pool(2);
+  struct Starts {
+    std::mutex mutex;
+    std::vector<std::pair<std::thread::id, int64_t>> chunks; // in the order they started
+    static void chunk(void *context, int64_t begin, int64_t) {
+      auto *starts = static_cast<Starts *>(context);
+      {
+        std::lock_guard<std::mutex> lock(starts->mutex);
+        starts->chunks.emplace_back(std::this_thread::get_id(), begin);
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+  } starts;
+  pool.parallelFor(&Starts::chunk, &starts, 8, 1); // 8 chunks of one iteration, 4 a thread
+  ASSERT_EQ(starts.chunks.size(), 8u);
+  std::thread::id caller = std::this_thread::get_id();
+  std::map<std::thread::id, std::vector<int64_t>> byThread;
+  for (auto [thread, begin] : starts.chunks)
+    byThread[thread].push_back(begin);
+  EXPECT_EQ(byThread[caller].front(), 0) << "the caller starts on the first range";
+  EXPECT_EQ(std::vector<int64_t>(byThread[caller].begin(), byThread[caller].begin() + 4),
+            (std::vector<int64_t>{0, 1, 2, 3}));
+  ASSERT_EQ(byThread.size(), 2u) << "the worker took chunks";
+  for (const auto &[thread, begins] : byThread)
+    if (thread != caller)
+      EXPECT_EQ(begins.front(), 4) << "the worker starts on the second range";
 }
 
 TEST(WorkerPool, LoopsAtMostOneGrainRunWholeOnTheCallersThread) {
