@@ -70,7 +70,8 @@ def PropagateSharding : Pass<"loom-propagate-sharding", "mlir::ModuleOp"> {
     per result) and `loom.factors` (the axes chosen for each factor of its rule, which
     `loom-partition` follows). With `explain`, a remark on every value says where its sharding
     came from, one on every split op how it runs, and one on every collective the partitioner
-    will emit (it partitions a copy) its axes, bytes and reason.
+    will emit (it partitions a copy) its axes, bytes and reason; with `keep-gathered`, those
+    of `loom-partition=keep-gathered=true`.
 
     Input:
     ```mlir
@@ -82,7 +83,9 @@ def PropagateSharding : Pass<"loom-propagate-sharding", "mlir::ModuleOp"> {
     Output: `%0` gets `loom.shardings = [#loom.sharding<@mesh, [["data"], []]>]`.
   }];
   let options = [Option<"explain", "explain", "bool", "false",
-                        "emit remarks: every value's sharding and its origin, how each split op runs, and every collective the partitioner will emit">];
+                        "emit remarks: every value's sharding and its origin, how each split op runs, and every collective the partitioner will emit">,
+                 Option<"keepGathered", "keep-gathered", "bool", "false",
+                        "with explain: the collectives of loom-partition=keep-gathered=true (each reshard reused by later users)">];
 }
 
 def Partition : Pass<"loom-partition", "mlir::ModuleOp"> {

@@ -153,7 +153,7 @@ LogicalResult Propagation::run() {
   return fn.emitError("loom-propagate-sharding did not reach a fixed point in 32 sweeps");
 }
 
-void Propagation::writeBack(bool explain) {
+void Propagation::writeBack(bool explain, bool keepGathered) {
   FlatSymbolRefAttr meshRef = FlatSymbolRefAttr::get(mesh.getSymNameAttr());
   Builder b(fn.getContext());
   for (BlockArgument arg : fn.getArguments())
@@ -194,10 +194,10 @@ void Propagation::writeBack(bool explain) {
       fn.setResultAttr(i, "loom.sharding", s.toAttr(meshRef));
     }
   if (explain)
-    explainCollectives();
+    explainCollectives(keepGathered);
 }
 
-void Propagation::explainCollectives() {
+void Propagation::explainCollectives(bool keepGathered) {
   OpBuilder b(fn);
   b.setInsertionPointAfter(fn);
   auto copy = cast<func::FuncOp>(b.clone(*fn));
@@ -206,7 +206,7 @@ void Propagation::explainCollectives() {
   {
     // The partition pass itself reports any error; here it would only repeat it.
     ScopedDiagnosticHandler quiet(fn.getContext(), [](Diagnostic &) { return success(); });
-    partitioned = succeeded(partitionFunction(copy, mesh));
+    partitioned = succeeded(partitionFunction(copy, mesh, keepGathered));
   }
   if (partitioned)
     copy.walk([&](Operation *op) {
@@ -276,7 +276,7 @@ struct PropagateShardingPass
       Propagation propagation(fn, meshes[0], planCosts);
       if (failed(propagation.run()))
         return signalPassFailure();
-      propagation.writeBack(explain);
+      propagation.writeBack(explain, keepGathered);
     }
   }
 };

@@ -30,7 +30,9 @@ public:
       : fn(fn), mesh(mesh), planCosts(planCosts) {}
 
   LogicalResult run();
-  void writeBack(bool explain);
+  /// Writes the shardings; with `explain`, remarks too, the collectives those of
+  /// loom-partition with `keepGathered` as given.
+  void writeBack(bool explain, bool keepGathered = false);
 
 private:
   ValueState &state(Value v);
@@ -57,7 +59,7 @@ private:
   std::string explainOp(Operation *op);
   /// Partitions a copy of the function and names every collective the partitioner emits, at
   /// the op that needs it, with its bytes and reason, for --explain.
-  void explainCollectives();
+  void explainCollectives(bool keepGathered);
 
   func::FuncOp fn;
   MeshOp mesh;
