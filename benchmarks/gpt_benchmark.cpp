@@ -18,6 +18,7 @@
 // above the table. PyTorch as shipped is printed next to it for reference. The bound is the
 // most any step could beat PyTorch's on this machine: PyTorch's step time over the dense
 // layers' products alone at the GEMM rate.
+#include "benchmarks/CoreSharing.h"
 #include "benchmarks/GemmRate.h"
 #include "benchmarks/TorchBaseline.h"
 #include "frontend/Loom.h"
@@ -198,7 +199,8 @@ int main(int argc, char **argv) {
                           arg.c_str(), usage), 2;
   }
   bench::blasGflops();
-  std::printf("%s\n\n", bench::kernelsLine(rt::blasKernels()).c_str());
+  std::printf("%s\n", bench::kernelsLine(rt::blasKernels()).c_str());
+  std::printf("%s\n\n", bench::coreSharingLine().c_str());
   std::printf("| config | Loom tokens/s | PyTorch tokens/s (OpenMP OpenBLAS) | Loom / PyTorch "
               "| bound: PyTorch's step / its products at the GEMM rate | PyTorch as shipped | speed-up of the kernels' threads | each layer lowered apart: time / default's "
               "| model FLOP/s / GEMM rate | peak device memory | peak memory "

@@ -8,6 +8,7 @@
 // optimizers; PyTorch as shipped is printed next to it for reference. The bound is the most
 // any step could beat PyTorch's on this machine: PyTorch's step time over the step's products
 // alone at the sgemm rate measured in the same run.
+#include "benchmarks/CoreSharing.h"
 #include "benchmarks/GemmRate.h"
 #include "benchmarks/TorchBaseline.h"
 #include "frontend/Loom.h"
@@ -123,7 +124,8 @@ int main(int argc, char **argv) {
                      "  PYTORCH_SCRIPT defaults to benchmarks/mlp_torch.py"),
            0;
   bench::blasGflops();
-  std::printf("%s\n\n", bench::kernelsLine(loom::rt::blasKernels()).c_str());
+  std::printf("%s\n", bench::kernelsLine(loom::rt::blasKernels()).c_str());
+  std::printf("%s\n\n", bench::coreSharingLine().c_str());
   std::printf("| optimizer | batch | Loom samples/s | PyTorch samples/s (OpenMP OpenBLAS, "
               "foreach) | Loom / PyTorch | bound: PyTorch's step / its products at the GEMM "
               "rate | PyTorch as shipped |\n|---|---|---|---|---|---|---|\n");

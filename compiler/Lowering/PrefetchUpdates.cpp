@@ -33,9 +33,9 @@ constexpr int64_t kLineBytes = 64;
 /// How far ahead the lines are asked for: at least a row, and rows of at least this many
 /// bytes (2 KB rows a row ahead ran the update above fastest; 1-2 KB ahead per line alike).
 constexpr int64_t kAheadBytes = 1024;
-/// Rows shorter than this are left alone (a line or two per row: the hardware's prefetcher
-/// already streams them), as are rows longer than kMaxRowBytes (a row ahead would not stay
-/// in L1 beside the current one).
+/// Rows shorter than this are left alone (a few lines each, many rows ahead: the loop of
+/// prefetches would cost more than the lines it asks for), as are rows longer than
+/// kMaxRowBytes (a row ahead would not stay in L1 beside the current one).
 constexpr int64_t kMinRowBytes = 256;
 constexpr int64_t kMaxRowBytes = 16 << 10;
 
