@@ -198,9 +198,11 @@ int main(int argc, char **argv) {
       return std::fprintf(stderr, "loom-gpt-benchmark: unexpected argument '%s'\n%s",
                           arg.c_str(), usage), 2;
   }
+  // Before any GEMM: OpenBLAS's threads spin for a while after one, on the probe's cores.
+  std::string cores = bench::coreSharingLine();
   bench::blasGflops();
   std::printf("%s\n", bench::kernelsLine(rt::blasKernels()).c_str());
-  std::printf("%s\n\n", bench::coreSharingLine().c_str());
+  std::printf("%s\n\n", cores.c_str());
   std::printf("| config | Loom tokens/s | PyTorch tokens/s (OpenMP OpenBLAS) | Loom / PyTorch "
               "| bound: PyTorch's step / its products at the GEMM rate | PyTorch as shipped | speed-up of the kernels' threads | each layer lowered apart: time / default's "
               "| model FLOP/s / GEMM rate | peak device memory | peak memory "
