@@ -1,8 +1,9 @@
 // The cores a device has for the loops of its kernels. A kernel whose outer loop is parallel
 // hands its iterations to loom_rt_parallel_for, which splits them into chunks, and the chunks
 // into one contiguous range per thread: each thread takes its own range's chunks first, then
-// what is left of the others'. The device's thread takes chunks too, so a loop finishes even when no worker is scheduled (oversubscribed cores), and a loop
-// too small to be worth the handoff runs on that thread alone.
+// what is left of the others'. The device's thread takes chunks too, so a loop finishes even
+// when no worker is scheduled (oversubscribed cores), and a loop too small to be worth the
+// handoff runs on that thread alone.
 #ifndef LOOM_RUNTIME_WORKERPOOL_H
 #define LOOM_RUNTIME_WORKERPOOL_H
 
