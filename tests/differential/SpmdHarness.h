@@ -47,8 +47,8 @@ std::vector<double> localBlock(const HostTensor &t, const Spec &spec, const Mesh
 /// LOOM_TEST_KEEP_GATHERED=1 partitions with loom-partition's keep-gathered (ctest runs the
 /// random chains so). For debugging: LOOM_TEST_NO_OVERLAP=1 compiles without
 /// loom-overlap-collectives, and LOOM_TEST_DUMP=DIR writes the module after every stage under
-/// DIR. Returns the outputs per device (per output, the values in `outputElems[o]`'s type), or an empty vector
-/// with the reason in `error`.
+/// DIR. Returns the outputs per device (per output, the values in `outputElems[o]`'s type),
+/// or an empty vector with the reason in `error`.
 std::vector<std::vector<std::vector<double>>>
 compileAndRun(const std::string &source, const MeshAxes &mesh,
               const std::vector<HostTensor> &inputs, const std::vector<Spec> &inputSpecs,

@@ -305,8 +305,9 @@ TEST(MeshJit, MemoryReportMatchesMeasuredAllocation) {
     ASSERT_GT(memory.temporaryBytes, 0u);
     if (sharded && blocks && !keepGathered)
       gatheredAgainTemporaries = memory.temporaryBytes;
-    if (keepGathered) // the whole parameters stay from the forward to the backward
+    if (keepGathered) { // the whole parameters stay from the forward to the backward
       EXPECT_GT(memory.temporaryBytes, gatheredAgainTemporaries);
+    }
 
     rt::Client &client = rt::Client::defaultClient();
     for (int d = 0; d < devices; ++d)
