@@ -4,7 +4,8 @@
 // leading dimensions and an outer batch (also one summed into C), each on smallGemm's register
 // kernel where it pays and on OpenBLAS, and with the register kernel switched off (the path of
 // CPUs without AVX-512); and that a product with enough rows runs on the pool's threads (the
-// split) while one with a few rows does not.
+// split) while one with a few rows does not, and one whose B is its largest operand is split
+// by B's rows (C's columns, or the inner dim and a sum).
 #include "runtime/Blas.h"
 #include "runtime/SmallGemm.h"
 #include "runtime/WorkerPool.h"
@@ -89,6 +90,9 @@ const GemmCase kCases[] = {
     {1, 1024, 10, 512, false, false},          // narrow, one pass over a block past L2
     {1, 512, 10, 1100, true, false},           // ... a weight's gradient, deep
     {2, 64, 33, 20, false, false, 1, 3, 1, 2}, // outer products, accumulating, ragged columns
+    {1, 32, 300, 400, false, false},            // B the largest: split by its rows (depth)
+    {1, 24, 700, 200, true, false, 1, 1, 0, 3}, // ... A transposed, accumulating, offset
+    {1, 40, 500, 300, false, true, 1, 1, 2},    // ... B transposed (C's columns), padded
 };
 
 class BlasSplitTest : public ::testing::TestWithParam<int> {};
@@ -155,6 +159,22 @@ TEST(BlasSplit, AProductWithEnoughRowsRunsOnThePoolsThreads) {
   EXPECT_EQ(pool.loopsShared(), before + 1);
   check<float>({1, 100, 256, 64, false, false}); // one block of rows: OpenBLAS's threads
   EXPECT_EQ(pool.loopsShared(), before + 1);
+  detail::setCurrentWorkerPool(nullptr);
+}
+
+/// B the largest operand (a weight, few rows of A): each thread takes its own rows of B as
+/// stored, C's columns for a transposed B (one loop on the pool) and the inner dim otherwise
+/// (two: the partial products, then their sum).
+TEST(BlasSplit, AProductWhoseBIsLargestIsSplitByBsRows) {
+  WorkerPool pool(2);
+  detail::setCurrentWorkerPool(&pool);
+  uint64_t before = pool.loopsShared();
+  check<float>({1, 32, 256, 512, false, true});
+  EXPECT_EQ(pool.loopsShared(), before + 1);
+  check<float>({1, 32, 256, 512, false, false});
+  EXPECT_EQ(pool.loopsShared(), before + 3);
+  check<double>({1, 32, 256, 512, true, false, 1});
+  EXPECT_EQ(pool.loopsShared(), before + 5);
   detail::setCurrentWorkerPool(nullptr);
 }
 
