@@ -5,6 +5,7 @@
 #include "passes/Sharding/SplitTableRows.h"
 #include "passes/Sharding/FuseCollectives.h"
 #include "passes/Sharding/BoxExchange.h"
+#include "passes/Sharding/EmitAllToAll.h"
 #include "passes/Sharding/ReshardPlan.h"
 #include "passes/Sharding/WindowExchange.h"
 
@@ -128,6 +129,12 @@ FailureOr<Value> Partitioner::reshardUncached(Value v, TensorSharding from,
                            "boxes of " + source + " for " + why + " (" + change + ")");
   for (const ReshardStep &step : plan->steps) {
     using K = ReshardStep::Kind;
+    if (step.kind == K::AllToAll) {
+      v = emitAllToAll(b, loc, v, step, mesh, meshRef,
+                       "moving a split between dims of " + source + " for " + why + " (" +
+                           change + ")");
+      continue;
+    }
     RankedTensorType type = local(global, step.after);
     ArrayAttr axes = b.getStrArrayAttr(step.axes);
     Operation *op = nullptr;
@@ -150,11 +157,7 @@ FailureOr<Value> Partitioner::reshardUncached(Value v, TensorSharding from,
       kind = "partial " + stringifyReduceKind(step.combiner).str();
       break;
     case K::AllToAll:
-      op = AllToAllOp::create(b, loc, type, v, meshRef, b.getI64IntegerAttr(step.dim),
-                              b.getI64IntegerAttr(step.fromDim), axes, StringAttr(),
-                              IntegerAttr());
-      kind = "moving a split between dims";
-      break;
+      llvm_unreachable("emitted above");
     case K::AllGather:
       op = AllGatherOp::create(b, loc, type, v, meshRef, b.getI64IntegerAttr(step.dim), axes,
                                StringAttr(), IntegerAttr());

@@ -69,6 +69,10 @@ std::string ReshardStep::toString() const {
   case K::AllToAll:
     text = "all_to_all over " + list + " from dim " + std::to_string(fromDim) + " to dim " +
            std::to_string(dim);
+    if (!presliced.empty())
+      text += ", slicing [" + llvm::join(presliced, ", ") + "] first";
+    if (!concatOrder.empty())
+      text += ", its blocks put in [" + llvm::join(concatOrder, ", ") + "] order";
     break;
   case K::AllGather:
     text = "all_gather over " + list + " on dim " + std::to_string(dim);
@@ -224,8 +228,11 @@ FailureOr<ReshardPlan> mlir::loom::planReshard(RankedTensorType global, TensorSh
     for (ReshardStep &step : *searched) {
       p.cur = step.after;
       p.push(step.kind, step.dim, step.axes, step.bytes, step.fromDim);
+      ReshardStep &pushed = p.plan.steps.back();
       if (step.kind == ReshardStep::Kind::Permute)
-        p.plan.steps.back().pairs = std::move(step.pairs);
+        pushed.pairs = std::move(step.pairs);
+      if (step.kind == ReshardStep::Kind::AllToAll)
+        pushed.presliced = step.presliced, pushed.concatOrder = step.concatOrder;
     }
     return p.plan;
   }

@@ -33,6 +33,15 @@ struct ReshardStep {
   TensorSharding after;
   /// collective_permute only: (source, target) positions in the group of `axes`, flat.
   std::vector<int64_t> pairs;
+  /// all_to_all only: axes no dim splits yet that the step slices from `dim` first, as the
+  /// axes after `axes` in its new split ([b] to [b, a] by one all_to_all over b, each device
+  /// sending only the columns of its a); none slice from the dim's major end instead.
+  Axes presliced;
+  /// all_to_all only, where `axes` (the collective's group order, that of `dim`'s new split)
+  /// lists the moved axes in another order than `fromDim` split them: that order, in which
+  /// the received blocks are then put locally ([a, b] on dim 0 to [b, a] on dim 1 in one
+  /// all_to_all).
+  Axes concatOrder;
 
   /// "all_gather over [fsdp] on dim 0 (192 bytes)", for explanations.
   std::string toString() const;

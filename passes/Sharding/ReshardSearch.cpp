@@ -187,6 +187,9 @@ struct Move {
   size_t dim = 0, fromDim = 0; ///< positions in the changing dims
   int8_t axis = 0;             ///< a slice's
   size_t count = 0;            ///< axes a gather or an all_to_all moves (the dim's minor ones)
+  /// An all_to_all's: the moved axes in the order the target dim takes them, and the free
+  /// axes it slices from that dim first (minor under them).
+  SmallVector<int8_t, 4> order, sliced;
 };
 } // namespace
 
@@ -303,10 +306,29 @@ mlir::loom::cheapestReshard(RankedTensorType global, const TensorSharding &from,
           auto wantedThere = [&](int8_t x) { return llvm::is_contained(goal[j], x); };
           if (j == i || localDim(j) % n != 0 || !llvm::all_of(moved, wantedThere))
             continue;
-          Code next = gathered;
-          next[j].append(moved.begin(), moved.end());
-          int64_t sent = bytes * (n - 1) / n;
-          reach(std::move(next), {sent, sent, 1}, Move{K::AllToAll, j, i, 0, k});
+          // The moved axes in any order on the new dim (the received blocks are reordered
+          // locally), then, where that starts the target's split of the dim, the target's
+          // next axes that are free sliced first: each device sends only what its peer keeps.
+          SmallVector<int8_t, 4> order(moved);
+          llvm::sort(order);
+          do {
+            Code next = gathered;
+            next[j].append(order.begin(), order.end());
+            Move move{K::AllToAll, j, i, 0, k, order, {}};
+            int64_t sent = bytes * (n - 1) / n;
+            reach(next, {sent, sent, 1}, move);
+            bool prefix = next[j].size() <= goal[j].size() &&
+                          std::equal(next[j].begin(), next[j].end(), goal[j].begin());
+            for (size_t q = next[j].size(); prefix && q < goal[j].size(); ++q) {
+              int8_t x = goal[j][q];
+              move.sliced.push_back(x);
+              if (used(x) || localDim(j) % (n * group(move.sliced)) != 0)
+                break;
+              next[j].push_back(x);
+              int64_t slicedSent = bytes / group(move.sliced) * (n - 1) / n;
+              reach(next, {slicedSent, slicedSent, 1}, move);
+            }
+          } while (std::next_permutation(order.begin(), order.end()));
         }
       }
     }
@@ -339,9 +361,15 @@ mlir::loom::cheapestReshard(RankedTensorType global, const TensorSharding &from,
       break;
     }
     case K::AllToAll: {
-      step.dim = active[m.dim], step.fromDim = active[m.fromDim], step.axes = minorAxes();
+      auto names = [&](ArrayRef<int8_t> axes) {
+        return llvm::map_to_vector(axes, [&](int8_t a) { return axesOf.names[a]; });
+      };
+      step.dim = active[m.dim], step.fromDim = active[m.fromDim], step.axes = names(m.order);
+      step.presliced = names(m.sliced);
+      if (Axes moved = minorAxes(); moved != step.axes)
+        step.concatOrder = moved;
       int64_t n = axesOf.group(step.axes);
-      step.bytes = bytes * (n - 1) / n;
+      step.bytes = bytes / axesOf.group(step.presliced) * (n - 1) / n;
       break;
     }
     default:

@@ -1,0 +1,20 @@
+// An all_to_all step of a reshard plan as ops on a device's local value: the collective, and
+// around it the local reshapes that pre-slice free axes (ReshardStep::presliced) and put the
+// received blocks in the order the source dim split them (ReshardStep::concatOrder).
+#ifndef LOOM_PASSES_SHARDING_EMITALLTOALL_H
+#define LOOM_PASSES_SHARDING_EMITALLTOALL_H
+
+#include "passes/Sharding/ReshardPlan.h"
+
+#include "mlir/IR/Builders.h"
+
+namespace mlir::loom {
+
+/// Emits `step` (an all_to_all) on local value `v` before `b`'s insertion point; the
+/// collective gets `reason` and the step's bytes. Returns the value under `step.after`.
+Value emitAllToAll(OpBuilder &b, Location loc, Value v, const ReshardStep &step, MeshOp mesh,
+                   FlatSymbolRefAttr meshRef, StringRef reason);
+
+} // namespace mlir::loom
+
+#endif // LOOM_PASSES_SHARDING_EMITALLTOALL_H
