@@ -1,10 +1,11 @@
 // The cheapest steps between two shardings of a value once its pending axes agree: a search
-// over sequences of free slices, all_gathers, all_to_alls and collective_permutes, weighing
-// each by the bytes devices send. planReshard (ReshardPlan.h) takes its result where it beats
-// the greedy path, e.g. [[b], []] to [[a, b], []] on a 2x4 mesh: slicing a in first gives
-// [[b, a], []], which has as many pieces per dim as the target, and a collective_permute
-// then sends each device's 2-row piece once (128 bytes of 16x16 f32, where gathering b sent
-// 768).
+// over sequences of free slices, all_gathers, all_to_alls (which may take their axes in
+// another order, and slice a free axis first: EmitAllToAll.h) and collective_permutes,
+// weighing each by the bytes devices send. planReshard (ReshardPlan.h) takes its result
+// where it beats the greedy path, e.g. [[b], []] to [[a, b], []] on a 2x4 mesh: slicing a in
+// first gives [[b, a], []], which has as many pieces per dim as the target, and a
+// collective_permute then sends each device's 2-row piece once (128 bytes of 16x16 f32,
+// where gathering b sent 768).
 #ifndef LOOM_PASSES_SHARDING_RESHARDSEARCH_H
 #define LOOM_PASSES_SHARDING_RESHARDSEARCH_H
 
