@@ -29,16 +29,26 @@ Value mlir::loom::emitAllToAll(OpBuilder &b, Location loc, Value v, const Reshar
   auto type = cast<RankedTensorType>(v.getType());
   int64_t n = groupSize(mesh, step.axes), sliced = groupSize(mesh, step.presliced);
   if (!step.presliced.empty()) {
-    // Dim `dim`'s blocks are (the moved axes' piece, the sliced axes' piece, the rest): keep
-    // this device's piece of the middle one.
-    int64_t length = type.getDimSize(step.dim), rest = length / (n * sliced);
-    v = reshape(b, loc, v, splitDim(type, step.dim, {n, sliced, rest}));
-    auto split = cast<RankedTensorType>(v.getType());
-    SmallVector<int64_t> kept(split.getShape());
-    kept[step.dim + 1] = 1;
-    v = ShardSliceOp::create(b, loc, split.clone(kept), v, meshRef,
-                             b.getI64IntegerAttr(step.dim + 1),
-                             b.getStrArrayAttr(step.presliced), StringAttr(), IntegerAttr());
+    // Dim `dim`'s blocks are indexed by its new axes (the moved and the sliced ones, in the
+    // order of its new split), then the rest: keep this device's piece of each sliced one.
+    ArrayRef<StringRef> added = ArrayRef(step.after.dims[step.dim])
+                                    .take_back(step.axes.size() + step.presliced.size());
+    SmallVector<int64_t> parts;
+    for (StringRef axis : added)
+      parts.push_back(groupSize(mesh, {axis}));
+    int64_t rest = type.getDimSize(step.dim) / (n * sliced);
+    parts.push_back(rest);
+    v = reshape(b, loc, v, splitDim(type, step.dim, parts));
+    for (auto [i, axis] : llvm::enumerate(added)) {
+      if (!llvm::is_contained(step.presliced, axis))
+        continue;
+      auto split = cast<RankedTensorType>(v.getType());
+      SmallVector<int64_t> kept(split.getShape());
+      kept[step.dim + i] = 1;
+      v = ShardSliceOp::create(b, loc, split.clone(kept), v, meshRef,
+                               b.getI64IntegerAttr(step.dim + i), b.getStrArrayAttr({axis}),
+                               StringAttr(), IntegerAttr());
+    }
     v = reshape(b, loc, v, splitDim(type, step.dim, {n * rest}));
     type = cast<RankedTensorType>(v.getType());
   }
@@ -51,18 +61,22 @@ Value mlir::loom::emitAllToAll(OpBuilder &b, Location loc, Value v, const Reshar
   v = op.getResult();
   if (step.concatOrder.empty())
     return v;
-  // The received blocks of dim `fromDim` came in the group's order (`axes`); put them in
-  // the order the dim's split names them (`concatOrder`).
-  type = cast<RankedTensorType>(v.getType());
+  return reorderBlocks(b, loc, v, step.fromDim, step.arrivalOrder, step.concatOrder, mesh);
+}
+
+Value mlir::loom::reorderBlocks(OpBuilder &b, Location loc, Value v, int64_t dim,
+                                ArrayRef<StringRef> arrival, ArrayRef<StringRef> wanted,
+                                MeshOp mesh) {
+  auto type = cast<RankedTensorType>(v.getType());
   SmallVector<int64_t> parts;
-  for (StringRef axis : step.axes)
+  for (StringRef axis : arrival)
     parts.push_back(groupSize(mesh, {axis}));
-  parts.push_back(type.getDimSize(step.fromDim) / n);
-  Value blocks = reshape(b, loc, v, splitDim(type, step.fromDim, parts));
-  SmallVector<int64_t> permutation(type.getRank() + step.axes.size());
+  parts.push_back(type.getDimSize(dim) / groupSize(mesh, arrival));
+  Value blocks = reshape(b, loc, v, splitDim(type, dim, parts));
+  SmallVector<int64_t> permutation(type.getRank() + arrival.size());
   std::iota(permutation.begin(), permutation.end(), 0);
-  for (auto [i, axis] : llvm::enumerate(step.concatOrder))
-    permutation[step.fromDim + i] = step.fromDim + llvm::find(step.axes, axis) - step.axes.begin();
+  for (auto [i, axis] : llvm::enumerate(wanted))
+    permutation[dim + i] = dim + (llvm::find(arrival, axis) - arrival.begin());
   blocks = TransposeOp::create(b, loc, blocks, b.getDenseI64ArrayAttr(permutation));
   return reshape(b, loc, blocks, type.getShape());
 }

@@ -1,6 +1,7 @@
 // An all_to_all step of a reshard plan as ops on a device's local value: the collective, and
 // around it the local reshapes that pre-slice free axes (ReshardStep::presliced) and put the
-// received blocks in the order the source dim split them (ReshardStep::concatOrder).
+// received blocks in the order the source dim split them (ReshardStep::concatOrder, also
+// after a gather).
 #ifndef LOOM_PASSES_SHARDING_EMITALLTOALL_H
 #define LOOM_PASSES_SHARDING_EMITALLTOALL_H
 
@@ -9,6 +10,11 @@
 #include "mlir/IR/Builders.h"
 
 namespace mlir::loom {
+
+/// Puts the blocks of dim `dim` of `v`, which arrived in the order of the mesh axes
+/// `arrival` (major first), in the order `wanted` (the same axes) by a local transpose.
+Value reorderBlocks(OpBuilder &b, Location loc, Value v, int64_t dim, ArrayRef<StringRef> arrival,
+                    ArrayRef<StringRef> wanted, MeshOp mesh);
 
 /// Emits `step` (an all_to_all) on local value `v` before `b`'s insertion point; the
 /// collective gets `reason` and the step's bytes. Returns the value under `step.after`.

@@ -174,6 +174,8 @@ FailureOr<Value> Partitioner::reshardUncached(Value v, TensorSharding from,
                                           change + ")"));
     op->setAttr("bytes", b.getI64IntegerAttr(step.bytes));
     v = op->getResult(0);
+    if (!step.concatOrder.empty()) // a gather after an all_to_all of a dim's major axes
+      v = reorderBlocks(b, loc, v, step.dim, step.arrivalOrder, step.concatOrder, mesh);
   }
   return v;
 }

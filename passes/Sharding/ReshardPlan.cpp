@@ -71,8 +71,6 @@ std::string ReshardStep::toString() const {
            std::to_string(dim);
     if (!presliced.empty())
       text += ", slicing [" + llvm::join(presliced, ", ") + "] first";
-    if (!concatOrder.empty())
-      text += ", its blocks put in [" + llvm::join(concatOrder, ", ") + "] order";
     break;
   case K::AllGather:
     text = "all_gather over " + list + " on dim " + std::to_string(dim);
@@ -81,6 +79,8 @@ std::string ReshardStep::toString() const {
     text = "collective_permute over " + list;
     break;
   }
+  if (!concatOrder.empty())
+    text += ", its blocks put in [" + llvm::join(concatOrder, ", ") + "] order";
   return text + " (" + std::to_string(bytes) + " bytes)";
 }
 
@@ -231,8 +231,8 @@ FailureOr<ReshardPlan> mlir::loom::planReshard(RankedTensorType global, TensorSh
       ReshardStep &pushed = p.plan.steps.back();
       if (step.kind == ReshardStep::Kind::Permute)
         pushed.pairs = std::move(step.pairs);
-      if (step.kind == ReshardStep::Kind::AllToAll)
-        pushed.presliced = step.presliced, pushed.concatOrder = step.concatOrder;
+      pushed.presliced = step.presliced;
+      pushed.arrivalOrder = step.arrivalOrder, pushed.concatOrder = step.concatOrder;
     }
     return p.plan;
   }

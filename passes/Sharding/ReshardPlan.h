@@ -37,11 +37,13 @@ struct ReshardStep {
   /// axes after `axes` in its new split ([b] to [b, a] by one all_to_all over b, each device
   /// sending only the columns of its a); none slice from the dim's major end instead.
   Axes presliced;
-  /// all_to_all only, where `axes` (the collective's group order, that of `dim`'s new split)
-  /// lists the moved axes in another order than `fromDim` split them: that order, in which
-  /// the received blocks are then put locally ([a, b] on dim 0 to [b, a] on dim 1 in one
-  /// all_to_all).
-  Axes concatOrder;
+  /// all_to_all and all_gather, where the blocks that the dim which gains them (`fromDim`,
+  /// `dim`) receives arrive in another order than the one its split names: the order they
+  /// arrive in (the collectives' group orders) and the one they are then put in locally.
+  /// [a, b] on dim 0 to [b, a] on dim 1: one all_to_all over [b, a], its rows put in [a, b]
+  /// order. [b, a] on dim 0 to [b] on dim 1: an all_to_all over b (not dim 0's minor axis),
+  /// then the gather over a, the rows arriving in [a, b] order and put in [b, a].
+  Axes arrivalOrder, concatOrder;
 
   /// "all_gather over [fsdp] on dim 0 (192 bytes)", for explanations.
   std::string toString() const;

@@ -187,9 +187,10 @@ struct Move {
   size_t dim = 0, fromDim = 0; ///< positions in the changing dims
   int8_t axis = 0;             ///< a slice's
   size_t count = 0;            ///< axes a gather or an all_to_all moves (the dim's minor ones)
-  /// An all_to_all's: the moved axes in the order the target dim takes them, and the free
-  /// axes it slices from that dim first (minor under them).
-  SmallVector<int8_t, 4> order, sliced;
+  /// An all_to_all's: the moved axes in the order the target dim takes them, the free axes
+  /// it slices from that dim first (minor under them), and where the moved axes are not the
+  /// source dim's minor ones, the rest of that dim's axes, gathered after it.
+  SmallVector<int8_t, 4> order, sliced, rest;
 };
 } // namespace
 
@@ -274,6 +275,52 @@ mlir::loom::cheapestReshard(RankedTensorType global, const TensorSharding &from,
     };
     if (auto edge = permuteCost(axesOf, cur, goal, bytes))
       reach(goal, *edge, Move{K::Permute});
+    // All_to_alls of `moved` (axes of dim i) to each other dim that wants them, in any order
+    // there (the received blocks are reordered locally), and, continuing the target's split
+    // of that dim, with the target's free axes among or after them sliced first: each device
+    // sends only what its peer keeps. `rest`: dim i's other axes, gathered after; `after`:
+    // the state without the moved (and gathered) axes on dim i.
+    auto allToAlls = [&](size_t i, ArrayRef<int8_t> moved, ArrayRef<int8_t> rest,
+                         const Code &after) {
+      int64_t n = group(moved), gather = bytes * (group(rest) - 1);
+      int collectives = rest.empty() ? 1 : 2;
+      for (size_t j = 0; j < cur.size(); ++j) {
+        auto wantedThere = [&](int8_t x) { return llvm::is_contained(goal[j], x); };
+        if (j == i || localDim(j) % n != 0 || !llvm::all_of(moved, wantedThere))
+          continue;
+        SmallVector<int8_t, 4> order(moved);
+        llvm::sort(order);
+        do {
+          Code next = after;
+          next[j].append(order.begin(), order.end());
+          int64_t sent = bytes * (n - 1) / n + gather;
+          reach(std::move(next), {sent, sent, collectives},
+                Move{K::AllToAll, j, i, 0, moved.size(), order, {}, SmallVector<int8_t, 4>(rest)});
+        } while (std::next_permutation(order.begin(), order.end()));
+        // The target's next axes on dim j, the moved ones and free ones, these sliced first.
+        if (!std::equal(cur[j].begin(), cur[j].end(), goal[j].begin(),
+                        goal[j].begin() + std::min(goal[j].size(), cur[j].size())) ||
+            cur[j].size() > goal[j].size())
+          continue;
+        Move move{K::AllToAll, j, i, 0, moved.size(), {}, {}, SmallVector<int8_t, 4>(rest)};
+        Code next = after;
+        for (size_t q = cur[j].size(); q < goal[j].size(); ++q) {
+          int8_t x = goal[j][q];
+          bool isMoved = llvm::is_contained(moved, x);
+          if (!isMoved && used(x))
+            break;
+          (isMoved ? move.order : move.sliced).push_back(x);
+          next[j].push_back(x);
+          int64_t f = group(move.sliced);
+          if (localDim(j) % (n * f) != 0)
+            break;
+          if (move.order.size() < moved.size() || move.sliced.empty())
+            continue;
+          int64_t slicedSent = bytes / f * (n - 1) / n + gather / f;
+          reach(next, {slicedSent, slicedSent, collectives}, move);
+        }
+      }
+    };
     for (size_t i = 0; i < cur.size(); ++i) {
       // The dim's axes in another order (as many pieces, held by other devices), so that
       // the axis to gather or move next is the minor one.
@@ -302,33 +349,22 @@ mlir::loom::cheapestReshard(RankedTensorType global, const TensorSharding &from,
         Code gathered = cur;
         gathered[i].resize(cur[i].size() - k);
         reach(gathered, {bytes * (n - 1), bytes * (n - 1), 1}, Move{K::AllGather, i, 0, 0, k});
-        for (size_t j = 0; j < cur.size(); ++j) {
-          auto wantedThere = [&](int8_t x) { return llvm::is_contained(goal[j], x); };
-          if (j == i || localDim(j) % n != 0 || !llvm::all_of(moved, wantedThere))
-            continue;
-          // The moved axes in any order on the new dim (the received blocks are reordered
-          // locally), then, where that starts the target's split of the dim, the target's
-          // next axes that are free sliced first: each device sends only what its peer keeps.
-          SmallVector<int8_t, 4> order(moved);
-          llvm::sort(order);
-          do {
-            Code next = gathered;
-            next[j].append(order.begin(), order.end());
-            Move move{K::AllToAll, j, i, 0, k, order, {}};
-            int64_t sent = bytes * (n - 1) / n;
-            reach(next, {sent, sent, 1}, move);
-            bool prefix = next[j].size() <= goal[j].size() &&
-                          std::equal(next[j].begin(), next[j].end(), goal[j].begin());
-            for (size_t q = next[j].size(); prefix && q < goal[j].size(); ++q) {
-              int8_t x = goal[j][q];
-              move.sliced.push_back(x);
-              if (used(x) || localDim(j) % (n * group(move.sliced)) != 0)
-                break;
-              next[j].push_back(x);
-              int64_t slicedSent = bytes / group(move.sliced) * (n - 1) / n;
-              reach(next, {slicedSent, slicedSent, 1}, move);
-            }
-          } while (std::next_permutation(order.begin(), order.end()));
+        allToAlls(i, moved, {}, gathered);
+      }
+      // Axes that are not the dim's minor ones moved by an all_to_all, and the rest of the
+      // dim after its first `kept` axes gathered after it ([b, a] to [] with b going to
+      // another dim, where gathering a first would send its rows to every b).
+      for (size_t kept = 0; kept + 1 < cur[i].size(); ++kept) {
+        ArrayRef<int8_t> tail = ArrayRef(cur[i]).drop_front(kept);
+        for (unsigned mask = 1; mask + 1 < (1u << tail.size()); ++mask) {
+          SmallVector<int8_t, 4> moved, rest;
+          for (size_t q = 0; q < tail.size(); ++q)
+            ((mask >> q) & 1 ? moved : rest).push_back(tail[q]);
+          if (std::equal(moved.begin(), moved.end(), tail.end() - moved.size()))
+            continue; // the minor ones: the moves above
+          Code next = cur;
+          next[i].resize(kept);
+          allToAlls(i, moved, rest, next);
         }
       }
     }
@@ -366,10 +402,26 @@ mlir::loom::cheapestReshard(RankedTensorType global, const TensorSharding &from,
       };
       step.dim = active[m.dim], step.fromDim = active[m.fromDim], step.axes = names(m.order);
       step.presliced = names(m.sliced);
-      if (Axes moved = minorAxes(); moved != step.axes)
-        step.concatOrder = moved;
       int64_t n = axesOf.group(step.axes);
       step.bytes = bytes / axesOf.group(step.presliced) * (n - 1) / n;
+      if (m.rest.empty()) {
+        if (Axes moved = minorAxes(); moved != step.axes)
+          step.arrivalOrder = step.axes, step.concatOrder = moved;
+        break;
+      }
+      // Then the gather of the dim's other axes, its rows arriving in the order [rest,
+      // moved] and put back in the order the dim split them. In between the dim's pieces
+      // are not blocks (they hold every moved-axis block of their rest), but have the size
+      // of the rest's: the all_to_all's `after` says only that.
+      ReshardStep gather{K::AllGather, step.fromDim, 0, names(m.rest), from.combiner, 0, after};
+      size_t kept = after.dims[step.fromDim].size(); // the dim's axes that stay
+      step.after = after;
+      step.after.dims[step.fromDim].append(gather.axes.begin(), gather.axes.end());
+      gather.bytes = localBytes(global, step.after, mesh) * (axesOf.group(gather.axes) - 1);
+      gather.arrivalOrder = gather.axes;
+      gather.arrivalOrder.append(step.axes.begin(), step.axes.end());
+      gather.concatOrder = Axes(ArrayRef(prior.dims[step.fromDim]).drop_front(kept));
+      steps.push_back(std::move(gather));
       break;
     }
     default:

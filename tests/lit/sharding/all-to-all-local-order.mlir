@@ -36,3 +36,42 @@ func.func @free_axis_sliced_first(%x: tensor<512x512xf32> {loom.sharding = #loom
     -> (tensor<512x512xf32> {loom.sharding = #loom.sharding<@mesh, [[], ["b", "a"]]>}) {
   return %x : tensor<512x512xf32>
 }
+
+// -----
+
+// Tests an all_to_all of a dim's major axis with the rest gathered after it: [[b, a], []] to
+// [[], [b]] on 2x4. The all_to_all over b first leaves each device every b-block of rows of
+// its a (96 KB received), the gather over a then brings the other a's (128 KB), and the rows,
+// arrived in [a, b] order, are put back in [b, a]: 224 KB, the least a device must receive
+// (gathering a first, then the all_to_all, received 320 KB).
+// CHECK-LABEL: func.func @major_axis_moved
+// CHECK: %[[A:.*]] = loom.all_to_all %arg0, @mesh, split_dim = 1, concat_dim = 0, axes = ["b"] {bytes = 98304 : i64, {{.*}}} : tensor<64x512xf32> -> tensor<256x128xf32>
+// CHECK: %[[G:.*]] = loom.all_gather %[[A]], @mesh, dim = 0, axes = ["a"] {bytes = 131072 : i64, {{.*}}} : tensor<256x128xf32> -> tensor<512x128xf32>
+// CHECK: %[[B:.*]] = loom.reshape %[[G]] : tensor<512x128xf32> -> tensor<2x4x64x128xf32>
+// CHECK: %[[T:.*]] = loom.transpose %[[B]], permutation = [1, 0, 2, 3] : tensor<2x4x64x128xf32> -> tensor<4x2x64x128xf32>
+// CHECK: %[[R:.*]] = loom.reshape %[[T]] : tensor<4x2x64x128xf32> -> tensor<512x128xf32>
+// CHECK-NOT: loom.all_
+// CHECK: return %[[R]]
+loom.mesh @mesh axes = ["a", "b"] shape = [2, 4]
+func.func @major_axis_moved(%x: tensor<512x512xf32> {loom.sharding = #loom.sharding<@mesh, [["b", "a"], []]>})
+    -> (tensor<512x512xf32> {loom.sharding = #loom.sharding<@mesh, [[], ["b"]]>}) {
+  return %x : tensor<512x512xf32>
+}
+
+// -----
+
+// Tests a free axis sliced first between the moved ones: [[y, z], []] to [[], [y, x, z]] on a
+// 2x2x2 mesh. Each device keeps the column blocks of its x and sends its peers over [y, z]
+// only those: 96 KB, the least it must receive.
+// CHECK-LABEL: func.func @free_axis_between
+// CHECK: %[[B:.*]] = loom.reshape %arg0 : tensor<128x512xf32> -> tensor<128x2x2x2x64xf32>
+// CHECK: %[[S:.*]] = loom.shard_slice %[[B]], @cube, dim = 2, axes = ["x"] : tensor<128x2x2x2x64xf32> -> tensor<128x2x1x2x64xf32>
+// CHECK: %[[F:.*]] = loom.reshape %[[S]] : tensor<128x2x1x2x64xf32> -> tensor<128x256xf32>
+// CHECK: %[[R:.*]] = loom.all_to_all %[[F]], @cube, split_dim = 1, concat_dim = 0, axes = ["y", "z"] {bytes = 98304 : i64, {{.*}}} : tensor<128x256xf32> -> tensor<512x64xf32>
+// CHECK-NOT: loom.all_
+// CHECK: return %[[R]]
+loom.mesh @cube axes = ["x", "y", "z"] shape = [2, 2, 2]
+func.func @free_axis_between(%x: tensor<512x512xf32> {loom.sharding = #loom.sharding<@cube, [["y", "z"], []]>})
+    -> (tensor<512x512xf32> {loom.sharding = #loom.sharding<@cube, [[], ["y", "x", "z"]]>}) {
+  return %x : tensor<512x512xf32>
+}
