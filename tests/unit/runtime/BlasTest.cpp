@@ -175,6 +175,9 @@ TEST(BlasSplit, AProductWhoseBIsLargestIsSplitByBsRows) {
   EXPECT_EQ(pool.loopsShared(), before + 3);
   check<double>({1, 32, 256, 512, true, false, 1});
   EXPECT_EQ(pool.loopsShared(), before + 5);
+  // Too few rows for two blocks, and too large for one thread: not OpenBLAS's threads either.
+  check<float>({1, 32, 512, 784, false, false});
+  EXPECT_EQ(pool.loopsShared(), before + 7);
   detail::setCurrentWorkerPool(nullptr);
 }
 
