@@ -2,6 +2,7 @@
 #include "passes/Sharding/BoxExchange.h"
 
 #include "passes/Sharding/MeshAxes.h"
+#include "passes/Sharding/ReshardBound.h"
 #include "passes/Sharding/ReshardSearch.h"
 
 #include <functional>

@@ -1,5 +1,6 @@
 // Reshard plans (see ReshardPlan.h).
 #include "passes/Sharding/ReshardPlan.h"
+#include "passes/Sharding/ReshardBound.h"
 #include "passes/Sharding/ReshardSearch.h"
 
 #include "llvm/ADT/StringExtras.h"

@@ -33,11 +33,6 @@ struct ReshardCost {
 };
 ReshardCost costOf(ArrayRef<ReshardStep> steps);
 
-/// The bytes the busiest device must receive at least to go from `from` to `to` (no axis
-/// pending in one and not the other): its piece under `to` less what it holds under `from`.
-int64_t leastBytes(RankedTensorType global, const TensorSharding &from,
-                   const TensorSharding &to, MeshOp mesh);
-
 /// One collective_permute over the axes `from` and `to` split dims on, where both split each
 /// dim into as many pieces and no axis of the exchange is pending: each device receives its
 /// piece of `to` from a device that holds it under `from` (itself if it does). Every device
