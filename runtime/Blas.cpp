@@ -205,13 +205,14 @@ struct WeightRowsSplit {
   static void sum(void *self, int64_t begin, int64_t end) {
     const WeightRowsSplit &s = *static_cast<const WeightRowsSplit *>(self);
     const BatchedGemm<T, Gemm> &g = s.g;
-    for (int64_t r = begin; r < end; ++r)
+    for (int64_t r = begin; r < end; ++r) {
+      T *c = g.pc + r * g.ldc;
       for (int64_t t = 1; t < s.threads; ++t) {
-        T *c = g.pc + r * g.ldc;
         const T *p = s.partials + (t - 1) * g.m * g.n + r * g.n;
         for (int64_t j = 0; j < g.n; ++j)
           c[j] += p[j];
       }
+    }
   }
   /// Whether this split suits `g` on `threads` threads.
   static bool suits(const BatchedGemm<T, Gemm> &g, int64_t threads) {

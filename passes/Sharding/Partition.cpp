@@ -127,12 +127,13 @@ FailureOr<Value> Partitioner::reshardUncached(Value v, TensorSharding from,
   if (auto boxes = cheaperBoxExchange(global, from, to, mesh, plan->steps))
     return emitBoxExchange(b, loc, v, *boxes, meshRef, local(global, to),
                            "boxes of " + source + " for " + why + " (" + change + ")");
+  auto reason = [&](StringRef kind) {
+    return (kind + " of " + source + " for " + why + " (" + change + ")").str();
+  };
   for (const ReshardStep &step : plan->steps) {
     using K = ReshardStep::Kind;
-    if (step.kind == K::AllToAll) {
-      v = emitAllToAll(b, loc, v, step, mesh, meshRef,
-                       "moving a split between dims of " + source + " for " + why + " (" +
-                           change + ")");
+    if (step.kind == K::AllToAll) { // with the local reshapes around it
+      v = emitAllToAll(b, loc, v, step, mesh, meshRef, reason("moving a split between dims"));
       continue;
     }
     RankedTensorType type = local(global, step.after);
@@ -170,8 +171,7 @@ FailureOr<Value> Partitioner::reshardUncached(Value v, TensorSharding from,
       kind = "pieces changing devices";
       break;
     }
-    op->setAttr("reason", b.getStringAttr(kind + " of " + source + " for " + why + " (" +
-                                          change + ")"));
+    op->setAttr("reason", b.getStringAttr(reason(kind)));
     op->setAttr("bytes", b.getI64IntegerAttr(step.bytes));
     v = op->getResult(0);
     if (!step.concatOrder.empty()) // a gather after an all_to_all of a dim's major axes

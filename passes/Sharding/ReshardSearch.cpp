@@ -263,9 +263,8 @@ mlir::loom::cheapestReshard(RankedTensorType global, const TensorSharding &from,
                 Move{K::AllToAll, j, i, 0, moved.size(), order, {}, SmallVector<int8_t, 4>(rest)});
         } while (std::next_permutation(order.begin(), order.end()));
         // The target's next axes on dim j, the moved ones and free ones, these sliced first.
-        if (!std::equal(cur[j].begin(), cur[j].end(), goal[j].begin(),
-                        goal[j].begin() + std::min(goal[j].size(), cur[j].size())) ||
-            cur[j].size() > goal[j].size())
+        if (cur[j].size() > goal[j].size() ||
+            !std::equal(cur[j].begin(), cur[j].end(), goal[j].begin()))
           continue;
         Move move{K::AllToAll, j, i, 0, moved.size(), {}, {}, SmallVector<int8_t, 4>(rest)};
         Code next = after;
