@@ -144,8 +144,11 @@ Tensor loom::abs(const Tensor &x, Loc loc) { return unary<ml::AbsOp>(x, loc, "ab
 Tensor loom::sigmoid(const Tensor &x, Loc loc) {
   return unary<ml::LogisticOp>(x, loc, "sigmoid");
 }
+// max(0, x): max's ties go to its first operand, so relu'(0) = 0, as in PyTorch and JAX, and
+// the gradient reads relu's result (x > 0 where it is > 0), not x, which can then die after
+// the forward.
 Tensor loom::relu(const Tensor &x, Loc loc) {
-  return maximum(x, scalar_like(x, 0, loc), loc);
+  return maximum(scalar_like(x, 0, loc), x, loc);
 }
 Tensor loom::gelu(const Tensor &x, Loc loc) {
   const double sqrt2OverPi = 0.7978845608028654;

@@ -43,6 +43,7 @@ Tensor sqrt(const Tensor &x, Loc loc = Loc::current());
 Tensor rsqrt(const Tensor &x, Loc loc = Loc::current());
 Tensor abs(const Tensor &x, Loc loc = Loc::current());
 Tensor sigmoid(const Tensor &x, Loc loc = Loc::current());
+/// max(0, x); its derivative at 0 is 0, as PyTorch's and JAX's.
 Tensor relu(const Tensor &x, Loc loc = Loc::current());
 /// GELU, tanh form: x/2 * (1 + tanh(sqrt(2/pi) * (x + 0.044715 x^3))).
 Tensor gelu(const Tensor &x, Loc loc = Loc::current());

@@ -72,8 +72,11 @@ std::optional<Shardings> shardingsOf(const Config &c, const Tree<Shape> &shapes)
 
 Tensor swish(const Tensor &x) { return x * sigmoid(x); }
 
-/// log(1 + exp(x)) without overflow.
-Tensor softplus(const Tensor &x) { return relu(x) + log(1.0 + exp(-abs(x))); }
+/// log(1 + exp(x)) without overflow. max(x, 0), not relu (max(0, x)): ties go to x, whose
+/// derivative 1 at 0 with abs's there (1) gives softplus'(0) = 1/2.
+Tensor softplus(const Tensor &x) {
+  return maximum(x, scalar_like(x, 0)) + log(1.0 + exp(-abs(x)));
+}
 
 class TwoTowerTask final : public TrainTask {
 public:

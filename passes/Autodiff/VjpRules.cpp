@@ -4,6 +4,8 @@
 
 #include "compiler/IR/LoomOps.h"
 
+#include "mlir/IR/Matchers.h"
+
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
@@ -240,6 +242,31 @@ LogicalResult collectiveVjp(Operation *op, Value g, Emitter &e, SmallVectorImpl<
       .Default([](Operation *) { return failure(); });
 }
 
+/// Whether v is a constant, or one broadcast (a relu's zero, traced as a scalar).
+bool isConstantOrBroadcastOne(Value v) {
+  if (auto broadcast = v.getDefiningOp<BroadcastInDimOp>())
+    v = broadcast.getOperand();
+  return matchPattern(v, m_Constant());
+}
+
+/// max (lhsWins ge, rhsWins gt) or min (le, lt): g goes to the lhs where it wins, ties
+/// included, to the rhs elsewhere. Against a constant lhs the rhs wins exactly where the
+/// result y passes it, so the rule reads y and the constant: relu, max(0, x), then needs only
+/// its result, and x can die after the forward.
+LogicalResult maxOrMinVjp(Emitter &e, ComparisonDirection lhsWins, ComparisonDirection rhsWins,
+                          Value x, Value x1, Value y, Value g, SmallVectorImpl<Value> &out) {
+  if (isConstantOrBroadcastOne(x)) {
+    Value toRhs = e.cmp(rhsWins, y, x), zero = e.like(g, 0);
+    out[0] = e.select(toRhs, zero, g);
+    out[1] = e.select(toRhs, g, zero);
+    return success();
+  }
+  Value toLhs = e.cmp(lhsWins, x, x1), zero = e.like(g, 0);
+  out[0] = e.select(toLhs, g, zero);
+  out[1] = e.select(toLhs, zero, g);
+  return success();
+}
+
 /// Elementwise ops: the cotangent times the local derivative.
 LogicalResult elementwiseVjp(Operation *op, Value g, Emitter &e, SmallVectorImpl<Value> &out) {
   Value y = op->getResult(0);
@@ -277,16 +304,8 @@ LogicalResult elementwiseVjp(Operation *op, Value g, Emitter &e, SmallVectorImpl
         out[0] = e.div(g, x1);
         return out[1] = e.neg(e.div(e.mul(g, y), x1)), success();
       })
-      .Case([&](MaxOp) { // ties go to lhs
-        Value lhsWins = e.cmp(D::ge, x, x1), zero = e.like(g, 0);
-        out[0] = e.select(lhsWins, g, zero);
-        return out[1] = e.select(lhsWins, zero, g), success();
-      })
-      .Case([&](MinOp) {
-        Value lhsWins = e.cmp(D::le, x, x1), zero = e.like(g, 0);
-        out[0] = e.select(lhsWins, g, zero);
-        return out[1] = e.select(lhsWins, zero, g), success();
-      })
+      .Case([&](MaxOp) { return maxOrMinVjp(e, D::ge, D::gt, x, x1, y, g, out); })
+      .Case([&](MinOp) { return maxOrMinVjp(e, D::le, D::lt, x, x1, y, g, out); })
       .Case([&](PowOp) {
         Value power = PowOp::create(e.b, e.loc, Emitter::typeOf(x), x, e.sub(x1, e.like(x1, 1)));
         out[0] = e.mul(g, e.mul(x1, power));

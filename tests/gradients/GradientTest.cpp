@@ -93,6 +93,32 @@ TEST_F(ElementwiseGradTest, MinimumWithoutTies) {
   checkGradients([](const Args &x) { return minimum(x[0], x[1]); }, {a, shiftedFrom(a)});
 }
 
+// At a tie finite differences see half of each side, so ties are checked by value: max and
+// min send the cotangent to their first operand, and relu, max(0, x), has derivative 0 at 0 as
+// PyTorch's and JAX's relu (its gradient read from its result: 1 where relu(x) > 0).
+TEST(ElementwiseTies, GoToTheFirstOperandAndReluHasDerivativeZeroAtZero) {
+  using Fn = Tensor (*)(const Tensor &);
+  struct Case {
+    const char *name;
+    Fn fn;
+    std::vector<double> expected; // the gradient of sum(fn(x)) at x = {-2, 0, 0.5}
+  };
+  Case cases[] = {
+      {"relu(x)", [](const Tensor &x) { return relu(x); }, {0, 0, 1}},
+      {"maximum(0, x)", [](const Tensor &x) { return maximum(scalar_like(x, 0), x); }, {0, 0, 1}},
+      {"maximum(x, 0)", [](const Tensor &x) { return maximum(x, scalar_like(x, 0)); }, {0, 1, 1}},
+      {"minimum(0, x)", [](const Tensor &x) { return minimum(scalar_like(x, 0), x); }, {1, 0, 0}},
+      {"minimum(x, 0)", [](const Tensor &x) { return minimum(x, scalar_like(x, 0)); }, {1, 1, 0}},
+      {"maximum(x, x)", [](const Tensor &x) { return maximum(x, x); }, {1, 1, 1}},
+  };
+  for (const Case &c : cases) {
+    Fn fn = c.fn;
+    auto f = jit([fn](Tensor x) { return grad([fn](Tensor v) { return sum(fn(v)); })(x); });
+    Array x = Array::from(std::vector<double>{-2, 0, 0.5}, {3});
+    EXPECT_EQ(f(x).to_host<double>(), c.expected) << c.name;
+  }
+}
+
 TEST_F(ElementwiseGradTest, PowOfPositiveBase) {
   checkGradients([](const Args &x) { return pow(x[0], x[1]); },
                  {uniform({2, 3}, 0.4, 2), uniform({2, 3}, -2, 2)});

@@ -283,6 +283,33 @@ func.func @main(%a: tensor<f32>, %b: tensor<f32>) -> (tensor<f32>, tensor<f32>, 
 
 // -----
 
+// Tests that against a constant lhs (relu, max(0, x)) the VJP of max reads its result, not x:
+// g goes to x where the result exceeds the constant, so x can die after the forward.
+// CHECK-LABEL: func.func private @f_value_and_grad_0(
+// CHECK-SAME: %[[X:[a-z0-9_]+]]: tensor<4xf32>)
+// CHECK: %[[ZERO:[a-z0-9_]+]] = loom.constant dense<0.000000e+00> : tensor<f32>
+// CHECK-NEXT: %[[C:[a-z0-9_]+]] = loom.broadcast_in_dim %[[ZERO]]
+// CHECK-NEXT: %[[Y:[a-z0-9_]+]] = loom.max %[[C]], %[[X]] : tensor<4xf32>
+// CHECK-NOT: loom.compare {{.*}}%[[X]]
+// CHECK: %[[TO_X:[a-z0-9_]+]] = loom.compare gt, %[[Y]], %[[C]] : tensor<4xf32> -> tensor<4xi1>
+// CHECK-NEXT: %[[Z:[a-z0-9_]+]] = loom.constant dense<0.000000e+00> : tensor<4xf32>
+// CHECK: %[[DX:[a-z0-9_]+]] = loom.select %[[TO_X]], %{{[a-z0-9_]+}}, %[[Z]] : tensor<4xi1>, tensor<4xf32>
+// CHECK-NOT: loom.compare {{.*}}%[[X]]
+// CHECK: return %{{[a-z0-9_]+}}, %[[DX]] :
+func.func private @f(%x: tensor<4xf32>) -> tensor<f32> {
+  %zero = loom.constant dense<0.0> : tensor<f32>
+  %c = loom.broadcast_in_dim %zero, dims = [] : tensor<f32> -> tensor<4xf32>
+  %y = loom.max %c, %x : tensor<4xf32>
+  %s = loom.reduce sum %y, dims = [0] : tensor<4xf32> -> tensor<f32>
+  return %s : tensor<f32>
+}
+func.func @main(%x: tensor<4xf32>) -> (tensor<f32>, tensor<4xf32>) {
+  %v, %g = loom.value_and_grad @f(%x) wrt = [0] : (tensor<4xf32>) -> (tensor<f32>, tensor<4xf32>)
+  return %v, %g : tensor<f32>, tensor<4xf32>
+}
+
+// -----
+
 // Tests that the VJP of min sends g to the lhs where lhs <= rhs, to the rhs elsewhere.
 // CHECK-LABEL: func.func private @f_value_and_grad_0_1(
 // CHECK-SAME: %[[A:[a-z0-9_]+]]: tensor<f32>, %[[B:[a-z0-9_]+]]: tensor<f32>)
