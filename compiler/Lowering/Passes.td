@@ -252,6 +252,32 @@ def PrivatizeInits : Pass<"loom-privatize-inits"> {
   let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect"];
 }
 
+def ElementwiseInPlace : Pass<"loom-elementwise-in-place"> {
+  let summary = "Writes an elementwise op's result over an input that dies with it.";
+  let description = [{
+    Runs just before bufferization. An elementwise `linalg.generic` (all loops parallel)
+    whose init is an empty tensor it never reads takes as init instead an input of the same
+    type, read at the same element (identity maps), that nothing else uses and that will be a
+    buffer of its own (a result of destination-style ops starting from an empty tensor). The
+    op then bufferizes in place: a layer's bias and activation overwrite the GEMM's product,
+    whose rows the same thread has just written, rather than a fresh buffer that it must
+    first fetch. One buffer less per such op while the step runs. Function arguments and
+    views of them are never taken, so bufferization never needs a copy for it.
+
+    Input:
+    ```mlir
+    %p = linalg.matmul ins(%x, %w) outs(%zeros) -> tensor<4x8xf32>
+    %e = tensor.empty() : tensor<4x8xf32>
+    %y = linalg.generic ... ins(%p, %bias) outs(%e) { max(p + b, 0) }
+    ```
+    Output:
+    ```mlir
+    %y = linalg.generic ... ins(%p, %bias) outs(%p) { max(p + b, 0) }
+    ```
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect"];
+}
+
 def SinkDeallocs : Pass<"loom-sink-deallocs"> {
   let summary = "Moves each memref.dealloc of a temporary right after its last use.";
   let description = [{

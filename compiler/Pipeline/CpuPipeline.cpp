@@ -59,6 +59,9 @@ const std::vector<std::string> &mlir::loom::cpuBufferizePasses() {
       // One fill per user: a shared zero tensor would be copied for every matmul using it.
       "loom-privatize-inits",
       "eliminate-empty-tensors",
+      // An elementwise op overwrites an input that dies with it (a bias over its product);
+      // after the empty tensors that donated arguments replace, which it must not take.
+      "loom-elementwise-in-place",
       "one-shot-bufferize{bufferize-function-boundaries "
       "function-boundary-type-conversion=identity-layout-map}",
       "canonicalize",
