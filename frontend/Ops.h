@@ -52,6 +52,7 @@ Tensor add(const Tensor &a, const Tensor &b, Loc loc = Loc::current());
 Tensor sub(const Tensor &a, const Tensor &b, Loc loc = Loc::current());
 Tensor mul(const Tensor &a, const Tensor &b, Loc loc = Loc::current());
 Tensor div(const Tensor &a, const Tensor &b, Loc loc = Loc::current());
+/// Where a == b the gradient goes to a (PyTorch and JAX split it); so does minimum's.
 Tensor maximum(const Tensor &a, const Tensor &b, Loc loc = Loc::current());
 Tensor minimum(const Tensor &a, const Tensor &b, Loc loc = Loc::current());
 Tensor pow(const Tensor &a, const Tensor &b, Loc loc = Loc::current());
