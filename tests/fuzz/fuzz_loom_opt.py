@@ -48,6 +48,7 @@ PIPELINES = [
     ["--pass-pipeline=builtin.module(func.func(loom-overlap-collectives))"],
     ["--loom-fuse-elementwise"],
     ["--loom-privatize-inits"],
+    ["--loom-elementwise-in-place"],
     ["--loom-donate-arguments"],
     ["--loom-distinct-results"],
     ["--loom-emit-entry"],
