@@ -25,8 +25,9 @@ namespace {
 /// 70, [512 x 128] x [128 x 512] at 200 against 99, and [1024 x 256] x [256 x 1024] at 186
 /// against 167; the GPT benchmark's tiny and small steps took 13-16% less time.
 ///
-/// A product whose B is its largest operand (a weight times a small batch) is split by B's
-/// rows instead (WeightRowsSplit).
+/// A product whose B is its largest operand (a weight times a small batch), and a weight's
+/// gradient (x^T dY, the inner dim the longest), are split by B's rows instead
+/// (WeightRowsSplit).
 ///
 /// A block has at least kMinBlockRows rows of C (a narrow product's at least
 /// kMinNarrowBlockRows, where C has at most kNarrowSide columns or rows); a batch of at least
@@ -162,77 +163,99 @@ struct BatchedGemm {
   }
 };
 
-/// A split of one product C = op(A) B in which each of the device's threads touches only its
-/// own rows of B, as stored: for a product whose B is its largest operand (few rows of A, m
-/// below n and k), that is a layer's weight, multiplied by a small batch. A split by C's rows
-/// reads all of the weight on every core, so that the optimizer's update of each line then
-/// waits for the other core's copy to be invalidated: in an MLP's training step at batch 128
-/// (784-512-512-10, SGD, 2 cores in two core complexes) the updates took 0.30 ms of a 1.75 ms
-/// step. Here a transposed B (stored [n x k]: the backward's dY W^T) splits C's columns, and
-/// an untransposed one (stored [k x n]: the forward's x W) splits the inner dim into partial
-/// products that a second pass sums by rows of C. With the weight's gradient split by its
-/// rows (rowBlocks) and the update's chunks on the same threads (WorkerPool's home ranges),
-/// each core keeps its rows of the weight, its gradient and the optimizer's state: the MLP's
-/// updates took 0.11 ms, its step 12-15% less (SGD and AdamW); at batch 64 and 32, where
-/// OpenBLAS's own threads had split the products (too few rows for blocks), 39% and 22% less.
-/// It is weighed before the blocks of rows, which it replaces.
+/// A split of products C = op(A) B in which each of the device's threads touches only its
+/// own rows of B, as stored. Two kinds of product:
+/// - B is the largest operand (few rows of A, m below n and k): a layer's weight, multiplied
+///   by a small batch. A split by C's rows reads all of the weight on every core, so that the
+///   optimizer's update of each line then waits for the other core's copy to be invalidated:
+///   in an MLP's training step at batch 128 (784-512-512-10, SGD, 2 cores in two core
+///   complexes) the updates took 0.30 ms of a 1.75 ms step. Here a transposed B (stored
+///   [n x k]: the backward's dY W^T) splits C's columns, and an untransposed one (stored
+///   [k x n]: the forward's x W) splits the inner dim. With the weight's gradient split by its
+///   rows (rowBlocks) and the update's chunks on the same threads (WorkerPool's home ranges),
+///   each core keeps its rows of the weight, its gradient and the optimizer's state: the
+///   MLP's updates took 0.11 ms, its step 12-15% less (SGD and AdamW); at batch 64 and 32,
+///   where OpenBLAS's own threads had split the products (too few rows for blocks), 39% and
+///   22% less.
+/// - A weight's gradient x^T dY: A and B stored [k x m] and [k x n], the inner dim (the
+///   batch's tokens) the longest. The kernels before wrote their rows on the threads whose
+///   home they are; a split by C's rows made each core read all of both, half of them from
+///   the other core's cache. The inner dim is split instead: in the small GPT's step the
+///   [256 x 1024] x [1024 x 256] gradients had run at 131-181 GFLOP/s (2 cores in two core
+///   complexes) where the same product alone ran at 260-300.
+/// An inner-dim split sums per-thread partial products (at most kMaxWeightSplitPartials
+/// bytes, in L2) into C in a second pass by rows. It is weighed before the blocks of rows,
+/// which it replaces.
 template <typename T, typename Gemm>
 struct WeightRowsSplit {
   const BatchedGemm<T, Gemm> &g;
   int64_t threads;
-  /// The partial products of threads 1 .. threads-1 (thread 0's goes to C), each [m x n].
+  /// The partial products of threads 1 .. threads-1 (thread 0's go to C), each batch x
+  /// [m x n].
   T *partials = nullptr;
   /// Whether the inner dim is split (B stored [k x n]), rather than C's columns.
   bool depthSplit() const { return g.tb != CblasTrans; }
+  T *partial(int64_t t, int64_t j) const { return partials + ((t - 1) * g.batch + j) * g.m * g.n; }
   static void part(void *self, int64_t begin, int64_t end) {
     const WeightRowsSplit &s = *static_cast<const WeightRowsSplit *>(self);
     const BatchedGemm<T, Gemm> &g = s.g;
     for (int64_t t = begin; t < end; ++t) {
       int64_t size = s.depthSplit() ? g.k : g.n;
       int64_t first = size * t / s.threads, count = size * (t + 1) / s.threads - first;
-      if (!s.depthSplit()) {
-        g.call(CblasRowMajor, g.ta, g.tb, g.m, count, g.k, T(1), g.pa, g.lda,
-               g.pb + first * g.ldb, g.ldb, g.beta, g.pc + first, g.ldc);
-        continue;
+      for (int64_t j = 0; j < g.batch; ++j) {
+        const T *a = g.pa + j * g.aStride, *b = g.pb + j * g.bStride;
+        T *c = g.pc + j * g.cStride;
+        if (!s.depthSplit()) {
+          g.call(CblasRowMajor, g.ta, g.tb, g.m, count, g.k, T(1), a, g.lda, b + first * g.ldb,
+                 g.ldb, g.beta, c + first, g.ldc);
+          continue;
+        }
+        a += g.ta == CblasTrans ? first * g.lda : first;
+        g.call(CblasRowMajor, g.ta, g.tb, g.m, g.n, count, T(1), a, g.lda, b + first * g.ldb,
+               g.ldb, t == 0 ? g.beta : T(0), t == 0 ? c : s.partial(t, j),
+               t == 0 ? g.ldc : g.n);
       }
-      const T *a = g.pa + (g.ta == CblasTrans ? first * g.lda : first);
-      T *c = t == 0 ? g.pc : s.partials + (t - 1) * g.m * g.n;
-      g.call(CblasRowMajor, g.ta, g.tb, g.m, g.n, count, T(1), a, g.lda, g.pb + first * g.ldb,
-             g.ldb, t == 0 ? g.beta : T(0), c, t == 0 ? g.ldc : g.n);
     }
   }
-  /// Rows [begin, end) of C += the other threads' partial products, in thread order.
+  /// Rows [begin, end) of the batch's Cs, stacked, += the other threads' partial products,
+  /// in thread order.
   static void sum(void *self, int64_t begin, int64_t end) {
     const WeightRowsSplit &s = *static_cast<const WeightRowsSplit *>(self);
     const BatchedGemm<T, Gemm> &g = s.g;
     for (int64_t r = begin; r < end; ++r) {
-      T *c = g.pc + r * g.ldc;
+      int64_t j = r / g.m, i = r % g.m;
+      T *c = g.pc + j * g.cStride + i * g.ldc;
       for (int64_t t = 1; t < s.threads; ++t) {
-        const T *p = s.partials + (t - 1) * g.m * g.n + r * g.n;
-        for (int64_t j = 0; j < g.n; ++j)
-          c[j] += p[j];
+        const T *p = s.partial(t, j) + i * g.n;
+        for (int64_t e = 0; e < g.n; ++e)
+          c[e] += p[e];
       }
     }
   }
   /// Whether this split suits `g` on `threads` threads.
   static bool suits(const BatchedGemm<T, Gemm> &g, int64_t threads) {
-    if (g.batch != 1 || g.outerCount != 1 || g.m >= std::min(g.n, g.k) ||
-        g.m * g.n * g.k < kMinWeightSplitProduct)
+    if (g.outerCount != 1 || g.m * g.n * g.k < kMinWeightSplitProduct)
+      return false;
+    bool partialsFit =
+        (threads - 1) * g.batch * g.m * g.n * int64_t(sizeof(T)) <= kMaxWeightSplitPartials;
+    bool longDepth = g.k >= kMinWeightSplitRows * threads;
+    if (g.ta == CblasTrans && g.tb == CblasNoTrans && g.k >= std::max(g.m, g.n))
+      return longDepth && partialsFit; // a weight's gradient
+    if (g.batch != 1 || g.m >= std::min(g.n, g.k))
       return false;
     if (g.tb == CblasTrans)
       return g.n >= kMinWeightSplitRows * threads;
-    return g.k >= kMinWeightSplitRows * threads &&
-           (threads - 1) * g.m * g.n * int64_t(sizeof(T)) <= kMaxWeightSplitPartials;
+    return longDepth && partialsFit;
   }
   void run() {
     thread_local std::vector<T> scratch; // the calling thread's; grows to the largest split
     if (depthSplit()) {
-      scratch.resize(std::max<size_t>(scratch.size(), (threads - 1) * g.m * g.n));
+      scratch.resize(std::max<size_t>(scratch.size(), (threads - 1) * g.batch * g.m * g.n));
       partials = scratch.data();
     }
     loom_rt_parallel_for(&part, this, threads, 1); // thread t's home is unit t
     if (depthSplit())
-      loom_rt_parallel_for(&sum, this, g.m, kWeightSplitSumRows);
+      loom_rt_parallel_for(&sum, this, g.batch * g.m, kWeightSplitSumRows);
   }
 };
 

@@ -4,8 +4,8 @@
 // leading dimensions and an outer batch (also one summed into C), each on smallGemm's register
 // kernel where it pays and on OpenBLAS, and with the register kernel switched off (the path of
 // CPUs without AVX-512); and that a product with enough rows runs on the pool's threads (the
-// split) while one with a few rows does not, and one whose B is its largest operand is split
-// by B's rows (C's columns, or the inner dim and a sum).
+// split) while one with a few rows does not, and one whose B is its largest operand, or a
+// weight's gradient, is split by B's rows (C's columns, or the inner dim and a sum).
 #include "runtime/Blas.h"
 #include "runtime/SmallGemm.h"
 #include "runtime/WorkerPool.h"
@@ -93,6 +93,7 @@ const GemmCase kCases[] = {
     {1, 32, 300, 400, false, false},            // B the largest: split by its rows (depth)
     {1, 24, 700, 200, true, false, 1, 1, 0, 3}, // ... A transposed, accumulating, offset
     {1, 40, 500, 300, false, true, 1, 1, 2},    // ... B transposed (C's columns), padded
+    {3, 64, 48, 700, true, false, 1, 1, 2, 3},  // a batch of weights' gradients (depth)
 };
 
 class BlasSplitTest : public ::testing::TestWithParam<int> {};
@@ -178,6 +179,23 @@ TEST(BlasSplit, AProductWhoseBIsLargestIsSplitByBsRows) {
   // Too few rows for two blocks, and too large for one thread: not OpenBLAS's threads either.
   check<float>({1, 32, 512, 784, false, false});
   EXPECT_EQ(pool.loopsShared(), before + 7);
+  detail::setCurrentWorkerPool(nullptr);
+}
+
+/// A weight's gradient x^T dY (A transposed, the inner dim the longest): each thread takes its
+/// own rows of x and dY as stored, the tokens it wrote (two loops on the pool: the partial
+/// products, then their sum), for each product of a batch too; partials past 1 MB are not
+/// kept, and the product is split by C's rows (one loop).
+TEST(BlasSplit, AWeightsGradientIsSplitByItsTokens) {
+  WorkerPool pool(2);
+  detail::setCurrentWorkerPool(&pool);
+  uint64_t before = pool.loopsShared();
+  check<float>({1, 256, 256, 1024, true, false});
+  EXPECT_EQ(pool.loopsShared(), before + 2);
+  check<double>({3, 64, 96, 512, true, false, 1});
+  EXPECT_EQ(pool.loopsShared(), before + 4);
+  check<float>({1, 600, 500, 640, true, false});
+  EXPECT_EQ(pool.loopsShared(), before + 5);
   detail::setCurrentWorkerPool(nullptr);
 }
 
