@@ -273,6 +273,41 @@ OpFoldResult TransposeOp::fold(FoldAdaptor adaptor) {
   return reshapeSplat(adaptor.getOperand(), getType());
 }
 
+/// dot_general(transpose(x), y) -> dot_general(x, y) with x's dims, where the transpose keeps
+/// its free dims in order (they are the result's, in ascending order): a user's x^T y is then
+/// one GEMM reading x transposed, not a copy of x^T and a GEMM.
+OpFoldResult DotGeneralOp::fold(FoldAdaptor) {
+  bool changed = false;
+  auto absorb = [&](OpOperand &operand, SmallVector<int64_t> &batching,
+                    SmallVector<int64_t> &contracting) {
+    auto transpose = operand.get().getDefiningOp<TransposeOp>();
+    if (!transpose)
+      return;
+    ArrayRef<int64_t> perm = transpose.getPermutation();
+    SmallVector<int64_t> free = freeDims(perm.size(), batching, contracting);
+    for (size_t i = 1; i < free.size(); ++i)
+      if (perm[free[i - 1]] > perm[free[i]])
+        return;
+    for (int64_t &d : batching)
+      d = perm[d];
+    for (int64_t &d : contracting)
+      d = perm[d];
+    operand.assign(transpose.getOperand());
+    changed = true;
+  };
+  SmallVector<int64_t> lhsBatch(getLhsBatchingDimensions());
+  SmallVector<int64_t> lhsContract(getLhsContractingDimensions());
+  SmallVector<int64_t> rhsBatch(getRhsBatchingDimensions());
+  SmallVector<int64_t> rhsContract(getRhsContractingDimensions());
+  absorb(getLhsMutable(), lhsBatch, lhsContract);
+  absorb(getRhsMutable(), rhsBatch, rhsContract);
+  if (!changed)
+    return {};
+  setLhsBatchingDimensions(lhsBatch), setLhsContractingDimensions(lhsContract);
+  setRhsBatchingDimensions(rhsBatch), setRhsContractingDimensions(rhsContract);
+  return getResult();
+}
+
 OpFoldResult SliceOp::fold(FoldAdaptor adaptor) {
   if (getOperand().getType() == getType())
     return getOperand();

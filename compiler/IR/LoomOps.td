@@ -410,6 +410,7 @@ def Loom_DotGeneralOp : Loom_Op<"dot_general"> {
         function_ref<InFlightDiagnostic()> emitError);
   }];
   let hasVerifier = 1;
+  let hasFolder = 1;
 }
 
 def Loom_ReduceOp : Loom_Op<"reduce"> {
