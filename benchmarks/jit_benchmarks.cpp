@@ -3,9 +3,10 @@
 // loop, causal attention's forward and backward as one op (the blocked kernel) vs the same
 // attention written as products, mask and softmax, a layer norm's and the cross-entropy
 // loss's forward and backward vs PyTorch's own fused CPU kernels (rows_torch.py, 2 threads,
-// the OpenMP OpenBLAS), a sum over rows into columns vs a plain C++ loop, and the compile
-// time of a 2-layer MLP forward pass (cold and with a warm cache). Run from the repository's
-// root (the PyTorch script's path is relative). One group of rows runs alone when named.
+// the OpenMP OpenBLAS), a sum over rows into columns vs a plain C++ loop, transposing copies
+// vs PyTorch's, and the compile time of a 2-layer MLP forward pass (cold and with a warm
+// cache). Run from the repository's root (the PyTorch script's path is relative). One group
+// of rows runs alone when named.
 #include "benchmarks/TorchBaseline.h"
 #include "frontend/Loom.h"
 #include "frontend/nn/Layers.h"
@@ -262,13 +263,50 @@ void compileRows() {
   fs::remove_all(cacheDir);
 }
 
+/// Transposing copies (the last two dims swapped) against PyTorch's, which copies in blocks:
+/// a square power-of-two matrix (its columns' lines collide in the caches), a GPT-2-wide one
+/// and a batch of them.
+void transposeRows() {
+  struct Case {
+    int64_t batch, rows, width;
+  };
+  for (Case c : {Case{1, 1024, 1024}, Case{1, 4096, 768}, Case{16, 512, 512}}) {
+    std::vector<int64_t> shape = {c.rows, c.width};
+    Axes perm = {1, 0};
+    if (c.batch > 1)
+      shape.insert(shape.begin(), c.batch), perm = {0, 2, 1};
+    auto fn = jit([perm](Tensor x) { return transpose(x, perm); }, {.name = "transpose"});
+    Array x = Array::from(randomVector(c.batch * c.rows * c.width, 31), shape);
+    double loom = 1e30, torch = 0; // 0: PyTorch not measured
+    for (int round = 0; round < 3; ++round) {
+      loom = std::min(loom, medianSeconds(20, [&] { fn(x).block_until_ready(); }));
+      std::vector<double> t = bench::runTorchBaseline(
+          "benchmarks/rows_torch.py",
+          {"transpose", std::to_string(c.rows), std::to_string(c.width), "20",
+           std::to_string(c.batch)},
+          /*openmp=*/true, 1, bench::Better::Lower);
+      if (!t.empty())
+        torch = torch == 0 ? t[0] : std::min(torch, t[0]);
+    }
+    double bytes = 2.0 * c.batch * c.rows * c.width * sizeof(float); // read and write
+    char baseline[64] = "n/a", ratio[32] = "n/a";
+    if (torch > 0) {
+      std::snprintf(baseline, sizeof baseline, "%.1f GB/s", bytes / torch / 1e9);
+      std::snprintf(ratio, sizeof ratio, "%.2f", torch / loom);
+    }
+    std::printf("| transpose [%ld, %ld, %ld] f32 | %.1f GB/s | %s (PyTorch's copy) | %s |\n",
+                c.batch, c.rows, c.width, bytes / loom / 1e9, baseline, ratio);
+  }
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
   bench::runOnOpenBlasOwnKernels(argv); // both sides on the CPU's own kernels
   const std::pair<const char *, void (*)()> groups[] = {
       {"gemm", gemmRows},           {"elementwise", elementwiseRow}, {"columns", columnSumRows},
-      {"attention", attentionRows}, {"rows", rowKernelRows},         {"compile", compileRows}};
+      {"attention", attentionRows}, {"rows", rowKernelRows},         {"transpose", transposeRows},
+      {"compile", compileRows}};
   std::string only = argc > 1 ? argv[1] : "";
   bool help = only == "-h" || only == "--help";
   bool known = only.empty() || std::any_of(std::begin(groups), std::end(groups),
@@ -278,7 +316,8 @@ int main(int argc, char **argv) {
       std::fprintf(stderr, "loom-jit-benchmarks: unexpected argument '%s'\n",
                    argc > 2 ? argv[2] : argv[1]);
     std::fputs("usage: loom-jit-benchmarks [GROUP]\n"
-               "  GROUP: gemm, elementwise, columns, attention, rows or compile (default: all)\n",
+               "  GROUP: gemm, elementwise, columns, attention, rows, transpose or compile "
+               "(default: all)\n",
                help ? stdout : stderr);
     return help ? 0 : 2;
   }

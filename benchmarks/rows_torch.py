@@ -1,7 +1,9 @@
 """PyTorch's own fused CPU kernels for a layer norm and the cross-entropy loss, forward and
-backward, to time them in the same run as Loom's (benchmarks/jit_benchmarks.cpp). Arguments:
-"layernorm" or "xent", the rows, the row width (features, or the vocabulary), repetitions.
-Prints one line: the median seconds of a forward and backward, after 3 of warm-up."""
+backward, and its transposing copy, to time them in the same run as Loom's
+(benchmarks/jit_benchmarks.cpp). Arguments: "layernorm", "xent" or "transpose", the rows, the
+row width (features, or the vocabulary), repetitions, and for "transpose" the batch (the
+[batch, rows, width] tensor's last two dims swapped). Prints one line: the median seconds of
+a forward and backward (a transpose), after 3 of warm-up."""
 import sys
 import time
 
@@ -11,8 +13,12 @@ import torch.nn.functional as F
 torch.set_num_threads(2)
 torch.manual_seed(0)
 kind, rows, width, reps = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
-x = torch.rand(rows, width) * 2 - 1
-if kind == "layernorm":
+batch = int(sys.argv[5]) if len(sys.argv) > 5 else 1
+x = torch.rand(batch, rows, width).squeeze(0) * 2 - 1
+if kind == "transpose":
+    def step():
+        x.transpose(-1, -2).contiguous()
+elif kind == "layernorm":
     x.requires_grad_(True)
     scale = torch.ones(width, requires_grad=True)
     bias = torch.zeros(width, requires_grad=True)

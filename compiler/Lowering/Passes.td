@@ -380,6 +380,48 @@ def LowerStridedCopies : Pass<"loom-lower-strided-copies"> {
   let dependentDialects = ["mlir::linalg::LinalgDialect"];
 }
 
+def TileTransposedLoops : Pass<"loom-tile-transposed-loops"> {
+  let summary = "Runs a loop nest that reads (or writes) a buffer transposed in square tiles.";
+  let description = [{
+    A loop nest whose innermost dim runs down a buffer's column (a transpose, or an
+    elementwise op on one: `out[i, j] = x[j, i]`) touches a new cache line in every
+    iteration, each a row apart; with rows a power of two apart the lines fall into the same
+    cache sets, evict one another before their other elements are used, and a 1024 x 1024
+    f32 transpose ran at 1.7 GB/s. Such an `scf.parallel` (constant bounds, a body without
+    loops) is split into tiles of the two dims: the one indexing the buffer's last dim and
+    the innermost one. Within a tile of `tile-size` x `tile-size` iterations the lines it
+    reads stay in the first-level cache until all their elements are used; the innermost dim
+    stays innermost, so the other accesses stay contiguous. Tiles are the outer loop's
+    iterations, which loom-parallel-kernels shares among the device's threads. The tile of a
+    dim is the largest divisor of its extent from half the tile size to the tile size (the
+    inner loops then have constant bounds), else the tile size, clamped at the extent's end.
+
+    Input:
+    ```mlir
+    scf.parallel (%i, %j) = (%c0, %c0) to (%c1024, %c1024) step (%c1, %c1) {
+      %v = memref.load %x[%j, %i] : memref<1024x1024xf32>
+      memref.store %v, %out[%i, %j] : memref<1024x1024xf32>
+    }
+    ```
+    Output:
+    ```mlir
+    scf.parallel (%ti, %tj) = (%c0, %c0) to (%c1024, %c1024) step (%c32, %c32) {
+      scf.parallel (%ii, %jj) = (%c0, %c0) to (%c32, %c32) step (%c1, %c1) {
+        %i = arith.addi %ti, %ii : index
+        %j = arith.addi %tj, %jj : index
+        %v = memref.load %x[%j, %i] : memref<1024x1024xf32>
+        memref.store %v, %out[%i, %j] : memref<1024x1024xf32>
+      }
+    }
+    ```
+  }];
+  let options = [
+    Option<"tileSize", "tile-size", "int64_t", /*default=*/"8",
+           "Iterations of each of the two dims in a tile.">,
+  ];
+  let dependentDialects = ["mlir::arith::ArithDialect", "mlir::scf::SCFDialect"];
+}
+
 def PromoteAccumulators : Pass<"loom-promote-accumulators"> {
   let summary = "Keeps a reduction loop's accumulator in a register.";
   let description = [{

@@ -82,6 +82,8 @@ const std::vector<std::string> &mlir::loom::cpuBufferizePasses() {
       "func.func(loom-promote-accumulators)",
       // A layer norm's or softmax's passes over the same rows run row by row, in cache.
       "func.func(loom-fuse-row-loops)",
+      // A nest that reads a buffer down its columns (a transpose) runs in tiles, in cache.
+      "func.func(loom-tile-transposed-loops)",
       // buffer-deallocation-pipeline, with the one dealloc of a step's many temporaries split
       // in linear time first (the simplification's own split checks every pair).
       "expand-realloc",

@@ -10,13 +10,14 @@ using mlir::loom::addPasses;
 
 const std::vector<std::string> &mlir::loom::gpuBufferizePasses() {
   // The CPU's bufferization, less what only the CPU runs: deallocations moved for the host's
-  // allocator, a row's passes fused into one loop for the host's caches (on the GPU a row
-  // reduction is a block of threads). Collectives are scheduled apart from their waits as on
+  // allocator, a row's passes fused into one loop and transposes tiled for the host's caches
+  // (on the GPU a row reduction is a block of threads). Collectives are scheduled apart from their waits as on
   // the CPU: NCCL runs them on a stream beside the kernels enqueued in between. Parallel dims
   // become the GPU's threads; reductions stay loops within a thread; GEMMs call cuBLAS.
   static const std::vector<std::string> passes = [] {
     std::vector<std::string> list = cpuBufferizePasses();
-    for (const char *cpuOnly : {"loom-sink-deallocs", "func.func(loom-fuse-row-loops)"})
+    for (const char *cpuOnly : {"loom-sink-deallocs", "func.func(loom-fuse-row-loops)",
+                                "func.func(loom-tile-transposed-loops)"})
       llvm::erase(list, cpuOnly);
     // GEMMs go to cuBLAS on the device's stream.
     *llvm::find(list, "loom-lower-matmul-to-blas") = "loom-lower-matmul-to-blas{gpu=true}";

@@ -78,7 +78,12 @@ INSTANTIATE_TEST_SUITE_P(
     , TransposeTest,
     testing::Values(TransposeCase{{13, 33}, {1, 0}}, TransposeCase{{3, 7, 5}, {2, 0, 1}},
                     TransposeCase{{2, 3, 5, 7}, {}}, TransposeCase{{1, 7, 1, 3}, {3, 1, 0, 2}},
-                    TransposeCase{{33}, {0}}),
+                    TransposeCase{{33}, {0}},
+                    // Run in tiles (loom-tile-transposed-loops): tiles dividing the dims,
+                    // tiles clamped at a dim's end, a batch, and two dims apart.
+                    TransposeCase{{64, 48}, {1, 0}}, TransposeCase{{70, 45}, {1, 0}},
+                    TransposeCase{{3, 40, 29}, {0, 2, 1}}, TransposeCase{{17, 3, 24}, {2, 1, 0}},
+                    TransposeCase{{2, 11, 6, 19}, {0, 3, 2, 1}}),
     [](const testing::TestParamInfo<TransposeCase> &info) {
       return paramName(info.param.shape) + "_" + std::to_string(info.param.perm.size());
     });
@@ -94,7 +99,29 @@ TEST_P(TransposeDTypeTest, PermutesDims) {
   EXPECT_TRUE(allClose(got, ref::transpose(x, {1, 2, 0}), kExact));
 }
 
+/// Large enough to run in tiles (6 x 5 here), for each element size.
+TEST_P(TransposeDTypeTest, PermutesDimsInTiles) {
+  std::mt19937 rng(kSeed);
+  RefTensor x = randomOf({20, 9, 12}, rng, GetParam());
+  auto f = jit([](Tensor x) { return transpose(x, {1, 2, 0}); });
+  EXPECT_TRUE(allClose(f(toArray(x, GetParam())), ref::transpose(x, {1, 2, 0}), kExact));
+}
+
 INSTANTIATE_TEST_SUITE_P(, TransposeDTypeTest, kMoveDTypes, dtypeName);
+
+/// A transpose fused with its consumer, both results kept: the tiled loop writes both.
+TEST(TransposeIntoConsumerTest, WritesEveryResultInTiles) {
+  std::mt19937 rng(kSeed);
+  RefTensor x = uniform({37, 64}, rng), y = uniform({64, 37}, rng);
+  auto f = jit([](Tensor x, Tensor y) {
+    Tensor t = transpose(x, {1, 0});
+    return std::make_tuple(t, t * y + 1.0);
+  });
+  auto [t, z] = f(toArray(x), toArray(y));
+  RefTensor want = ref::transpose(x, {1, 0});
+  EXPECT_TRUE(allClose(t, want, kExact));
+  EXPECT_TRUE(allClose(z, ref::add(ref::mul(want, y), ref::full({64, 37}, 1.0)), kF32));
+}
 
 //===--- broadcasts ---===//
 

@@ -49,6 +49,7 @@ PIPELINES = [
     ["--loom-fuse-elementwise"],
     ["--loom-privatize-inits"],
     ["--loom-elementwise-in-place"],
+    ["--pass-pipeline=builtin.module(func.func(loom-tile-transposed-loops))"],
     ["--loom-donate-arguments"],
     ["--loom-distinct-results"],
     ["--loom-emit-entry"],
