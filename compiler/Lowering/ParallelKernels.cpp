@@ -44,20 +44,30 @@ std::optional<SmallVector<int64_t>> tripCounts(scf::ParallelOp loop) {
   return trips;
 }
 
+/// At most how many iterations a loop from lb to ub by step runs: its trip count, or where
+/// ub is the minimum of a constant and another value (a tile clamped at a dim's end, as
+/// loom-tile-transposed-loops makes), the count up to that constant; else 1.
+int64_t tripEstimate(Value lb, Value ub, Value step) {
+  if (auto min = ub.getDefiningOp<arith::MinSIOp>())
+    for (Value bound : {min.getLhs(), min.getRhs()})
+      if (getConstantIntValue(bound))
+        ub = bound;
+  std::optional<int64_t> count = tripCount(lb, ub, step);
+  return count ? std::max<int64_t>(*count, 1) : 1;
+}
+
 /// Iterations of the innermost bodies run per iteration of `block`'s enclosing loop (loops
-/// with bounds that are not constants count once).
+/// with bounds that are neither constants nor clamped to one count once).
 int64_t innerWork(Block &block) {
   int64_t work = 1;
   for (Operation &op : block) {
     int64_t trips = 1;
     if (auto loop = dyn_cast<scf::ForOp>(op)) {
-      std::optional<int64_t> count =
-          tripCount(loop.getLowerBound(), loop.getUpperBound(), loop.getStep());
-      trips = count ? std::max<int64_t>(*count, 1) : 1;
+      trips = tripEstimate(loop.getLowerBound(), loop.getUpperBound(), loop.getStep());
     } else if (auto loop = dyn_cast<scf::ParallelOp>(op)) {
-      if (std::optional<SmallVector<int64_t>> counts = tripCounts(loop))
-        for (int64_t c : *counts)
-          trips *= std::max<int64_t>(c, 1);
+      for (auto [lb, ub, step] :
+           llvm::zip(loop.getLowerBound(), loop.getUpperBound(), loop.getStep()))
+        trips *= tripEstimate(lb, ub, step);
     } else {
       continue;
     }

@@ -56,6 +56,12 @@ struct TileTransposedLoopsPass
   using TileTransposedLoopsBase::TileTransposedLoopsBase;
 
   void runOnOperation() override {
+    if (tileSize < 1) {
+      getOperation()->emitError() << "loom-tile-transposed-loops: tile-size must be at least 1, "
+                                     "got "
+                                  << static_cast<int64_t>(tileSize);
+      return signalPassFailure();
+    }
     SmallVector<scf::ParallelOp> loops;
     getOperation()->walk([&](scf::ParallelOp loop) {
       if (!loop->getParentOfType<scf::ParallelOp>())

@@ -20,6 +20,7 @@
 // CHECK-NEXT: call @rows(%{{[a-z0-9_]+}}, %[[N128]], %[[R]])
 // CHECK: %[[N2048:[a-z0-9_]+]] = arith.constant 2048 : index
 // CHECK-NEXT: call @strided(%{{[a-z0-9_]+}}, %[[N2048]], %[[U]])
+// CHECK: call @clamped(
 
 // 8 x 16 rows whose body loops along each row: both row dims are one range of 128, the
 // row's 32 + 1 iterations each (the chunks spread over rows, not over 8 outer blocks).
@@ -69,6 +70,11 @@
 // CHECK-NEXT: memref.store %{{.*}}, %[[X]][%[[I]]]
 // CHECK-NEXT: }
 // CHECK-NEXT: return
+
+// Tiles of 8 x 8 clamped at the end of a dim of 100 (loom-tile-transposed-loops): each of
+// the 13 x 13 tiles counts as its 64 iterations, not as one (which would leave 338 < 1024).
+// CHECK-LABEL: func.func private @clamped
+// CHECK-SAME: loom.parallel_extent = 169 : i64, loom.parallel_grain = 4 : i64
 func.func @main(%a: memref<64x64xf32>, %b: memref<64x64xf32>, %s: memref<4x8x256xf32>, %t: memref<16xf32>, %u: memref<4100xf32>, %r: memref<8x16x32xf32>) {
   call @scale(%a, %b) : (memref<64x64xf32>, memref<64x64xf32>) -> ()
   call @scale(%b, %a) : (memref<64x64xf32>, memref<64x64xf32>) -> ()
@@ -76,6 +82,9 @@ func.func @main(%a: memref<64x64xf32>, %b: memref<64x64xf32>, %s: memref<4x8x256
   call @small(%t) : (memref<16xf32>) -> ()
   call @rows(%r) : (memref<8x16x32xf32>) -> ()
   call @strided(%u) : (memref<4100xf32>) -> ()
+  %c = memref.alloc() : memref<100x100xf32>
+  call @clamped(%c) : (memref<100x100xf32>) -> ()
+  memref.dealloc %c : memref<100x100xf32>
   return
 }
 func.func private @rows(%x: memref<8x16x32xf32>) attributes {passthrough = ["noinline"]} {
@@ -132,6 +141,25 @@ func.func private @strided(%x: memref<4100xf32>) attributes {passthrough = ["noi
   %one = arith.constant 1.0 : f32
   scf.parallel (%i) = (%c2) to (%c4098) step (%c2) {
     memref.store %one, %x[%i] : memref<4100xf32>
+  }
+  return
+}
+func.func private @clamped(%x: memref<100x100xf32>) attributes {passthrough = ["noinline"]} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %c100 = arith.constant 100 : index
+  %one = arith.constant 1.0 : f32
+  scf.parallel (%ti, %tj) = (%c0, %c0) to (%c100, %c100) step (%c8, %c8) {
+    %li = arith.subi %c100, %ti : index
+    %ni = arith.minsi %c8, %li : index
+    %lj = arith.subi %c100, %tj : index
+    %nj = arith.minsi %c8, %lj : index
+    scf.parallel (%i, %j) = (%c0, %c0) to (%ni, %nj) step (%c1, %c1) {
+      %r = arith.addi %ti, %i : index
+      %c = arith.addi %tj, %j : index
+      memref.store %one, %x[%c, %r] : memref<100x100xf32>
+    }
   }
   return
 }

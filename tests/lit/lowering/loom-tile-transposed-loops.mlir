@@ -1,5 +1,7 @@
 // RUN: loom-opt %s -pass-pipeline='builtin.module(func.func(loom-tile-transposed-loops))' -split-input-file | FileCheck %s
 // RUN: loom-opt %s -pass-pipeline='builtin.module(func.func(loom-tile-transposed-loops{tile-size=16}))' -split-input-file | FileCheck %s --check-prefix=T16
+// RUN: not loom-opt %s -pass-pipeline='builtin.module(func.func(loom-tile-transposed-loops{tile-size=0}))' -split-input-file 2>&1 | FileCheck %s --check-prefix=BAD --implicit-check-not="Stack dump"
+// BAD: tile-size must be at least 1, got 0
 
 // Tests that a transpose runs in 8 x 8 tiles: the tiles step through both dims, the
 // innermost dim stays innermost, and the body reads and writes at the tile's offsets.
