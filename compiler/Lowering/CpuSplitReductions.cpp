@@ -21,18 +21,39 @@ constexpr int64_t kSplitMinElements = int64_t(1) << 16;
 /// The partials take at most this many elements.
 constexpr int64_t kSplitMaxPartials = int64_t(1) << 20;
 
+/// The groups a reduction over the first dim alone splits that dim into (a bias gradient of a
+/// [rows, features] matrix): the largest divisor of the dim from 8 to 16, or 0 for none. Not
+/// where the operand is an elementwise op's result used only here, which fuses into the
+/// reduction as it is and would not through the reshape.
+int64_t groupsOfFirstDim(ReduceOp op, RankedTensorType type) {
+  Operation *producer = op.getOperand().getDefiningOp();
+  if (op.getDims() != ArrayRef<int64_t>{0} || type.getRank() < 2 ||
+      (producer && producer->hasTrait<OpTrait::Elementwise>() &&
+       op.getOperand().hasOneUse()))
+    return 0;
+  for (int64_t groups = 16; groups >= 8; --groups)
+    if (type.getDimSize(0) % groups == 0 && type.getDimSize(0) / groups >= 2)
+      return groups;
+  return 0;
+}
+
 /// Whether `op` reduces its static operand over its leading dims (at least two, or all of
-/// them), so that keeping the first gives partials enough to share and few enough to keep.
+/// them, or the first in groups), so that keeping the first (or the groups) gives partials
+/// enough to share and few enough to keep.
 bool splittable(ReduceOp op) {
   auto type = cast<RankedTensorType>(op.getOperand().getType());
   ArrayRef<int64_t> dims = op.getDims();
-  if (!type.hasStaticShape() || type.getNumElements() < kSplitMinElements || dims.size() < 2 ||
+  if (!type.hasStaticShape() || type.getNumElements() < kSplitMinElements ||
       type.getDimSize(0) < 2)
+    return false;
+  int64_t kept = cast<RankedTensorType>(op.getType()).getNumElements();
+  if (int64_t groups = groupsOfFirstDim(op, type))
+    return groups * kept <= kSplitMaxPartials;
+  if (dims.size() < 2)
     return false;
   for (auto [i, d] : llvm::enumerate(dims))
     if (d != int64_t(i))
       return false;
-  int64_t kept = cast<RankedTensorType>(op.getType()).getNumElements();
   return type.getDimSize(0) * kept <= kSplitMaxPartials;
 }
 
@@ -51,9 +72,18 @@ struct CpuSplitReductionsPass
       // which still fuses into it.
       rewriter.setInsertionPoint(op);
       Location loc = op.getLoc();
-      ArrayRef<int64_t> dims = op.getDims();
-      Value partial = ReduceOp::create(rewriter, loc, op.getKind(), op.getOperand(),
-                                       SmallVector<int64_t>(dims.drop_front()));
+      auto type = cast<RankedTensorType>(op.getOperand().getType());
+      Value operand = op.getOperand();
+      SmallVector<int64_t> dims(op.getDims().drop_front());
+      // A first dim alone: [rows, ...] viewed as [groups, rows / groups, ...], each group's
+      // rows summed into its partial.
+      if (int64_t groups = groupsOfFirstDim(op, type)) {
+        SmallVector<int64_t> shape = {groups, type.getDimSize(0) / groups};
+        llvm::append_range(shape, type.getShape().drop_front());
+        operand = ReshapeOp::create(rewriter, loc, type.clone(shape), operand);
+        dims = {1};
+      }
+      Value partial = ReduceOp::create(rewriter, loc, op.getKind(), operand, dims);
       rewriter.replaceOp(op, ReduceOp::create(rewriter, loc, op.getKind(), partial,
                                               ArrayRef<int64_t>{0}));
     }

@@ -1061,9 +1061,14 @@ def CpuSplitReductions : Pass<"loom-cpu-split-reductions", "mlir::ModuleOp"> {
     first reduces over them but the first, keeping one partial per index of the first (at
     most 2^20 partial elements), a kernel whose outer loop is parallel; a reduction over the
     first dim sums the partials. The operand is not reshaped, so an elementwise producer
-    still fuses into the first step. The split depends only on the shape, so the sums' order
-    and bits do not depend on the machine; they are reassociated (the rounding differs from
-    one serial sum, as on the vector lanes).
+    still fuses into the first step. A reduction over the first dim alone (a bias gradient
+    of a [rows, features] matrix) views it as [groups, rows / groups, ...], the groups the
+    largest divisor of the rows from 8 to 16, and sums each group's rows first; not where an
+    elementwise producer used by nothing else would fuse into it (the view would stop that).
+    In the MLP's step at batch 1024 its [1024, 512] bias gradient took 0.046 ms instead of
+    0.115. The split depends only on the shape, so the sums' order and bits do not depend on
+    the machine; they are reassociated (the rounding differs from one serial sum, as on the
+    vector lanes).
 
     Input:
     ```mlir
