@@ -112,6 +112,12 @@ TEST(ReduceEdgeTest, LongSum) {
   EXPECT_TRUE(allClose(f(toArray(x)), ref::sum(x), Tolerance{1e-4, 1e-5}));
 }
 
+/// Values in [-1000, -1] (i32) or [-5, -1]: a wrong initial max of 0 would show.
+RefTensor negativeValues(const Shape &shape, std::mt19937 &rng, DType dtype) {
+  return dtype == DType::I32 ? randomInts(shape, rng, -1000, -1)
+                             : uniform(shape, rng, -5, -1, dtype);
+}
+
 // Shapes that the GPU pipeline reduces across threads (loom-gpu-block-reductions: rows of at
 // least 64 elements, here 1000, not a multiple of a block's threads; loom-gpu-split-reductions:
 // leading dims of at least 512 rows, here 2048 rows of 24) in f32, f64 and i32; on the CPU
@@ -122,9 +128,7 @@ TEST(ReduceEdgeTest, WideRowsAndTallColumns) {
     SCOPED_TRACE(rt::name(dtype));
     bool isInt = dtype == DType::I32;
     std::mt19937 rng(kSeed);
-    auto values = [&](const Shape &shape) {
-      return isInt ? randomInts(shape, rng, -1000, -1) : uniform(shape, rng, -5, -1, dtype);
-    };
+    auto values = [&](const Shape &shape) { return negativeValues(shape, rng, dtype); };
     RefTensor wide = values({37, 1000}), tall = values({2048, 24});
     auto f = jit([](Tensor w, Tensor t) {
       return std::make_tuple(sum(w, {1}), loom::max(w, {1}), sum(t, {0}), loom::max(t, {0}));
@@ -147,9 +151,7 @@ TEST(ReduceEdgeTest, FirstDimInGroupsOfRows) {
     SCOPED_TRACE(rt::name(dtype));
     bool isInt = dtype == DType::I32;
     std::mt19937 rng(kSeed);
-    auto values = [&](const Shape &shape) {
-      return isInt ? randomInts(shape, rng, -1000, -1) : uniform(shape, rng, -5, -1, dtype);
-    };
+    auto values = [&](const Shape &shape) { return negativeValues(shape, rng, dtype); };
     RefTensor grouped = values({1040, 80}), deep = values({1040, 4, 20}), whole = values({1021, 96});
     auto f = jit([](Tensor g, Tensor d, Tensor w) {
       return std::make_tuple(sum(g, {0}), loom::max(g, {0}), sum(d, {0}), sum(w, {0}));
