@@ -4,6 +4,7 @@
 #include "compiler/IR/LoomOps.h"
 #include "compiler/Lowering/Passes.h"
 
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
 
 namespace mlir::loom {
@@ -21,15 +22,48 @@ constexpr int64_t kSplitMinElements = int64_t(1) << 16;
 /// The partials take at most this many elements.
 constexpr int64_t kSplitMaxPartials = int64_t(1) << 20;
 
+/// An elementwise op used only by what it feeds, whose operands all have its result's shape:
+/// it fuses into its consumer, and is viewed in groups by viewing its operands.
+bool fusesThrough(Value v) {
+  Operation *producer = v.getDefiningOp();
+  return producer && v.hasOneUse() && producer->getNumResults() == 1 &&
+         producer->hasTrait<OpTrait::Elementwise>() &&
+         llvm::all_of(producer->getOperandTypes(), [&](Type t) {
+           return cast<ShapedType>(t).getShape() == cast<ShapedType>(v.getType()).getShape();
+         });
+}
+
+/// Whether viewing `v` in groups (a reshape) stops no fusion: the leaves of its chain of
+/// fusing elementwise ops are arguments, values used elsewhere too, or products and
+/// reductions, all of which are buffers anyway. (A broadcast or iota would otherwise fuse.)
+bool viewable(Value v) {
+  if (fusesThrough(v))
+    return llvm::all_of(v.getDefiningOp()->getOperands(), viewable);
+  Operation *producer = v.getDefiningOp();
+  return !producer || !v.hasOneUse() || isa<DotGeneralOp, ReduceOp>(producer);
+}
+
+/// `v` viewed with `shape`: its chain of fusing elementwise ops recomputed on views of its
+/// leaves, so that it still fuses into the reduction.
+Value viewed(OpBuilder &b, Value v, ArrayRef<int64_t> shape) {
+  auto type = cast<RankedTensorType>(v.getType()).clone(shape);
+  if (!fusesThrough(v))
+    return ReshapeOp::create(b, v.getLoc(), type, v);
+  Operation *producer = v.getDefiningOp();
+  IRMapping mapping;
+  for (Value operand : producer->getOperands())
+    if (!mapping.contains(operand))
+      mapping.map(operand, viewed(b, operand, shape));
+  Operation *copy = b.clone(*producer, mapping);
+  copy->getResult(0).setType(type);
+  return copy->getResult(0);
+}
+
 /// The groups a reduction over the first dim alone splits that dim into (a bias gradient of a
-/// [rows, features] matrix): the largest divisor of the dim from 8 to 16, or 0 for none. Not
-/// where the operand is an elementwise op's result used only here, which fuses into the
-/// reduction as it is and would not through the reshape.
+/// [rows, features] matrix): the largest divisor of the dim from 8 to 16, or 0 for none, or
+/// where the view of the operand in groups would stop a fusion.
 int64_t groupsOfFirstDim(ReduceOp op, RankedTensorType type) {
-  Operation *producer = op.getOperand().getDefiningOp();
-  if (op.getDims() != ArrayRef<int64_t>{0} || type.getRank() < 2 ||
-      (producer && producer->hasTrait<OpTrait::Elementwise>() &&
-       op.getOperand().hasOneUse()))
+  if (op.getDims() != ArrayRef<int64_t>{0} || type.getRank() < 2 || !viewable(op.getOperand()))
     return 0;
   for (int64_t groups = 16; groups >= 8; --groups)
     if (type.getDimSize(0) % groups == 0 && type.getDimSize(0) / groups >= 2)
@@ -80,7 +114,7 @@ struct CpuSplitReductionsPass
       if (int64_t groups = groupsOfFirstDim(op, type)) {
         SmallVector<int64_t> shape = {groups, type.getDimSize(0) / groups};
         llvm::append_range(shape, type.getShape().drop_front());
-        operand = ReshapeOp::create(rewriter, loc, type.clone(shape), operand);
+        operand = viewed(rewriter, operand, shape);
         dims = {1};
       }
       Value partial = ReduceOp::create(rewriter, loc, op.getKind(), operand, dims);

@@ -1063,8 +1063,9 @@ def CpuSplitReductions : Pass<"loom-cpu-split-reductions", "mlir::ModuleOp"> {
     first dim sums the partials. The operand is not reshaped, so an elementwise producer
     still fuses into the first step. A reduction over the first dim alone (a bias gradient
     of a [rows, features] matrix) views it as [groups, rows / groups, ...], the groups the
-    largest divisor of the rows from 8 to 16, and sums each group's rows first; not where an
-    elementwise producer used by nothing else would fuse into it (the view would stop that).
+    largest divisor of the rows from 8 to 16, and sums each group's rows first. A chain of
+    elementwise producers used by nothing else, which fuses into the reduction, is recomputed
+    on views of its operands; not where a leaf of the chain would fuse too (a broadcast).
     In the MLP's step at batch 1024 its [1024, 512] bias gradient took 0.046 ms instead of
     0.115. The split depends only on the shape, so the sums' order and bits do not depend on
     the machine; they are reassociated (the rounding differs from one serial sum, as on the

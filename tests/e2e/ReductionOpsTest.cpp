@@ -144,8 +144,9 @@ TEST(ReduceEdgeTest, WideRowsAndTallColumns) {
 }
 
 // Reductions over the first dim alone that the CPU splits into groups of rows
-// (loom-cpu-split-reductions: from 65536 elements, 16 groups of 65 rows here, and of a rank-3
-// tensor), and one whose 1021 rows no group count from 8 to 16 divides, left whole.
+// (loom-cpu-split-reductions: from 65536 elements, 16 groups of 65 rows here, of a rank-3
+// tensor, and of a fused square), and one whose 1021 rows no group count from 8 to 16
+// divides, left whole.
 TEST(ReduceEdgeTest, FirstDimInGroupsOfRows) {
   for (DType dtype : {DType::F32, DType::F64, DType::I32}) {
     SCOPED_TRACE(rt::name(dtype));
@@ -154,9 +155,10 @@ TEST(ReduceEdgeTest, FirstDimInGroupsOfRows) {
     auto values = [&](const Shape &shape) { return negativeValues(shape, rng, dtype); };
     RefTensor grouped = values({1040, 80}), deep = values({1040, 4, 20}), whole = values({1021, 96});
     auto f = jit([](Tensor g, Tensor d, Tensor w) {
-      return std::make_tuple(sum(g, {0}), loom::max(g, {0}), sum(d, {0}), sum(w, {0}));
+      return std::make_tuple(sum(g, {0}), loom::max(g, {0}), sum(d, {0}), sum(w, {0}),
+                             sum(g * g, {0}));
     });
-    auto [sums, maxes, deepSums, wholeSums] =
+    auto [sums, maxes, deepSums, wholeSums, squares] =
         f(toArray(grouped, dtype), toArray(deep, dtype), toArray(whole, dtype));
     // f32 sums of about 1000 terms near -3: within 1e-4 of totals near -3000.
     Tolerance tol = isInt ? kExact : dtype == DType::F64 ? kF64 : Tolerance{1e-4, 1e-4};
@@ -164,6 +166,7 @@ TEST(ReduceEdgeTest, FirstDimInGroupsOfRows) {
     EXPECT_TRUE(allClose(maxes, ref::max(grouped, {0}), kExact));
     EXPECT_TRUE(allClose(deepSums, ref::sum(deep, {0}), tol));
     EXPECT_TRUE(allClose(wholeSums, ref::sum(whole, {0}), tol));
+    EXPECT_TRUE(allClose(squares, ref::sum(ref::mul(grouped, grouped), {0}), tol));
   }
 }
 
