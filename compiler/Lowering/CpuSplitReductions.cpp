@@ -102,8 +102,9 @@ struct CpuSplitReductionsPass
     IRRewriter rewriter(&getContext());
     for (ReduceOp op : splits) {
       // Over the leading dims but the first (the partials, one per index of the first), then
-      // over the first. No reshape stands between the reduction and an elementwise producer,
-      // which still fuses into it.
+      // over the first. An elementwise producer still fuses into the partials: over several
+      // leading dims nothing stands between them, over the first alone the producer's chain
+      // is recomputed on views (the chain left behind is dead, and canonicalization drops it).
       rewriter.setInsertionPoint(op);
       Location loc = op.getLoc();
       auto type = cast<RankedTensorType>(op.getOperand().getType());
