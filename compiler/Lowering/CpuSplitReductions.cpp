@@ -73,34 +73,38 @@ int64_t groupsOfFirstDim(ReduceOp op, RankedTensorType type) {
 
 /// Whether `op` reduces its static operand over its leading dims (at least two, or all of
 /// them, or the first in groups), so that keeping the first (or the groups) gives partials
-/// enough to share and few enough to keep.
-bool splittable(ReduceOp op) {
+/// enough to share and few enough to keep: then the groups of its first dim (0 where it
+/// reduces over several dims), else nothing.
+std::optional<int64_t> splitOf(ReduceOp op) {
   auto type = cast<RankedTensorType>(op.getOperand().getType());
   ArrayRef<int64_t> dims = op.getDims();
   if (!type.hasStaticShape() || type.getNumElements() < kSplitMinElements ||
       type.getDimSize(0) < 2)
-    return false;
+    return std::nullopt;
   int64_t kept = cast<RankedTensorType>(op.getType()).getNumElements();
   if (int64_t groups = groupsOfFirstDim(op, type))
-    return groups * kept <= kSplitMaxPartials;
+    return groups * kept <= kSplitMaxPartials ? std::optional<int64_t>(groups) : std::nullopt;
   if (dims.size() < 2)
-    return false;
+    return std::nullopt;
   for (auto [i, d] : llvm::enumerate(dims))
     if (d != int64_t(i))
-      return false;
-  return type.getDimSize(0) * kept <= kSplitMaxPartials;
+      return std::nullopt;
+  if (type.getDimSize(0) * kept > kSplitMaxPartials)
+    return std::nullopt;
+  return 0;
 }
 
 struct CpuSplitReductionsPass
     : mlir::loom::impl::CpuSplitReductionsBase<CpuSplitReductionsPass> {
   void runOnOperation() override {
-    SmallVector<ReduceOp> splits;
+    // Each splittable reduction, with the groups of its first dim (0: over several dims).
+    SmallVector<std::pair<ReduceOp, int64_t>> splits;
     getOperation()->walk([&](ReduceOp op) {
-      if (splittable(op))
-        splits.push_back(op);
+      if (std::optional<int64_t> groups = splitOf(op))
+        splits.emplace_back(op, *groups);
     });
     IRRewriter rewriter(&getContext());
-    for (ReduceOp op : splits) {
+    for (auto [op, groups] : splits) {
       // Over the leading dims but the first (the partials, one per index of the first), then
       // over the first. An elementwise producer still fuses into the partials: over several
       // leading dims nothing stands between them, over the first alone the producer's chain
@@ -112,7 +116,7 @@ struct CpuSplitReductionsPass
       SmallVector<int64_t> dims(op.getDims().drop_front());
       // A first dim alone: [rows, ...] viewed as [groups, rows / groups, ...], each group's
       // rows summed into its partial.
-      if (int64_t groups = groupsOfFirstDim(op, type)) {
+      if (groups) {
         SmallVector<int64_t> shape = {groups, type.getDimSize(0) / groups};
         llvm::append_range(shape, type.getShape().drop_front());
         operand = viewed(rewriter, operand, shape);

@@ -11,9 +11,10 @@ using mlir::loom::addPasses;
 const std::vector<std::string> &mlir::loom::gpuBufferizePasses() {
   // The CPU's bufferization, less what only the CPU runs: deallocations moved for the host's
   // allocator, a row's passes fused into one loop and transposes tiled for the host's caches
-  // (on the GPU a row reduction is a block of threads). Collectives are scheduled apart from their waits as on
-  // the CPU: NCCL runs them on a stream beside the kernels enqueued in between. Parallel dims
-  // become the GPU's threads; reductions stay loops within a thread; GEMMs call cuBLAS.
+  // (on the GPU a row reduction is a block of threads). Collectives are scheduled apart from
+  // their waits as on the CPU: NCCL runs them on a stream beside the kernels enqueued in
+  // between. Parallel dims become the GPU's threads; reductions stay loops within a thread;
+  // GEMMs call cuBLAS.
   static const std::vector<std::string> passes = [] {
     std::vector<std::string> list = cpuBufferizePasses();
     for (const char *cpuOnly : {"loom-sink-deallocs", "func.func(loom-fuse-row-loops)",

@@ -153,7 +153,8 @@ TEST(ReduceEdgeTest, FirstDimInGroupsOfRows) {
     bool isInt = dtype == DType::I32;
     std::mt19937 rng(kSeed);
     auto values = [&](const Shape &shape) { return negativeValues(shape, rng, dtype); };
-    RefTensor grouped = values({1040, 80}), deep = values({1040, 4, 20}), whole = values({1021, 96});
+    RefTensor grouped = values({1040, 80}), deep = values({1040, 4, 20});
+    RefTensor whole = values({1021, 96});
     auto f = jit([](Tensor g, Tensor d, Tensor w) {
       return std::make_tuple(sum(g, {0}), loom::max(g, {0}), sum(d, {0}), sum(w, {0}),
                              sum(g * g, {0}));
