@@ -16,6 +16,10 @@ nn::GptConfig gptConfigFrom(const Config &c) {
           .precision = *rt::parseDType(c.text("model.precision"))};
 }
 
+std::vector<std::string> gptModelKeys() {
+  return {"model.kind", "model.vocab", "model.embed", "model.layers", "model.heads", "model.seq"};
+}
+
 namespace {
 std::optional<nn::GptShardings> shardingsOf(const Config &c) {
   if (c.text("mesh.strategy") == "none")
@@ -88,10 +92,7 @@ public:
   double stepsPerEpoch() const override {
     return static_cast<double>(split->trainTokens) / unitsPerStep();
   }
-  std::vector<std::string> modelKeys() const override {
-    return {"model.kind", "model.vocab", "model.embed", "model.layers", "model.heads",
-            "model.seq"};
-  }
+  std::vector<std::string> modelKeys() const override { return gptModelKeys(); }
 
   const Mesh *mesh() const override { return shardings ? &shardings->mesh : nullptr; }
   Tree<Shape> paramShapes() const override { return nn::gptParamShapes(model); }

@@ -12,6 +12,9 @@ namespace loom::train {
 /// The GPT the config describes.
 nn::GptConfig gptConfigFrom(const Config &c);
 
+/// The config keys that define a GPT (a checkpoint restores only where they match).
+std::vector<std::string> gptModelKeys();
+
 /// Checks the model's shape and the mesh against the strategy and the dims (see
 /// validateConfig).
 void validateGptConfig(const Config &c);

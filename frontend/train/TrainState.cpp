@@ -42,15 +42,19 @@ nlohmann::json modelMetadata(const Config &c, const TrainTask &task) {
   return m;
 }
 
-TrainState restoreState(const Config &c, const TrainTask &task, const Checkpoint &checkpoint) {
-  std::string metadataFile = checkpoint.dir + "/metadata.json";
-  nlohmann::json model = modelMetadata(c, task); // alive through the loop below
-  for (const auto &[key, value] : model.items()) {
+void checkSameModel(const Config &c, const std::vector<std::string> &keys,
+                    const Checkpoint &checkpoint) {
+  for (const std::string &key : keys) {
+    nlohmann::json value = nlohmann::json::parse(c.valueJson(key));
     nlohmann::json stored = checkpoint.metadata["model"].value(key, nlohmann::json());
     if (stored != value)
-      throw Error(metadataFile + ": the checkpoint's " + key + " is " + stored.dump() +
-                  ", the config's " + c.describe(key) + "; it is another model");
+      throw Error(checkpoint.dir + "/metadata.json: the checkpoint's " + key + " is " +
+                  stored.dump() + ", the config's " + c.describe(key) + "; it is another model");
   }
+}
+
+TrainState restoreState(const Config &c, const TrainTask &task, const Checkpoint &checkpoint) {
+  checkSameModel(c, task.modelKeys(), checkpoint);
   Tree<Shape> shapes = task.paramShapes();
   Tree<Shape> stateShapes;
   stateShapes["m"] = shapes, stateShapes["v"] = shapes;

@@ -26,6 +26,11 @@ void checkStateFits(const TrainTask &task, bool ema);
 /// The model keys of `task` with their values in `config`: a checkpoint records them.
 nlohmann::json modelMetadata(const Config &config, const TrainTask &task);
 
+/// Throws loom::Error naming the metadata key where `checkpoint` was saved by another model
+/// than the one `keys` of `config` describe.
+void checkSameModel(const Config &config, const std::vector<std::string> &keys,
+                    const Checkpoint &checkpoint);
+
 /// The state in `checkpoint`, placed as `task` shards it. Throws loom::Error naming the
 /// metadata key, the file and tensor that does not match the config's model, or is damaged.
 TrainState restoreState(const Config &config, const TrainTask &task,

@@ -3,13 +3,17 @@
 //
 //   loom-train CONFIG.toml [--set section.key=value ...] [--resume] [--stop-after STEP]
 //              [--dump-ir DIR] [--print-config]
+//   loom-train CONFIG.toml --generate PROMPT [--tokens N] [--temperature T] [--top-k K]
+//              [--seed S]     (text from the run's newest checkpoint; frontend/train/GptSample.h)
 #include "frontend/Distributed.h"
 #include "frontend/Error.h"
 #include "frontend/train/Config.h"
+#include "frontend/train/GptSample.h"
 #include "frontend/train/TrainLoop.h"
 #include "frontend/train/TrainTask.h"
 
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <new>
@@ -20,8 +24,11 @@
 #include <vector>
 
 namespace {
-const char *const kUsage = "usage: loom-train CONFIG.toml [--set section.key=value ...] "
-                           "[--resume] [--stop-after STEP] [--dump-ir DIR] [--print-config]\n";
+const char *const kUsage =
+    "usage: loom-train CONFIG.toml [--set section.key=value ...] [--resume] [--stop-after STEP]\n"
+    "                  [--dump-ir DIR] [--print-config]\n"
+    "       loom-train CONFIG.toml [--set ...] --generate PROMPT [--tokens N (200)]\n"
+    "                  [--temperature T (0.8; 0: greedy)] [--top-k K (0: all)] [--seed S (0)]\n";
 
 /// Names what was wrong with the command line, then the usage; exit code 2.
 int usage(const std::string &problem) {
@@ -38,6 +45,33 @@ std::optional<int64_t> parseStep(const char *text) {
     return std::nullopt;
   return value;
 }
+
+/// A finite number >= 0, or nullopt.
+std::optional<double> parseNonNegative(const char *text) {
+  errno = 0;
+  char *end = nullptr;
+  double value = std::strtod(text, &end);
+  if (errno || end == text || *end || !(value >= 0) || !std::isfinite(value))
+    return std::nullopt;
+  return value;
+}
+
+/// Prints the text generated from the newest checkpoint of `config`'s run as it comes.
+void generate(const loom::train::Config &config, const loom::train::SampleOptions &options) {
+  bool first = true; // the prompt is printed once the checkpoint has loaded
+  loom::train::SampleReport r = loom::train::generateText(config, options, [&](char byte) {
+    if (first)
+      std::fputs(options.prompt.c_str(), stdout);
+    first = false;
+    std::fputc(byte, stdout);
+    std::fflush(stdout);
+  });
+  std::fprintf(stderr, "\n(%ld tokens from %s, step %ld, %s parameters; first after %.1f s, "
+               "%.0f tokens/s after it)\n",
+               static_cast<long>(options.tokens), r.checkpoint.c_str(), static_cast<long>(r.step),
+               r.ema ? "EMA" : "trained",  r.firstTokenSeconds,
+               options.tokens > 1 ? (options.tokens - 1) / (r.seconds - r.firstTokenSeconds) : 0.0);
+}
 } // namespace
 
 int run(int argc, char **argv) {
@@ -45,9 +79,15 @@ int run(int argc, char **argv) {
   std::vector<std::string> overrides;
   bool printConfig = false, resume = false;
   std::optional<int64_t> stopAfter;
+  loom::train::SampleOptions sample;
+  bool generating = false;
+  std::vector<std::string> sampleFlags; // given without --generate: an error
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
-    bool takesValue = arg == "--set" || arg == "--dump-ir" || arg == "--stop-after";
+    bool sampleFlag =
+        arg == "--tokens" || arg == "--temperature" || arg == "--top-k" || arg == "--seed";
+    bool takesValue = arg == "--set" || arg == "--dump-ir" || arg == "--stop-after" ||
+                      arg == "--generate" || sampleFlag;
     if (takesValue && i + 1 >= argc)
       return usage(arg + " needs a value");
     if (arg == "--set")
@@ -65,6 +105,28 @@ int run(int argc, char **argv) {
       if (!stopAfter)
         return usage("--stop-after expects a step number (an integer >= 0), got '" +
                      std::string(argv[i]) + "'");
+    } else if (arg == "--generate") {
+      generating = true;
+      sample.prompt = argv[++i];
+    } else if (sampleFlag) {
+      sampleFlags.push_back(arg);
+      const char *value = argv[++i];
+      std::optional<int64_t> count = parseStep(value);
+      std::optional<double> number = parseNonNegative(value);
+      if (arg == "--temperature" && number)
+        sample.temperature = *number;
+      else if (arg == "--tokens" && count && *count > 0)
+        sample.tokens = *count;
+      else if (arg == "--top-k" && count)
+        sample.topK = *count;
+      else if (arg == "--seed" && count)
+        sample.seed = static_cast<uint64_t>(*count);
+      else
+        return usage(arg + " expects " +
+                     (arg == "--temperature" ? "a number >= 0"
+                      : arg == "--tokens"    ? "an integer >= 1"
+                                             : "an integer >= 0") +
+                     ", got '" + value + "'");
     } else if (arg == "--help" || arg == "-h") {
       std::fputs(kUsage, stdout);
       return 0;
@@ -77,6 +139,11 @@ int run(int argc, char **argv) {
   }
   if (configPath.empty())
     return usage("no config file given");
+  if (!generating && !sampleFlags.empty())
+    return usage(sampleFlags[0] + " goes with --generate");
+  if (generating && (resume || stopAfter || !dumpIr.empty() || printConfig))
+    return usage("--generate samples text from a trained run's checkpoint: it takes no "
+                 "--resume, --stop-after, --dump-ir or --print-config");
   try {
     // Started by mpirun or given a coordinator: join the job before any device exists. Process 0 logs the run; the
     // others only their errors (and their per_rank lines).
@@ -86,6 +153,10 @@ int run(int argc, char **argv) {
     loom::train::validateConfig(config);
     if (printConfig) {
       std::fputs(config.toToml().c_str(), stdout);
+      return 0;
+    }
+    if (generating) {
+      generate(config, sample);
       return 0;
     }
     loom::train::RunSummary s = loom::train::runTraining(

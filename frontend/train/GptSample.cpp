@@ -1,0 +1,158 @@
+// Text from a trained GPT (see GptSample.h).
+#include "frontend/train/GptSample.h"
+
+#include "frontend/Error.h"
+#include "frontend/Loom.h"
+#include "frontend/train/Checkpoint.h"
+#include "frontend/train/GptTask.h"
+#include "frontend/train/TokenData.h"
+#include "frontend/train/TrainState.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <numeric>
+
+namespace loom::train {
+
+namespace {
+/// Byte-level tokens: the ids a prompt can be written in and the generated text read back.
+constexpr int64_t kByteVocab = 256;
+
+/// A uniform draw in [0, 1) from the top 53 bits (the same on every standard library).
+double uniform(std::mt19937_64 &rng) { return static_cast<double>(rng() >> 11) * 0x1.0p-53; }
+
+void checkOptions(const SampleOptions &o) {
+  if (o.tokens < 0)
+    throw Error("--tokens must be at least 0, got " + std::to_string(o.tokens));
+  if (!(o.temperature >= 0) || !std::isfinite(o.temperature))
+    throw Error("--temperature must be a finite number >= 0, got " +
+                std::to_string(o.temperature));
+  if (o.topK < 0)
+    throw Error("--top-k must be at least 0 (0: every token), got " + std::to_string(o.topK));
+}
+
+/// The run's token file must hold bytes for a prompt to be written in its tokens.
+void checkByteTokens(const Config &c) {
+  std::filesystem::path out(c.text("training.out_dir"));
+  std::string path = c.text("data.tokens").empty() ? (out / "tokens.bin").string()
+                                                   : c.text("data.tokens");
+  if (!std::filesystem::exists(path))
+    return; // prepared from data.text: bytes
+  int64_t vocab = TokenFile::open(path).vocab();
+  if (vocab > kByteVocab)
+    throw Error("--generate writes the prompt and reads the text as bytes, but the model trains "
+                "on " + path + ", a token file of vocabulary " + std::to_string(vocab));
+}
+
+/// The parameters `prefix` ("params" or "ema") names in `checkpoint`, on one device.
+Tree<Array> loadParams(const Checkpoint &checkpoint, const Tree<Shape> &shapes,
+                       const std::string &prefix) {
+  std::vector<std::pair<std::string, Shape>> named;
+  namedLeaves(shapes, prefix, named);
+  std::vector<Array> leaves;
+  for (const auto &[name, shape] : named) {
+    auto found = checkpoint.tensors.find(name);
+    if (found == checkpoint.tensors.end())
+      throw Error(checkpoint.dir + "/model.safetensors: no tensor " + name);
+    const StoredTensor &t = found->second;
+    if (t.shape != shape || t.dtype != DType::F32)
+      throw Error(checkpoint.dir + "/model.safetensors: tensor " + name + " is " +
+                  loom::describe(t.dtype, t.shape) + ", the model's is " +
+                  loom::describe(DType::F32, shape));
+    std::vector<uint8_t> bytes = t.whole(); // each part checked against its CRC-32
+    leaves.push_back(Array::fromBytes(bytes.data(), bytes.size(), shape, t.dtype));
+  }
+  return shapes.unflattenLike(leaves);
+}
+} // namespace
+
+int64_t sampleToken(std::span<const float> logits, double temperature, int64_t topK,
+                    std::mt19937_64 &rng) {
+  if (logits.empty())
+    throw Error("sampleToken: no logits");
+  if (temperature == 0)
+    return std::max_element(logits.begin(), logits.end()) - logits.begin();
+  std::vector<int64_t> ids(logits.size());
+  std::iota(ids.begin(), ids.end(), 0);
+  auto larger = [&](int64_t a, int64_t b) {
+    return logits[a] > logits[b] || (logits[a] == logits[b] && a < b);
+  };
+  if (topK > 0 && topK < static_cast<int64_t>(ids.size())) {
+    std::partial_sort(ids.begin(), ids.begin() + topK, ids.end(), larger);
+    ids.resize(topK);
+  }
+  float top = logits[*std::min_element(ids.begin(), ids.end(), larger)];
+  std::vector<double> weights(ids.size());
+  double total = 0;
+  for (size_t i = 0; i < ids.size(); ++i)
+    total += weights[i] = std::exp((logits[ids[i]] - top) / temperature);
+  double target = uniform(rng) * total;
+  for (size_t i = 0; i < ids.size(); ++i)
+    if ((target -= weights[i]) < 0)
+      return ids[i];
+  return ids.back(); // the draw fell on the rounding of the last weight
+}
+
+SampleReport generateText(const Config &c, const SampleOptions &options,
+                          const std::function<void(char)> &onToken) {
+  using Clock = std::chrono::steady_clock;
+  Clock::time_point start = Clock::now();
+  if (c.text("model.kind") != "gpt")
+    throw Error(c.describe("model.kind") + ": --generate samples text from a GPT only");
+  checkOptions(options);
+  checkByteTokens(c);
+  std::optional<std::string> latest = latestCheckpoint(c.text("training.out_dir"));
+  if (!latest)
+    throw Error("no checkpoint under " + c.describe("training.out_dir") +
+                ": train the model first (checkpoints are saved at the end of a run)");
+  Checkpoint checkpoint = readCheckpoint(*latest);
+  checkSameModel(c, gptModelKeys(), checkpoint);
+
+  nn::GptConfig model = gptConfigFrom(c);
+  model.batch = 1;
+  SampleReport report{.checkpoint = checkpoint.dir, .step = checkpoint.step};
+  // Evaluations use the EMA where the run kept one; so does generation.
+  report.ema = std::any_of(checkpoint.tensors.begin(), checkpoint.tensors.end(),
+                           [](const auto &t) { return t.first.rfind("ema.", 0) == 0; });
+  Tree<Array> params =
+      loadParams(checkpoint, nn::gptParamShapes(model), report.ema ? "ema" : "params");
+
+  const int64_t T = model.seq, V = model.vocab;
+  auto next = jit(std::function<Tensor(Tree<Tensor>, Tensor, Tensor)>(
+                      [model, T, V](Tree<Tensor> p, Tensor ids, Tensor at) {
+                        Tensor logits = nn::gptForward(model, p, ids);
+                        return take(reshape(logits, {T, V}), at);
+                      }),
+                  JitOptions{.name = "gpt_next_token"});
+
+  std::string prompt = options.prompt.empty() ? std::string("\n") : options.prompt;
+  std::vector<int32_t> context;
+  for (unsigned char byte : prompt)
+    context.push_back(byte);
+  std::mt19937_64 rng(options.seed);
+  const int64_t drawable = std::min(V, kByteVocab); // ids that are bytes
+  for (int64_t k = 0; k < options.tokens; ++k) {
+    // The last T tokens, padded after: under the causal mask the padding changes nothing
+    // before it.
+    int64_t length = std::min<int64_t>(context.size(), T);
+    std::vector<int32_t> window(context.end() - length, context.end());
+    window.resize(T, 0);
+    Array logits = next(params, Array::from(window, {1, T}),
+                        Array::from(std::vector<int32_t>{static_cast<int32_t>(length - 1)}, {1}));
+    std::vector<float> row = logits.to_host<float>();
+    int64_t id = sampleToken(std::span<const float>(row.data(), drawable), options.temperature,
+                             options.topK, rng);
+    if (k == 0)
+      report.firstTokenSeconds = std::chrono::duration<double>(Clock::now() - start).count();
+    context.push_back(static_cast<int32_t>(id));
+    report.text += static_cast<char>(id);
+    if (onToken)
+      onToken(static_cast<char>(id));
+  }
+  report.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  return report;
+}
+
+} // namespace loom::train

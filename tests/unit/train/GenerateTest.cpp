@@ -1,0 +1,160 @@
+// Text from a trained GPT (frontend/train/GptSample.h): the sampler's distribution against
+// the softmax computed here, and `loom-train --generate` as a user runs it: a GPT trained on
+// a text that repeats a cycle of letters continues the cycle from any prompt, a seed gives the
+// same text, and what cannot be sampled is refused with a message naming why.
+#include "frontend/train/GptSample.h"
+#include "tests/unit/train/RunCommand.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <unistd.h>
+#include <vector>
+
+namespace {
+
+using loom::train::sampleToken;
+
+/// The frequency of each id over `draws` samples.
+std::vector<double> frequencies(const std::vector<float> &logits, double temperature,
+                                int64_t topK, int draws) {
+  std::mt19937_64 rng(7);
+  std::vector<double> seen(logits.size());
+  for (int i = 0; i < draws; ++i)
+    seen[sampleToken(logits, temperature, topK, rng)] += 1.0 / draws;
+  return seen;
+}
+
+TEST(SampleToken, TemperatureZeroAndTopOneTakeTheFirstLargest) {
+  std::mt19937_64 rng(1);
+  std::vector<float> logits = {0.5f, 2.0f, -1.0f, 2.0f};
+  for (int i = 0; i < 20; ++i) {
+    EXPECT_EQ(sampleToken(logits, 0.0, 0, rng), 1);
+    EXPECT_EQ(sampleToken(logits, 1.5, 1, rng), 1);
+  }
+}
+
+TEST(SampleToken, DrawsInProportionToTheSoftmaxAtTheTemperature) {
+  std::vector<float> logits = {0.0f, std::log(2.0f), std::log(3.0f), std::log(4.0f)};
+  const int draws = 200000;
+  for (double temperature : {1.0, 2.0, 0.5}) {
+    std::vector<double> p(logits.size());
+    double total = 0;
+    for (size_t i = 0; i < logits.size(); ++i)
+      total += p[i] = std::exp(logits[i] / temperature);
+    std::vector<double> seen = frequencies(logits, temperature, 0, draws);
+    for (size_t i = 0; i < logits.size(); ++i)
+      EXPECT_NEAR(seen[i], p[i] / total, 0.005) << "id " << i << " at T " << temperature;
+  }
+}
+
+TEST(SampleToken, TopKDrawsAmongTheKLargestOnly) {
+  // Weights 1, 4, 2, 3: the two largest are ids 1 and 3, drawn 4 : 3.
+  std::vector<float> logits = {0.0f, std::log(4.0f), std::log(2.0f), std::log(3.0f)};
+  std::vector<double> seen = frequencies(logits, 1.0, 2, 140000);
+  EXPECT_EQ(seen[0], 0.0);
+  EXPECT_EQ(seen[2], 0.0);
+  EXPECT_NEAR(seen[1], 4.0 / 7, 0.005);
+  EXPECT_NEAR(seen[3], 3.0 / 7, 0.005);
+  // k at or above the number of ids: all of them.
+  EXPECT_GT(frequencies(logits, 1.0, 4, 2000)[0], 0.0);
+  EXPECT_GT(frequencies(logits, 1.0, 9, 2000)[0], 0.0);
+}
+
+/// Runs loom-train with `args`; its exit status and everything it printed.
+std::pair<int, std::string> loomTrain(const std::string &args) {
+  return runCommand(std::string(LOOM_TRAIN_BINARY) + " " + args);
+}
+
+TEST(LoomTrainGenerate, AGptTrainedOnACycleOfLettersContinuesIt) {
+  std::filesystem::path dir = std::filesystem::temp_directory_path() /
+                              ("loom-generate-test-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  {
+    std::ofstream text(dir / "cycle.txt");
+    for (int i = 0; i < 2000; ++i)
+      text << "abcdefghij";
+  }
+  std::string config = std::string(LOOM_SOURCE_DIR) + "/configs/gpt-tiny.toml" +
+                       " --set model.embed=32 --set model.heads=2 --set model.layers=1" +
+                       " --set model.seq=16 --set mesh.strategy=none --set ema.decay=0" +
+                       " --set 'data.text=[\"" + (dir / "cycle.txt").string() + "\"]'" +
+                       " --set training.out_dir=" + (dir / "run").string();
+  {
+    auto [status, output] = loomTrain(config + " --generate abc");
+    EXPECT_EQ(status, 1);
+    EXPECT_NE(output.find("loom-train: no checkpoint under training.out_dir = \"" +
+                          (dir / "run").string() + "\" (--set): train the model first"),
+              std::string::npos)
+        << output;
+  }
+  {
+    auto [status, output] = loomTrain(config + " --set training.steps=150 " +
+                                      "--set training.eval_interval=0 --set optimizer.lr=1e-2");
+    ASSERT_EQ(status, 0) << output;
+  }
+  // Greedy, from a prompt that starts mid-cycle and runs past the 16-token window.
+  {
+    auto [status, output] =
+        loomTrain(config + " --generate fghij --temperature 0 --tokens 30");
+    ASSERT_EQ(status, 0) << output;
+    // The text on stdout, then the summary line on stderr.
+    EXPECT_EQ(output.substr(0, output.find('\n')), "fghij" "abcdefghijabcdefghijabcdefghij");
+  }
+  // Sampled at a low temperature: the cycle has one continuation, which the model is sure of.
+  std::string sampled;
+  for (int run = 0; run < 2; ++run) {
+    auto [status, output] = loomTrain(config + " --generate d --temperature 0.5 --top-k 3 " +
+                                      "--seed 11 --tokens 12");
+    ASSERT_EQ(status, 0) << output;
+    EXPECT_EQ(output.rfind("defghijabcdef", 0), 0u) << output;
+    EXPECT_NE(output.find("12 tokens from " + (dir / "run").string() +
+                          "/checkpoints/step_00000149, step 149, trained parameters"),
+              std::string::npos)
+        << output;
+    if (run == 1)
+      EXPECT_EQ(output.substr(0, 13), sampled.substr(0, 13));
+    sampled = output;
+  }
+  // Another model's config is refused, naming the key.
+  {
+    auto [status, output] = loomTrain(config + " --set model.embed=64 --generate abc");
+    EXPECT_EQ(status, 1);
+    EXPECT_NE(output.find("metadata.json: the checkpoint's model.embed is 32, the config's "
+                          "model.embed = 64 (--set); it is another model"),
+              std::string::npos)
+        << output;
+  }
+  std::filesystem::remove_all(dir);
+}
+
+TEST(LoomTrainGenerate, WhatCannotBeSampledIsRefusedWithTheReason) {
+  std::string gpt = std::string(LOOM_SOURCE_DIR) + "/configs/gpt-tiny.toml";
+  struct Case {
+    std::string args, problem;
+    int status;
+  };
+  for (const Case &c : std::vector<Case>{
+           {gpt + " --generate x --temperature -1", "--temperature expects a number >= 0, "
+                                                    "got '-1'", 2},
+           {gpt + " --generate x --tokens 0", "--tokens expects an integer >= 1, got '0'", 2},
+           {gpt + " --generate x --top-k two", "--top-k expects an integer >= 0, got 'two'", 2},
+           {gpt + " --tokens 5", "--tokens goes with --generate", 2},
+           {gpt + " --generate x --resume", "--generate samples text from a trained run's "
+                                            "checkpoint: it takes no --resume", 2},
+           {std::string(LOOM_SOURCE_DIR) + "/configs/mlp-digits.toml --generate x",
+            "model.kind = \"mlp\" (" + std::string(LOOM_SOURCE_DIR) +
+                "/configs/mlp-digits.toml:9): --generate samples text from a GPT only", 1},
+       }) {
+    auto [status, output] = loomTrain(c.args);
+    EXPECT_EQ(status, c.status) << c.args << "\n" << output;
+    EXPECT_NE(output.find("loom-train: " + c.problem), std::string::npos) << c.args << "\n"
+                                                                           << output;
+  }
+}
+
+} // namespace
