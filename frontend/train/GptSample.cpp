@@ -3,6 +3,7 @@
 
 #include "frontend/Error.h"
 #include "frontend/Loom.h"
+#include "frontend/nn/GptDecode.h"
 #include "frontend/train/Checkpoint.h"
 #include "frontend/train/GptTask.h"
 #include "frontend/train/TokenData.h"
@@ -119,31 +120,52 @@ SampleReport generateText(const Config &c, const SampleOptions &options,
   Tree<Array> params =
       loadParams(checkpoint, nn::gptParamShapes(model), report.ema ? "ema" : "params");
 
-  const int64_t T = model.seq, V = model.vocab;
-  auto next = jit(std::function<Tensor(Tree<Tensor>, Tensor, Tensor)>(
-                      [model, T, V](Tree<Tensor> p, Tensor ids, Tensor at) {
-                        Tensor logits = nn::gptForward(model, p, ids);
-                        return take(reshape(logits, {T, V}), at);
-                      }),
-                  JitOptions{.name = "gpt_next_token"});
+  const int64_t T = model.seq;
+  using Step = std::function<std::pair<Tensor, Tree<Tensor>>(Tree<Tensor>, Tree<Tensor>, Tensor,
+                                                             Tensor)>;
+  auto decode = jit(Step([model](Tree<Tensor> p, Tree<Tensor> cache, Tensor ids, Tensor at) {
+                      return nn::gptDecodeStep(model, p, cache, ids, at);
+                    }),
+                    JitOptions{.name = "gpt_decode_step", .donateArgnums = {1}});
+  Tree<Array> cache = tree_map(
+      [](const Shape &shape) {
+        int64_t elements = std::accumulate(shape.begin(), shape.end(), int64_t(1),
+                                           std::multiplies<int64_t>());
+        return Array::from(std::vector<float>(elements), shape);
+      },
+      nn::gptCacheShapes(model));
 
   std::string prompt = options.prompt.empty() ? std::string("\n") : options.prompt;
-  std::vector<int32_t> context;
-  for (unsigned char byte : prompt)
-    context.push_back(byte);
+  std::vector<int32_t> context(prompt.begin(), prompt.end());
+  for (int32_t &id : context)
+    id = static_cast<unsigned char>(id);
+  // The cache holds context[first, first + cached) at positions [0, cached). Tokens go in by
+  // chunks of half the window (a prompt, and the context's last half run in again from
+  // position 0 when it outgrows the cache), the rest one at a time: two shapes to compile.
+  const int64_t chunk = std::max<int64_t>(T / 2, 1);
+  size_t first = context.size() > static_cast<size_t>(T) ? context.size() - chunk : 0;
+  int64_t cached = 0;
+  auto runIn = [&](int64_t n) {
+    std::vector<int32_t> ids(context.begin() + first + cached,
+                             context.begin() + first + cached + n), positions(n);
+    std::iota(positions.begin(), positions.end(), static_cast<int32_t>(cached));
+    Array logits;
+    std::tie(logits, cache) =
+        decode(params, cache, Array::from(ids, {n}), Array::from(positions, {n}));
+    cached += n;
+    return logits;
+  };
   std::mt19937_64 rng(options.seed);
-  const int64_t drawable = std::min(V, kByteVocab); // ids that are bytes
+  const int64_t V = model.vocab, drawable = std::min(V, kByteVocab); // ids that are bytes
   for (int64_t k = 0; k < options.tokens; ++k) {
-    // The last T tokens, padded after: under the causal mask the padding changes nothing
-    // before it.
-    int64_t length = std::min<int64_t>(context.size(), T);
-    std::vector<int32_t> window(context.end() - length, context.end());
-    window.resize(T, 0);
-    Array logits = next(params, Array::from(window, {1, T}),
-                        Array::from(std::vector<int32_t>{static_cast<int32_t>(length - 1)}, {1}));
-    std::vector<float> row = logits.to_host<float>();
-    int64_t id = sampleToken(std::span<const float>(row.data(), drawable), options.temperature,
-                             options.topK, rng);
+    if (context.size() - first > static_cast<size_t>(T))
+      first = context.size() - chunk, cached = 0;
+    Array logits;
+    while (first + cached < context.size())
+      logits = runIn(context.size() - first - cached >= static_cast<size_t>(chunk) ? chunk : 1);
+    std::vector<float> rows = logits.to_host<float>(); // the last row: the newest token's
+    int64_t id = sampleToken(std::span<const float>(rows.data() + rows.size() - V, drawable),
+                             options.temperature, options.topK, rng);
     if (k == 0)
       report.firstTokenSeconds = std::chrono::duration<double>(Clock::now() - start).count();
     context.push_back(static_cast<int32_t>(id));

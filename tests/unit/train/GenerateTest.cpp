@@ -105,6 +105,13 @@ TEST(LoomTrainGenerate, AGptTrainedOnACycleOfLettersContinuesIt) {
     // The text on stdout, then the summary line on stderr.
     EXPECT_EQ(output.substr(0, output.find('\n')), "fghij" "abcdefghijabcdefghijabcdefghij");
   }
+  // A prompt longer than the window: its last half runs in as one chunk.
+  {
+    auto [status, output] =
+        loomTrain(config + " --generate abcdefghijabcdefghijabc --temperature 0 --tokens 12");
+    ASSERT_EQ(status, 0) << output;
+    EXPECT_EQ(output.substr(0, output.find('\n')), "abcdefghijabcdefghijabc" "defghijabcde");
+  }
   // Sampled at a low temperature: the cycle has one continuation, which the model is sure of.
   std::string sampled;
   for (int run = 0; run < 2; ++run) {

@@ -1,0 +1,71 @@
+// Decoding a GPT with a key-value cache (see GptDecode.h).
+#include "frontend/nn/GptDecode.h"
+
+#include "frontend/CallerScope.h"
+#include "frontend/nn/Layers.h"
+
+#include <cmath>
+
+using namespace loom;
+using namespace loom::nn;
+
+Tree<Shape> nn::gptCacheShapes(const GptConfig &c) {
+  std::vector<Tree<Shape>> layers;
+  for (int64_t i = 0; i < c.layers; ++i) {
+    Tree<Shape> layer;
+    layer["k"] = Shape{c.seq, c.heads, c.headDim()};
+    layer["v"] = Shape{c.seq, c.heads, c.headDim()};
+    layers.push_back(layer);
+  }
+  Tree<Shape> shapes;
+  shapes["layers"] = Tree<Shape>::list(layers);
+  return shapes;
+}
+
+std::pair<Tensor, Tree<Tensor>> nn::gptDecodeStep(const GptConfig &c, const Tree<Tensor> &params,
+                                                  const Tree<Tensor> &cache, const Tensor &ids,
+                                                  const Tensor &positions, Loc loc) {
+  CallerScope scope("nn::gptDecodeStep", loc);
+  const int64_t T = c.seq, H = c.heads, D = c.headDim(), n = ids.dim(0);
+  // [n, T]: each token's row of the cache; [T, 1, 1]: the rows this step writes.
+  Tensor rows = one_hot(positions, T, DType::F32);
+  Tensor written = reshape(sum(rows, {0}), {T, 1, 1});
+  // [H, n, T]: token i attends to the positions up to its own.
+  Tensor attends = less_equal(iota({H, n, T}, 2), reshape(positions, {1, n, 1}));
+  // [n, C]: the tokens' embeddings plus their positions', as gptForward's residual stream.
+  Tensor x = take(params.at("in_kernel"), ids) + take(params.at("pos_embed"), positions);
+  std::vector<Tree<Tensor>> layers;
+  const std::vector<Tree<Tensor>> &cached = cache.at("layers").list();
+  for (size_t i = 0; i < cached.size(); ++i) {
+    const Tree<Tensor> &layer = params.at("layers").list()[i];
+    Tensor h = layerNorm(layer.at("ln1"), x);
+    // [3, n, H, D]: the tokens' queries, keys and values.
+    Tensor qkv = product("nc,kchd->knhd", h, layer.at("att_qkv").leaf(), c.precision);
+    auto part = [&](int64_t k) {
+      return reshape(slice(qkv, {k, 0, 0, 0}, {k + 1, n, H, D}), {n, H, D});
+    };
+    // The cache with the step's rows replaced (one-hot products: exact).
+    auto write = [&](const Tensor &old, const Tensor &fresh) {
+      return old * (1.0 - written) + einsum("nt,nhd->thd", rows, fresh);
+    };
+    Tree<Tensor> updated;
+    updated["k"] = write(cached[i].at("k").leaf(), part(1));
+    updated["v"] = write(cached[i].at("v").leaf(), part(2));
+    Tensor scores = product("nhd,thd->hnt", part(0), updated.at("k").leaf(), c.precision) *
+                    (1.0 / std::sqrt(double(D)));
+    scores = where(attends, scores, full({}, -1e9, scores.dtype()));
+    Tensor attended =
+        product("hnt,thd->nhd", softmax(scores, -1), updated.at("v").leaf(), c.precision);
+    layers.push_back(updated);
+    x = x + product("nhd,hdc->nc", attended, layer.at("att_out").leaf(), c.precision);
+    h = layerNorm(layer.at("ln2"), x);
+    Tensor hidden = product("nc,cf->nf", h, layer.at("mlp_in").leaf(), c.precision);
+    x = x + product("nf,fc->nc", gelu(hidden), layer.at("mlp_out").leaf(), c.precision);
+  }
+  x = layerNorm(params.at("ln_final"), x);
+  Tensor logits = product("nc,cv->nv", x, params.at("out_kernel").leaf(), c.precision) +
+                  params.at("out_bias").leaf();
+  Tree<Tensor> next;
+  next["layers"] = Tree<Tensor>::list(layers);
+  return {logits, next};
+}
