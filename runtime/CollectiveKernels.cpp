@@ -3,6 +3,7 @@
 #include "runtime/CollectiveKernels.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstring>
 
@@ -37,10 +38,82 @@ void combineTyped(void *dstBytes, const void *srcBytes, int64_t n,
   }
 }
 
+bool isHalf(DType dtype) { return dtype == DType::BF16 || dtype == DType::F16; }
+
+float widen(DType dtype, uint16_t bits) {
+  if (dtype == DType::BF16)
+    return std::bit_cast<float>(static_cast<uint32_t>(bits) << 16);
+  return static_cast<float>(std::bit_cast<_Float16>(bits));
+}
+
+/// `value` rounded to the nearest bf16 or f16, ties to even; a NaN stays a NaN.
+uint16_t narrow(DType dtype, float value) {
+  if (dtype == DType::F16)
+    return std::bit_cast<uint16_t>(static_cast<_Float16>(value));
+  uint32_t bits = std::bit_cast<uint32_t>(value);
+  if (std::isnan(value))
+    return static_cast<uint16_t>((bits >> 16) | 0x40);
+  return static_cast<uint16_t>((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16);
+}
+
+/// acc[0..n) = acc op widen(src[0..n)).
+void accumulate(DType dtype, ReduceKind kind, float *acc, const uint16_t *src, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) {
+    float v = widen(dtype, src[i]);
+    if (kind == ReduceKind::Sum)
+      acc[i] += v;
+    else if (std::isnan(v) || v > acc[i]) // NaN wins, as in combineTyped
+      acc[i] = v;
+  }
+}
+
+/// reduceAll for bf16 and f16: blocks of f32 partial results on the stack.
+void reduceHalves(DType dtype, ReduceKind kind, uint16_t *dst,
+                  const std::vector<const void *> &srcs, int64_t n) {
+  constexpr int64_t kBlock = 1024;
+  float acc[kBlock];
+  for (int64_t start = 0; start < n; start += kBlock) {
+    int64_t len = std::min(kBlock, n - start);
+    const auto *first = static_cast<const uint16_t *>(srcs[0]) + start;
+    for (int64_t i = 0; i < len; ++i)
+      acc[i] = widen(dtype, first[i]);
+    for (size_t k = 1; k < srcs.size(); ++k)
+      accumulate(dtype, kind, acc, static_cast<const uint16_t *>(srcs[k]) + start, len);
+    for (int64_t i = 0; i < len; ++i)
+      dst[start + i] = narrow(dtype, acc[i]);
+  }
+}
+
 } // namespace
+
+void reduceAll(DType dtype, ReduceKind kind, void *dst, const std::vector<const void *> &srcs,
+               int64_t n) {
+  if (srcs.empty() || n == 0)
+    return;
+  if (isHalf(dtype))
+    return reduceHalves(dtype, kind, static_cast<uint16_t *>(dst), srcs, n);
+  // Every source is read after dst is written only where dst is not one of them.
+  const size_t elem = byteSize(dtype);
+  size_t mine = std::find(srcs.begin(), srcs.end(), dst) - srcs.begin();
+  if (mine != 0 && mine < srcs.size()) {
+    std::vector<char> copy(static_cast<const char *>(dst),
+                           static_cast<const char *>(dst) + n * elem);
+    std::vector<const void *> rest = srcs;
+    rest[mine] = copy.data();
+    return reduceAll(dtype, kind, dst, rest, n);
+  }
+  if (mine != 0)
+    std::memcpy(dst, srcs[0], n * elem);
+  for (size_t k = 1; k < srcs.size(); ++k)
+    combine(dtype, kind, dst, srcs[k], n);
+}
 
 void combine(DType dtype, ReduceKind kind, void *dst, const void *src,
              int64_t n) {
+  if (isHalf(dtype)) {
+    std::vector<const void *> both = {dst, src};
+    return reduceHalves(dtype, kind, static_cast<uint16_t *>(dst), both, n);
+  }
   switch (dtype) {
   case DType::F32:
     return combineTyped<float>(dst, src, n, kind);
@@ -83,13 +156,13 @@ uint64_t runKernel(const CollectiveRequest &r, const std::vector<const void *> &
   case CollectiveKind::ReduceScatter: {
     // The output is this rank's slice of dim `dim` of every input.
     int64_t offset = me * outShape[r.dim] * inStrides[r.dim];
-    copyBox(outShape, in(0), offset, 0);
-    for (int64_t rank = 1; rank < n; ++rank)
-      forEachRun(outShape, offset, inStrides, 0, outStrides,
-                 [&](int64_t s, int64_t d, int64_t len) {
-                   combine(r.dtype, r.reduce, out + d * elem,
-                           in(rank) + s * elem, len);
-                 });
+    std::vector<const void *> sources(n);
+    forEachRun(outShape, offset, inStrides, 0, outStrides,
+               [&](int64_t s, int64_t d, int64_t len) {
+                 for (int64_t rank = 0; rank < n; ++rank)
+                   sources[rank] = in(rank) + s * elem;
+                 reduceAll(r.dtype, r.reduce, out + d * elem, sources, len);
+               });
     return (n - 1) * outBytes;
   }
 
@@ -100,11 +173,12 @@ uint64_t runKernel(const CollectiveRequest &r, const std::vector<const void *> &
     // it.
     const int64_t count = r.shape[0], piece = (count + n - 1) / n, block = 16384;
     const int64_t begin = std::min(count, me * piece), end = std::min(count, begin + piece);
+    std::vector<const void *> sources(n);
     for (int64_t start = begin; start < end; start += block) {
       int64_t len = std::min(block, end - start);
-      std::memcpy(out + start * elem, in(0) + start * elem, len * elem);
-      for (int64_t rank = 1; rank < n; ++rank)
-        combine(r.dtype, r.reduce, out + start * elem, in(rank) + start * elem, len);
+      for (int64_t rank = 0; rank < n; ++rank)
+        sources[rank] = in(rank) + start * elem;
+      reduceAll(r.dtype, r.reduce, out + start * elem, sources, len);
       for (int64_t rank = 0; rank < n; ++rank)
         if (rank != me)
           std::memcpy(static_cast<char *>(outputs[rank]) + start * elem, out + start * elem,

@@ -51,8 +51,14 @@ void forEachRun(const std::vector<int64_t> &box, int64_t src,
   }
 }
 
-/// dst[0..n) = dst op src, for the dtypes validate() allows in reductions.
+/// dst[0..n) = dst op src, for the dtypes validate() allows in reductions (16-bit floats:
+/// each element widened to f32, combined, rounded back to nearest even).
 void combine(DType dtype, ReduceKind kind, void *dst, const void *src, int64_t n);
+
+/// dst[0..n) = srcs[0] op srcs[1] op ..., combined in that order; 16-bit floats (bf16, f16)
+/// accumulate in f32 and round once. `dst` may be one of `srcs`.
+void reduceAll(DType dtype, ReduceKind kind, void *dst, const std::vector<const void *> &srcs,
+               int64_t n);
 
 /// Copies piece `index` of `count` equal pieces along `dim` of the tensor
 /// `whole` (shape `shape`) to or from the packed buffer `packed`.

@@ -124,10 +124,10 @@ Status validate(const CollectiveRequest &r) {
       return invalid("negative dim size in " + r.describe());
   bool reduces = r.kind == CollectiveKind::ReduceScatter ||
                  r.kind == CollectiveKind::AllReduce;
-  if (reduces && r.dtype != DType::F32 && r.dtype != DType::F64 &&
-      r.dtype != DType::I32 && r.dtype != DType::I64)
+  if (reduces && r.dtype != DType::F32 && r.dtype != DType::F64 && r.dtype != DType::BF16 &&
+      r.dtype != DType::F16 && r.dtype != DType::I32 && r.dtype != DType::I64)
     return invalid("cannot reduce " + std::string(name(r.dtype)) +
-                   " (supported: f32, f64, i32, i64)");
+                   " (supported: f32, f64, bf16, f16, i32, i64)");
   auto rank = static_cast<int64_t>(r.shape.size());
   auto checkDim = [&](int64_t dim, const char *what) -> Status {
     if (dim < 0 || dim >= rank)

@@ -23,8 +23,9 @@ inline constexpr int kMaxPollMicros = 100;
 MPI_Datatype mpiType(DType dtype);
 /// The reduction of `kind` as an MPI op. A max is Loom's own (a NaN wins, as in the in-process
 /// backend, XLA and NCCL): MPI_MAX compares with `>`, so whether a NaN survives depends on the
-/// order the ranks are combined in. Created on first use (after MPI_Init).
-MPI_Op mpiOp(ReduceKind kind);
+/// order the ranks are combined in. A sum of bf16 or f16 is Loom's own too (MPI has neither
+/// type). Created on first use (after MPI_Init).
+MPI_Op mpiOp(ReduceKind kind, DType dtype);
 } // namespace mpi_detail
 
 struct MpiCollectives::Group {

@@ -16,12 +16,33 @@ namespace loom::rt {
 
 using namespace mpi_detail;
 
+namespace {
+/// bf16 and f16 as MPI types of their own (MPI has none), so that a reduction's user function
+/// can tell them apart. Created on first use (after MPI_Init).
+MPI_Datatype halfType(DType dtype) {
+  static MPI_Datatype bf16 = [] {
+    MPI_Datatype t = MPI_DATATYPE_NULL;
+    MPI_Type_dup(MPI_UINT16_T, &t);
+    return t;
+  }();
+  static MPI_Datatype f16 = [] {
+    MPI_Datatype t = MPI_DATATYPE_NULL;
+    MPI_Type_dup(MPI_UINT16_T, &t);
+    return t;
+  }();
+  return dtype == DType::BF16 ? bf16 : f16;
+}
+} // namespace
+
 MPI_Datatype mpi_detail::mpiType(DType dtype) {
   switch (dtype) {
   case DType::F32:
     return MPI_FLOAT;
   case DType::F64:
     return MPI_DOUBLE;
+  case DType::BF16:
+  case DType::F16:
+    return halfType(dtype);
   case DType::I32:
     return MPI_INT32_T;
   case DType::I64:
@@ -32,27 +53,37 @@ MPI_Datatype mpi_detail::mpiType(DType dtype) {
 }
 
 namespace {
+DType dtypeOf(MPI_Datatype type) {
+  return type == MPI_FLOAT                 ? DType::F32
+         : type == MPI_DOUBLE              ? DType::F64
+         : type == MPI_INT32_T             ? DType::I32
+         : type == halfType(DType::BF16)   ? DType::BF16
+         : type == halfType(DType::F16)    ? DType::F16
+                                           : DType::I64;
+}
+
 /// MPI_User_function for a max: `inout` = max(`in`, `inout`), a NaN winning.
 void maxLettingNaNWin(void *in, void *inout, int *count, MPI_Datatype *type) {
-  DType dtype = *type == MPI_FLOAT    ? DType::F32
-                : *type == MPI_DOUBLE ? DType::F64
-                : *type == MPI_INT32_T ? DType::I32
-                                       : DType::I64;
-  combine(dtype, ReduceKind::Max, inout, in, *count);
+  combine(dtypeOf(*type), ReduceKind::Max, inout, in, *count);
+}
+
+/// MPI_User_function for a sum of bf16 or f16 (MPI_SUM knows neither).
+void sumHalves(void *in, void *inout, int *count, MPI_Datatype *type) {
+  combine(dtypeOf(*type), ReduceKind::Sum, inout, in, *count);
 }
 } // namespace
 
-MPI_Op mpi_detail::mpiOp(ReduceKind kind) {
-  if (kind == ReduceKind::Sum)
+MPI_Op mpi_detail::mpiOp(ReduceKind kind, DType dtype) {
+  if (kind == ReduceKind::Sum && dtype != DType::BF16 && dtype != DType::F16)
     return MPI_SUM;
-  static MPI_Op max = [] {
+  auto create = [](MPI_User_function *fn) {
     MPI_Op op = MPI_OP_NULL;
-    MPI_Op_create(&maxLettingNaNWin, /*commute=*/1, &op);
+    MPI_Op_create(fn, /*commute=*/1, &op);
     return op;
-  }();
-  return max;
+  };
+  static MPI_Op max = create(&maxLettingNaNWin), halfSum = create(&sumHalves);
+  return kind == ReduceKind::Sum ? halfSum : max;
 }
-
 
 namespace {
 std::mutex instanceMutex;

@@ -151,7 +151,7 @@ void MpiCollectives::post(Slot &s) {
     for (int i = 1; i < localCount; ++i)
       combine(r.dtype, r.reduce, into.data(), s.inputs[i], r.inputElements());
   };
-  MPI_Op op = mpiOp(r.reduce);
+  MPI_Op op = mpiOp(r.reduce, r.dtype);
   // MPI reads and writes only the slot's own buffers: a collective cannot be cancelled, and
   // after a timeout the members' buffers may be gone before it completes.
   {

@@ -11,11 +11,15 @@ namespace loom::rt {
 namespace {
 using Clock = std::chrono::steady_clock;
 
-/// NCCL's type for reductions over `dtype` (validate() admits only these four).
+/// NCCL's type for reductions over `dtype` (validate() admits only these six).
 ncclDataType_t reduceType(DType dtype) {
   switch (dtype) {
   case DType::F64:
     return ncclFloat64;
+  case DType::BF16:
+    return ncclBfloat16;
+  case DType::F16:
+    return ncclFloat16;
   case DType::I32:
     return ncclInt32;
   case DType::I64:

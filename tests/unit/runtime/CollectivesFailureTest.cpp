@@ -141,8 +141,8 @@ TEST_F(CollectivesTest, MalformedRequestsAreRejectedAtStart) {
             "reduce_scatter: dim 0 of reduce_scatter f32[8] dim 0 over devices "
             "[0, 1, 2] does not divide by the group size 3");
   EXPECT_EQ(message({.kind = CollectiveKind::AllReduce, .group = pair,
-                     .dtype = DType::BF16, .shape = {8}}),
-            "all_reduce: cannot reduce bf16 (supported: f32, f64, i32, i64)");
+                     .dtype = DType::I1, .shape = {8}}),
+            "all_reduce: cannot reduce i1 (supported: f32, f64, bf16, f16, i32, i64)");
   EXPECT_EQ(message({.kind = CollectiveKind::AllToAll, .group = pair,
                      .shape = {2, 4}, .dim = 1, .concatDim = 1}),
             "all_to_all: split_dim and concat_dim are both 1");

@@ -220,6 +220,48 @@ TEST_F(CollectivesTest, MaxPropagatesNaN) {
   });
 }
 
+// bf16 and f16 reductions (a mixed-precision FSDP step's gradients) accumulate in f32 and
+// round once: four members adding 1 and three times a quarter of the spacing at 1 get 1 plus
+// one spacing, where rounding after each addition would stay at 1.
+TEST_F(CollectivesTest, HalfFloatReductionsAccumulateInF32AndRoundOnce) {
+  InProcessCollectives backend(5s);
+  struct Case {
+    DType dtype;
+    uint16_t one, quarterSpacing, expected, nan;
+  };
+  // bf16: 1 = 0x3F80, spacing 2^-7, 2^-9 = 0x3B00, 1 + 2^-7 = 0x3F81.
+  // f16: 1 = 0x3C00, spacing 2^-10, 2^-12 = 0x0C00, 1 + 2^-10 = 0x3C01.
+  for (const Case &c : {Case{DType::BF16, 0x3F80, 0x3B00, 0x3F81, 0x7FC0},
+                        Case{DType::F16, 0x3C00, 0x0C00, 0x3C01, 0x7E00}}) {
+    onEveryDevice(4, [&](int device) {
+      DeviceGroup group{{0, 1, 2, 3}, device};
+      uint16_t value = device == 0 ? c.one : c.quarterSpacing;
+      // all_reduce sum of [3] and reduce_scatter of [4] (each member gets one element).
+      std::vector<uint16_t> in(4, value), out(4, 0);
+      StatusOr<CollectiveHandle> h =
+          backend.startAllReduce(group, in.data(), out.data(), c.dtype, 3, ReduceKind::Sum);
+      ASSERT_TRUE(h.ok()) << h.status().toString();
+      ASSERT_TRUE(backend.wait(*h).isOk());
+      EXPECT_EQ(out, (std::vector<uint16_t>{c.expected, c.expected, c.expected, 0}))
+          << name(c.dtype) << " on device " << device;
+      uint16_t scattered = 0;
+      ASSERT_TRUE(backend
+                      .run({.kind = CollectiveKind::ReduceScatter, .group = group,
+                            .input = in.data(), .output = &scattered, .dtype = c.dtype,
+                            .shape = {4}, .dim = 0})
+                      .isOk());
+      EXPECT_EQ(scattered, c.expected) << name(c.dtype) << " on device " << device;
+      // A max: the largest, or a NaN where one member has it.
+      std::vector<uint16_t> maxIn = {value, device == 2 ? c.nan : value}, maxOut(2);
+      h = backend.startAllReduce(group, maxIn.data(), maxOut.data(), c.dtype, 2, ReduceKind::Max);
+      ASSERT_TRUE(h.ok());
+      ASSERT_TRUE(backend.wait(*h).isOk());
+      EXPECT_EQ(maxOut[0], c.one);
+      EXPECT_EQ(maxOut[1], c.nan);
+    });
+  }
+}
+
 //===--- Started, then awaited ---===//
 
 TEST_F(CollectivesTest, SeveralOutstandingCollectivesAwaitedInAnyOrder) {

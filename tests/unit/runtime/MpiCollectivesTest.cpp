@@ -11,6 +11,8 @@
 
 #include <gtest/gtest.h>
 
+#include <bit>
+
 #include <cstdlib>
 #include <cstring>
 #include <limits>
@@ -47,7 +49,10 @@ std::vector<char> inputOf(const Case &c, int device) {
     n *= d;
   std::vector<char> bytes(n * byteSize(c.dtype));
   for (int64_t i = 0; i < n; ++i) {
+    bool half = c.dtype == DType::BF16 || c.dtype == DType::F16;
+    // bf16 holds the integers up to 256 exactly, f16 those up to 2048.
     int64_t v = c.reduce == ReduceKind::Max ? (device * 7919 + i * 31) % 1000
+                : half                      ? (device + 1) * 8 + i % 8
                                             : (device + 1) * 1000 + i % 97;
     bool nan = c.reduce == ReduceKind::Max && (i + device) % 17 == 0;
     switch (c.dtype) {
@@ -60,6 +65,14 @@ std::vector<char> inputOf(const Case &c, int device) {
       break;
     case DType::I32:
       reinterpret_cast<int32_t *>(bytes.data())[i] = static_cast<int32_t>(v);
+      break;
+    case DType::BF16: // the top half of the f32
+      reinterpret_cast<uint16_t *>(bytes.data())[i] =
+          nan ? 0x7FC0 : static_cast<uint16_t>(std::bit_cast<uint32_t>(float(v)) >> 16);
+      break;
+    case DType::F16:
+      reinterpret_cast<uint16_t *>(bytes.data())[i] =
+          nan ? 0x7E00 : std::bit_cast<uint16_t>(static_cast<_Float16>(v));
       break;
     default:
       reinterpret_cast<int64_t *>(bytes.data())[i] = v;
@@ -147,6 +160,8 @@ TEST_F(MpiCollectivesTest, EveryCollectiveOverEveryGroupMatchesTheInProcessKerne
   int cases = 0;
   for (const auto &axes : axesSets)
     for (auto [dtype, reduce] : {std::pair{DType::F32, ReduceKind::Sum},
+                                 std::pair{DType::BF16, ReduceKind::Sum},
+                                 std::pair{DType::F16, ReduceKind::Max},
                                  std::pair{DType::F64, ReduceKind::Sum},
                                  std::pair{DType::I32, ReduceKind::Max},
                                  std::pair{DType::F32, ReduceKind::Max}}) {
@@ -167,7 +182,7 @@ TEST_F(MpiCollectivesTest, EveryCollectiveOverEveryGroupMatchesTheInProcessKerne
         ++cases;
       }
     }
-  EXPECT_EQ(cases, 144);
+  EXPECT_EQ(cases, 216);
 }
 
 TEST_F(MpiCollectivesTest, ALatePeerIsNamedOnATimeout) {
