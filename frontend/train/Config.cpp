@@ -79,6 +79,11 @@ const std::vector<ConfigKey> &configSchema() {
       {"training.epochs", 0.0,
        "if above 0: train this many passes over the training split instead of training.steps",
        {}, 0},
+      {"training.micro_batches", int64_t(1),
+       "gradient accumulation: each step's batch (data.batch rows) goes through the model in "
+       "this many micro-batches, one after another, their gradients summed into the step's "
+       "update; a step then holds one micro-batch's activations",
+       {}, 1},
       {"training.seed", int64_t(0), "seed of parameters and batches", {}, 0},
       {"training.log_interval", int64_t(10), "steps between log lines (reads the loss)", {}, 1},
       {"training.log_format", std::string("progress"),

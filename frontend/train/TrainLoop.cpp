@@ -128,7 +128,7 @@ TrainingRun::TrainingRun(const Config &config, const RunOptions &options, std::F
             .eps = c.number("optimizer.eps"), .weightDecay = c.number("optimizer.weight_decay"),
             .clipNorm = c.number("optimizer.clip_norm")},
       trainMetrics(c.flag("training.eval_per_epoch") ? task->trainMetrics() : nullptr),
-      spec(trainStepSpec(*task, adamw, trainMetrics != nullptr)),
+      spec(trainStepSpec(*task, adamw, trainMetrics != nullptr, microBatchesOf(c, *task))),
       functions(makeTrainFunctions(*task, spec, emaDecay, options.dumpIrDir,
                                    c.flag("mesh.keep_gathered"))),
       epochReport(std::move(trainMetrics), spec.exampleNames),

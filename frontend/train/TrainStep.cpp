@@ -6,9 +6,10 @@
 namespace loom::train {
 
 TrainStepSpec trainStepSpec(const TrainTask &task, const optim::AdamWOptions &adamw,
-                            bool withExamples) {
+                            bool withExamples, int64_t microBatches) {
   TrainStepSpec spec;
   spec.task = &task, spec.adamw = adamw, spec.withExamples = withExamples;
+  spec.microBatches = microBatches;
   if (task.computeDType() == DType::F16)
     spec.lossScale = optim::DynamicScaleOptions{};
   return spec;
@@ -20,6 +21,64 @@ Tree<Array> initOptState(const TrainStepSpec &spec, const Tree<Array> &params) {
     state["loss_scale"] = optim::dynamicScaleInit(*spec.lossScale);
   return state;
 }
+
+namespace {
+/// Micro-batch `j` of `count` of every leaf of `batch`: its rows j, j + count, j + 2 count, ...
+/// (the rows viewed as [rows / count, count] and column j taken), so that each micro-batch is
+/// spread over the devices the batch is split over, as the batch is.
+Tree<Tensor> microBatch(const Tree<Tensor> &batch, int64_t j, int64_t count) {
+  return tree_map(
+      [&](const Tensor &x) {
+        Shape shape = x.shape(), grouped = x.shape();
+        shape[0] /= count;
+        grouped[0] = count;
+        grouped.insert(grouped.begin(), shape[0]);
+        Shape start(grouped.size(), 0), limit = grouped;
+        start[1] = j, limit[1] = j + 1;
+        return reshape(slice(reshape(x, grouped), start, limit), shape);
+      },
+      batch);
+}
+
+/// value_and_grad of `loss` with respect to `params` at (params, batch, extra...), taken over
+/// spec.microBatches micro-batches one after another: the values and gradients averaged (each
+/// micro-batch's loss is a mean over as many rows), the values per example back in the
+/// batch's row order.
+template <typename Loss, typename... Extra>
+ValueAndGrad overMicroBatches(const TrainStepSpec &spec, const Loss &loss,
+                              const Tree<Tensor> &params, const Tree<Tensor> &batch,
+                              const Extra &...extra) {
+  const int64_t count = spec.microBatches;
+  if (count == 1)
+    return value_and_grad(loss)(params, batch, extra...);
+  ValueAndGrad sum;
+  std::vector<std::vector<Tensor>> examples; // per value, its micro-batches' [rows / count]
+  for (int64_t j = 0; j < count; ++j) {
+    ValueAndGrad vg = value_and_grad(loss)(params, microBatch(batch, j, count), extra...);
+    if (j == 0) {
+      sum.value = vg.value, sum.grads = vg.grads;
+      examples.resize(vg.aux.size());
+    } else {
+      sum.value = sum.value + vg.value;
+      sum.grads[0] = tree_map([](const Tensor &a, const Tensor &b) { return a + b; },
+                              sum.grads[0], vg.grads[0]);
+    }
+    for (size_t k = 0; k < vg.aux.size(); ++k)
+      examples[k].push_back(expand_dims(vg.aux[k], 1));
+  }
+  const double share = 1.0 / count;
+  sum.value = sum.value * share;
+  sum.grads[0] = tree_map([&](const Tensor &g) { return g * share; }, sum.grads[0]);
+  for (const std::vector<Tensor> &parts : examples) {
+    Tensor rows = concatenate(parts, 1); // [rows / count, count, ...]: row i * count + j
+    Shape shape = rows.shape();
+    shape.erase(shape.begin());
+    shape[0] *= rows.dim(0);
+    sum.aux.push_back(reshape(rows, shape));
+  }
+  return sum;
+}
+} // namespace
 
 std::tuple<Tree<Tensor>, Tree<Tensor>, Tensor, std::vector<Tensor>>
 traceTrainStep(const TrainStepSpec &spec, const Tree<Tensor> &params, const Tree<Tensor> &state,
@@ -40,7 +99,7 @@ traceTrainStep(const TrainStepSpec &spec, const Tree<Tensor> &params, const Tree
   Tree<Tensor> moments;
   moments["m"] = state.at("m"), moments["v"] = state.at("v");
   if (!spec.lossScale) {
-    ValueAndGrad vg = value_and_grad(loss)(params, batch);
+    ValueAndGrad vg = overMicroBatches(spec, loss, params, batch);
     auto [newParams, newMoments] =
         optim::adamwUpdate(spec.adamw, params, vg.grads[0], moments, step);
     return {newParams, newMoments, vg.value, vg.aux};
@@ -51,7 +110,7 @@ traceTrainStep(const TrainStepSpec &spec, const Tree<Tensor> &params, const Tree
     auto [value, values] = loss(q, d);
     return std::make_tuple(value * by, values);
   };
-  ValueAndGrad vg = value_and_grad(scaledLoss)(params, batch, scale);
+  ValueAndGrad vg = overMicroBatches(spec, scaledLoss, params, batch, scale);
   Tree<Tensor> grads = tree_map([&](const Tensor &g) { return g / astype(scale, g.dtype()); },
                                 vg.grads[0]);
   Tensor finite = optim::allFinite(grads);

@@ -1,7 +1,9 @@
 // What loom-train's train step traces: the task's loss and its gradient, the AdamW update,
 // and with them what a task or its precision asks for: values per example for training
 // metrics (TrainTask::lossWithExamples), and for an f16 model a dynamic loss scale
-// (optim/LossScale.h) that skips steps whose gradients are not finite.
+// (optim/LossScale.h) that skips steps whose gradients are not finite. With micro-batches
+// (gradient accumulation) the loss and gradient are taken over each in turn and summed, so
+// that a step holds the activations of one micro-batch at a time.
 #ifndef LOOM_FRONTEND_TRAIN_TRAINSTEP_H
 #define LOOM_FRONTEND_TRAIN_TRAINSTEP_H
 
@@ -25,11 +27,14 @@ struct TrainStepSpec {
       std::make_shared<std::vector<std::string>>();
   /// Set for an f16 model: the optimizer state then holds "loss_scale" too.
   std::optional<optim::DynamicScaleOptions> lossScale;
+  /// Gradient accumulation: the batch's rows go through the forward and backward in this many
+  /// micro-batches, one after another, their gradients summed; the update is the batch's.
+  int64_t microBatches = 1;
 };
 
-/// The spec of `task`'s train step with `adamw`.
+/// The spec of `task`'s train step with `adamw`, over `microBatches` micro-batches.
 TrainStepSpec trainStepSpec(const TrainTask &task, const optim::AdamWOptions &adamw,
-                            bool withExamples);
+                            bool withExamples, int64_t microBatches = 1);
 
 /// The optimizer state of fresh `params`: AdamW's moments "m" and "v", and "loss_scale".
 Tree<Array> initOptState(const TrainStepSpec &spec, const Tree<Array> &params);

@@ -24,6 +24,9 @@ void validateConfig(const Config &c) {
       if (!c.texts(key).empty())
         throw Error(c.describe(key) + " applies to mesh.strategy = \"rules\", not " +
                     c.describe("mesh.strategy"));
+  if (c.integer("data.batch") % c.integer("training.micro_batches") != 0)
+    throw Error(c.describe("training.micro_batches") + " does not divide " +
+                c.describe("data.batch"));
   if (c.text("model.kind") == "mlp")
     validateMlpConfig(c);
   else if (c.text("model.kind") == "two_tower")
@@ -59,6 +62,19 @@ std::unique_ptr<TrainTask> makeProcessTask(const Config &c, std::FILE *log) {
   setenv("LOOM_CPU_DEVICES", std::to_string(devicesOf(c) / processes).c_str(),
          /*overwrite=*/1);
   return makeTask(c, log);
+}
+
+int64_t microBatchesOf(const Config &c, const TrainTask &task) {
+  int64_t count = c.integer("training.micro_batches");
+  if (count > 1 && task.mesh()) {
+    try {
+      task.batchSharding().check({c.integer("data.batch") / count}, "a micro-batch's rows");
+    } catch (const Error &e) {
+      throw Error(c.describe("training.micro_batches") + " of " + c.describe("data.batch") +
+                  ": " + e.what());
+    }
+  }
+  return count;
 }
 
 int64_t stepsOf(const Config &c, const TrainTask &task) {

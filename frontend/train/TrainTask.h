@@ -111,6 +111,10 @@ int64_t devicesOf(const Config &config);
 /// mesh evenly.
 std::unique_ptr<TrainTask> makeProcessTask(const Config &config, std::FILE *log);
 
+/// training.micro_batches, checked against how `task` splits its batch: each micro-batch must
+/// split over the same devices. Throws loom::Error naming the keys.
+int64_t microBatchesOf(const Config &config, const TrainTask &task);
+
 /// The steps of the run: training.epochs passes over the training split when set, else
 /// training.steps.
 int64_t stepsOf(const Config &config, const TrainTask &task);
