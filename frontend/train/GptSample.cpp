@@ -9,6 +9,8 @@
 #include "frontend/train/TokenData.h"
 #include "frontend/train/TrainState.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -137,8 +139,13 @@ SampleReport generateText(const Config &c, const SampleOptions &options,
 
   std::string prompt = options.prompt.empty() ? std::string("\n") : options.prompt;
   std::vector<int32_t> context(prompt.begin(), prompt.end());
-  for (int32_t &id : context)
-    id = static_cast<unsigned char>(id);
+  for (size_t i = 0; i < context.size(); ++i) {
+    context[i] = static_cast<unsigned char>(context[i]);
+    if (context[i] >= model.vocab)
+      throw Error(fmt::format("--generate: byte {} of the prompt is 0x{:02X}, a token the "
+                              "model does not have ({})",
+                              i, context[i], c.describe("model.vocab")));
+  }
   // The cache holds context[first, first + cached) at positions [0, cached). Tokens go in by
   // chunks of half the window (a prompt, and the context's last half run in again from
   // position 0 when it outgrows the cache), the rest one at a time: two shapes to compile.

@@ -6,6 +6,7 @@
 #include "tests/unit/train/RunCommand.h"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <cmath>
 #include <filesystem>
@@ -136,6 +137,42 @@ TEST(LoomTrainGenerate, AGptTrainedOnACycleOfLettersContinuesIt) {
               std::string::npos)
         << output;
   }
+  std::filesystem::remove_all(dir);
+}
+
+// A model trained on a token file of a vocabulary of 16 cannot take a prompt byte past it.
+TEST(LoomTrainGenerate, APromptByteOutsideTheVocabularyIsNamed) {
+  std::filesystem::path dir = std::filesystem::temp_directory_path() /
+                              ("loom-generate-vocab-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  {
+    std::vector<uint16_t> ids(4000);
+    for (size_t i = 0; i < ids.size(); ++i)
+      ids[i] = static_cast<uint16_t>(i % 16);
+    std::string header = nlohmann::json{{"format", "loom-tokens"}, {"version", 1},
+                                        {"dtype", "uint16"}, {"count", ids.size()},
+                                        {"vocab", 16}}
+                             .dump();
+    uint64_t length = header.size();
+    std::ofstream file(dir / "tokens.bin", std::ios::binary);
+    file.write(reinterpret_cast<const char *>(&length), 8);
+    file << header;
+    file.write(reinterpret_cast<const char *>(ids.data()), ids.size() * 2);
+  }
+  std::string config = std::string(LOOM_SOURCE_DIR) + "/configs/gpt-tiny.toml" +
+                       " --set model.vocab=16 --set model.embed=32 --set model.seq=16" +
+                       " --set mesh.strategy=none --set data.tokens=" +
+                       (dir / "tokens.bin").string() + " --set training.out_dir=" +
+                       (dir / "run").string();
+  auto [trained, trainOutput] = loomTrain(config + " --set training.steps=2");
+  ASSERT_EQ(trained, 0) << trainOutput;
+  auto [status, output] = loomTrain(config + " --generate a");
+  EXPECT_EQ(status, 1);
+  EXPECT_NE(output.find("loom-train: --generate: byte 0 of the prompt is 0x61, a token the "
+                        "model does not have (model.vocab = 16 (--set))"),
+            std::string::npos)
+      << output;
   std::filesystem::remove_all(dir);
 }
 
