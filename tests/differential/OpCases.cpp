@@ -202,6 +202,20 @@ std::vector<Program> opCases() {
     t.add("reduce_" + kind + "_all", {{sq, "f32"}}, {G::Signed}, {shapeOnly({}, "f32")},
           "  %r0 = loom.reduce " + kind + " %a0, dims = [0, 1] : " + F + " -> tensor<f32>");
   }
+  // 16-bit floats: reductions over a split dim reduce bf16 or f16 partial results across
+  // devices; a product contracting a split dim sums bf16 partial products.
+  for (std::string elem : {"bf16", "f16"}) {
+    std::string H = "tensor<8x8x" + elem + ">", row = "tensor<8x" + elem + ">";
+    for (std::string kind : {"sum", "max"})
+      for (int dim : {0, 1})
+        t.add("reduce_" + kind + "_dim" + std::to_string(dim) + "_" + elem, {{sq, elem}},
+              {G::Signed}, {shapeOnly({8}, elem)},
+              "  %r0 = loom.reduce " + kind + " %a0, dims = [" + std::to_string(dim) + "] : " +
+                  H + " -> " + row);
+    t.add("dot_" + elem, {{sq, elem}, {sq, elem}}, {G::Signed, G::Signed}, {shapeOnly(sq, elem)},
+          "  %r0 = loom.dot_general %a0, %a1, batching_dims = [] x [], contracting_dims = [1] x "
+          "[0] : (" + H + ", " + H + ") -> " + H);
+  }
   t.add("reduce_sum_i32", {{sq, "i32"}}, {G::Int}, {shapeOnly({8}, "i32")},
         "  %r0 = loom.reduce sum %a0, dims = [1] : " + I + " -> tensor<8xi32>");
   // A max pending through a max of maxes, then broadcast back (softmax's stabiliser).

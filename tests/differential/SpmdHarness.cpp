@@ -14,6 +14,7 @@
 #include "mlir/Pass/PassRegistry.h"
 #include "llvm/ADT/StringExtras.h"
 
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -31,7 +32,25 @@ rt::DType dtypeOf(const std::string &elem) {
     return rt::DType::I64;
   if (elem == "i1")
     return rt::DType::I1;
+  if (elem == "bf16")
+    return rt::DType::BF16;
+  if (elem == "f16")
+    return rt::DType::F16;
   return rt::DType::F32;
+}
+
+/// A value rounded to bf16 (nearest, ties to even) or f16, as its bits.
+uint16_t halfBits(double value, const std::string &elem) {
+  if (elem == "f16")
+    return std::bit_cast<uint16_t>(static_cast<_Float16>(value));
+  uint32_t bits = std::bit_cast<uint32_t>(static_cast<float>(value));
+  return static_cast<uint16_t>((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16);
+}
+
+double halfValue(uint16_t bits, const std::string &elem) {
+  if (elem == "f16")
+    return static_cast<double>(std::bit_cast<_Float16>(bits));
+  return std::bit_cast<float>(static_cast<uint32_t>(bits) << 16);
 }
 
 std::vector<uint8_t> toBytes(const std::vector<double> &values, const std::string &elem) {
@@ -46,6 +65,8 @@ std::vector<uint8_t> toBytes(const std::vector<double> &values, const std::strin
       put(static_cast<int64_t>(values[i]));
     else if (elem == "i1")
       put(static_cast<uint8_t>(values[i] != 0));
+    else if (elem == "bf16" || elem == "f16")
+      put(halfBits(values[i], elem));
     else
       put(static_cast<float>(values[i]));
   }
@@ -68,6 +89,8 @@ std::vector<double> fromBytes(const std::vector<uint8_t> &bytes, const std::stri
       values[i] = get(int64_t());
     else if (elem == "i1")
       values[i] = get(uint8_t()) != 0;
+    else if (elem == "bf16" || elem == "f16")
+      values[i] = halfValue(static_cast<uint16_t>(get(uint16_t())), elem);
     else
       values[i] = get(float());
   }
@@ -248,13 +271,16 @@ compileAndRun(const std::string &source, const MeshAxes &mesh,
 }
 
 bool sameValue(double got, double want, const std::string &elem, int ulps) {
-  if (elem != "f32" && elem != "f64")
+  if (elem != "f32" && elem != "f64" && elem != "bf16" && elem != "f16")
     return got == want;
   if (std::isnan(got) || std::isnan(want))
     return std::isnan(got) && std::isnan(want);
   if (std::isinf(got) || std::isinf(want))
     return got == want;
-  double eps = elem == "f64" ? 1e-15 : std::numeric_limits<float>::epsilon();
+  double eps = elem == "f64"    ? 1e-15
+               : elem == "bf16" ? 0x1p-8 // the spacing at 1, as FLT_EPSILON is f32's
+               : elem == "f16"  ? 0x1p-10
+                                : std::numeric_limits<float>::epsilon();
   return std::fabs(got - want) <= ulps * eps * std::max(std::fabs(want), 1.0);
 }
 
