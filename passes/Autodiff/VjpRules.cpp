@@ -249,10 +249,12 @@ bool isConstantOrBroadcastOne(Value v) {
   return matchPattern(v, m_Constant());
 }
 
-/// max (lhsWins ge, rhsWins gt) or min (le, lt): g goes to the lhs where it wins, ties
-/// included, to the rhs elsewhere. Against a constant lhs the rhs wins exactly where the
-/// result y passes it, so the rule reads y and the constant: relu, max(0, x), then needs only
-/// its result, and x can die after the forward.
+/// max (lhsWins ge, rhsWins gt) or min (le, lt): g goes to the operand that wins. At a tie
+/// of two operands that both vary, each gets half, as PyTorch's maximum and JAX's max give.
+/// Against a constant the tie goes to the first operand: relu, max(0, x), has derivative 0
+/// at 0 (PyTorch's and JAX's relu), a clamp, max(x, c), derivative 1 there (PyTorch's clamp).
+/// Against a constant lhs the rhs wins exactly where the result y passes it, so the rule
+/// reads y and the constant: relu then needs only its result, and x can die after the forward.
 LogicalResult maxOrMinVjp(Emitter &e, ComparisonDirection lhsWins, ComparisonDirection rhsWins,
                           Value x, Value x1, Value y, Value g, SmallVectorImpl<Value> &out) {
   if (isConstantOrBroadcastOne(x)) {
@@ -261,9 +263,16 @@ LogicalResult maxOrMinVjp(Emitter &e, ComparisonDirection lhsWins, ComparisonDir
     out[1] = e.select(toRhs, g, zero);
     return success();
   }
-  Value toLhs = e.cmp(lhsWins, x, x1), zero = e.like(g, 0);
-  out[0] = e.select(toLhs, g, zero);
-  out[1] = e.select(toLhs, zero, g);
+  if (isConstantOrBroadcastOne(x1)) {
+    Value toLhs = e.cmp(lhsWins, x, x1), zero = e.like(g, 0);
+    out[0] = e.select(toLhs, g, zero);
+    out[1] = e.select(toLhs, zero, g);
+    return success();
+  }
+  Value lhsAlone = e.cmp(rhsWins, x, x1), tie = e.cmp(ComparisonDirection::eq, x, x1);
+  Value zero = e.like(g, 0), half = e.mul(g, e.like(g, 0.5));
+  out[0] = e.select(lhsAlone, g, e.select(tie, half, zero));
+  out[1] = e.select(lhsAlone, zero, e.select(tie, half, g));
   return success();
 }
 

@@ -93,10 +93,11 @@ TEST_F(ElementwiseGradTest, MinimumWithoutTies) {
   checkGradients([](const Args &x) { return minimum(x[0], x[1]); }, {a, shiftedFrom(a)});
 }
 
-// At a tie finite differences see half of each side, so ties are checked by value: max and
-// min send the cotangent to their first operand, and relu, max(0, x), has derivative 0 at 0 as
-// PyTorch's and JAX's relu (its gradient read from its result: 1 where relu(x) > 0).
-TEST(ElementwiseTies, GoToTheFirstOperandAndReluHasDerivativeZeroAtZero) {
+// At a tie finite differences see half of each side, so ties are checked by value: against a
+// constant the tie goes to the first operand, so relu, max(0, x), has derivative 0 at 0 as
+// PyTorch's and JAX's relu (its gradient read from its result: 1 where relu(x) > 0) and a
+// clamp, max(x, 0), derivative 1 as PyTorch's clamp.
+TEST(ElementwiseTies, AgainstAConstantGoToTheFirstOperandSoReluHasDerivativeZeroAtZero) {
   using Fn = Tensor (*)(const Tensor &);
   struct Case {
     const char *name;
@@ -116,6 +117,36 @@ TEST(ElementwiseTies, GoToTheFirstOperandAndReluHasDerivativeZeroAtZero) {
     auto f = jit([fn](Tensor x) { return grad([fn](Tensor v) { return sum(fn(v)); })(x); });
     Array x = Array::from(std::vector<double>{-2, 0, 0.5}, {3});
     EXPECT_EQ(f(x).to_host<double>(), c.expected) << c.name;
+  }
+}
+
+// Between two operands that both vary, a tie's cotangent is split equally, as PyTorch's
+// maximum/minimum and JAX's max/min split it (torch.maximum(a, b).sum().backward() at
+// a = b gives 0.5 to each).
+TEST(ElementwiseTies, BetweenTwoOperandsAreSplitEqually) {
+  using Fn = Tensor (*)(const Tensor &, const Tensor &);
+  struct Case {
+    const char *name;
+    Fn fn;
+    std::vector<double> da, db; // at a = {1, 2, 3, -1}, b = {1, 0, 5, -1}
+  };
+  Case cases[] = {
+      {"maximum", [](const Tensor &a, const Tensor &b) { return maximum(a, b); },
+       {0.5, 1, 0, 0.5}, {0.5, 0, 1, 0.5}},
+      {"minimum", [](const Tensor &a, const Tensor &b) { return minimum(a, b); },
+       {0.5, 0, 1, 0.5}, {0.5, 1, 0, 0.5}},
+  };
+  for (const Case &c : cases) {
+    Fn fn = c.fn;
+    auto f = jit([fn](Tensor a, Tensor b) {
+      ValueAndGrad vg = value_and_grad([fn](Tensor x, Tensor y) { return sum(fn(x, y)); },
+                                       {0, 1})(a, b);
+      return std::vector<Tensor>{vg.grads[0].leaf(), vg.grads[1].leaf()};
+    });
+    auto grads = f(Array::from(std::vector<double>{1, 2, 3, -1}, {4}),
+                   Array::from(std::vector<double>{1, 0, 5, -1}, {4}));
+    EXPECT_EQ(grads[0].to_host<double>(), c.da) << c.name;
+    EXPECT_EQ(grads[1].to_host<double>(), c.db) << c.name;
   }
 }
 

@@ -260,16 +260,21 @@ func.func @main(%x: tensor<f32>) -> (tensor<f32>, tensor<f32>) {
 
 // -----
 
-// Tests that the VJP of max sends g to the lhs where lhs >= rhs (ties to the lhs), to the rhs
-// elsewhere, through selects with a zero.
+// Tests that the VJP of max sends g to the lhs where lhs > rhs, to the rhs where rhs > lhs,
+// and half of it to each at a tie (as PyTorch's maximum and JAX's max), through selects.
 // CHECK-LABEL: func.func private @f_value_and_grad_0_1(
 // CHECK-SAME: %[[A:[a-z0-9_]+]]: tensor<f32>, %[[B:[a-z0-9_]+]]: tensor<f32>)
 // CHECK-NEXT: %[[Y:[a-z0-9_]+]] = loom.max %[[A]], %[[B]] : tensor<f32>
 // CHECK-NEXT: %[[G:[a-z0-9_]+]] = loom.constant dense<1.000000e+00> : tensor<f32>
-// CHECK-NEXT: %[[LHS:[a-z0-9_]+]] = loom.compare ge, %[[A]], %[[B]] : tensor<f32> -> tensor<i1>
+// CHECK-NEXT: %[[LHS:[a-z0-9_]+]] = loom.compare gt, %[[A]], %[[B]] : tensor<f32> -> tensor<i1>
+// CHECK-NEXT: %[[TIE:[a-z0-9_]+]] = loom.compare eq, %[[A]], %[[B]] : tensor<f32> -> tensor<i1>
 // CHECK-NEXT: %[[ZERO:[a-z0-9_]+]] = loom.constant dense<0.000000e+00> : tensor<f32>
-// CHECK-NEXT: %[[DA:[a-z0-9_]+]] = loom.select %[[LHS]], %[[G]], %[[ZERO]] : tensor<i1>, tensor<f32>
-// CHECK-NEXT: %[[DB:[a-z0-9_]+]] = loom.select %[[LHS]], %[[ZERO]], %[[G]] : tensor<i1>, tensor<f32>
+// CHECK-NEXT: %[[C:[a-z0-9_]+]] = loom.constant dense<5.000000e-01> : tensor<f32>
+// CHECK-NEXT: %[[HALF:[a-z0-9_]+]] = loom.mul %[[G]], %[[C]] : tensor<f32>
+// CHECK-NEXT: %[[TA:[a-z0-9_]+]] = loom.select %[[TIE]], %[[HALF]], %[[ZERO]] : tensor<i1>, tensor<f32>
+// CHECK-NEXT: %[[DA:[a-z0-9_]+]] = loom.select %[[LHS]], %[[G]], %[[TA]] : tensor<i1>, tensor<f32>
+// CHECK-NEXT: %[[TB:[a-z0-9_]+]] = loom.select %[[TIE]], %[[HALF]], %[[G]] : tensor<i1>, tensor<f32>
+// CHECK-NEXT: %[[DB:[a-z0-9_]+]] = loom.select %[[LHS]], %[[ZERO]], %[[TB]] : tensor<i1>, tensor<f32>
 // CHECK-NEXT: return %[[Y]], %[[DA]], %[[DB]] :
 func.func private @f(%a: tensor<f32>, %b: tensor<f32>) -> tensor<f32> {
   %0 = loom.max %a, %b : tensor<f32>
@@ -310,15 +315,21 @@ func.func @main(%x: tensor<4xf32>) -> (tensor<f32>, tensor<4xf32>) {
 
 // -----
 
-// Tests that the VJP of min sends g to the lhs where lhs <= rhs, to the rhs elsewhere.
+// Tests that the VJP of min sends g to the lhs where lhs < rhs, to the rhs where rhs < lhs,
+// and half to each at a tie.
 // CHECK-LABEL: func.func private @f_value_and_grad_0_1(
 // CHECK-SAME: %[[A:[a-z0-9_]+]]: tensor<f32>, %[[B:[a-z0-9_]+]]: tensor<f32>)
 // CHECK-NEXT: %[[Y:[a-z0-9_]+]] = loom.min %[[A]], %[[B]] : tensor<f32>
 // CHECK-NEXT: %[[G:[a-z0-9_]+]] = loom.constant dense<1.000000e+00> : tensor<f32>
-// CHECK-NEXT: %[[LHS:[a-z0-9_]+]] = loom.compare le, %[[A]], %[[B]] : tensor<f32> -> tensor<i1>
+// CHECK-NEXT: %[[LHS:[a-z0-9_]+]] = loom.compare lt, %[[A]], %[[B]] : tensor<f32> -> tensor<i1>
+// CHECK-NEXT: %[[TIE:[a-z0-9_]+]] = loom.compare eq, %[[A]], %[[B]] : tensor<f32> -> tensor<i1>
 // CHECK-NEXT: %[[ZERO:[a-z0-9_]+]] = loom.constant dense<0.000000e+00> : tensor<f32>
-// CHECK-NEXT: %[[DA:[a-z0-9_]+]] = loom.select %[[LHS]], %[[G]], %[[ZERO]] : tensor<i1>, tensor<f32>
-// CHECK-NEXT: %[[DB:[a-z0-9_]+]] = loom.select %[[LHS]], %[[ZERO]], %[[G]] : tensor<i1>, tensor<f32>
+// CHECK-NEXT: %[[C:[a-z0-9_]+]] = loom.constant dense<5.000000e-01> : tensor<f32>
+// CHECK-NEXT: %[[HALF:[a-z0-9_]+]] = loom.mul %[[G]], %[[C]] : tensor<f32>
+// CHECK-NEXT: %[[TA:[a-z0-9_]+]] = loom.select %[[TIE]], %[[HALF]], %[[ZERO]] : tensor<i1>, tensor<f32>
+// CHECK-NEXT: %[[DA:[a-z0-9_]+]] = loom.select %[[LHS]], %[[G]], %[[TA]] : tensor<i1>, tensor<f32>
+// CHECK-NEXT: %[[TB:[a-z0-9_]+]] = loom.select %[[TIE]], %[[HALF]], %[[G]] : tensor<i1>, tensor<f32>
+// CHECK-NEXT: %[[DB:[a-z0-9_]+]] = loom.select %[[LHS]], %[[ZERO]], %[[TB]] : tensor<i1>, tensor<f32>
 // CHECK-NEXT: return %[[Y]], %[[DA]], %[[DB]] :
 func.func private @f(%a: tensor<f32>, %b: tensor<f32>) -> tensor<f32> {
   %0 = loom.min %a, %b : tensor<f32>
