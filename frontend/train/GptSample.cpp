@@ -49,26 +49,6 @@ void checkByteTokens(const Config &c) {
                 "on " + path + ", a token file of vocabulary " + std::to_string(vocab));
 }
 
-/// The parameters `prefix` ("params" or "ema") names in `checkpoint`, on one device.
-Tree<Array> loadParams(const Checkpoint &checkpoint, const Tree<Shape> &shapes,
-                       const std::string &prefix) {
-  std::vector<std::pair<std::string, Shape>> named;
-  namedLeaves(shapes, prefix, named);
-  std::vector<Array> leaves;
-  for (const auto &[name, shape] : named) {
-    auto found = checkpoint.tensors.find(name);
-    if (found == checkpoint.tensors.end())
-      throw Error(checkpoint.dir + "/model.safetensors: no tensor " + name);
-    const StoredTensor &t = found->second;
-    if (t.shape != shape || t.dtype != DType::F32)
-      throw Error(checkpoint.dir + "/model.safetensors: tensor " + name + " is " +
-                  loom::describe(t.dtype, t.shape) + ", the model's is " +
-                  loom::describe(DType::F32, shape));
-    std::vector<uint8_t> bytes = t.whole(); // each part checked against its CRC-32
-    leaves.push_back(Array::fromBytes(bytes.data(), bytes.size(), shape, t.dtype));
-  }
-  return shapes.unflattenLike(leaves);
-}
 } // namespace
 
 int64_t sampleToken(std::span<const float> logits, double temperature, int64_t topK,
@@ -119,8 +99,8 @@ SampleReport generateText(const Config &c, const SampleOptions &options,
   // Evaluations use the EMA where the run kept one; so does generation.
   report.ema = std::any_of(checkpoint.tensors.begin(), checkpoint.tensors.end(),
                            [](const auto &t) { return t.first.rfind("ema.", 0) == 0; });
-  Tree<Array> params =
-      loadParams(checkpoint, nn::gptParamShapes(model), report.ema ? "ema" : "params");
+  Tree<Array> params = restoreTree(checkpoint, nn::gptParamShapes(model),
+                                   report.ema ? "ema" : "params", /*shardings=*/nullptr);
 
   const int64_t T = model.seq;
   using Step = std::function<std::pair<Tensor, Tree<Tensor>>(Tree<Tensor>, Tree<Tensor>, Tensor,

@@ -53,6 +53,44 @@ void checkSameModel(const Config &c, const std::vector<std::string> &keys,
   }
 }
 
+Tree<Array> restoreTree(const Checkpoint &checkpoint, const Tree<Shape> &structure,
+                        const std::string &prefix, const Tree<NamedSharding> *shardings) {
+  std::vector<std::pair<std::string, Shape>> named;
+  namedLeaves(structure, prefix, named);
+  std::vector<std::pair<std::string, NamedSharding>> placements;
+  if (shardings)
+    namedLeaves(*shardings, prefix, placements);
+  std::vector<Array> leaves;
+  for (size_t i = 0; i < named.size(); ++i) {
+    const auto &[name, shape] = named[i];
+    auto found = checkpoint.tensors.find(name);
+    if (found == checkpoint.tensors.end())
+      throw Error(checkpoint.dir + "/model.safetensors: no tensor " + name);
+    const StoredTensor &t = found->second;
+    if (t.shape != shape || t.dtype != DType::F32)
+      throw Error(checkpoint.dir + "/model.safetensors: tensor " + name + " is " +
+                  loom::describe(t.dtype, t.shape) + ", the model's is " +
+                  loom::describe(DType::F32, shape));
+    // Each of this process's devices reads its own part, from the parts of the files it
+    // overlaps (each checked against its CRC-32 first): no process holds whole tensors.
+    if (shardings) {
+      leaves.push_back(Array::make_array_from_callback(
+          shape, t.dtype, placements[i].second,
+          [&t](const std::vector<int64_t> &start, const Shape &box, char *out) {
+            t.read(start, box, out);
+          }));
+    } else if (t.parts.size() == 1) { // straight from the mapped file
+      checkpoint.verify(name);
+      leaves.push_back(Array::fromBytes(t.parts[0].bytes.data(), t.parts[0].bytes.size(),
+                                        shape, t.dtype));
+    } else {
+      std::vector<uint8_t> whole = t.whole();
+      leaves.push_back(Array::fromBytes(whole.data(), whole.size(), shape, t.dtype));
+    }
+  }
+  return structure.unflattenLike(leaves);
+}
+
 TrainState restoreState(const Config &c, const TrainTask &task, const Checkpoint &checkpoint) {
   checkSameModel(c, task.modelKeys(), checkpoint);
   Tree<Shape> shapes = task.paramShapes();
@@ -62,46 +100,10 @@ TrainState restoreState(const Config &c, const TrainTask &task, const Checkpoint
   Tree<NamedSharding> stateLayout;
   if (layout)
     stateLayout["m"] = *layout, stateLayout["v"] = *layout;
-  auto place = [&](const Tree<Shape> &structure, const std::string &prefix,
-                   const Tree<NamedSharding> *shardings) {
-    std::vector<std::pair<std::string, Shape>> named;
-    namedLeaves(structure, prefix, named);
-    std::vector<std::pair<std::string, NamedSharding>> placements;
-    if (shardings)
-      namedLeaves(*shardings, prefix, placements);
-    std::vector<Array> leaves;
-    for (size_t i = 0; i < named.size(); ++i) {
-      const auto &[name, shape] = named[i];
-      auto found = checkpoint.tensors.find(name);
-      if (found == checkpoint.tensors.end())
-        throw Error(checkpoint.dir + "/model.safetensors: no tensor " + name);
-      const StoredTensor &t = found->second;
-      if (t.shape != shape || t.dtype != DType::F32)
-        throw Error(checkpoint.dir + "/model.safetensors: tensor " + name + " is " +
-                    loom::describe(t.dtype, t.shape) + ", the model's is " +
-                    loom::describe(DType::F32, shape));
-      // Each of this process's devices reads its own part, from the parts of the files it
-      // overlaps (each checked against its CRC-32 first): no process holds whole tensors.
-      if (shardings) {
-        leaves.push_back(Array::make_array_from_callback(
-            shape, t.dtype, placements[i].second,
-            [&t](const std::vector<int64_t> &start, const Shape &box, char *out) {
-              t.read(start, box, out);
-            }));
-      } else if (t.parts.size() == 1) { // straight from the mapped file
-        checkpoint.verify(name);
-        leaves.push_back(Array::fromBytes(t.parts[0].bytes.data(), t.parts[0].bytes.size(),
-                                          shape, t.dtype));
-      } else {
-        std::vector<uint8_t> whole = t.whole();
-        leaves.push_back(Array::fromBytes(whole.data(), whole.size(), shape, t.dtype));
-      }
-    }
-    return structure.unflattenLike(leaves);
-  };
   TrainState state;
-  state.params = place(shapes, "params", layout);
-  state.optState = place(stateShapes, "opt_state", layout ? &stateLayout : nullptr);
+  state.params = restoreTree(checkpoint, shapes, "params", layout);
+  state.optState =
+      restoreTree(checkpoint, stateShapes, "opt_state", layout ? &stateLayout : nullptr);
   // An f16 model's loss scale; from a checkpoint of another precision, it starts afresh.
   if (task.computeDType() == DType::F16) {
     Tree<Shape> scaleShapes;
@@ -113,11 +115,12 @@ TrainState restoreState(const Config &c, const TrainTask &task, const Checkpoint
     }
     state.optState["loss_scale"] =
         checkpoint.tensors.count("opt_state.loss_scale.scale")
-            ? place(scaleShapes, "opt_state.loss_scale", layout ? &scaleLayout : nullptr)
+            ? restoreTree(checkpoint, scaleShapes, "opt_state.loss_scale",
+                          layout ? &scaleLayout : nullptr)
             : optim::dynamicScaleInit();
   }
   if (c.number("ema.decay") > 0)
-    state.ema = place(shapes, "ema", layout);
+    state.ema = restoreTree(checkpoint, shapes, "ema", layout);
   return state;
 }
 

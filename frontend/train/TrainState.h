@@ -31,6 +31,13 @@ nlohmann::json modelMetadata(const Config &config, const TrainTask &task);
 void checkSameModel(const Config &config, const std::vector<std::string> &keys,
                     const Checkpoint &checkpoint);
 
+/// The f32 tensors of `checkpoint` named `prefix` + the paths of `structure`
+/// ("params.layers.0.w"), each placed with its sharding in `shardings` (null: on device 0).
+/// Throws loom::Error naming the file and tensor that is missing, of another shape, or
+/// damaged.
+Tree<Array> restoreTree(const Checkpoint &checkpoint, const Tree<Shape> &structure,
+                        const std::string &prefix, const Tree<NamedSharding> *shardings);
+
 /// The state in `checkpoint`, placed as `task` shards it. Throws loom::Error naming the
 /// metadata key, the file and tensor that does not match the config's model, or is damaged.
 TrainState restoreState(const Config &config, const TrainTask &task,
