@@ -92,7 +92,8 @@ void reduceAll(DType dtype, ReduceKind kind, void *dst, const std::vector<const 
     return;
   if (isHalf(dtype))
     return reduceHalves(dtype, kind, static_cast<uint16_t *>(dst), srcs, n);
-  // Every source is read after dst is written only where dst is not one of them.
+  // dst may be one of the sources: as the first, it is combined into in place; as another,
+  // it is copied before the first overwrites it.
   const size_t elem = byteSize(dtype);
   size_t mine = std::find(srcs.begin(), srcs.end(), dst) - srcs.begin();
   if (mine != 0 && mine < srcs.size()) {
