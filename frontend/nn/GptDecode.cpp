@@ -27,9 +27,9 @@ std::pair<Tensor, Tree<Tensor>> nn::gptDecodeStep(const GptConfig &c, const Tree
                                                   const Tensor &positions, Loc loc) {
   CallerScope scope("nn::gptDecodeStep", loc);
   const int64_t T = c.seq, H = c.heads, D = c.headDim(), n = ids.dim(0);
-  // [n, T]: each token's row of the cache; [T, 1, 1]: the rows this step writes.
-  Tensor rows = one_hot(positions, T, DType::F32);
-  Tensor written = reshape(sum(rows, {0}), {T, 1, 1});
+  // [T, 1, 1]: the rows of the cache this step writes.
+  Tensor written =
+      reshape(greater(sum(one_hot(positions, T, DType::F32), {0}), full({}, 0.0)), {T, 1, 1});
   // [H, n, T]: token i attends to the positions up to its own.
   Tensor attends = less_equal(iota({H, n, T}, 2), reshape(positions, {1, n, 1}));
   // [n, C]: the tokens' embeddings plus their positions', as gptForward's residual stream.
@@ -44,9 +44,9 @@ std::pair<Tensor, Tree<Tensor>> nn::gptDecodeStep(const GptConfig &c, const Tree
     auto part = [&](int64_t k) {
       return reshape(slice(qkv, {k, 0, 0, 0}, {k + 1, n, H, D}), {n, H, D});
     };
-    // The cache with the step's rows replaced (one-hot products: exact).
+    // The cache with the step's rows replaced (each written once: exact).
     auto write = [&](const Tensor &old, const Tensor &fresh) {
-      return old * (1.0 - written) + einsum("nt,nhd->thd", rows, fresh);
+      return where(written, scatter_add(fresh, positions, T), old);
     };
     Tree<Tensor> updated;
     updated["k"] = write(cached[i].at("k").leaf(), part(1));
