@@ -89,7 +89,8 @@ SampleReport generateText(const Config &c, const SampleOptions &options,
   std::optional<std::string> latest = latestCheckpoint(c.text("training.out_dir"));
   if (!latest)
     throw Error("no checkpoint under " + c.describe("training.out_dir") +
-                ": train the model first (checkpoints are saved at the end of a run)");
+                ": train the model first (a run saves one at its end, unless "
+                "checkpoint.enabled = false)");
   Checkpoint checkpoint = readCheckpoint(*latest);
   checkSameModel(c, gptModelKeys(), checkpoint);
 
