@@ -55,6 +55,9 @@ int64_t sampleToken(std::span<const float> logits, double temperature, int64_t t
                     std::mt19937_64 &rng) {
   if (logits.empty())
     throw Error("sampleToken: no logits");
+  for (size_t i = 0; i < logits.size(); ++i)
+    if (std::isnan(logits[i]))
+      throw Error(fmt::format("the logit of token {} is NaN: the parameters have diverged", i));
   if (temperature == 0)
     return std::max_element(logits.begin(), logits.end()) - logits.begin();
   std::vector<int64_t> ids(logits.size());

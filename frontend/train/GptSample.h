@@ -39,7 +39,8 @@ struct SampleReport {
 
 /// The token drawn from `logits` (one per token id): with temperature 0 the first largest,
 /// else id i with probability proportional to exp(logits[i] / temperature) among the `topK`
-/// largest (all when topK is 0 or at least their number), using one draw of `rng`.
+/// largest (all when topK is 0 or at least their number), using one draw of `rng`. Throws
+/// loom::Error naming a NaN logit (a model whose parameters diverged).
 int64_t sampleToken(std::span<const float> logits, double temperature, int64_t topK,
                     std::mt19937_64 &rng);
 

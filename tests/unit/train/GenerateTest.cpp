@@ -2,6 +2,7 @@
 // the softmax computed here, and `loom-train --generate` as a user runs it: a GPT trained on
 // a text that repeats a cycle of letters continues the cycle from any prompt, a seed gives the
 // same text, and what cannot be sampled is refused with a message naming why.
+#include "frontend/Error.h"
 #include "frontend/train/GptSample.h"
 #include "tests/unit/train/RunCommand.h"
 
@@ -35,6 +36,19 @@ TEST(SampleToken, TemperatureZeroAndTopOneTakeTheFirstLargest) {
   for (int i = 0; i < 20; ++i) {
     EXPECT_EQ(sampleToken(logits, 0.0, 0, rng), 1);
     EXPECT_EQ(sampleToken(logits, 1.5, 1, rng), 1);
+  }
+}
+
+TEST(SampleToken, ANaNLogitIsNamed) {
+  std::mt19937_64 rng(1);
+  std::vector<float> logits = {0.5f, std::nanf(""), 1.0f};
+  for (double temperature : {0.0, 1.0}) {
+    try {
+      sampleToken(logits, temperature, 0, rng);
+      ADD_FAILURE() << "no error at temperature " << temperature;
+    } catch (const loom::Error &e) {
+      EXPECT_STREQ(e.what(), "the logit of token 1 is NaN: the parameters have diverged");
+    }
   }
 }
 
