@@ -176,11 +176,15 @@ int run(int argc, char **argv) {
       std::snprintf(part, sizeof part, ", eval %s %.4f", name.c_str(), value);
       eval += part;
     }
-    std::printf("done: %ld steps, train loss %.4f%s, %.0f %s/s, first step after %.1f s "
-                "(compile %.1f s%s)\n",
-                static_cast<long>(s.steps), s.trainLoss, eval.c_str(), s.throughput,
-                s.unit.c_str(), s.secondsToFirstStep, s.compileSeconds,
-                s.compiledFromCache ? ", from the compile cache" : "");
+    if (s.firstStep >= s.steps) // resumed from the run's last checkpoint: evaluated only
+      std::printf("done: nothing left to train, the checkpoint has all %ld steps%s\n",
+                  static_cast<long>(s.firstStep), eval.c_str());
+    else
+      std::printf("done: %ld steps, train loss %.4f%s, %.0f %s/s, first step after %.1f s "
+                  "(compile %.1f s%s)\n",
+                  static_cast<long>(s.steps), s.trainLoss, eval.c_str(), s.throughput,
+                  s.unit.c_str(), s.secondsToFirstStep, s.compileSeconds,
+                  s.compiledFromCache ? ", from the compile cache" : "");
     if (s.lossScale > 0)
       std::printf("f16 loss scale: %g at the end; %ld steps skipped (gradients not finite)\n",
                   s.lossScale, static_cast<long>(s.skippedSteps));

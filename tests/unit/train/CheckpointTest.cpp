@@ -67,6 +67,17 @@ TEST_F(CheckpointRun, ResumingGivesBitwiseTheLossesAndParametersOfAnUnbrokenRun)
   EXPECT_TRUE(a == b) << "the final parameters and optimizer state differ";
 }
 
+// Resuming a finished run trains nothing, evaluates its last checkpoint, and says so.
+TEST_F(CheckpointRun, ResumingAFinishedRunOnlyEvaluates) {
+  auto [status, output] = runCommand(loomTrain((root / "straight").string(), "--resume"));
+  ASSERT_EQ(status, 0) << output;
+  EXPECT_NE(output.find("done: nothing left to train, the checkpoint has all 12 steps, eval "
+                        "loss "),
+            std::string::npos)
+      << output;
+  EXPECT_EQ(output.find("tokens/s"), std::string::npos) << output;
+}
+
 TEST_F(CheckpointRun, AnIndependentReaderReadsTheTensors) {
   std::string file = (root / "straight/checkpoints/step_00000011/model.safetensors").string();
   auto [status, output] = runCommand("python3 " + std::string(LOOM_SOURCE_DIR) +
