@@ -3,8 +3,9 @@
 // else transposed to [batch, free, contracting] / [batch, contracting, free]; then reshaped
 // to rank 3 (or 2), and the product reshaped back. A product over two batch dims with one
 // free and one contracting dim per operand (attention's per-head products, whose heads are
-// not the leading dim) becomes a linalg.generic that reads the operands in place instead, as
-// does a product that would copy an operand but for one dim taken as an outer loop.
+// not the leading dim), or over one batch dim where an operand would be copied, becomes a
+// linalg.generic that reads the operands in place instead, as does a product that would copy
+// an operand but for one dim taken as an outer loop.
 // The matmul itself becomes a BLAS call after bufferization (LowerMatmulToBlas.cpp).
 #include "compiler/IR/LoomOps.h"
 #include "compiler/Lowering/LoweringPatterns.h"
@@ -67,28 +68,37 @@ Value contractionGeneric(OpBuilder &b, Location loc, RankedTensorType type, Valu
   return generic.getResult(0);
 }
 
-/// The two-batch-dim product `op` as a linalg.generic over (b1, b2, m, n, k) that reads
-/// both operands where they lie (no transpose copies), or null if it has another form.
-Value stridedContraction(OpBuilder &b, DotGeneralOp op, Value lhs, Value rhs) {
+/// The product `op` with one or two batch dims as a linalg.generic over (batch dims, m, n,
+/// k) that reads both operands where they lie (no transpose copies), or null if it has
+/// another form. One batch dim is taken only where an operand would otherwise be copied and
+/// each operand's last dim is one of its matrix dims (the BLAS call needs a unit stride
+/// there): an einsum "nhd,thd->hnt" over heads that are not the leading dim.
+Value stridedContraction(OpBuilder &b, DotGeneralOp op, Value lhs, Value rhs, bool copied) {
   auto [lhsType, rhsType, lb, rb, lc, rc, lf, rf] = DotDims(op);
   Type element = op.getType().getElementType();
-  if (lb.size() != 2 || lc.size() != 1 || lf.size() != 1 || rf.size() != 1 ||
-      !isa<FloatType>(element) || lhsType.getElementType() != element ||
+  int64_t batchDims = lb.size();
+  if ((batchDims != 2 && (batchDims != 1 || !copied)) || lc.size() != 1 || lf.size() != 1 ||
+      rf.size() != 1 || !isa<FloatType>(element) || lhsType.getElementType() != element ||
       rhsType.getElementType() != element)
     return nullptr;
-  // Operand dim -> iteration dim (b1 = 0, b2 = 1, m = 2, n = 3, k = 4).
-  auto map = [&](int64_t rank, ArrayRef<int64_t> batch, int64_t free, int64_t freeLoop,
+  if (batchDims == 1 && ((lc[0] != lhsType.getRank() - 1 && lf[0] != lhsType.getRank() - 1) ||
+                         (rc[0] != rhsType.getRank() - 1 && rf[0] != rhsType.getRank() - 1)))
+    return nullptr;
+  // Operand dim -> iteration dim (the batch dims first, then m, n, k).
+  const int64_t m = batchDims, n = m + 1, k = m + 2, loops = k + 1;
+  auto map = [&](ArrayRef<int64_t> batch, int64_t free, int64_t freeLoop,
                  int64_t contracting) {
-    SmallVector<AffineExpr> exprs(rank);
-    exprs[batch[0]] = b.getAffineDimExpr(0), exprs[batch[1]] = b.getAffineDimExpr(1);
-    exprs[free] = b.getAffineDimExpr(freeLoop), exprs[contracting] = b.getAffineDimExpr(4);
-    return AffineMap::get(5, 0, exprs, b.getContext());
+    SmallVector<AffineExpr> exprs(batchDims + 2);
+    for (int64_t i = 0; i < batchDims; ++i)
+      exprs[batch[i]] = b.getAffineDimExpr(i);
+    exprs[free] = b.getAffineDimExpr(freeLoop), exprs[contracting] = b.getAffineDimExpr(k);
+    return AffineMap::get(loops, 0, exprs, b.getContext());
   };
-  // The result is [b1, b2, m, n]: the iteration dims without k.
+  // The result is [batch..., m, n]: the iteration dims without k.
   SmallVector<AffineMap> maps = {
-      map(4, lb, lf[0], 2, lc[0]), map(4, rb, rf[0], 3, rc[0]),
-      AffineMap::getMultiDimIdentityMap(5, b.getContext()).getMajorSubMap(4)};
-  SmallVector<utils::IteratorType> iterators(4, utils::IteratorType::parallel);
+      map(lb, lf[0], m, lc[0]), map(rb, rf[0], n, rc[0]),
+      AffineMap::getMultiDimIdentityMap(loops, b.getContext()).getMajorSubMap(loops - 1)};
+  SmallVector<utils::IteratorType> iterators(loops - 1, utils::IteratorType::parallel);
   iterators.push_back(utils::IteratorType::reduction);
   return contractionGeneric(b, op.getLoc(), op.getType(), lhs, rhs, maps, iterators);
 }
@@ -227,10 +237,6 @@ struct LowerDotGeneral : OpConversionPattern<DotGeneralOp> {
           rewriter.eraseOp(op);
           return success();
         }
-    if (Value strided = stridedContraction(rewriter, op, adaptor.getLhs(), adaptor.getRhs())) {
-      rewriter.replaceOp(op, strided);
-      return success();
-    }
     int64_t batch = product(lhsType, lb), m = product(lhsType, lf), k = product(lhsType, lc),
             n = product(rhsType, rf);
 
@@ -251,6 +257,11 @@ struct LowerDotGeneral : OpConversionPattern<DotGeneralOp> {
     bool transposeRhs = !isIdentity(order(rb, rc, rf)) && isIdentity(order(rb, rf, rc));
     bool lhsCopied = !transposeLhs && !isIdentity(order(lb, lf, lc)),
          rhsCopied = !transposeRhs && !isIdentity(order(rb, rc, rf));
+    if (Value strided = stridedContraction(rewriter, op, adaptor.getLhs(), adaptor.getRhs(),
+                                           lhsCopied || rhsCopied)) {
+      rewriter.replaceOp(op, strided);
+      return success();
+    }
     if (lhsCopied || rhsCopied)
       if (Value outer = outerContraction(rewriter, op, adaptor.getLhs(), adaptor.getRhs())) {
         rewriter.replaceOp(op, outer);

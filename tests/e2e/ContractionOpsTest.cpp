@@ -131,6 +131,12 @@ INSTANTIATE_TEST_SUITE_P(
                     EinsumCase{"matvec", "ij,j->i", {7, 13}, {13}},
                     EinsumCase{"summed_alone", "ij,jk->k", {7, 13}, {13, 5}},
                     EinsumCase{"batch_middle", "ibj,jbk->bik", {7, 3, 13}, {13, 3, 5}},
+                    // One batch dim, not leading: one GEMM call per head reading the operands
+                    // in place (a decoding step's scores and weighted sum against its cache,
+                    // and a gradient's form with both operands read transposed).
+                    EinsumCase{"head_scores", "nhd,thd->hnt", {2, 3, 5}, {7, 3, 5}},
+                    EinsumCase{"head_weighted", "hnt,thd->nhd", {3, 2, 7}, {7, 3, 5}},
+                    EinsumCase{"head_transposed", "tbi,tbj->bij", {7, 3, 5}, {7, 3, 4}},
                     // Two batch dims, heads not leading: attention's products, one GEMM
                     // call reading the operands in place (scores, weighted sum, and the
                     // backward's transposed forms).

@@ -43,3 +43,34 @@ func.func @projection_weight_grad(%x: tensor<2x8x16xf32>, %g: tensor<2x8x3x4x8xf
   %1 = loom.transpose %0, permutation = [1, 0, 2, 3] : tensor<16x3x4x8xf32> -> tensor<3x16x4x8xf32>
   return %1 : tensor<3x16x4x8xf32>
 }
+
+// One batch dim, not leading (a decoding step's scores against its cache, [n, h, d] x
+// [t, h, d] -> [h, n, t]): the heads become the GEMM call's outer batch (A's and B's stride
+// d = 4, C's n t = 16), each row read where it lies (leading dims h d = 12), B transposed; no
+// transpose copy.
+// CHECK-LABEL: func.func @head_scores
+// CHECK-NOT: memref.alloc
+// CHECK: call @loom_rt_gemm_f32(%c1_i64, %c2_i64, %c8_i64, %c4_i64, %{{[0-9]+}}, %c0_i64, %c12_i64, %c0_i64, %{{[0-9]+}}, %c0_i64, %c12_i64, %c0_i64, %{{[0-9]+}}, %c0_i64, %c8_i64, %c0_i64, %c0_i64, %c0_i64, %c1_i64, %c3_i64, %c4_i64, %c4_i64, %c16_i64)
+func.func @head_scores(%q: tensor<2x3x4xf32>, %k: tensor<8x3x4xf32>) -> tensor<3x2x8xf32> {
+  %0 = loom.dot_general %q, %k, batching_dims = [1] x [1], contracting_dims = [2] x [2] : (tensor<2x3x4xf32>, tensor<8x3x4xf32>) -> tensor<3x2x8xf32>
+  return %0 : tensor<3x2x8xf32>
+}
+
+// Its weighted sum, [h, n, t] x [t, h, d] -> [h, n, d]: the values read in place too.
+// CHECK-LABEL: func.func @head_mix
+// CHECK-NOT: memref.alloc
+// CHECK: call @loom_rt_gemm_f32(%c1_i64, %c2_i64, %c4_i64, %c8_i64, %{{[0-9]+}}, %c0_i64, %c8_i64, %c0_i64, %{{[0-9]+}}, %c0_i64, %c12_i64, %c0_i64, %{{[0-9]+}}, %c0_i64, %c4_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c3_i64, %c16_i64, %c4_i64, %c8_i64)
+func.func @head_mix(%w: tensor<3x2x8xf32>, %v: tensor<8x3x4xf32>) -> tensor<3x2x4xf32> {
+  %0 = loom.dot_general %w, %v, batching_dims = [0] x [1], contracting_dims = [2] x [0] : (tensor<3x2x8xf32>, tensor<8x3x4xf32>) -> tensor<3x2x4xf32>
+  return %0 : tensor<3x2x4xf32>
+}
+
+// A batch dim that is an operand's last (no unit stride for a GEMM's matrix): that operand is
+// copied to [b, m, k] first, as before.
+// CHECK-LABEL: func.func @batch_last
+// CHECK: memref.alloc() {{.*}} : memref<3x2x4xf32>
+// CHECK: call @loom_rt_gemm_f32(%c3_i64, %c2_i64, %c5_i64, %c4_i64,
+func.func @batch_last(%a: tensor<2x4x3xf32>, %b: tensor<3x4x5xf32>) -> tensor<3x2x5xf32> {
+  %0 = loom.dot_general %a, %b, batching_dims = [2] x [0], contracting_dims = [1] x [1] : (tensor<2x4x3xf32>, tensor<3x4x5xf32>) -> tensor<3x2x5xf32>
+  return %0 : tensor<3x2x5xf32>
+}
