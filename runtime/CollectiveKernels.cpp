@@ -6,6 +6,7 @@
 #include <bit>
 #include <cmath>
 #include <cstring>
+#include <span>
 
 namespace loom::rt {
 
@@ -67,9 +68,10 @@ void accumulate(DType dtype, ReduceKind kind, float *acc, const uint16_t *src, i
   }
 }
 
-/// reduceAll for bf16 and f16: blocks of f32 partial results on the stack.
+/// reduceAll for bf16 and f16: blocks of f32 partial results on the stack (each block read
+/// whole before it is written, so dst may be one of the sources).
 void reduceHalves(DType dtype, ReduceKind kind, uint16_t *dst,
-                  const std::vector<const void *> &srcs, int64_t n) {
+                  std::span<const void *const> srcs, int64_t n) {
   constexpr int64_t kBlock = 1024;
   float acc[kBlock];
   for (int64_t start = 0; start < n; start += kBlock) {
@@ -92,19 +94,7 @@ void reduceAll(DType dtype, ReduceKind kind, void *dst, const std::vector<const 
     return;
   if (isHalf(dtype))
     return reduceHalves(dtype, kind, static_cast<uint16_t *>(dst), srcs, n);
-  // dst may be one of the sources: as the first, it is combined into in place; as another,
-  // it is copied before the first overwrites it.
-  const size_t elem = byteSize(dtype);
-  size_t mine = std::find(srcs.begin(), srcs.end(), dst) - srcs.begin();
-  if (mine != 0 && mine < srcs.size()) {
-    std::vector<char> copy(static_cast<const char *>(dst),
-                           static_cast<const char *>(dst) + n * elem);
-    std::vector<const void *> rest = srcs;
-    rest[mine] = copy.data();
-    return reduceAll(dtype, kind, dst, rest, n);
-  }
-  if (mine != 0)
-    std::memcpy(dst, srcs[0], n * elem);
+  std::memcpy(dst, srcs[0], n * byteSize(dtype));
   for (size_t k = 1; k < srcs.size(); ++k)
     combine(dtype, kind, dst, srcs[k], n);
 }
@@ -112,7 +102,7 @@ void reduceAll(DType dtype, ReduceKind kind, void *dst, const std::vector<const 
 void combine(DType dtype, ReduceKind kind, void *dst, const void *src,
              int64_t n) {
   if (isHalf(dtype)) {
-    std::vector<const void *> both = {dst, src};
+    const void *both[] = {dst, src};
     return reduceHalves(dtype, kind, static_cast<uint16_t *>(dst), both, n);
   }
   switch (dtype) {

@@ -56,7 +56,8 @@ void forEachRun(const std::vector<int64_t> &box, int64_t src,
 void combine(DType dtype, ReduceKind kind, void *dst, const void *src, int64_t n);
 
 /// dst[0..n) = srcs[0] op srcs[1] op ..., combined in that order; 16-bit floats (bf16, f16)
-/// accumulate in f32 and round once. `dst` may be one of `srcs`.
+/// accumulate in f32 and round once. `dst` is none of `srcs` (a collective writes a fresh
+/// buffer).
 void reduceAll(DType dtype, ReduceKind kind, void *dst, const std::vector<const void *> &srcs,
                int64_t n);
 

@@ -8,6 +8,7 @@
 #include "runtime/MpiCollectiveState.h"
 
 #include <algorithm>
+#include <array>
 #include <climits>
 #include <cstring>
 #include <future>
@@ -20,17 +21,13 @@ namespace {
 /// bf16 and f16 as MPI types of their own (MPI has none), so that a reduction's user function
 /// can tell them apart. Created on first use (after MPI_Init).
 MPI_Datatype halfType(DType dtype) {
-  static MPI_Datatype bf16 = [] {
-    MPI_Datatype t = MPI_DATATYPE_NULL;
-    MPI_Type_dup(MPI_UINT16_T, &t);
+  static const std::array<MPI_Datatype, 2> types = [] {
+    std::array<MPI_Datatype, 2> t{MPI_DATATYPE_NULL, MPI_DATATYPE_NULL};
+    for (MPI_Datatype &type : t) // [0]: bf16, [1]: f16
+      MPI_Type_dup(MPI_UINT16_T, &type);
     return t;
   }();
-  static MPI_Datatype f16 = [] {
-    MPI_Datatype t = MPI_DATATYPE_NULL;
-    MPI_Type_dup(MPI_UINT16_T, &t);
-    return t;
-  }();
-  return dtype == DType::BF16 ? bf16 : f16;
+  return types[dtype == DType::BF16 ? 0 : 1];
 }
 } // namespace
 

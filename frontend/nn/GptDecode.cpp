@@ -22,6 +22,12 @@ Tree<Shape> nn::gptCacheShapes(const GptConfig &c) {
   return shapes;
 }
 
+Tree<Array> nn::gptEmptyCache(const GptConfig &c) {
+  std::vector<float> zeros(c.seq * c.heads * c.headDim());
+  return tree_map([&](const Shape &shape) { return Array::from(zeros, shape); },
+                  gptCacheShapes(c));
+}
+
 std::pair<Tensor, Tree<Tensor>> nn::gptDecodeStep(const GptConfig &c, const Tree<Tensor> &params,
                                                   const Tree<Tensor> &cache, const Tensor &ids,
                                                   const Tensor &positions, Loc loc) {

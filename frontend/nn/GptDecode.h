@@ -16,6 +16,9 @@ namespace loom::nn {
 /// The cache's shapes: "layers", a list with per layer "k" and "v" [seq, heads, headDim].
 Tree<Shape> gptCacheShapes(const GptConfig &config);
 
+/// A cache of gptCacheShapes(config) holding zeros, on device 0: where decoding starts.
+Tree<Array> gptEmptyCache(const GptConfig &config);
+
 /// One decoding step: tokens `ids` ([n], i32) at the distinct `positions` ([n], i32, below
 /// config.seq), with `cache` holding the keys and values of every earlier position. Each token
 /// attends to the positions up to its own (the cached ones and those of this step). Returns

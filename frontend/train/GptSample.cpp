@@ -113,13 +113,7 @@ SampleReport generateText(const Config &c, const SampleOptions &options,
                       return nn::gptDecodeStep(model, p, cache, ids, at);
                     }),
                     JitOptions{.name = "gpt_decode_step", .donateArgnums = {1}});
-  Tree<Array> cache = tree_map(
-      [](const Shape &shape) {
-        int64_t elements = std::accumulate(shape.begin(), shape.end(), int64_t(1),
-                                           std::multiplies<int64_t>());
-        return Array::from(std::vector<float>(elements), shape);
-      },
-      nn::gptCacheShapes(model));
+  Tree<Array> cache = nn::gptEmptyCache(model);
 
   std::string prompt = options.prompt.empty() ? std::string("\n") : options.prompt;
   std::vector<int32_t> context(prompt.begin(), prompt.end());
