@@ -84,6 +84,21 @@ Tensor random::foldIn(const Tensor &key, int64_t data, Loc loc) {
   return concatenate({reshape(a, {1}, loc), reshape(b, {1}, loc)}, 0, loc);
 }
 
+Tensor random::foldIn(const Tensor &key, const Tensor &data, Loc loc) {
+  if (data.shape() != Shape{} || data.dtype() != DType::I32)
+    fail(loc, "random", "folded-in data must be a scalar i32, got " + data.describe());
+  Tensor k0 = keyWord(key, 0, loc), k1 = keyWord(key, 1, loc);
+  auto [a, b] = threefry2x32(k0, k1, word(k0, 0, loc), data, loc);
+  return concatenate({reshape(a, {1}, loc), reshape(b, {1}, loc)}, 0, loc);
+}
+
+Tensor random::keyConstant(uint64_t seed, Loc loc) {
+  auto part = [&](uint32_t bits) {
+    return full({1}, static_cast<double>(static_cast<int32_t>(bits)), DType::I32, loc);
+  };
+  return concatenate({part(seed >> 32), part(seed & 0xFFFFFFFFu)}, 0, loc);
+}
+
 Tensor random::bits(const Tensor &key, const Shape &shape, Loc loc) {
   int64_t n = count(shape), half = (n + 1) / 2;
   if (n == 0)

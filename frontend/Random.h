@@ -26,6 +26,11 @@ Tensor split(const Tensor &key, int64_t n, Loc loc = Loc::current());
 Tensor splitAt(const Tensor &keys, int64_t i, Loc loc = Loc::current());
 /// A new key from `key` and `data`.
 Tensor foldIn(const Tensor &key, int64_t data, Loc loc = Loc::current());
+/// A new key from `key` and a traced scalar `data` (i32, e.g. the step), as foldIn does
+/// with a number.
+Tensor foldIn(const Tensor &key, const Tensor &data, Loc loc = Loc::current());
+/// A key from a seed inside traced code: random::key(seed) as a constant.
+Tensor keyConstant(uint64_t seed, Loc loc = Loc::current());
 
 /// Uniform random 32-bit words of `shape` (i32).
 Tensor bits(const Tensor &key, const Shape &shape, Loc loc = Loc::current());

@@ -95,8 +95,17 @@ Tree<Array> nn::gptInit(const GptConfig &c, uint32_t seed,
 }
 
 Tensor nn::gptForward(const GptConfig &c, const Tree<Tensor> &params, const Tensor &ids,
-                      const GptActivationShardings &act, Loc loc) {
+                      const GptActivationShardings &act, const Tensor &dropoutKey,
+                      Loc loc) {
   CallerScope scope("nn::gptForward", loc);
+  // Dropout place k draws from the key folded with k: the embeddings 0, layer i's attention
+  // output 2i + 1 and MLP output 2i + 2.
+  int64_t place = 0;
+  auto drop = [&](const Tensor &y) {
+    if (c.dropout == 0 || !dropoutKey.valid())
+      return y;
+    return dropout(y, c.dropout, random::foldIn(dropoutKey, place++));
+  };
   // Products in c.precision (nn::inPrecision), carrying the line that calls it.
   auto matmulIn = [&](const Tensor &a, const Tensor &b, Loc at = Loc::current()) {
     return inPrecision(
@@ -105,16 +114,16 @@ Tensor nn::gptForward(const GptConfig &c, const Tree<Tensor> &params, const Tens
   };
   // The constraints sit where the cookbook's model_apply gives an out_sharding.
   // The residual stream (embedding plus position) has the activation sharding act_seq.
-  Tensor x = with_sharding_constraint(
-      take(params.at("in_kernel"), ids) + params.at("pos_embed").leaf(), act.seq);
+  Tensor x = drop(with_sharding_constraint(
+      take(params.at("in_kernel"), ids) + params.at("pos_embed").leaf(), act.seq));
   for (const Tree<Tensor> &layer : params.at("layers").list()) {
     Tensor h = layerNorm(layer.at("ln1"), x);
     Tensor attended = causalSelfAttention(layer.at("att_qkv"), layer.at("att_out"), h, act.att,
                                           c.precision);
-    x = x + with_sharding_constraint(attended, act.seq);
+    x = x + drop(with_sharding_constraint(attended, act.seq));
     h = layerNorm(layer.at("ln2"), x);
     Tensor hidden = with_sharding_constraint(matmulIn(h, layer.at("mlp_in")), act.hidden);
-    x = x + with_sharding_constraint(matmulIn(gelu(hidden), layer.at("mlp_out")), act.seq);
+    x = x + drop(with_sharding_constraint(matmulIn(gelu(hidden), layer.at("mlp_out")), act.seq));
   }
   x = layerNorm(params.at("ln_final"), x);
   return with_sharding_constraint(matmulIn(x, params.at("out_kernel")), act.seq) +
@@ -123,9 +132,9 @@ Tensor nn::gptForward(const GptConfig &c, const Tree<Tensor> &params, const Tens
 
 Tensor nn::gptLoss(const GptConfig &c, const Tree<Tensor> &params, const Tensor &ids,
                    const Tensor &targets, const GptActivationShardings &activations,
-                   Loc loc) {
+                   const Tensor &dropoutKey, Loc loc) {
   CallerScope scope("nn::gptLoss", loc);
-  return crossEntropy(gptForward(c, params, ids, activations), targets);
+  return crossEntropy(gptForward(c, params, ids, activations, dropoutKey), targets);
 }
 
 std::tuple<Tree<Tensor>, Tree<Tensor>, Tensor>

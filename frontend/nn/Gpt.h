@@ -20,6 +20,10 @@ struct GptConfig {
   /// The dtype of the products (bf16 or f16: mixed precision, nn::product); parameters,
   /// the residual stream, layer norms, softmax and the loss stay f32.
   DType precision = DType::F32;
+  /// Dropout in training (nn::dropout): on the embeddings and on each attention and MLP
+  /// output before it joins the residual stream (GPT-2's places but the attention weights,
+  /// which the blocked attention never makes).
+  double dropout = 0;
   int64_t headDim() const { return embed / heads; }
   /// Model FLOPs of one training step (forward + backward, 6 per parameter per token plus
   /// attention), for utilisation figures.
@@ -52,14 +56,17 @@ Tree<Array> gptInit(const GptConfig &config, uint32_t seed,
 /// The traced body of gptInit: the parameter tree drawn from `key`.
 Tree<Tensor> gptDrawParams(const GptConfig &config, const Tensor &key, Loc loc = Loc::current());
 
-/// Logits [B, T, V] for token ids [B, T] (i32), with `activations` constrained.
+/// Logits [B, T, V] for token ids [B, T] (i32), with `activations` constrained. With a
+/// `dropoutKey` (i32[2]; training) and config.dropout above 0, dropout draws its masks from
+/// it; without one (evaluation, decoding) there is none.
 Tensor gptForward(const GptConfig &config, const Tree<Tensor> &params, const Tensor &ids,
-                  const GptActivationShardings &activations = {}, Loc loc = Loc::current());
+                  const GptActivationShardings &activations = {},
+                  const Tensor &dropoutKey = Tensor(), Loc loc = Loc::current());
 
 /// Mean next-token cross-entropy: ids [B, T] predict targets [B, T].
 Tensor gptLoss(const GptConfig &config, const Tree<Tensor> &params, const Tensor &ids,
                const Tensor &targets, const GptActivationShardings &activations = {},
-               Loc loc = Loc::current());
+               const Tensor &dropoutKey = Tensor(), Loc loc = Loc::current());
 
 /// One training step inside a jitted function: the loss and its gradient (loom-autodiff),
 /// then AdamW. Returns the new parameters, the new optimizer state and the loss.

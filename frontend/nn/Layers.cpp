@@ -2,6 +2,7 @@
 #include "frontend/nn/Layers.h"
 
 #include "frontend/CallerScope.h"
+#include "frontend/Random.h"
 
 #include <cmath>
 
@@ -55,6 +56,16 @@ Tensor nn::causalSelfAttention(const Tensor &qkv, const Tensor &out, const Tenso
   Tensor weights = softmax(scores, -1);
   Tensor attended = product("bhts,bshd->bhtd", weights, v, compute);
   return product("bhtd,hdc->btc", attended, out, compute);
+}
+
+Tensor nn::dropout(const Tensor &x, double rate, const Tensor &key, Loc loc) {
+  if (rate == 0 || !key.valid())
+    return x;
+  CallerScope scope("nn::dropout", loc);
+  if (!(rate > 0 && rate < 1))
+    fail(loc, "dropout", "the rate must be in [0, 1), got " + std::to_string(rate));
+  Tensor keep = random::bernoulli(key, 1 - rate, x.shape());
+  return where(keep, x * (1 / (1 - rate)), full({}, 0, x.dtype()));
 }
 
 Tensor nn::crossEntropy(const Tensor &logits, const Tensor &targets, Loc loc) {

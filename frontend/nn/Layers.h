@@ -38,6 +38,13 @@ Tensor causalSelfAttention(const Tensor &qkv, const Tensor &out, const Tensor &x
                            const NamedSharding &heads = {}, DType compute = DType::F32,
                            Loc loc = Loc::current());
 
+/// Dropout (training only): each element of x zeroed with probability `rate` and the others
+/// scaled by 1 / (1 - rate), so that the expectation is x. The mask is drawn from `key` by
+/// the element's position in x's whole shape (counter-based), so it is the same whatever the
+/// device layout, and each device draws only its own part. x itself where rate is 0 or `key`
+/// is not given (evaluation).
+Tensor dropout(const Tensor &x, double rate, const Tensor &key, Loc loc = Loc::current());
+
 /// Mean over the batch of -log p(target): logits [..., V], targets [...] (i32).
 Tensor crossEntropy(const Tensor &logits, const Tensor &targets, Loc loc = Loc::current());
 

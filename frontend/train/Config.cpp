@@ -45,6 +45,11 @@ const std::vector<ConfigKey> &configSchema() {
        "autocast), the recommender its activations in 16 bits; f16 adds a dynamic loss scale "
        "that skips steps whose gradients are not finite",
        S{"f32", "bf16", "f16"}},
+      {"model.dropout", 0.0,
+       "the probability that dropout zeroes an activation in training (0: none): the GPT's "
+       "embeddings and each attention and MLP output before the residual sum, the MLP's and "
+       "the recommender towers' hidden layers; evaluation and --generate use none",
+       {}, 0, "", 1},
       {"data.goodreads", std::string("data/goodreads-prepared"),
        "the prepared Goodreads data (loom-goodreads prepare writes it)", {}, -1e300, "two_tower"},
       {"data.shuffle_buffer", int64_t(10000),
@@ -225,6 +230,11 @@ ConfigValue convert(const toml::node &node, const ConfigKey &key, const std::str
     std::ostringstream min;
     min << key.minimum;
     throw Error(where + ": " + key.path + ": must be at least " + min.str());
+  }
+  if ((value.index() <= 1) && !(number < key.below)) {
+    std::ostringstream bound;
+    bound << key.below;
+    throw Error(where + ": " + key.path + ": must be below " + bound.str());
   }
   if (auto *list = std::get_if<std::vector<int64_t>>(&value))
     for (int64_t n : *list)

@@ -28,6 +28,8 @@ struct ConfigKey {
   /// The model.kind the key belongs to (empty: every kind); setting it for another kind is
   /// an error.
   std::string kind = {};
+  /// For numbers: accepted values are below this.
+  double below = 1e300;
 };
 
 /// Every key loom-train knows, by section: model, data, optimizer, mesh, training.

@@ -13,7 +13,8 @@ nn::GptConfig gptConfigFrom(const Config &c) {
   return {.vocab = c.integer("model.vocab"), .embed = c.integer("model.embed"),
           .layers = c.integer("model.layers"), .heads = c.integer("model.heads"),
           .seq = c.integer("model.seq"), .batch = c.integer("data.batch"),
-          .precision = *rt::parseDType(c.text("model.precision"))};
+          .precision = *rt::parseDType(c.text("model.precision")),
+          .dropout = c.number("model.dropout")};
 }
 
 std::vector<std::string> gptModelKeys() {
@@ -103,8 +104,11 @@ public:
     return shardings ? nn::gptInit(model, seed, shardings->params) : nn::gptInit(model, seed);
   }
 
-  Tensor loss(const Tree<Tensor> &params, const Tree<Tensor> &batch) const override {
-    return nn::gptLoss(model, params, batch.at("ids").leaf(), batch.at("targets").leaf(), act);
+  double dropout() const override { return model.dropout; }
+  Tensor loss(const Tree<Tensor> &params, const Tree<Tensor> &batch,
+              const Tensor &dropoutKey) const override {
+    return nn::gptLoss(model, params, batch.at("ids").leaf(), batch.at("targets").leaf(), act,
+                       dropoutKey);
   }
   Tree<Array> trainBatch(uint64_t seed, int64_t step) const override {
     // Each process makes only the rows its devices hold (all of them in one process).

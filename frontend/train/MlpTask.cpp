@@ -114,7 +114,7 @@ class MlpTask final : public TrainTask {
 public:
   explicit MlpTask(const Config &c)
       : widths(widthsOf(c)), batch(c.integer("data.batch")), shardings(shardingsOf(c)),
-        strategy(c.text("mesh.strategy")),
+        strategy(c.text("mesh.strategy")), dropoutRate(c.number("model.dropout")),
         data(Digits::load(c.text("data.digits"), c.number("data.eval_fraction"))) {}
 
   std::string name() const override { return "mlp"; }
@@ -147,19 +147,25 @@ public:
                       [](size_t, const Shape &s) { return std::sqrt(2.0f / s[0]); });
   }
 
-  /// Logits [rows, 10].
-  Tensor forward(const Tree<Tensor> &params, const Tensor &images) const {
+  /// Logits [rows, 10]; with a `dropoutKey` (training), dropout after each hidden layer.
+  Tensor forward(const Tree<Tensor> &params, const Tensor &images,
+                 const Tensor &dropoutKey = Tensor()) const {
     Tensor h = images;
     const auto &layers = params.at("layers").list();
     for (size_t i = 0; i < layers.size(); ++i) {
       h = matmul(h, layers[i].at("w").leaf()) + layers[i].at("b").leaf();
-      if (i + 1 < layers.size())
+      if (i + 1 < layers.size()) {
         h = gelu(h);
+        if (dropoutRate > 0 && dropoutKey.valid())
+          h = nn::dropout(h, dropoutRate, random::foldIn(dropoutKey, int64_t(i)));
+      }
     }
     return h;
   }
-  Tensor loss(const Tree<Tensor> &params, const Tree<Tensor> &b) const override {
-    Tensor logp = log_softmax(forward(params, b.at("images").leaf()), -1);
+  double dropout() const override { return dropoutRate; }
+  Tensor loss(const Tree<Tensor> &params, const Tree<Tensor> &b,
+              const Tensor &dropoutKey) const override {
+    Tensor logp = log_softmax(forward(params, b.at("images").leaf(), dropoutKey), -1);
     return -mean(sum(logp * one_hot(b.at("labels").leaf(), Digits::kClasses), {-1}));
   }
   Tree<Array> trainBatch(uint64_t seed, int64_t step) const override {
@@ -210,6 +216,7 @@ private:
   int64_t batch;
   std::optional<MlpShardings> shardings;
   std::string strategy;
+  double dropoutRate; // on each hidden layer's activations
   Digits data;
 };
 } // namespace

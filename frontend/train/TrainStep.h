@@ -3,7 +3,9 @@
 // metrics (TrainTask::lossWithExamples), and for an f16 model a dynamic loss scale
 // (optim/LossScale.h) that skips steps whose gradients are not finite. With micro-batches
 // (gradient accumulation) the loss and gradient are taken over each in turn and summed, so
-// that a step holds the activations of one micro-batch at a time.
+// that a step holds the activations of one micro-batch at a time. A task with dropout gets a
+// key per step and micro-batch, a function of (seed, step) like the batch, so a resumed run
+// draws the same masks.
 #ifndef LOOM_FRONTEND_TRAIN_TRAINSTEP_H
 #define LOOM_FRONTEND_TRAIN_TRAINSTEP_H
 
@@ -30,11 +32,14 @@ struct TrainStepSpec {
   /// Gradient accumulation: the batch's rows go through the forward and backward in this many
   /// micro-batches, one after another, their gradients summed; the update is the batch's.
   int64_t microBatches = 1;
+  /// Where the task has dropout: its masks come from a key of (seed, step, micro-batch).
+  uint64_t seed = 0;
 };
 
-/// The spec of `task`'s train step with `adamw`, over `microBatches` micro-batches.
+/// The spec of `task`'s train step with `adamw`, over `microBatches` micro-batches, drawing
+/// dropout's masks (if any) from `seed`.
 TrainStepSpec trainStepSpec(const TrainTask &task, const optim::AdamWOptions &adamw,
-                            bool withExamples, int64_t microBatches = 1);
+                            bool withExamples, int64_t microBatches = 1, uint64_t seed = 0);
 
 /// The optimizer state of fresh `params`: AdamW's moments "m" and "v", and "loss_scale".
 Tree<Array> initOptState(const TrainStepSpec &spec, const Tree<Array> &params);

@@ -61,14 +61,20 @@ public:
   /// parameters; the training loop scales the loss of an F16 model (optim/LossScale.h).
   virtual DType computeDType() const { return DType::F32; }
 
-  /// The mean loss of a batch (traced inside the train step).
-  virtual Tensor loss(const Tree<Tensor> &params, const Tree<Tensor> &batch) const = 0;
+  /// model.dropout: the train step then gives loss a key to draw the masks from.
+  virtual double dropout() const { return 0; }
+
+  /// The mean loss of a batch (traced inside the train step); `dropoutKey` (i32[2]) is
+  /// given where dropout() is above 0, a fresh one each step and micro-batch.
+  virtual Tensor loss(const Tree<Tensor> &params, const Tree<Tensor> &batch,
+                      const Tensor &dropoutKey) const = 0;
   /// The loss, and for training metrics per epoch (trainMetrics) values per example ([rows],
   /// e.g. "score" and "label") from the same forward pass, in `examples`. Default: the loss.
   virtual Tensor lossWithExamples(const Tree<Tensor> &params, const Tree<Tensor> &batch,
+                                  const Tensor &dropoutKey,
                                   std::map<std::string, Tensor> &examples) const {
     (void)examples;
-    return loss(params, batch);
+    return loss(params, batch, dropoutKey);
   }
   /// What accumulates lossWithExamples' values over an epoch; null (the default): the task
   /// reports no training metric but the loss.

@@ -83,6 +83,7 @@ public:
   explicit TwoTowerTask(const Config &c)
       : batch(c.integer("data.batch")), strategy(c.text("mesh.strategy")),
         precision(*rt::parseDType(c.text("model.precision"))),
+        dropoutRate(c.number("model.dropout")),
         data(std::make_unique<recsys::GoodreadsData>(c.text("data.goodreads"), batch,
                                                      c.integer("data.shuffle_buffer"))) {
     dims.embed = c.integer("model.embed_dim"), dims.hidden = c.integer("model.tower_hidden");
@@ -135,15 +136,20 @@ public:
 
   /// The logits [rows] (f32). With model.precision bf16/f16 the towers compute in it: the
   /// looked-up rows, weights and numbers are converted (the gradients come back to the f32
-  /// parameters through the conversions), and only the logits are f32 again.
-  Tensor logits(const Tree<Tensor> &p, const Tree<Tensor> &b) const {
+  /// parameters through the conversions), and only the logits are f32 again. With a
+  /// `dropoutKey` (training), dropout on each tower's hidden layer.
+  Tensor logits(const Tree<Tensor> &p, const Tree<Tensor> &b,
+                const Tensor &dropoutKey = Tensor()) const {
     auto cast = [&](const Tensor &x) { return precision == DType::F32 ? x : astype(x, precision); };
     const Tree<Tensor> &tables = p.at("tables");
     auto lookup = [&](const std::string &name) {
       return cast(take(tables.at(name).leaf(), b.at(name).leaf()));
     };
+    int64_t place = 0; // the user tower's dropout draws from key 0, the item tower's from 1
     auto tower = [&](const Tree<Tensor> &t, const Tensor &x) {
       Tensor h = swish(matmul(x, cast(t.at("w1").leaf())) + cast(t.at("b1").leaf()));
+      if (dropoutRate > 0 && dropoutKey.valid())
+        h = nn::dropout(h, dropoutRate, random::foldIn(dropoutKey, place++));
       return matmul(h, cast(t.at("w2").leaf())) + cast(t.at("b2").leaf());
     };
     Tensor user = tower(p.at("user_tower"), lookup("user"));
@@ -160,13 +166,15 @@ public:
   static Tensor crossEntropy(const Tensor &logit, const Tensor &label) {
     return softplus(logit) - label * logit;
   }
-  Tensor loss(const Tree<Tensor> &p, const Tree<Tensor> &b) const override {
+  double dropout() const override { return dropoutRate; }
+  Tensor loss(const Tree<Tensor> &p, const Tree<Tensor> &b,
+              const Tensor &dropoutKey) const override {
     std::map<std::string, Tensor> unused; // dead in the traced program
-    return lossWithExamples(p, b, unused);
+    return lossWithExamples(p, b, dropoutKey, unused);
   }
-  Tensor lossWithExamples(const Tree<Tensor> &p, const Tree<Tensor> &b,
+  Tensor lossWithExamples(const Tree<Tensor> &p, const Tree<Tensor> &b, const Tensor &dropoutKey,
                           std::map<std::string, Tensor> &examples) const override {
-    Tensor logit = logits(p, b);
+    Tensor logit = logits(p, b, dropoutKey);
     examples["score"] = logit;
     examples["label"] = b.at("label").leaf() * 1.0;
     return mean(crossEntropy(logit, b.at("label").leaf()));
@@ -232,6 +240,7 @@ private:
   int64_t batch;
   std::string strategy;
   DType precision;
+  double dropoutRate; // on each tower's hidden layer
   std::unique_ptr<recsys::GoodreadsData> data; // a stream: trainBatch moves it
   Dims dims;
   std::optional<Shardings> shardings;

@@ -138,8 +138,9 @@ TEST(LoomTrainGenerate, AGptTrainedOnACycleOfLettersContinuesIt) {
                           "/checkpoints/step_00000149, step 149, trained parameters"),
               std::string::npos)
         << output;
-    if (run == 1)
+    if (run == 1) {
       EXPECT_EQ(output.substr(0, 13), sampled.substr(0, 13));
+    }
     sampled = output;
   }
   // Another model's config is refused, naming the key.

@@ -36,7 +36,7 @@ public:
     return p;
   }
   DType computeDType() const override { return DType::F16; }
-  Tensor loss(const Tree<Tensor> &p, const Tree<Tensor> &b) const override {
+  Tensor loss(const Tree<Tensor> &p, const Tree<Tensor> &b, const Tensor &) const override {
     Tensor w = astype(p.at("w").leaf(), DType::F16), x = astype(b.at("x").leaf(), DType::F16);
     return astype(sum(w * x), DType::F32);
   }

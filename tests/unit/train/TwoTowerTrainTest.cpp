@@ -1,6 +1,7 @@
 // loom-train on the Goodreads recommender (model.kind = "two_tower"): the same losses on one
 // device, under data parallelism (also in micro-batches) and with the tables split by rows over
-// 2 and 4 devices, and close to them computing in bf16 or f16; training lifts the held-out ROC
+// 2 and 4 devices, and close to them computing in bf16 or f16; with dropout, the same losses on
+// one device and data parallel; training lifts the held-out ROC
 // AUC above chance, and each epoch's training loss and ROC AUC are reported.
 #include "frontend/recsys/GoodreadsGenerator.h"
 #include "frontend/recsys/GoodreadsPrepare.h"
@@ -86,6 +87,25 @@ TEST(TwoTower, OneDeviceDataParallelAndRowShardedTablesGiveTheSameLosses) {
     for (size_t i = 0; i < reference.size(); ++i)
       EXPECT_NEAR(run.losses[i], reference[i], 1e-5 * std::abs(reference[i]))
           << name << ", step " << i;
+  }
+  // Dropout on the towers' hidden layers: the same masks on one device and data parallel,
+  // and the losses not those without it.
+  std::vector<double> dropped;
+  for (const char *mesh :
+       {"--set mesh.strategy=none", "--set mesh.strategy=dp --set mesh.shape=[2]"}) {
+    auto [status, output] = runCommand(base + mesh + " --set model.dropout=0.3" +
+                                       " --set training.out_dir=" + (dir / "dropout").string());
+    ASSERT_EQ(status, 0) << output;
+    std::vector<double> losses = metricsOf(dir / "dropout").losses;
+    fs::remove_all(dir / "dropout");
+    ASSERT_EQ(losses.size(), reference.size()) << output;
+    if (dropped.empty()) {
+      dropped = losses;
+      EXPECT_GT(std::abs(losses[0] - reference[0]), 1e-4);
+      continue;
+    }
+    for (size_t i = 0; i < dropped.size(); ++i)
+      EXPECT_NEAR(losses[i], dropped[i], 1e-5 * std::abs(dropped[i])) << mesh << ", step " << i;
   }
   // Computing in bf16 or f16 (f32 parameters; f16 with a loss scale) follows the f32 losses
   // within the 16-bit types' rounding.
