@@ -99,6 +99,20 @@ Tensor random::keyConstant(uint64_t seed, Loc loc) {
   return concatenate({part(seed >> 32), part(seed & 0xFFFFFFFFu)}, 0, loc);
 }
 
+namespace {
+/// The row-major index of each element of `shape` (i32), from iotas, so that a split result
+/// has each device compute just its own indices (loom-partition offsets each iota).
+Tensor flatIndex(const Shape &shape, const Loc &loc) {
+  Tensor index = full(shape, 0, DType::I32, loc);
+  int64_t stride = 1;
+  for (int64_t d = static_cast<int64_t>(shape.size()) - 1; d >= 0; --d) {
+    index = index + iota(shape, d, DType::I32, loc) * full(shape, stride, DType::I32, loc);
+    stride *= shape[d];
+  }
+  return index;
+}
+} // namespace
+
 Tensor random::bits(const Tensor &key, const Shape &shape, Loc loc) {
   int64_t n = count(shape), half = (n + 1) / 2;
   if (n == 0)
@@ -106,13 +120,8 @@ Tensor random::bits(const Tensor &key, const Shape &shape, Loc loc) {
   // Element i (row-major) is word 0 of Threefry(counter i) in the first half and word 1 of
   // Threefry(counter i - half) in the second (JAX's layout). It is computed elementwise from
   // the global index in `shape` itself, so that when the result is split on any dim, every
-  // device draws just its own elements (loom-partition offsets each iota).
-  Tensor index = full(shape, 0, DType::I32, loc);
-  int64_t stride = 1;
-  for (int64_t d = static_cast<int64_t>(shape.size()) - 1; d >= 0; --d) {
-    index = index + iota(shape, d, DType::I32, loc) * full(shape, stride, DType::I32, loc);
-    stride *= shape[d];
-  }
+  // device draws just its own elements.
+  Tensor index = flatIndex(shape, loc);
   Tensor halfway = full(shape, half, DType::I32, loc);
   Tensor second = greater_equal(index, halfway, loc);
   Tensor counter = where(second, index - halfway, index, loc);
@@ -176,6 +185,26 @@ Tensor random::truncatedNormal(const Tensor &key, const Shape &shape, double low
 Tensor random::bernoulli(const Tensor &key, double p, const Shape &shape, Loc loc) {
   Tensor u = uniform(key, shape, DType::F32, 0, 1, loc);
   return less(u, full({}, p, DType::F32, loc), loc);
+}
+
+Tensor random::bernoulliPaired(const Tensor &key, double p, const Shape &shape, Loc loc) {
+  if (shape.empty() || shape.back() % 2 != 0)
+    return bernoulli(key, p, shape, loc);
+  // Pair j of each row (elements 2j and 2j + 1) takes the two words of Threefry(counter j),
+  // j counted over the pairs of the whole array: one block per two elements.
+  Shape pairs = shape;
+  pairs.back() /= 2;
+  Tensor zeros = full(pairs, 0, DType::I32, loc);
+  auto [a, b] = threefry2x32(keyWord(key, 0, loc), keyWord(key, 1, loc), zeros,
+                             flatIndex(pairs, loc), loc);
+  Tensor threshold = full({}, p, DType::F32, loc);
+  Tensor first = less(unitInterval(a, loc), threshold, loc);
+  Tensor second = less(unitInterval(b, loc), threshold, loc);
+  Shape paired = pairs;
+  paired.push_back(1);
+  return reshape(concatenate({reshape(first, paired, loc), reshape(second, paired, loc)},
+                             static_cast<int64_t>(pairs.size()), loc),
+                 shape, loc);
 }
 
 Tensor init::heNormal(const Tensor &key, const Shape &shape, DType dtype, int64_t fanIn,

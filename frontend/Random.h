@@ -45,6 +45,10 @@ Tensor truncatedNormal(const Tensor &key, const Shape &shape, double lower = -2,
                        double upper = 2, DType dtype = DType::F32, Loc loc = Loc::current());
 /// i1 of `shape`, true with probability `p`.
 Tensor bernoulli(const Tensor &key, double p, const Shape &shape, Loc loc = Loc::current());
+/// As bernoulli, in another layout that takes half the work where the last dim is even:
+/// elements 2j and 2j + 1 of a row come from the two words of one Threefry block.
+Tensor bernoulliPaired(const Tensor &key, double p, const Shape &shape,
+                       Loc loc = Loc::current());
 
 } // namespace loom::random
 

@@ -64,7 +64,7 @@ Tensor nn::dropout(const Tensor &x, double rate, const Tensor &key, Loc loc) {
   CallerScope scope("nn::dropout", loc);
   if (!(rate > 0 && rate < 1))
     fail(loc, "dropout", "the rate must be in [0, 1), got " + std::to_string(rate));
-  Tensor keep = random::bernoulli(key, 1 - rate, x.shape());
+  Tensor keep = random::bernoulliPaired(key, 1 - rate, x.shape());
   return where(keep, x * (1 / (1 - rate)), full({}, 0, x.dtype()));
 }
 

@@ -53,11 +53,17 @@ TEST(Dropout, AKeyRepeatsItsMaskAndTwoKeysDrawIndependently) {
   for (size_t i = 0; i < va.size(); ++i)
     both += va[i] == 0 && vb[i] == 0;
   EXPECT_NEAR(both / va.size(), 0.25, 0.004); // independent: 0.5 * 0.5
-  // Neighbouring rows and columns are not alike either.
-  double rowsAlike = 0;
-  for (int64_t i = 0; i + kDropCols < static_cast<int64_t>(va.size()); ++i)
-    rowsAlike += (va[i] == 0) == (va[i + kDropCols] == 0);
-  EXPECT_NEAR(rowsAlike / (va.size() - kDropCols), 0.5, 0.004);
+  // Neighbouring rows are not alike either, nor the two elements of a pair (the two words
+  // of one Threefry block), nor a pair's second and the next pair's first.
+  auto alike = [&](int64_t first, int64_t step, int64_t apart) {
+    double same = 0, n = 0;
+    for (int64_t i = first; i + apart < static_cast<int64_t>(va.size()); i += step)
+      same += (va[i] == 0) == (va[i + apart] == 0), ++n;
+    return same / n;
+  };
+  EXPECT_NEAR(alike(0, 1, kDropCols), 0.5, 0.004);
+  EXPECT_NEAR(alike(0, 2, 1), 0.5, 0.004);
+  EXPECT_NEAR(alike(1, 2, 1), 0.5, 0.004);
 }
 
 TEST(Dropout, TheGradientGoesThroughTheSameMaskScaled) {

@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <map>
 #include <unistd.h>
@@ -65,9 +67,12 @@ TEST(Dropout, EveryStrategyDrawsTheSameMasks) {
       EXPECT_NEAR(losses.at(step), loss, 1e-5 * loss) << mesh << ", step " << step;
     fs::remove_all(out);
   }
-  // Dropout is on: without it the first loss (same parameters and batch) differs.
+  // Dropout is on: without it the losses (same parameters and batches) differ.
   fs::path plain = runDropoutGpt("plain", "--set mesh.strategy=none");
-  EXPECT_GT(std::abs(lossByStep(plain).at(0) - reference.at(0)), 1e-3);
+  double apart = 0;
+  for (auto [step, loss] : lossByStep(plain))
+    apart = std::max(apart, std::abs(loss - reference.at(step)));
+  EXPECT_GT(apart, 1e-2);
   fs::remove_all(none);
   fs::remove_all(plain);
 }
