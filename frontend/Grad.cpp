@@ -63,6 +63,25 @@ ValueAndGrad loom::detail::valueAndGrad(const TensorFunction &fn,
   return result;
 }
 
+detail::RematScope::RematScope(const std::source_location &loc) {
+  Trace &t = Trace::current(loc, "remat");
+  mlir::Block *body = t.builder().getInsertionBlock();
+  trace = &t, block = body;
+  last = body->empty() ? nullptr : &body->back();
+  group = t.nextRematGroup();
+}
+
+detail::RematScope::~RematScope() {
+  auto *body = static_cast<mlir::Block *>(block);
+  auto *t = static_cast<Trace *>(trace);
+  mlir::Operation *op = last ? static_cast<mlir::Operation *>(last)->getNextNode()
+                             : (body->empty() ? nullptr : &body->front());
+  mlir::Attribute mark = t->builder().getI64IntegerAttr(group);
+  for (; op; op = op->getNextNode())
+    if (llvm::isa<mlir::loom::LoomDialect>(op->getDialect()) && !op->hasAttr("loom.remat"))
+      op->setAttr("loom.remat", mark);
+}
+
 Tensor loom::stop_gradient(const Tensor &x, Loc loc) {
   Trace &trace = Trace::of(x, loc, "stop_gradient");
   mlir::Value v = trace.value(x, loc, "stop_gradient");

@@ -96,7 +96,35 @@ ValueAndGrad valueAndGradOf(const F &fn, const std::vector<int64_t> &argnums,
     result.grads.push_back(byArgument[a]);
   return result;
 }
+/// While it lives, the ops traced in the current function form one rematerialization group
+/// (marked `loom.remat`); see remat.
+class RematScope {
+public:
+  explicit RematScope(const std::source_location &loc);
+  ~RematScope();
+  RematScope(const RematScope &) = delete;
+  RematScope &operator=(const RematScope &) = delete;
+
+private:
+  void *trace;          // the Trace
+  void *block;          // the mlir::Block ops are traced into
+  void *last = nullptr; // the mlir::Operation before the group's first, if any
+  int64_t group;
+};
 } // namespace detail
+
+/// `remat(f)(args...)` is f(args...) whose intermediate values a gradient recomputes from
+/// f's inputs instead of keeping them from the forward to the backward (jax.checkpoint;
+/// activation checkpointing): the backward of a model whose layers each go through remat
+/// keeps the layers' inputs and outputs, and runs each layer's forward again just before its
+/// backward. The values are the same; without a gradient it changes nothing.
+template <typename F>
+auto remat(F fn, std::source_location loc = std::source_location::current()) {
+  return [fn = std::move(fn), loc](auto &&...args) {
+    detail::RematScope scope(loc);
+    return fn(std::forward<decltype(args)>(args)...);
+  };
+}
 
 /// `value_and_grad(f, {0, 2})(a, b, c)` returns f(a, b, c) and its gradients with respect to
 /// a and c (each a Tensor or a Tree<Tensor>). f returns a scalar float Tensor, or a tuple /

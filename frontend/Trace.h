@@ -84,6 +84,8 @@ public:
   const Mesh &shardMapMesh(const std::source_location &loc, std::string_view op);
 
   mlir::Location location(const std::source_location &loc);
+  /// A new group number for remat (1, 2, ...: the same program traces the same numbers).
+  int64_t nextRematGroup() { return ++rematGroups; }
   mlir::OpBuilder &builder() { return b; }
   /// The function ops are traced into (`main` outside of value_and_grad).
   mlir::func::FuncOp currentFunction() { return function; }
@@ -109,6 +111,7 @@ private:
   /// Functions (and insertion points) suspended by beginFunction.
   std::vector<std::pair<mlir::func::FuncOp, mlir::OpBuilder::InsertPoint>> suspended;
   int functionCount = 0;
+  int64_t rematGroups = 0;
   std::vector<Mesh> meshes; // those with a loom.mesh in the module
   std::vector<Mesh> shardMaps; // the shard_map bodies being traced, innermost last
   std::vector<mlir::Value> values;

@@ -108,6 +108,15 @@ LogicalResult LoomDialect::verifyOperationAttribute(Operation *op, NamedAttribut
                                << value;
     return success();
   }
+  if (name == "loom.remat") {
+    // Set by the DSL's remat on the ops of one group: loom-autodiff recomputes what the
+    // backward reads of them, then drops the attribute.
+    auto group = dyn_cast<IntegerAttr>(value);
+    if (!group || group.getInt() < 1 || !isa<LoomDialect>(op->getDialect()))
+      return op->emitOpError() << "loom.remat must be a positive integer on a Loom op, got "
+                               << value;
+    return success();
+  }
   if (name == "loom.on_gpu") {
     // Set by loom-decompose-attention{gpu=true} on an attention the GPU's kernel runs.
     if (!isa<UnitAttr>(value) || !isa<AttentionOp, AttentionGradOp>(op))

@@ -558,6 +558,26 @@ def Loom_StopGradientOp : Loom_Op<"stop_gradient", [SameOperandsAndResultType]> 
   let assemblyFormat = "$operand attr-dict `:` type($result)";
 }
 
+def Loom_OptimizationBarrierOp : Loom_Op<"optimization_barrier",
+                                          [SameOperandsAndResultType]> {
+  let summary = "The identity, which no rewrite looks through.";
+  let description = [{
+    What `loom-autodiff` recomputes of a rematerialized group (`loom.remat`) reads the
+    group's inputs through barriers, so that CSE cannot merge the recomputation back into
+    the forward ops it repeats (and keep their values alive after all). It has no folder; it
+    stays through the lowering to linalg, and `loom-drop-optimization-barriers` removes it
+    before bufferization.
+    ```mlir
+    %1 = loom.optimization_barrier %0 : tensor<4xf32>
+    ```
+    **Constraints:**
+    - operand and result have the same type.
+  }];
+  let arguments = (ins Loom_Tensor:$operand);
+  let results = (outs Loom_Tensor:$result);
+  let assemblyFormat = "$operand attr-dict `:` type($result)";
+}
+
 def Loom_ValueAndGradOp : Loom_Op<"value_and_grad",
     [DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
   let summary = "Calls a function and returns its results and the gradient of the first.";

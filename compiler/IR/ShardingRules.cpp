@@ -335,7 +335,7 @@ FailureOr<ShardingRule> mlir::loom::shardingRuleOf(Operation *op) {
                       isa<FloatType>(getElementTypeOrSelf(op.getResult().getType()));
         return floats ? elementwise(op, L::One, {0}) : elementwise(op, L::None);
       })
-      .Case<StopGradientOp, ShardingConstraintOp>([](Operation *op) {
+      .Case<StopGradientOp, ShardingConstraintOp, OptimizationBarrierOp>([](Operation *op) {
         ShardingRule rule = elementwise(op, L::One, {0});
         rule.passes = std::nullopt;
         return rule;

@@ -104,6 +104,8 @@ struct LowerToLinalgPass : mlir::loom::impl::LowerToLinalgBase<LowerToLinalgPass
                       loom::MeshOp>();
     // So do attentions (see LowerAttention.cpp).
     target.addLegalOp<loom::AttentionOp, loom::AttentionGradOp>();
+    // Barriers stay through the tensor-level CSE (loom-drop-optimization-barriers).
+    target.addLegalOp<loom::OptimizationBarrierOp>();
     target.addLegalDialect<linalg::LinalgDialect, tensor::TensorDialect, arith::ArithDialect,
                            math::MathDialect, scf::SCFDialect, func::FuncDialect,
                            memref::MemRefDialect, bufferization::BufferizationDialect>();

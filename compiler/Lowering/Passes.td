@@ -224,6 +224,15 @@ def DropDonatedResults : Pass<"loom-drop-donated-results", "mlir::ModuleOp"> {
   }];
 }
 
+def DropOptimizationBarriers : Pass<"loom-drop-optimization-barriers"> {
+  let summary = "Replaces each loom.optimization_barrier by its operand.";
+  let description = [{
+    Runs first in bufferization, after the last CSE of tensors: by then the recomputations
+    that rematerialization put behind barriers are kernels of their own, and no later pass
+    merges identical ops on buffers (they read and write memory).
+  }];
+}
+
 def PrivatizeInits : Pass<"loom-privatize-inits"> {
   let summary = "Gives each destination-style op its own filled init tensor.";
   let description = [{

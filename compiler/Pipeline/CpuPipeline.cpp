@@ -54,6 +54,8 @@ const std::vector<std::string> &mlir::loom::cpuToLinalgPasses() {
 
 const std::vector<std::string> &mlir::loom::cpuBufferizePasses() {
   static const std::vector<std::string> passes = {
+      // Rematerialized groups' inputs no longer need their barriers against CSE.
+      "loom-drop-optimization-barriers",
       // Donated arguments become the buffers of their results (in-place updates).
       "loom-donate-arguments",
       // One fill per user: a shared zero tensor would be copied for every matmul using it.

@@ -116,15 +116,18 @@ Tensor nn::gptForward(const GptConfig &c, const Tree<Tensor> &params, const Tens
   // The residual stream (embedding plus position) has the activation sharding act_seq.
   Tensor x = drop(with_sharding_constraint(
       take(params.at("in_kernel"), ids) + params.at("pos_embed").leaf(), act.seq));
-  for (const Tree<Tensor> &layer : params.at("layers").list()) {
+  auto block = [&](const Tree<Tensor> &layer, Tensor x) {
     Tensor h = layerNorm(layer.at("ln1"), x);
     Tensor attended = causalSelfAttention(layer.at("att_qkv"), layer.at("att_out"), h, act.att,
                                           c.precision);
     x = x + drop(with_sharding_constraint(attended, act.seq));
     h = layerNorm(layer.at("ln2"), x);
     Tensor hidden = with_sharding_constraint(matmulIn(h, layer.at("mlp_in")), act.hidden);
-    x = x + drop(with_sharding_constraint(matmulIn(gelu(hidden), layer.at("mlp_out")), act.seq));
-  }
+    return x + drop(with_sharding_constraint(matmulIn(gelu(hidden), layer.at("mlp_out")),
+                                             act.seq));
+  };
+  for (const Tree<Tensor> &layer : params.at("layers").list())
+    x = c.remat ? remat(block)(layer, x) : block(layer, x);
   x = layerNorm(params.at("ln_final"), x);
   return with_sharding_constraint(matmulIn(x, params.at("out_kernel")), act.seq) +
          params.at("out_bias").leaf();

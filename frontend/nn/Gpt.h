@@ -24,6 +24,9 @@ struct GptConfig {
   /// output before it joins the residual stream (GPT-2's places but the attention weights,
   /// which the blocked attention never makes).
   double dropout = 0;
+  /// Each layer under remat (activation checkpointing): a gradient keeps the layers' inputs
+  /// and recomputes the rest of each layer's forward just before its backward.
+  bool remat = false;
   int64_t headDim() const { return embed / heads; }
   /// Model FLOPs of one training step (forward + backward, 6 per parameter per token plus
   /// attention), for utilisation figures.

@@ -89,6 +89,11 @@ const std::vector<ConfigKey> &configSchema() {
        "this many micro-batches, one after another, their gradients summed into the step's "
        "update; a step then holds one micro-batch's activations",
        {}, 1},
+      {"training.remat", false,
+       "GPT: recompute each layer's forward in the backward instead of keeping its activations "
+       "(activation checkpointing): a step holds the layers' inputs and one layer's "
+       "activations, for about a third more compute",
+       {}, -1e300, "gpt"},
       {"training.seed", int64_t(0), "seed of parameters and batches", {}, 0},
       {"training.log_interval", int64_t(10), "steps between log lines (reads the loss)", {}, 1},
       {"training.log_format", std::string("progress"),

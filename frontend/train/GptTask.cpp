@@ -14,7 +14,7 @@ nn::GptConfig gptConfigFrom(const Config &c) {
           .layers = c.integer("model.layers"), .heads = c.integer("model.heads"),
           .seq = c.integer("model.seq"), .batch = c.integer("data.batch"),
           .precision = *rt::parseDType(c.text("model.precision")),
-          .dropout = c.number("model.dropout")};
+          .dropout = c.number("model.dropout"), .remat = c.flag("training.remat")};
 }
 
 std::vector<std::string> gptModelKeys() {

@@ -66,8 +66,10 @@ LogicalResult differentiate(func::FuncOp fn, ArrayRef<int64_t> wrt, bool remater
   }
   func::ReturnOp::create(b, loc, results);
   ret.erase();
+  DenseSet<Operation *> forwardOps(forward.begin(), forward.end());
+  rematerializeMarkedGroups(fn, forwardOps);
   if (rematerialize)
-    rematerializeCheapValues(fn, DenseSet<Operation *>(forward.begin(), forward.end()));
+    rematerializeCheapValues(fn, forwardOps);
   fn.setType(FunctionType::get(fn.getContext(), fn.getArgumentTypes(),
                                ValueRange(results).getTypes()));
   return success();
@@ -113,6 +115,7 @@ struct AutodiffPass : mlir::loom::impl::AutodiffBase<AutodiffPass> {
       op.replaceAllUsesWith(op.getOperand());
       op.erase();
     });
+    dropRematMarks(module);
   }
 };
 

@@ -1,5 +1,6 @@
-// Recomputation in the backward sweep of cheap forward values (elementwise chains), instead
-// of keeping them alive from the forward to the backward (DESIGN.md "Autodiff").
+// Recomputation in the backward sweep of cheap forward values (elementwise chains), and of
+// the groups of ops the user marks (remat), instead of keeping them alive from the forward
+// to the backward (DESIGN.md "Autodiff").
 #ifndef LOOM_PASSES_AUTODIFF_REMATERIALIZE_H
 #define LOOM_PASSES_AUTODIFF_REMATERIALIZE_H
 
@@ -14,6 +15,16 @@ namespace mlir::loom {
 /// first needs it. A GELU then keeps its input alone, not each of its intermediates. A value
 /// that a backward product (dot_general) reads is kept: the product needs it in memory.
 void rematerializeCheapValues(func::FuncOp fn, const llvm::DenseSet<Operation *> &forward);
+
+/// In `fn` (as above): the forward values of each group of ops marked `loom.remat = N` (the
+/// DSL's remat) that the backward reads are recomputed, the group's ops that make them
+/// cloned just before the first backward op reading one of them, from the group's inputs
+/// through loom.optimization_barrier (so that CSE leaves the clones apart). The backward then
+/// keeps the group's inputs, not its intermediates.
+void rematerializeMarkedGroups(func::FuncOp fn, const llvm::DenseSet<Operation *> &forward);
+
+/// Removes every `loom.remat` mark under `root` (differentiation has used them).
+void dropRematMarks(Operation *root);
 
 } // namespace mlir::loom
 

@@ -45,6 +45,12 @@ int main(int argc, char **argv) {
   for (int i = 2; i + 1 < argc; i += 2)
     if (std::string(argv[i]) == "--chip")
       options.chip = argv[i + 1];
+  std::error_code error;
+  if (!fs::is_directory(dir, error)) {
+    std::fprintf(stderr, "loom-gpu-bundle: %s is not a directory of recorded programs "
+                 "(LOOM_RECORD_PROGRAMS=DIR writes one)\n", dir.c_str());
+    return 1;
+  }
   std::vector<fs::path> programs;
   for (const auto &entry : fs::directory_iterator(dir))
     if (entry.path().extension() == ".mlir")

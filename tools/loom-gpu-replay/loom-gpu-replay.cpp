@@ -201,6 +201,12 @@ int main(int argc, char **argv) {
     else if (flag == "--gemm") gemmSize = std::stoll(argv[i + 1]);
     else if (flag == "--kernel-times") kernelTimesTop = std::stoi(argv[i + 1]);
   }
+  std::error_code error;
+  if (!fs::is_directory(argv[1], error)) {
+    std::fprintf(stderr, "loom-gpu-replay: %s is not a directory of bundled programs "
+                 "(loom-gpu-bundle DIR writes them)\n", argv[1]);
+    return 1;
+  }
   auto gpu = rt::CudaPlatform::create(0);
   if (!gpu.ok()) {
     std::fprintf(stderr, "loom-gpu-replay: %s\n", gpu.status().message().c_str());

@@ -50,7 +50,7 @@ double lastEvalLoss(const fs::path &out) {
   return loss;
 }
 
-TEST(Dropout, EveryStrategyDrawsTheSameMasks) {
+TEST(DropoutTraining, EveryStrategyDrawsTheSameMasks) {
   const std::string drop = "--set model.dropout=0.1 ";
   fs::path none = runDropoutGpt("none", drop + "--set mesh.strategy=none");
   std::map<int64_t, double> reference = lossByStep(none);
@@ -77,7 +77,7 @@ TEST(Dropout, EveryStrategyDrawsTheSameMasks) {
   fs::remove_all(plain);
 }
 
-TEST(Dropout, EvaluationDropsNothing) {
+TEST(DropoutTraining, EvaluationDropsNothing) {
   // With a learning rate of 0 the parameters stay as initialised: the held-out loss is the
   // same with and without dropout, while the train loss is not (near the uniform
   // prediction of fresh parameters, by 0.005).
@@ -92,7 +92,7 @@ TEST(Dropout, EvaluationDropsNothing) {
   fs::remove_all(plain);
 }
 
-TEST(Dropout, AResumedRunDrawsTheMasksOfAnUnbrokenOne) {
+TEST(DropoutTraining, AResumedRunDrawsTheMasksOfAnUnbrokenOne) {
   const std::string args = "--set model.dropout=0.2 --set checkpoint.enabled=true ";
   fs::path straight = runDropoutGpt("straight", args);
   fs::path resumed = dropoutDir("resumed");
@@ -114,7 +114,7 @@ TEST(Dropout, AResumedRunDrawsTheMasksOfAnUnbrokenOne) {
   fs::remove_all(resumed);
 }
 
-TEST(Dropout, TheMlpLearnsTheDigitsWithItOverMicroBatches) {
+TEST(DropoutTraining, TheMlpLearnsTheDigitsWithItOverMicroBatches) {
   fs::path out = dropoutDir("mlp");
   fs::remove_all(out);
   auto [status, output] = runCommand(
@@ -133,7 +133,7 @@ TEST(Dropout, TheMlpLearnsTheDigitsWithItOverMicroBatches) {
   fs::remove_all(out);
 }
 
-TEST(Dropout, ARateOutsideZeroToOneIsRefusedNamingTheKey) {
+TEST(DropoutTraining, ARateOutsideZeroToOneIsRefusedNamingTheKey) {
   for (auto [rate, message] : {std::pair<std::string, std::string>{"1", "must be below 1"},
                                {"-0.1", "must be at least 0"}}) {
     auto [status, output] = runCommand(std::string(LOOM_TRAIN_BINARY) + " " + LOOM_SOURCE_DIR +
