@@ -34,6 +34,8 @@ void checkOptions(const SampleOptions &o) {
                 std::to_string(o.temperature));
   if (o.topK < 0)
     throw Error("--top-k must be at least 0 (0: every token), got " + std::to_string(o.topK));
+  if (!(o.topP > 0 && o.topP <= 1))
+    throw Error("--top-p must be in (0, 1] (1: every token), got " + std::to_string(o.topP));
 }
 
 /// The run's token file must hold bytes for a prompt to be written in its tokens.
@@ -52,7 +54,7 @@ void checkByteTokens(const Config &c) {
 } // namespace
 
 int64_t sampleToken(std::span<const float> logits, double temperature, int64_t topK,
-                    std::mt19937_64 &rng) {
+                    std::mt19937_64 &rng, double topP) {
   if (logits.empty())
     throw Error("sampleToken: no logits");
   for (size_t i = 0; i < logits.size(); ++i)
@@ -74,6 +76,23 @@ int64_t sampleToken(std::span<const float> logits, double temperature, int64_t t
   double total = 0;
   for (size_t i = 0; i < ids.size(); ++i)
     total += weights[i] = std::exp((logits[ids[i]] - top) / temperature);
+  if (topP < 1) {
+    // The most likely first; keep them until their share reaches topP.
+    std::vector<size_t> order(ids.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(),
+                     [&](size_t a, size_t b) { return larger(ids[a], ids[b]); });
+    std::vector<int64_t> keptIds;
+    std::vector<double> keptWeights;
+    double kept = 0;
+    for (size_t i : order) {
+      keptIds.push_back(ids[i]), keptWeights.push_back(weights[i]);
+      kept += weights[i];
+      if (kept >= topP * total)
+        break;
+    }
+    ids = std::move(keptIds), weights = std::move(keptWeights), total = kept;
+  }
   double target = uniform(rng) * total;
   for (size_t i = 0; i < ids.size(); ++i)
     if ((target -= weights[i]) < 0)
@@ -150,7 +169,7 @@ SampleReport generateText(const Config &c, const SampleOptions &options,
       logits = runIn(context.size() - first - cached >= static_cast<size_t>(chunk) ? chunk : 1);
     std::vector<float> rows = logits.to_host<float>(); // the last row: the newest token's
     int64_t id = sampleToken(std::span<const float>(rows.data() + rows.size() - V, drawable),
-                             options.temperature, options.topK, rng);
+                             options.temperature, options.topK, rng, options.topP);
     if (k == 0)
       report.firstTokenSeconds = std::chrono::duration<double>(Clock::now() - start).count();
     context.push_back(static_cast<int32_t>(id));

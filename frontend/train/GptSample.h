@@ -1,7 +1,7 @@
 // Text from a trained GPT: `loom-train CONFIG --generate PROMPT` loads the newest checkpoint
 // of the config's run (its EMA parameters where it saved them, as evaluations use), encodes
 // the prompt as bytes (the byte-level tokens loom-train trains on) and draws one token at a
-// time from the model's next-token distribution (temperature, top-k), on one device. Tokens
+// time from the model's next-token distribution (temperature, top-k, top-p), on one device. Tokens
 // go through nn::gptDecodeStep with a cache of keys and values: the prompt in chunks of half
 // the window, then each drawn token alone; when the context outgrows the window
 // (`model.seq`), its last half is run in again from position 0, so a token sees between half
@@ -25,6 +25,9 @@ struct SampleOptions {
   int64_t tokens = 200;      ///< how many to generate
   double temperature = 0.8;  ///< divides the logits; 0: always the most likely token
   int64_t topK = 0;          ///< draw among the k most likely tokens only; 0: among all
+  /// Nucleus sampling: draw among the fewest most likely tokens whose probabilities (after
+  /// temperature and top-k) add up to at least this; 1: among all.
+  double topP = 1;
   uint64_t seed = 0;         ///< the same seed, prompt and checkpoint give the same text
 };
 
@@ -39,10 +42,11 @@ struct SampleReport {
 
 /// The token drawn from `logits` (one per token id): with temperature 0 the first largest,
 /// else id i with probability proportional to exp(logits[i] / temperature) among the `topK`
-/// largest (all when topK is 0 or at least their number), using one draw of `rng`. Throws
-/// loom::Error naming a NaN logit (a model whose parameters diverged).
+/// largest (all when topK is 0 or at least their number), and of those among the fewest
+/// most likely whose probabilities add up to `topP` or more (nucleus sampling), using one
+/// draw of `rng`. Throws loom::Error naming a NaN logit (a model whose parameters diverged).
 int64_t sampleToken(std::span<const float> logits, double temperature, int64_t topK,
-                    std::mt19937_64 &rng);
+                    std::mt19937_64 &rng, double topP = 1);
 
 /// Generates `options.tokens` tokens after the prompt from the newest checkpoint under
 /// `config`'s training.out_dir, calling `onToken` with each one's byte as it comes. Throws

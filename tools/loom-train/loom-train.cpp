@@ -4,7 +4,7 @@
 //   loom-train CONFIG.toml [--set section.key=value ...] [--resume] [--stop-after STEP]
 //              [--dump-ir DIR] [--print-config]
 //   loom-train CONFIG.toml --generate PROMPT [--tokens N] [--temperature T] [--top-k K]
-//              [--seed S]     (text from the run's newest checkpoint; frontend/train/GptSample.h)
+//              [--top-p P] [--seed S]  (text from the run's newest checkpoint; GptSample.h)
 #include "frontend/Distributed.h"
 #include "frontend/Error.h"
 #include "frontend/train/Config.h"
@@ -28,7 +28,8 @@ const char *const kUsage =
     "usage: loom-train CONFIG.toml [--set section.key=value ...] [--resume] [--stop-after STEP]\n"
     "                  [--dump-ir DIR] [--print-config]\n"
     "       loom-train CONFIG.toml [--set ...] --generate PROMPT [--tokens N (200)]\n"
-    "                  [--temperature T (0.8; 0: greedy)] [--top-k K (0: all)] [--seed S (0)]\n";
+    "                  [--temperature T (0.8; 0: greedy)] [--top-k K (0: all)]\n"
+    "                  [--top-p P (1: all)] [--seed S (0)]\n";
 
 /// Names what was wrong with the command line, then the usage; exit code 2.
 int usage(const std::string &problem) {
@@ -85,7 +86,8 @@ int run(int argc, char **argv) {
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     bool sampleFlag =
-        arg == "--tokens" || arg == "--temperature" || arg == "--top-k" || arg == "--seed";
+        arg == "--tokens" || arg == "--temperature" || arg == "--top-k" || arg == "--top-p" ||
+        arg == "--seed";
     bool takesValue = arg == "--set" || arg == "--dump-ir" || arg == "--stop-after" ||
                       arg == "--generate" || sampleFlag;
     if (takesValue && i + 1 >= argc)
@@ -119,11 +121,14 @@ int run(int argc, char **argv) {
         sample.tokens = *count;
       else if (arg == "--top-k" && count)
         sample.topK = *count;
+      else if (arg == "--top-p" && number && *number > 0 && *number <= 1)
+        sample.topP = *number;
       else if (arg == "--seed" && count)
         sample.seed = static_cast<uint64_t>(*count);
       else
         return usage(arg + " expects " +
                      (arg == "--temperature" ? "a number >= 0"
+                      : arg == "--top-p"     ? "a number in (0, 1]"
                       : arg == "--tokens"    ? "an integer >= 1"
                                              : "an integer >= 0") +
                      ", got '" + value + "'");

@@ -34,7 +34,7 @@ TEST(TrainConfig, UnknownKeyNamesFileLineAndTheSectionsKeys) {
   std::string path = writeConfig("unknown.toml", "[model]\nlayers = 2\nlayerz = 3\n");
   EXPECT_EQ(errorOf([&] { Config::load(path); }),
             path + ":3: model.layerz: unknown key; [model] has kind, vocab, embed, layers, heads, seq, "
-                   "hidden, embed_dim, tower_hidden, precision");
+                   "hidden, embed_dim, tower_hidden, precision, dropout");
 }
 
 TEST(TrainConfig, UnknownSectionListsTheSections) {
@@ -84,8 +84,8 @@ TEST(TrainConfig, OverridesApplyAndAreChecked) {
             "--set model.layers=two: model.layers: expected an integer, got the string \"two\"");
   EXPECT_EQ(errorOf([&] { Config::load(path, {"training.stepz=3"}); }),
             "--set training.stepz=3: training.stepz: unknown key; [training] has steps, epochs, "
-            "micro_batches, seed, log_interval, log_format, eval_interval, eval_per_epoch, "
-            "out_dir");
+            "micro_batches, remat, seed, log_interval, log_format, eval_interval, "
+            "eval_per_epoch, out_dir");
   EXPECT_EQ(errorOf([&] { Config::load(path, {"training.steps"}); }),
             "--set training.steps: expected section.key=value");
 }

@@ -22,11 +22,11 @@ using loom::train::sampleToken;
 
 /// The frequency of each id over `draws` samples.
 std::vector<double> frequencies(const std::vector<float> &logits, double temperature,
-                                int64_t topK, int draws) {
+                                int64_t topK, int draws, double topP = 1) {
   std::mt19937_64 rng(7);
   std::vector<double> seen(logits.size());
   for (int i = 0; i < draws; ++i)
-    seen[sampleToken(logits, temperature, topK, rng)] += 1.0 / draws;
+    seen[sampleToken(logits, temperature, topK, rng, topP)] += 1.0 / draws;
   return seen;
 }
 
@@ -77,6 +77,28 @@ TEST(SampleToken, TopKDrawsAmongTheKLargestOnly) {
   // k at or above the number of ids: all of them.
   EXPECT_GT(frequencies(logits, 1.0, 4, 2000)[0], 0.0);
   EXPECT_GT(frequencies(logits, 1.0, 9, 2000)[0], 0.0);
+}
+
+TEST(SampleToken, TopPDrawsAmongTheFewestMostLikelyReachingP) {
+  // Probabilities 0.1, 0.4, 0.2, 0.3 (weights 1, 4, 2, 3).
+  std::vector<float> logits = {0.0f, std::log(4.0f), std::log(2.0f), std::log(3.0f)};
+  // 0.6: ids 1 and 3 (0.4 + 0.3 = 0.7 is the first sum to reach it), drawn 4 : 3.
+  std::vector<double> seen = frequencies(logits, 1.0, 0, 140000, 0.6);
+  EXPECT_EQ(seen[0], 0.0);
+  EXPECT_EQ(seen[2], 0.0);
+  EXPECT_NEAR(seen[1], 4.0 / 7, 0.005);
+  EXPECT_NEAR(seen[3], 3.0 / 7, 0.005);
+  // 0.8: three ids (0.9); 0.3: the most likely alone; after top-k 3 (ids 1, 3, 2) and 0.75:
+  // ids 1 and 3 (4 + 3 of 9 is 0.78).
+  seen = frequencies(logits, 1.0, 0, 90000, 0.8);
+  EXPECT_EQ(seen[0], 0.0);
+  EXPECT_NEAR(seen[2], 2.0 / 9, 0.005);
+  EXPECT_NEAR(frequencies(logits, 1.0, 0, 2000, 0.3)[1], 1.0, 1e-9); // every draw
+  seen = frequencies(logits, 1.0, 3, 2000, 0.75);
+  EXPECT_EQ(seen[0] + seen[2], 0.0);
+  // At a temperature the shares are those after it: at 0.5 the weights are 1, 16, 4, 9 and
+  // 0.5 keeps id 1 alone (16 of 30 is 0.53).
+  EXPECT_NEAR(frequencies(logits, 0.5, 0, 2000, 0.5)[1], 1.0, 1e-9);
 }
 
 /// Runs loom-train with `args`; its exit status and everything it printed.
@@ -131,7 +153,7 @@ TEST(LoomTrainGenerate, AGptTrainedOnACycleOfLettersContinuesIt) {
   std::string sampled;
   for (int run = 0; run < 2; ++run) {
     auto [status, output] = loomTrain(config + " --generate d --temperature 0.5 --top-k 3 " +
-                                      "--seed 11 --tokens 12");
+                                      "--top-p 0.9 --seed 11 --tokens 12");
     ASSERT_EQ(status, 0) << output;
     EXPECT_EQ(output.rfind("defghijabcdef", 0), 0u) << output;
     EXPECT_NE(output.find("12 tokens from " + (dir / "run").string() +
@@ -202,6 +224,9 @@ TEST(LoomTrainGenerate, WhatCannotBeSampledIsRefusedWithTheReason) {
                                                     "got '-1'", 2},
            {gpt + " --generate x --tokens 0", "--tokens expects an integer >= 1, got '0'", 2},
            {gpt + " --generate x --top-k two", "--top-k expects an integer >= 0, got 'two'", 2},
+           {gpt + " --generate x --top-p 0", "--top-p expects a number in (0, 1], got '0'", 2},
+           {gpt + " --generate x --top-p 1.5", "--top-p expects a number in (0, 1], got '1.5'",
+            2},
            {gpt + " --tokens 5", "--tokens goes with --generate", 2},
            {gpt + " --generate x --resume", "--generate samples text from a trained run's "
                                             "checkpoint: it takes no --resume", 2},
