@@ -175,6 +175,17 @@ Value outerContraction(OpBuilder &b, DotGeneralOp op, Value lhs, Value rhs,
       for (int64_t p : resultPerm)
         resultRoles.push_back(productRoles[p]), shape.push_back(resultType.getDimSize(p));
       resultType = RankedTensorType::get(shape, element);
+      // A run is one dim of the GEMM's matrix: its dims must keep the product's order in the
+      // result (["knbhd"] from [b, n, k, h, d] swaps b and n within the rows: another layout).
+      bool inOrder = true;
+      for (Role role : {Outer, Rows, Cols}) {
+        int64_t last = -1;
+        for (int64_t p : resultPerm)
+          if (productRoles[p] == role)
+            inOrder &= p > last, last = p;
+      }
+      if (!inOrder)
+        continue;
     }
     Runs a = runsOf(lhsType, lhsRoles), bRuns = runsOf(rhsType, rhsRoles),
          c = runsOf(resultType, resultRoles);

@@ -34,6 +34,8 @@ void checkOptions(const SampleOptions &o) {
                 std::to_string(o.temperature));
   if (o.topK < 0)
     throw Error("--top-k must be at least 0 (0: every token), got " + std::to_string(o.topK));
+  if (o.samples < 1)
+    throw Error("--samples must be at least 1, got " + std::to_string(o.samples));
   if (!(o.topP > 0 && o.topP <= 1))
     throw Error("--top-p must be in (0, 1] (1: every token), got " + std::to_string(o.topP));
 }
@@ -132,10 +134,11 @@ SampleReport generateText(const Config &c, const SampleOptions &options,
                       return nn::gptDecodeStep(model, p, cache, ids, at);
                     }),
                     JitOptions{.name = "gpt_decode_step", .donateArgnums = {1}});
-  Tree<Array> cache = nn::gptEmptyCache(model);
+  const int64_t S = options.samples;
+  Tree<Array> cache = nn::gptEmptyCache(model, S);
 
   std::string prompt = options.prompt.empty() ? std::string("\n") : options.prompt;
-  std::vector<int32_t> context(prompt.begin(), prompt.end());
+  std::vector<int32_t> context(prompt.begin(), prompt.end()); // the prompt's tokens
   for (size_t i = 0; i < context.size(); ++i) {
     context[i] = static_cast<unsigned char>(context[i]);
     if (context[i] >= model.vocab)
@@ -146,37 +149,47 @@ SampleReport generateText(const Config &c, const SampleOptions &options,
   // The cache holds context[first, first + cached) at positions [0, cached). Tokens go in by
   // chunks of half the window (a prompt, and the context's last half run in again from
   // position 0 when it outgrows the cache), the rest one at a time: two shapes to compile.
+  // Every sample's context has the same length: they go through the cache in step.
+  std::vector<std::vector<int32_t>> contexts(S, context);
   const int64_t chunk = std::max<int64_t>(T / 2, 1);
   size_t first = context.size() > static_cast<size_t>(T) ? context.size() - chunk : 0;
   int64_t cached = 0;
   auto runIn = [&](int64_t n) {
-    std::vector<int32_t> ids(context.begin() + first + cached,
-                             context.begin() + first + cached + n), positions(n);
+    std::vector<int32_t> ids, positions(n);
+    for (const std::vector<int32_t> &c : contexts)
+      ids.insert(ids.end(), c.begin() + first + cached, c.begin() + first + cached + n);
     std::iota(positions.begin(), positions.end(), static_cast<int32_t>(cached));
     Array logits;
     std::tie(logits, cache) =
-        decode(params, cache, Array::from(ids, {n}), Array::from(positions, {n}));
+        decode(params, cache, Array::from(ids, {S, n}), Array::from(positions, {n}));
     cached += n;
-    return logits;
+    return std::make_pair(logits, n);
   };
   std::mt19937_64 rng(options.seed);
+  report.texts.assign(S, std::string());
   const int64_t V = model.vocab, drawable = std::min(V, kByteVocab); // ids that are bytes
   for (int64_t k = 0; k < options.tokens; ++k) {
-    if (context.size() - first > static_cast<size_t>(T))
-      first = context.size() - chunk, cached = 0;
-    Array logits;
-    while (first + cached < context.size())
-      logits = runIn(context.size() - first - cached >= static_cast<size_t>(chunk) ? chunk : 1);
-    std::vector<float> rows = logits.to_host<float>(); // the last row: the newest token's
-    int64_t id = sampleToken(std::span<const float>(rows.data() + rows.size() - V, drawable),
-                             options.temperature, options.topK, rng, options.topP);
+    const size_t length = contexts[0].size();
+    if (length - first > static_cast<size_t>(T))
+      first = length - chunk, cached = 0;
+    std::pair<Array, int64_t> last;
+    while (first + cached < length)
+      last = runIn(length - first - cached >= static_cast<size_t>(chunk) ? chunk : 1);
+    std::vector<float> rows = last.first.to_host<float>(); // [S, n, V]
+    for (int64_t s = 0; s < S; ++s) {
+      // Sample s's last row: its newest token's.
+      const float *row = rows.data() + ((s + 1) * last.second - 1) * V;
+      int64_t id = sampleToken(std::span<const float>(row, drawable), options.temperature,
+                               options.topK, rng, options.topP);
+      contexts[s].push_back(static_cast<int32_t>(id));
+      report.texts[s] += static_cast<char>(id);
+      if (onToken && S == 1)
+        onToken(static_cast<char>(id));
+    }
     if (k == 0)
       report.firstTokenSeconds = std::chrono::duration<double>(Clock::now() - start).count();
-    context.push_back(static_cast<int32_t>(id));
-    report.text += static_cast<char>(id);
-    if (onToken)
-      onToken(static_cast<char>(id));
   }
+  report.text = report.texts[0];
   report.seconds = std::chrono::duration<double>(Clock::now() - start).count();
   return report;
 }

@@ -146,7 +146,15 @@ INSTANTIATE_TEST_SUITE_P(
                     EinsumCase{"heads_result_moved", "bhts,bthd->bshd", {2, 3, 7, 6}, {2, 7, 3, 5}},
                     // No unit stride along either dim of A: loops instead of BLAS.
                     EinsumCase{"heads_no_unit_stride", "tdbh,bshd->bhts", {7, 5, 2, 3},
-                               {2, 6, 3, 5}}),
+                               {2, 6, 3, 5}},
+                    // A projection's product written transposed (one GEMM over the rhs's
+                    // first dim): in the rhs's order, and with the lhs's free dims swapped,
+                    // or the rhs's, which one GEMM cannot write (a transpose follows).
+                    EinsumCase{"projection_moved", "btc,kchd->kbthd", {2, 3, 5}, {3, 5, 2, 4}},
+                    EinsumCase{"projection_rows_swapped", "btc,kchd->ktbhd", {2, 3, 5},
+                               {3, 5, 2, 4}},
+                    EinsumCase{"projection_cols_swapped", "btc,kchd->kbtdh", {2, 3, 5},
+                               {3, 5, 2, 4}}),
     [](const testing::TestParamInfo<EinsumCase> &info) { return info.param.name; });
 
 } // namespace

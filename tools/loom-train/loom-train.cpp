@@ -4,7 +4,8 @@
 //   loom-train CONFIG.toml [--set section.key=value ...] [--resume] [--stop-after STEP]
 //              [--dump-ir DIR] [--print-config]
 //   loom-train CONFIG.toml --generate PROMPT [--tokens N] [--temperature T] [--top-k K]
-//              [--top-p P] [--seed S]  (text from the run's newest checkpoint; GptSample.h)
+//              [--top-p P] [--seed S] [--samples N]  (text from the run's newest checkpoint;
+//              frontend/train/GptSample.h)
 #include "frontend/Distributed.h"
 #include "frontend/Error.h"
 #include "frontend/train/Config.h"
@@ -29,7 +30,7 @@ const char *const kUsage =
     "                  [--dump-ir DIR] [--print-config]\n"
     "       loom-train CONFIG.toml [--set ...] --generate PROMPT [--tokens N (200)]\n"
     "                  [--temperature T (0.8; 0: greedy)] [--top-k K (0: all)]\n"
-    "                  [--top-p P (1: all)] [--seed S (0)]\n";
+    "                  [--top-p P (1: all)] [--seed S (0)] [--samples N (1)]\n";
 
 /// Names what was wrong with the command line, then the usage; exit code 2.
 int usage(const std::string &problem) {
@@ -57,7 +58,8 @@ std::optional<double> parseNonNegative(const char *text) {
   return value;
 }
 
-/// Prints the text generated from the newest checkpoint of `config`'s run as it comes.
+/// Prints the text generated from the newest checkpoint of `config`'s run: one sample as it
+/// comes, several each after a line naming it once all are drawn.
 void generate(const loom::train::Config &config, const loom::train::SampleOptions &options) {
   bool first = true; // the prompt is printed once the checkpoint has loaded
   loom::train::SampleReport r = loom::train::generateText(config, options, [&](char byte) {
@@ -67,11 +69,23 @@ void generate(const loom::train::Config &config, const loom::train::SampleOption
     std::fputc(byte, stdout);
     std::fflush(stdout);
   });
-  std::fprintf(stderr, "\n(%ld tokens from %s, step %ld, %s parameters; first after %.1f s, "
+  if (options.samples > 1)
+    for (size_t s = 0; s < r.texts.size(); ++s)
+      std::printf("%s--- sample %zu ---\n%s%s", s ? "\n" : "", s + 1, options.prompt.c_str(),
+                  r.texts[s].c_str());
+  std::fflush(stdout); // the samples before the report
+  // Tokens per second over every sample, after the first token (which includes the compile).
+  const double after = options.tokens > 1 ? double(options.tokens - 1) * options.samples /
+                                                (r.seconds - r.firstTokenSeconds)
+                                          : 0.0;
+  std::fprintf(stderr, "\n(%ld tokens%s from %s, step %ld, %s parameters; first after %.1f s, "
                "%.0f tokens/s after it)\n",
-               static_cast<long>(options.tokens), r.checkpoint.c_str(), static_cast<long>(r.step),
-               r.ema ? "EMA" : "trained",  r.firstTokenSeconds,
-               options.tokens > 1 ? (options.tokens - 1) / (r.seconds - r.firstTokenSeconds) : 0.0);
+               static_cast<long>(options.tokens),
+               options.samples > 1
+                   ? (" in each of " + std::to_string(options.samples) + " samples").c_str()
+                   : "",
+               r.checkpoint.c_str(), static_cast<long>(r.step), r.ema ? "EMA" : "trained",
+               r.firstTokenSeconds, after);
 }
 } // namespace
 
@@ -87,7 +101,7 @@ int run(int argc, char **argv) {
     std::string arg = argv[i];
     bool sampleFlag =
         arg == "--tokens" || arg == "--temperature" || arg == "--top-k" || arg == "--top-p" ||
-        arg == "--seed";
+        arg == "--seed" || arg == "--samples";
     bool takesValue = arg == "--set" || arg == "--dump-ir" || arg == "--stop-after" ||
                       arg == "--generate" || sampleFlag;
     if (takesValue && i + 1 >= argc)
@@ -119,6 +133,8 @@ int run(int argc, char **argv) {
         sample.temperature = *number;
       else if (arg == "--tokens" && count && *count > 0)
         sample.tokens = *count;
+      else if (arg == "--samples" && count && *count > 0)
+        sample.samples = *count;
       else if (arg == "--top-k" && count)
         sample.topK = *count;
       else if (arg == "--top-p" && number && *number > 0 && *number <= 1)
@@ -129,7 +145,7 @@ int run(int argc, char **argv) {
         return usage(arg + " expects " +
                      (arg == "--temperature" ? "a number >= 0"
                       : arg == "--top-p"     ? "a number in (0, 1]"
-                      : arg == "--tokens"    ? "an integer >= 1"
+                      : arg == "--tokens" || arg == "--samples" ? "an integer >= 1"
                                              : "an integer >= 0") +
                      ", got '" + value + "'");
     } else if (arg == "--help" || arg == "-h") {
@@ -150,8 +166,8 @@ int run(int argc, char **argv) {
     return usage("--generate samples text from a trained run's checkpoint: it takes no "
                  "--resume, --stop-after, --dump-ir or --print-config");
   try {
-    // Started by mpirun or given a coordinator: join the job before any device exists. Process 0 logs the run; the
-    // others only their errors (and their per_rank lines).
+    // Started by mpirun or given a coordinator: join the job before any device exists.
+    // Process 0 logs the run; the others only their errors (and their per_rank lines).
     if (loom::distributed::job_in_environment())
       loom::distributed::initialize();
     loom::train::Config config = loom::train::Config::load(configPath, overrides);

@@ -71,4 +71,42 @@ TEST(GptDecode, EachStepsLogitsEqualTheForwardsAtItsPosition) {
   }
 }
 
+TEST(GptDecode, SequencesDecodedTogetherEachGiveTheirForwardsLogits) {
+  nn::GptConfig c{.vocab = 64, .embed = 32, .layers = 2, .heads = 4, .seq = 10, .batch = 3};
+  Tree<Array> params = nn::gptInit(c, 8);
+  std::mt19937 rng(2);
+  std::vector<int32_t> ids(c.batch * c.seq); // three sequences, row by row
+  for (int32_t &id : ids)
+    id = static_cast<int32_t>(rng() % c.vocab);
+  auto forward = jit([&c](Tree<Tensor> p, Tensor x) { return nn::gptForward(c, p, x); });
+  std::vector<float> whole =
+      forward(params, Array::from(ids, {c.batch, c.seq})).to_host<float>(); // [B, T, V]
+  auto decode = jit(DecodeStep([&c](Tree<Tensor> p, Tree<Tensor> cache, Tensor id, Tensor pos) {
+                      return nn::gptDecodeStep(c, p, cache, id, pos);
+                    }),
+                    JitOptions{.name = "decode_together", .donateArgnums = {1}});
+  Tree<Array> cache = nn::gptEmptyCache(c, c.batch);
+  EXPECT_EQ(cache.at("layers").list()[0].at("k").leaf().shape(),
+            (Shape{c.seq, c.batch * c.heads, c.headDim()}));
+  double worst = 0;
+  int64_t t = 0;
+  for (int64_t n : {3, 1, 4, 2}) {
+    std::vector<int32_t> chunk, positions(n);
+    for (int64_t b = 0; b < c.batch; ++b)
+      chunk.insert(chunk.end(), ids.begin() + b * c.seq + t, ids.begin() + b * c.seq + t + n);
+    std::iota(positions.begin(), positions.end(), int32_t(t));
+    Array logits;
+    std::tie(logits, cache) =
+        decode(params, cache, Array::from(chunk, {c.batch, n}), Array::from(positions, {n}));
+    ASSERT_EQ(logits.shape(), (Shape{c.batch, n, c.vocab}));
+    std::vector<float> got = logits.to_host<float>();
+    for (int64_t b = 0; b < c.batch; ++b)
+      for (int64_t i = 0; i < n * c.vocab; ++i)
+        worst = std::max(worst, std::abs(double(got[(b * n) * c.vocab + i]) -
+                                         whole[(b * c.seq + t) * c.vocab + i]));
+    t += n;
+  }
+  EXPECT_LT(worst, 2e-5);
+}
+
 } // namespace

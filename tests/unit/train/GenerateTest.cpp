@@ -142,6 +142,18 @@ TEST(LoomTrainGenerate, AGptTrainedOnACycleOfLettersContinuesIt) {
     // The text on stdout, then the summary line on stderr.
     EXPECT_EQ(output.substr(0, output.find('\n')), "fghij" "abcdefghijabcdefghijabcdefghij");
   }
+  // Three samples decoded together, past the window: each is the greedy text.
+  {
+    auto [status, output] =
+        loomTrain(config + " --generate fghij --temperature 0 --tokens 30 --samples 3");
+    ASSERT_EQ(status, 0) << output;
+    std::string expected;
+    for (int s = 1; s <= 3; ++s)
+      expected += std::string(s > 1 ? "\n" : "") + "--- sample " + std::to_string(s) +
+                  " ---\nfghij" + "abcdefghijabcdefghijabcdefghij";
+    EXPECT_EQ(output.rfind(expected, 0), 0u) << output;
+    EXPECT_NE(output.find("30 tokens in each of 3 samples from"), std::string::npos) << output;
+  }
   // A prompt longer than the window: its last half runs in as one chunk.
   {
     auto [status, output] =
@@ -225,6 +237,7 @@ TEST(LoomTrainGenerate, WhatCannotBeSampledIsRefusedWithTheReason) {
            {gpt + " --generate x --tokens 0", "--tokens expects an integer >= 1, got '0'", 2},
            {gpt + " --generate x --top-k two", "--top-k expects an integer >= 0, got 'two'", 2},
            {gpt + " --generate x --top-p 0", "--top-p expects a number in (0, 1], got '0'", 2},
+           {gpt + " --generate x --samples 0", "--samples expects an integer >= 1, got '0'", 2},
            {gpt + " --generate x --top-p 1.5", "--top-p expects a number in (0, 1], got '1.5'",
             2},
            {gpt + " --tokens 5", "--tokens goes with --generate", 2},
