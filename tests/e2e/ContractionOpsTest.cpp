@@ -3,6 +3,10 @@
 // transposed outputs and summed-out labels.
 #include "tests/e2e/Harness.h"
 
+#include <algorithm>
+#include <map>
+#include <random>
+
 using namespace loom;
 using namespace loom::e2e;
 
@@ -156,5 +160,64 @@ INSTANTIATE_TEST_SUITE_P(
                     EinsumCase{"projection_cols_swapped", "btc,kchd->kbtdh", {2, 3, 5},
                                {3, 5, 2, 4}}),
     [](const testing::TestParamInfo<EinsumCase> &info) { return info.param.name; });
+
+// Random einsums: batch, contracting and free labels in random orders in each operand and in
+// the output, so that every way the lowering reads operands in place and writes the product
+// transposed is met (a GEMM's rows or columns written in another order than the product's
+// went unseen until a model's einsum met it).
+TEST(EinsumRandom, RandomLabelOrdersMatchTheReference) {
+  std::mt19937 rng(kSeed);
+  auto pick = [&](int64_t lo, int64_t hi) {
+    return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
+  };
+  const std::string labels = "abcdefghij";
+  for (int round = 0; round < 60; ++round) {
+    // Label kinds: batch (both operands and the output), contracting (both operands), free
+    // of the lhs, free of the rhs (one operand and the output).
+    int64_t counts[4] = {pick(0, 2), pick(0, 2), pick(1, 2), pick(1, 2)};
+    std::string batch, contracting, lhsFree, rhsFree;
+    std::string *groups[4] = {&batch, &contracting, &lhsFree, &rhsFree};
+    std::map<char, int64_t> size;
+    size_t next = 0;
+    for (int g = 0; g < 4; ++g)
+      for (int64_t i = 0; i < counts[g]; ++i) {
+        char label = labels[next++];
+        *groups[g] += label;
+        size[label] = pick(2, 4);
+      }
+    auto shuffled = [&](std::string s) {
+      std::shuffle(s.begin(), s.end(), rng);
+      return s;
+    };
+    std::string la = shuffled(batch + contracting + lhsFree);
+    std::string lb = shuffled(batch + contracting + rhsFree);
+    std::string lout = shuffled(batch + lhsFree + rhsFree);
+    std::string spec = la + "," + lb + "->" + lout;
+    auto shapeOf = [&](const std::string &ls) {
+      Shape shape;
+      for (char c : ls)
+        shape.push_back(size[c]);
+      return shape;
+    };
+    RefTensor a = uniform(shapeOf(la), rng), b = uniform(shapeOf(lb), rng);
+    auto f = jit([spec](Tensor x, Tensor y) { return einsum(spec, x, y); });
+    ASSERT_TRUE(allClose(f(toArray(a), toArray(b)), ref::einsum(spec, a, b), kF32))
+        << spec << " with " << ::testing::PrintToString(a.shape) << " and "
+        << ::testing::PrintToString(b.shape);
+  }
+}
+
+// Every order of a projection's output (x [b, t, c] times w [k, c, h, d]): the forms one GEMM
+// can write transposed and those it cannot, each against the reference.
+TEST(EinsumRandom, EveryOutputOrderOfAProjectionMatchesTheReference) {
+  std::mt19937 rng(kSeed);
+  RefTensor a = uniform({2, 3, 5}, rng), b = uniform({3, 5, 2, 4}, rng);
+  std::string out = "bdhkt"; // sorted: next_permutation visits all 120 orders
+  do {
+    std::string spec = "btc,kchd->" + out;
+    auto f = jit([spec](Tensor x, Tensor y) { return einsum(spec, x, y); });
+    ASSERT_TRUE(allClose(f(toArray(a), toArray(b)), ref::einsum(spec, a, b), kF32)) << spec;
+  } while (std::next_permutation(out.begin(), out.end()));
+}
 
 } // namespace
