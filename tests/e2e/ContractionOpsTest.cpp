@@ -207,17 +207,26 @@ TEST(EinsumRandom, RandomLabelOrdersMatchTheReference) {
   }
 }
 
-// Every order of a projection's output (x [b, t, c] times w [k, c, h, d]): the forms one GEMM
-// can write transposed and those it cannot, each against the reference.
-TEST(EinsumRandom, EveryOutputOrderOfAProjectionMatchesTheReference) {
-  std::mt19937 rng(kSeed);
-  RefTensor a = uniform({2, 3, 5}, rng), b = uniform({3, 5, 2, 4}, rng);
-  std::string out = "bdhkt"; // sorted: next_permutation visits all 120 orders
-  do {
-    std::string spec = "btc,kchd->" + out;
-    auto f = jit([spec](Tensor x, Tensor y) { return einsum(spec, x, y); });
-    ASSERT_TRUE(allClose(f(toArray(a), toArray(b)), ref::einsum(spec, a, b), kF32)) << spec;
-  } while (std::next_permutation(out.begin(), out.end()));
+// Every order of the output of a projection (x [b, t, c] times w [k, c, h, d]), of per-head
+// scores against a cache (one batch dim, not leading) and of attention's scores (two): the
+// forms the lowering writes in one GEMM call and those it cannot, against the reference.
+TEST(EinsumRandom, EveryOutputOrderMatchesTheReference) {
+  struct Form {
+    std::string operands, labels; // the output's labels, sorted
+    Shape a, b;
+  };
+  for (const Form &form : {Form{"btc,kchd->", "bdhkt", {2, 3, 5}, {3, 5, 2, 4}},
+                           Form{"nhd,thd->", "hnt", {2, 3, 5}, {4, 3, 5}},
+                           Form{"bthd,bshd->", "bhst", {2, 3, 4, 5}, {2, 6, 4, 5}}}) {
+    std::mt19937 rng(kSeed);
+    RefTensor a = uniform(form.a, rng), b = uniform(form.b, rng);
+    std::string out = form.labels; // next_permutation from the sorted one visits every order
+    do {
+      std::string spec = form.operands + out;
+      auto f = jit([spec](Tensor x, Tensor y) { return einsum(spec, x, y); });
+      ASSERT_TRUE(allClose(f(toArray(a), toArray(b)), ref::einsum(spec, a, b), kF32)) << spec;
+    } while (std::next_permutation(out.begin(), out.end()));
+  }
 }
 
 } // namespace
