@@ -39,9 +39,11 @@ std::pair<Tensor, Tree<Tensor>> nn::gptDecodeStep(const GptConfig &c, const Tree
   const int64_t T = c.seq, H = c.heads, D = c.headDim(), n = ids.dim(-1);
   const int64_t B = batched ? ids.dim(0) : 1;
   Tensor rows = batched ? ids : reshape(ids, {1, n});
-  // [T, 1, 1]: the rows of the cache this step writes.
+  // [T, 1, 1]: the rows of the cache this step writes; [T]: each one's token in the step.
   Tensor written =
       reshape(greater(sum(one_hot(positions, T, DType::F32), {0}), full({}, 0.0)), {T, 1, 1});
+  Tensor slot =
+      sum(one_hot(positions, T, DType::I32) * iota({n, T}, 0, DType::I32), {0});
   // [B H, n, T]: token i attends to the positions up to its own.
   Tensor attends = less_equal(iota({B * H, n, T}, 2), reshape(positions, {1, n, 1}));
   // [B, n, C]: the tokens' embeddings plus their positions', as gptForward's residual stream.
@@ -56,9 +58,11 @@ std::pair<Tensor, Tree<Tensor>> nn::gptDecodeStep(const GptConfig &c, const Tree
     auto part = [&](int64_t k) { // [n, B H, D]
       return reshape(slice(qkv, {k, 0, 0, 0, 0}, {k + 1, n, B, H, D}), {n, B * H, D});
     };
-    // The cache with the step's rows replaced (each written once: exact).
+    // The cache with the step's rows replaced: each row of the cache picks its own or its
+    // token's (a gather, which fuses with the select into one pass over the cache, written
+    // in place over the donated one; a scatter would fill a whole cache first).
     auto write = [&](const Tensor &old, const Tensor &fresh) {
-      return where(written, scatter_add(fresh, positions, T), old);
+      return where(written, take(fresh, slot), old);
     };
     Tree<Tensor> updated;
     updated["k"] = write(cached[i].at("k").leaf(), part(1));
