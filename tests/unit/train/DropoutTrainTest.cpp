@@ -38,16 +38,16 @@ fs::path runDropoutGpt(const std::string &name, const std::string &args,
   return out;
 }
 
-/// The eval loss a run's metrics.jsonl records last.
-double lastEvalLoss(const fs::path &out) {
+/// The last value of `key` ("eval_loss") a run's metrics.jsonl records; -1 if none.
+double lastMetric(const fs::path &out, const std::string &key) {
   std::ifstream in(out / "metrics.jsonl");
-  double loss = -1;
+  double value = -1;
   for (std::string line; std::getline(in, line);) {
     auto j = nlohmann::json::parse(line);
-    if (j.contains("eval_loss"))
-      loss = j["eval_loss"];
+    if (j.contains(key))
+      value = j[key];
   }
-  return loss;
+  return value;
 }
 
 TEST(DropoutTraining, EveryStrategyDrawsTheSameMasks) {
@@ -85,8 +85,8 @@ TEST(DropoutTraining, EvaluationDropsNothing) {
                             "--set mesh.strategy=none ";
   fs::path dropped = runDropoutGpt("eval-drop", still + "--set model.dropout=0.5");
   fs::path plain = runDropoutGpt("eval-plain", still);
-  ASSERT_GT(lastEvalLoss(plain), 0);
-  EXPECT_EQ(lastEvalLoss(dropped), lastEvalLoss(plain));
+  ASSERT_GT(lastMetric(plain, "eval_loss"), 0);
+  EXPECT_EQ(lastMetric(dropped, "eval_loss"), lastMetric(plain, "eval_loss"));
   EXPECT_GT(std::abs(lossByStep(dropped).at(0) - lossByStep(plain).at(0)), 1e-3);
   fs::remove_all(dropped);
   fs::remove_all(plain);
@@ -122,14 +122,7 @@ TEST(DropoutTraining, TheMlpLearnsTheDigitsWithItOverMicroBatches) {
       "/configs/mlp-digits.toml --set model.dropout=0.2 --set training.micro_batches=2 "
       "--set checkpoint.enabled=false --set training.out_dir=" + out.string());
   ASSERT_EQ(status, 0) << output;
-  std::ifstream in(out / "metrics.jsonl");
-  double accuracy = -1;
-  for (std::string line; std::getline(in, line);) {
-    auto j = nlohmann::json::parse(line);
-    if (j.contains("eval_accuracy"))
-      accuracy = j["eval_accuracy"];
-  }
-  EXPECT_GT(accuracy, 0.93) << output;
+  EXPECT_GT(lastMetric(out, "eval_accuracy"), 0.93) << output;
   fs::remove_all(out);
 }
 
