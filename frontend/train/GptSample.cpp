@@ -160,8 +160,12 @@ SampleReport generateText(const Config &c, const SampleOptions &options,
       ids.insert(ids.end(), c.begin() + first + cached, c.begin() + first + cached + n);
     std::iota(positions.begin(), positions.end(), static_cast<int32_t>(cached));
     Array logits;
+    const int traced = decode.stats().traces;
     std::tie(logits, cache) =
         decode(params, cache, Array::from(ids, {S, n}), Array::from(positions, {n}));
+    if (decode.stats().traces != traced && report.firstTokenSeconds > 0)
+      report.laterCompileSeconds +=
+          decode.stats().lastTraceSeconds + decode.stats().lastCompileSeconds;
     cached += n;
     return std::make_pair(logits, n);
   };

@@ -43,6 +43,9 @@ struct SampleReport {
   std::vector<std::string> texts; ///< every sample's
   /// Seconds to the first token (the compile with it) and to the last.
   double firstTokenSeconds = 0, seconds = 0;
+  /// Of the seconds after the first token, those spent tracing and compiling (a shape first
+  /// met there: the chunk that refills the cache when the context outgrows the window).
+  double laterCompileSeconds = 0;
 };
 
 /// The token drawn from `logits` (one per token id): with temperature 0 the first largest,

@@ -74,10 +74,12 @@ void generate(const loom::train::Config &config, const loom::train::SampleOption
       std::printf("%s--- sample %zu ---\n%s%s", s ? "\n" : "", s + 1, options.prompt.c_str(),
                   r.texts[s].c_str());
   std::fflush(stdout); // the samples before the report
-  // Tokens per second over every sample, after the first token (which includes the compile).
-  const double after = options.tokens > 1 ? double(options.tokens - 1) * options.samples /
-                                                (r.seconds - r.firstTokenSeconds)
-                                          : 0.0;
+  // Tokens per second over every sample, after the first token (which includes the compile)
+  // and without compiles met later.
+  const double after =
+      options.tokens > 1 ? double(options.tokens - 1) * options.samples /
+                               (r.seconds - r.firstTokenSeconds - r.laterCompileSeconds)
+                         : 0.0;
   std::fprintf(stderr, "\n(%ld tokens%s from %s, step %ld, %s parameters; first after %.1f s, "
                "%.0f tokens/s after it)\n",
                static_cast<long>(options.tokens),
