@@ -40,10 +40,10 @@ std::pair<Tensor, Tree<Tensor>> nn::gptDecodeStep(const GptConfig &c, const Tree
   const int64_t B = batched ? ids.dim(0) : 1;
   Tensor rows = batched ? ids : reshape(ids, {1, n});
   // [T, 1, 1]: the rows of the cache this step writes; [T]: each one's token in the step.
+  Tensor hits = one_hot(positions, T, DType::I32); // [n, T]
   Tensor written =
-      reshape(greater(sum(one_hot(positions, T, DType::F32), {0}), full({}, 0.0)), {T, 1, 1});
-  Tensor slot =
-      sum(one_hot(positions, T, DType::I32) * iota({n, T}, 0, DType::I32), {0});
+      reshape(greater(sum(hits, {0}), full({}, 0, DType::I32)), {T, 1, 1});
+  Tensor slot = sum(hits * iota({n, T}, 0, DType::I32), {0});
   // [B H, n, T]: token i attends to the positions up to its own.
   Tensor attends = less_equal(iota({B * H, n, T}, 2), reshape(positions, {1, n, 1}));
   // [B, n, C]: the tokens' embeddings plus their positions', as gptForward's residual stream.

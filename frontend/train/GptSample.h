@@ -1,12 +1,13 @@
 // Text from a trained GPT: `loom-train CONFIG --generate PROMPT` loads the newest checkpoint
 // of the config's run (its EMA parameters where it saved them, as evaluations use), encodes
 // the prompt as bytes (the byte-level tokens loom-train trains on) and draws one token at a
-// time from the model's next-token distribution (temperature, top-k, top-p), on one device. Tokens
-// go through nn::gptDecodeStep with a cache of keys and values: the prompt in chunks of half
-// the window, then each drawn token alone; when the context outgrows the window
-// (`model.seq`), its last half is run in again from position 0, so a token sees between half
-// the window and all of it. Two shapes compile (and next time come from the compile cache).
-// An empty prompt starts after a newline, where the training text's lines start.
+// time from the model's next-token distribution (temperature, top-k, top-p), on one device,
+// for one sample or several decoded side by side. Tokens go through nn::gptDecodeStep with a
+// cache of keys and values: the prompt in chunks of half the window, then each drawn token
+// alone; when the context outgrows the window (`model.seq`), its last half is run in again
+// from position 0, so a token sees between half the window and all of it. Two shapes compile
+// (and next time come from the compile cache). An empty prompt starts after a newline, where
+// the training text's lines start.
 #ifndef LOOM_FRONTEND_TRAIN_GPTSAMPLE_H
 #define LOOM_FRONTEND_TRAIN_GPTSAMPLE_H
 

@@ -38,18 +38,6 @@ fs::path runDropoutGpt(const std::string &name, const std::string &args,
   return out;
 }
 
-/// The last value of `key` ("eval_loss") a run's metrics.jsonl records; -1 if none.
-double lastMetric(const fs::path &out, const std::string &key) {
-  std::ifstream in(out / "metrics.jsonl");
-  double value = -1;
-  for (std::string line; std::getline(in, line);) {
-    auto j = nlohmann::json::parse(line);
-    if (j.contains(key))
-      value = j[key];
-  }
-  return value;
-}
-
 TEST(DropoutTraining, EveryStrategyDrawsTheSameMasks) {
   const std::string drop = "--set model.dropout=0.1 ";
   fs::path none = runDropoutGpt("none", drop + "--set mesh.strategy=none");

@@ -8,7 +8,6 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <unistd.h>
@@ -33,12 +32,8 @@ MicroRun runTiny(const std::string &args, const std::string &name) {
       "--set checkpoint.enabled=false --set training.out_dir=" + out.string() + " " + args);
   EXPECT_EQ(status, 0) << output;
   MicroRun run{lossByStep(out)};
-  auto number = [&](const std::string &after) {
-    size_t at = output.find(after);
-    return at == std::string::npos ? 0.0 : std::atof(output.c_str() + at + after.size());
-  };
-  run.peakMb = number("peak memory per device: ");
-  run.receivedMb = number("collectives: ");
+  run.peakMb = numberAfter(output, "peak memory per device: ");
+  run.receivedMb = numberAfter(output, "collectives: ");
   EXPECT_EQ(run.losses.size(), 6u) << output;
   std::filesystem::remove_all(out);
   return run;

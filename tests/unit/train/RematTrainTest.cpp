@@ -6,7 +6,6 @@
 
 #include <gtest/gtest.h>
 
-#include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <unistd.h>
@@ -32,9 +31,7 @@ RematRun runSmall(const std::string &name, const std::string &args) {
       "--set checkpoint.enabled=false --set training.out_dir=" + out.string() + " " + args);
   EXPECT_EQ(status, 0) << output;
   RematRun run{lossByStep(out)};
-  size_t at = output.find("peak memory per device: ");
-  if (at != std::string::npos)
-    run.peakMb = std::atof(output.c_str() + at + 24);
+  run.peakMb = numberAfter(output, "peak memory per device: ");
   EXPECT_EQ(run.losses.size(), 3u) << output;
   fs::remove_all(out);
   return run;

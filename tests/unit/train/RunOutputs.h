@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -21,6 +22,24 @@ inline std::map<int64_t, double> lossByStep(const std::filesystem::path &out) {
       result[j["step"]] = j["loss"];
   }
   return result;
+}
+
+/// The last value of `key` ("eval_loss") a run's metrics.jsonl records; -1 if none.
+inline double lastMetric(const std::filesystem::path &out, const std::string &key) {
+  std::ifstream in(out / "metrics.jsonl");
+  double value = -1;
+  for (std::string line; std::getline(in, line);) {
+    auto j = nlohmann::json::parse(line);
+    if (j.contains(key))
+      value = j[key];
+  }
+  return value;
+}
+
+/// The number a run printed right after `label` ("peak memory per device: "); 0 if absent.
+inline double numberAfter(const std::string &output, const std::string &label) {
+  size_t at = output.find(label);
+  return at == std::string::npos ? 0.0 : std::atof(output.c_str() + at + label.size());
 }
 
 /// A file's whole contents.
