@@ -1,0 +1,182 @@
+// The backends' ops (Backends.h). The Loom side scales a product by 1/sqrt(contracted size)
+// as the reference does, so that values stay near 1 through chains of products.
+#include "tests/programs/Backends.h"
+
+#include <cmath>
+
+namespace loom::programs {
+
+namespace {
+int64_t contractedSize(const RefTensor &a, const Dims &contract) {
+  int64_t k = 1;
+  for (int64_t d : contract)
+    k *= a.shape[d];
+  return k;
+}
+} // namespace
+
+RefTensor ReferenceBackend::unary(Unary u, const RefTensor &x) {
+  switch (u) {
+  case Unary::Tanh:
+    return ref::map(x, [](double v) { return std::tanh(v); });
+  case Unary::Neg:
+    return ref::map(x, [](double v) { return -v; });
+  case Unary::Abs:
+    return ref::map(x, [](double v) { return std::fabs(v); });
+  case Unary::Sigmoid:
+    return ref::map(x, ref::sigmoid);
+  case Unary::Relu:
+    return ref::map(x, ref::relu);
+  case Unary::Gelu:
+    return ref::map(x, ref::gelu);
+  case Unary::Sin:
+    return ref::map(x, [](double v) { return std::sin(v); });
+  case Unary::SqrtAbsPlusOne:
+    return ref::map(x, [](double v) { return std::sqrt(std::fabs(v) + 1); });
+  }
+  return x;
+}
+RefTensor ReferenceBackend::binary(Binary op, const RefTensor &a, const RefTensor &b) {
+  switch (op) {
+  case Binary::Add:
+    return ref::add(a, b);
+  case Binary::Sub:
+    return ref::sub(a, b);
+  case Binary::Mul:
+    return ref::mul(a, b);
+  case Binary::Max:
+    return ref::maximum(a, b);
+  case Binary::Min:
+    return ref::minimum(a, b);
+  case Binary::DivByAbsPlusOne:
+    return ref::zip(a, b, [](double x, double y) { return x / (std::fabs(y) + 1); });
+  case Binary::WhereGreater:
+    return ref::zip(a, b, [](double x, double y) { return x > y ? x : y * 0.5; });
+  }
+  return a;
+}
+RefTensor ReferenceBackend::transpose(const RefTensor &x, const Dims &perm) {
+  return ref::transpose(x, perm);
+}
+RefTensor ReferenceBackend::reshape(const RefTensor &x, const Dims &shape) {
+  return ref::reshape(x, shape);
+}
+RefTensor ReferenceBackend::broadcast(const RefTensor &x, const Dims &shape, const Dims &dims) {
+  return ref::broadcastInDim(x, shape, dims);
+}
+RefTensor ReferenceBackend::slice(const RefTensor &x, const Dims &start, const Dims &limit,
+                                  const Dims &strides) {
+  return ref::slice(x, start, limit, strides);
+}
+RefTensor ReferenceBackend::concat(const std::vector<RefTensor> &xs, int64_t axis) {
+  return ref::concatenate(xs, axis);
+}
+RefTensor ReferenceBackend::reduce(Reduce r, const RefTensor &x, const Dims &dims, bool keepdims) {
+  switch (r) {
+  case Reduce::Sum:
+    return ref::sum(x, dims, keepdims);
+  case Reduce::Max:
+    return ref::max(x, dims, keepdims);
+  case Reduce::Mean:
+    return ref::mean(x, dims, keepdims);
+  }
+  return x;
+}
+RefTensor ReferenceBackend::dot(const RefTensor &a, const RefTensor &b, const Dims &aBatch,
+                                const Dims &bBatch, const Dims &aContract, const Dims &bContract) {
+  RefTensor d = ref::dotGeneral(a, b, aBatch, bBatch, aContract, bContract);
+  int64_t k = contractedSize(a, aContract);
+  return k > 1 ? ref::mul(d, RefTensor{{}, {1 / std::sqrt(double(k))}}) : d;
+}
+RefTensor ReferenceBackend::softmax(const RefTensor &x, int64_t axis, bool log) {
+  return log ? ref::logSoftmax(x, axis) : ref::softmax(x, axis);
+}
+
+PartitionSpec partitionSpec(const Spec &spec) {
+  std::vector<MeshAxes> dims;
+  for (const auto &axes : spec)
+    dims.push_back(MeshAxes(axes));
+  return PartitionSpec::of(dims);
+}
+
+Tensor LoomBackend::unary(Unary u, const Tensor &x) {
+  switch (u) {
+  case Unary::Tanh:
+    return loom::tanh(x);
+  case Unary::Neg:
+    return -x;
+  case Unary::Abs:
+    return loom::abs(x);
+  case Unary::Sigmoid:
+    return loom::sigmoid(x);
+  case Unary::Relu:
+    return loom::relu(x);
+  case Unary::Gelu:
+    return loom::gelu(x);
+  case Unary::Sin:
+    return loom::sin(x);
+  case Unary::SqrtAbsPlusOne:
+    return loom::sqrt(loom::abs(x) + 1.0);
+  }
+  return x;
+}
+Tensor LoomBackend::binary(Binary op, const Tensor &a, const Tensor &b) {
+  switch (op) {
+  case Binary::Add:
+    return a + b;
+  case Binary::Sub:
+    return a - b;
+  case Binary::Mul:
+    return a * b;
+  case Binary::Max:
+    return loom::maximum(a, b);
+  case Binary::Min:
+    return loom::minimum(a, b);
+  case Binary::DivByAbsPlusOne:
+    return a / (loom::abs(b) + 1.0);
+  case Binary::WhereGreater:
+    return where(greater(a, b), a, b * 0.5);
+  }
+  return a;
+}
+Tensor LoomBackend::transpose(const Tensor &x, const Dims &perm) {
+  return loom::transpose(x, perm);
+}
+Tensor LoomBackend::reshape(const Tensor &x, const Dims &shape) { return loom::reshape(x, shape); }
+Tensor LoomBackend::broadcast(const Tensor &x, const Dims &shape, const Dims &dims) {
+  return broadcast_in_dim(x, shape, dims);
+}
+Tensor LoomBackend::slice(const Tensor &x, const Dims &start, const Dims &limit,
+                          const Dims &strides) {
+  return loom::slice(x, start, limit, strides);
+}
+Tensor LoomBackend::concat(const std::vector<Tensor> &xs, int64_t axis) {
+  return concatenate(xs, axis);
+}
+Tensor LoomBackend::reduce(Reduce r, const Tensor &x, const Dims &dims, bool keepdims) {
+  switch (r) {
+  case Reduce::Sum:
+    return loom::sum(x, dims, keepdims);
+  case Reduce::Max:
+    return loom::max(x, dims, keepdims);
+  case Reduce::Mean:
+    return loom::mean(x, dims, keepdims);
+  }
+  return x;
+}
+Tensor LoomBackend::dot(const Tensor &a, const Tensor &b, const Dims &aBatch, const Dims &bBatch,
+                        const Dims &aContract, const Dims &bContract) {
+  Tensor d = dot_general(a, b, aBatch, bBatch, aContract, bContract);
+  int64_t k = 1;
+  for (int64_t c : aContract)
+    k *= a.shape()[c];
+  return k > 1 ? d * (1 / std::sqrt(double(k))) : d;
+}
+Tensor LoomBackend::softmax(const Tensor &x, int64_t axis, bool log) {
+  return log ? log_softmax(x, axis) : loom::softmax(x, axis);
+}
+Tensor LoomBackend::constraint(const Tensor &x, const Spec &spec) {
+  return mesh ? with_sharding_constraint(x, NamedSharding(*mesh, partitionSpec(spec))) : x;
+}
+
+} // namespace loom::programs

@@ -1,0 +1,82 @@
+// The text of a random program, printed when Loom's result differs from the reference.
+#include "tests/programs/RandomProgram.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+namespace loom::programs {
+
+std::string describe(const Dims &dims) { return fmt::format("[{}]", fmt::join(dims, ",")); }
+
+std::string describe(const Spec &spec) {
+  std::vector<std::string> dims;
+  for (const auto &axes : spec)
+    dims.push_back(axes.empty() ? "-" : fmt::format("{}", fmt::join(axes, "+")));
+  return fmt::format("P({})", fmt::join(dims, ", "));
+}
+
+namespace {
+const char *name(Unary u) {
+  static const char *names[] = {"tanh", "neg",  "abs", "sigmoid",
+                                "relu", "gelu", "sin", "sqrt(|x|+1)"};
+  return names[static_cast<int>(u)];
+}
+const char *name(Binary b) {
+  static const char *names[] = {"add", "sub", "mul", "max", "min", "a/(|b|+1)", "a>b?a:b/2"};
+  return names[static_cast<int>(b)];
+}
+const char *name(Reduce r) {
+  static const char *names[] = {"sum", "max", "mean"};
+  return names[static_cast<int>(r)];
+}
+
+std::string nodeText(const Node &n) {
+  std::vector<std::string> args;
+  for (int a : n.args)
+    args.push_back(fmt::format("v{}", a));
+  std::string operands = fmt::format("{}", fmt::join(args, ", "));
+  switch (n.kind) {
+  case OpKind::Input:
+    return fmt::format("arg{}", n.index);
+  case OpKind::Unary:
+    return fmt::format("{} {}", name(n.unary), operands);
+  case OpKind::Binary:
+    return fmt::format("{} {}", name(n.binary), operands);
+  case OpKind::Transpose:
+    return fmt::format("transpose {} {}", operands, describe(n.perm));
+  case OpKind::Reshape:
+    return fmt::format("reshape {}", operands);
+  case OpKind::Broadcast:
+    return fmt::format("broadcast_in_dim {} dims {}", operands, describe(n.dims));
+  case OpKind::Slice:
+    return fmt::format("slice {} {}:{}:{}", operands, describe(n.start), describe(n.limit),
+                       describe(n.strides));
+  case OpKind::Concat:
+    return fmt::format("concatenate {} axis {}", operands, n.axis);
+  case OpKind::Reduce:
+    return fmt::format("{} {} dims {}{}", name(n.reduce), operands, describe(n.dims),
+                       n.keepdims ? " keepdims" : "");
+  case OpKind::Dot:
+    return fmt::format("dot {} batch {}x{} contract {}x{}", operands, describe(n.aBatch),
+                       describe(n.bBatch), describe(n.aContract), describe(n.bContract));
+  case OpKind::Softmax:
+    return fmt::format("{} {} axis {}", n.keepdims ? "log_softmax" : "softmax", operands, n.axis);
+  case OpKind::Constraint:
+    return fmt::format("constraint {} {}", operands, describe(n.spec));
+  }
+  return "?";
+}
+} // namespace
+
+std::string describe(const Program &program) {
+  std::string out;
+  for (size_t i = 0; i < program.nodes.size(); ++i)
+    out += fmt::format("  v{} = {} : {}\n", i, nodeText(program.nodes[i]),
+                       describe(program.nodes[i].shape));
+  std::vector<std::string> outs;
+  for (int o : program.outputs)
+    outs.push_back(fmt::format("v{}", o));
+  return out + fmt::format("  return {}\n", fmt::join(outs, ", "));
+}
+
+} // namespace loom::programs

@@ -1,0 +1,146 @@
+// Random programs for end-to-end testing: small DAGs of DSL ops (elementwise with NumPy
+// broadcasting, transpose, reshape, broadcast_in_dim, strided slice, concatenate, reductions,
+// dot_general with any batch and contracting dims, softmax, sharding constraints) on shapes
+// of rank 0 to 4. A program is plain data, so one evaluator runs it on loom::Tensor (traced,
+// compiled, maybe sharded) and on the plain-loop reference, and a failure prints the program.
+#ifndef LOOM_TESTS_PROGRAMS_RANDOMPROGRAM_H
+#define LOOM_TESTS_PROGRAMS_RANDOMPROGRAM_H
+
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace loom::programs {
+
+using Dims = std::vector<int64_t>;
+
+enum class OpKind {
+  Input,      ///< program argument `index`
+  Unary,      ///< `unary`
+  Binary,     ///< `binary` of args[0], args[1] with NumPy broadcasting
+  Transpose,  ///< `perm`
+  Reshape,    ///< to `shape`
+  Broadcast,  ///< broadcast_in_dim to `shape` along `dims`
+  Slice,      ///< `start`, `limit`, `strides`
+  Concat,     ///< args along `axis`
+  Reduce,     ///< `reduce` over `dims` (`keepdims`)
+  Dot,        ///< dot_general(args[0], args[1]) scaled by 1/sqrt(contracted size)
+  Softmax,    ///< softmax (or log_softmax with `keepdims`) along `axis`
+  Constraint, ///< with_sharding_constraint(args[0], `spec`) when sharded; identity else
+};
+
+enum class Unary { Tanh, Neg, Abs, Sigmoid, Relu, Gelu, Sin, SqrtAbsPlusOne };
+enum class Binary { Add, Sub, Mul, Max, Min, DivByAbsPlusOne, WhereGreater };
+enum class Reduce { Sum, Max, Mean };
+
+/// Per tensor dim, the mesh axes it is split over (empty: not split).
+using Spec = std::vector<std::vector<std::string>>;
+
+struct Node {
+  OpKind kind = OpKind::Input;
+  std::vector<int> args; ///< earlier nodes
+  Dims shape;            ///< the result's shape
+  int index = 0;         ///< Input: the argument position
+  Unary unary = Unary::Tanh;
+  Binary binary = Binary::Add;
+  Reduce reduce = Reduce::Sum;
+  Dims perm, dims, start, limit, strides;
+  Dims aBatch, bBatch, aContract, bContract;
+  int64_t axis = 0;
+  bool keepdims = false;
+  Spec spec;
+};
+
+struct Program {
+  std::vector<Node> nodes;
+  std::vector<Dims> inputs; ///< the argument shapes, by position
+  std::vector<int> outputs; ///< nodes returned, in order
+};
+
+/// The mesh a program's constraints and specs refer to: axes "x" and "y" of 2 each.
+std::vector<std::pair<std::string, int64_t>> programMesh();
+
+struct GenerateOptions {
+  int minOps = 3, maxOps = 9;
+  /// The most elements any value may have.
+  int64_t maxElements = 720;
+  /// Dim sizes up to 65 (and maxElements at least 2^15): past the vector widths and tiles
+  /// of the lowering, and over the size where loops run in parallel.
+  bool large = false;
+};
+
+/// A random program; every shape is valid and every op well-defined (no division by ~0).
+Program generateProgram(std::mt19937 &rng, const GenerateOptions &options = {});
+
+/// A random spec of `shape` on programMesh() (each axis splits a divisible dim or none).
+Spec randomSpec(const Dims &shape, std::mt19937 &rng);
+
+/// One line per node, "v3 = dot v1, v2 batch [0]x[1] contract [2]x[0] : [2,3,4]", then the
+/// outputs: what a failure prints, enough to rebuild the program by hand.
+std::string describe(const Program &program);
+std::string describe(const Dims &dims);
+std::string describe(const Spec &spec);
+
+/// Runs `program` with backend `B`: B::Value is the tensor type and B has one method per op
+/// kind. Returns the output values.
+template <typename B>
+std::vector<typename B::Value> evaluate(const Program &program,
+                                        const std::vector<typename B::Value> &inputs, B &b) {
+  using V = typename B::Value;
+  std::vector<V> values;
+  values.reserve(program.nodes.size());
+  for (const Node &n : program.nodes) {
+    auto arg = [&](size_t i) -> const V & { return values[n.args[i]]; };
+    switch (n.kind) {
+    case OpKind::Input:
+      values.push_back(inputs[n.index]);
+      break;
+    case OpKind::Unary:
+      values.push_back(b.unary(n.unary, arg(0)));
+      break;
+    case OpKind::Binary:
+      values.push_back(b.binary(n.binary, arg(0), arg(1)));
+      break;
+    case OpKind::Transpose:
+      values.push_back(b.transpose(arg(0), n.perm));
+      break;
+    case OpKind::Reshape:
+      values.push_back(b.reshape(arg(0), n.shape));
+      break;
+    case OpKind::Broadcast:
+      values.push_back(b.broadcast(arg(0), n.shape, n.dims));
+      break;
+    case OpKind::Slice:
+      values.push_back(b.slice(arg(0), n.start, n.limit, n.strides));
+      break;
+    case OpKind::Concat: {
+      std::vector<V> parts;
+      for (size_t i = 0; i < n.args.size(); ++i)
+        parts.push_back(arg(i));
+      values.push_back(b.concat(parts, n.axis));
+      break;
+    }
+    case OpKind::Reduce:
+      values.push_back(b.reduce(n.reduce, arg(0), n.dims, n.keepdims));
+      break;
+    case OpKind::Dot:
+      values.push_back(b.dot(arg(0), arg(1), n.aBatch, n.bBatch, n.aContract, n.bContract));
+      break;
+    case OpKind::Softmax:
+      values.push_back(b.softmax(arg(0), n.axis, n.keepdims));
+      break;
+    case OpKind::Constraint:
+      values.push_back(b.constraint(arg(0), n.spec));
+      break;
+    }
+  }
+  std::vector<V> out;
+  for (int o : program.outputs)
+    out.push_back(values[o]);
+  return out;
+}
+
+} // namespace loom::programs
+
+#endif // LOOM_TESTS_PROGRAMS_RANDOMPROGRAM_H
