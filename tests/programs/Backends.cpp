@@ -33,6 +33,10 @@ RefTensor ReferenceBackend::unary(Unary u, const RefTensor &x) {
     return ref::map(x, [](double v) { return std::sin(v); });
   case Unary::SqrtAbsPlusOne:
     return ref::map(x, [](double v) { return std::sqrt(std::fabs(v) + 1); });
+  case Unary::ExpOfTanh:
+    return ref::map(x, [](double v) { return std::exp(std::tanh(v)); });
+  case Unary::LogOnePlusSquare:
+    return ref::map(x, [](double v) { return std::log(1 + v * v); });
   }
   return x;
 }
@@ -92,6 +96,24 @@ RefTensor ReferenceBackend::softmax(const RefTensor &x, int64_t axis, bool log) 
   return log ? ref::logSoftmax(x, axis) : ref::softmax(x, axis);
 }
 
+RefTensor ReferenceBackend::take(const RefTensor &table, const RefTensor &indices) {
+  return ref::gather(table, indices);
+}
+RefTensor ReferenceBackend::scatterAdd(const RefTensor &updates, const RefTensor &indices,
+                                       int64_t rows) {
+  return ref::scatterAdd(updates, indices, rows);
+}
+RefTensor ReferenceBackend::mask(const RefTensor &x, int64_t axis, int64_t axis2, int64_t offset) {
+  RefTensor bound = ref::add(ref::iota(x.shape, axis2), RefTensor{{}, {double(offset)}});
+  RefTensor keep = ref::compare(ref::iota(x.shape, axis), bound, ref::Cmp::Le);
+  return ref::select(keep, x, RefTensor{{}, {-0.5}});
+}
+RefTensor ReferenceBackend::convert(const RefTensor &x) { return ref::convert(x, narrow); }
+RefTensor ReferenceBackend::attention(const RefTensor &q, const RefTensor &k, const RefTensor &v,
+                                      bool causal) {
+  return ref::attention(q, k, v, 1 / std::sqrt(double(q.shape[3])), causal);
+}
+
 PartitionSpec partitionSpec(const Spec &spec) {
   std::vector<MeshAxes> dims;
   for (const auto &axes : spec)
@@ -117,6 +139,10 @@ Tensor LoomBackend::unary(Unary u, const Tensor &x) {
     return loom::sin(x);
   case Unary::SqrtAbsPlusOne:
     return loom::sqrt(loom::abs(x) + 1.0);
+  case Unary::ExpOfTanh:
+    return loom::exp(loom::tanh(x));
+  case Unary::LogOnePlusSquare:
+    return loom::log(x * x + 1.0);
   }
   return x;
 }
@@ -177,6 +203,23 @@ Tensor LoomBackend::softmax(const Tensor &x, int64_t axis, bool log) {
 }
 Tensor LoomBackend::constraint(const Tensor &x, const Spec &spec) {
   return mesh ? with_sharding_constraint(x, NamedSharding(*mesh, partitionSpec(spec))) : x;
+}
+
+Tensor LoomBackend::take(const Tensor &table, const Tensor &indices) {
+  return loom::take(table, indices);
+}
+Tensor LoomBackend::scatterAdd(const Tensor &updates, const Tensor &indices, int64_t rows) {
+  return scatter_add(updates, indices, rows);
+}
+Tensor LoomBackend::mask(const Tensor &x, int64_t axis, int64_t axis2, int64_t offset) {
+  Tensor bound = iota(x.shape(), axis2) + full(x.shape(), double(offset), DType::I32);
+  return where(less_equal(iota(x.shape(), axis), bound), x, full(x.shape(), -0.5, x.dtype()));
+}
+Tensor LoomBackend::convert(const Tensor &x) {
+  return astype(astype(x, x.dtype() == DType::F32 ? DType::BF16 : DType::F32), x.dtype());
+}
+Tensor LoomBackend::attention(const Tensor &q, const Tensor &k, const Tensor &v, bool causal) {
+  return dot_product_attention(q, k, v, causal);
 }
 
 } // namespace loom::programs

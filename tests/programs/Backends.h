@@ -27,6 +27,14 @@ struct ReferenceBackend {
                 const Dims &aContract, const Dims &bContract);
   RefTensor softmax(const RefTensor &x, int64_t axis, bool log);
   RefTensor constraint(const RefTensor &x, const Spec &) { return x; }
+  RefTensor take(const RefTensor &table, const RefTensor &indices);
+  RefTensor scatterAdd(const RefTensor &updates, const RefTensor &indices, int64_t rows);
+  RefTensor mask(const RefTensor &x, int64_t axis, int64_t axis2, int64_t offset);
+  RefTensor convert(const RefTensor &x);
+  RefTensor attention(const RefTensor &q, const RefTensor &k, const RefTensor &v, bool causal);
+
+  /// The narrower float Convert rounds to: bf16 for f32 programs, f32 for f64 programs.
+  ref::ElemType narrow = ref::ElemType::F32;
 };
 
 /// The DSL's PartitionSpec of `spec`.
@@ -49,6 +57,11 @@ struct LoomBackend {
              const Dims &aContract, const Dims &bContract);
   Tensor softmax(const Tensor &x, int64_t axis, bool log);
   Tensor constraint(const Tensor &x, const Spec &spec);
+  Tensor take(const Tensor &table, const Tensor &indices);
+  Tensor scatterAdd(const Tensor &updates, const Tensor &indices, int64_t rows);
+  Tensor mask(const Tensor &x, int64_t axis, int64_t axis2, int64_t offset);
+  Tensor convert(const Tensor &x);
+  Tensor attention(const Tensor &q, const Tensor &k, const Tensor &v, bool causal);
 };
 
 } // namespace loom::programs

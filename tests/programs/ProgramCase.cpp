@@ -4,6 +4,7 @@
 #include "tests/e2e/Harness.h"
 
 #include <algorithm>
+#include <cstdlib>
 
 namespace loom::programs {
 
@@ -21,12 +22,13 @@ ProgramCase makeCase(int64_t number, DType dtype, bool sharded, const GenerateOp
   sized.maxOps = static_cast<int>(programRange().maxOps);
   sized.minOps = std::min(sized.minOps, sized.maxOps);
   c.program = generateProgram(rng, sized);
-  for (const Dims &shape : c.program.inputs)
-    c.inputs.push_back(e2e::uniform(shape, rng, -1, 1, dtype));
+  for (const InputInfo &input : c.program.inputs)
+    c.inputs.push_back(input.index ? e2e::randomInts(input.shape, rng, input.lo, input.hi)
+                                   : e2e::uniform(input.shape, rng, -1, 1, dtype));
   if (sharded) {
     c.mesh.emplace(programMesh());
-    for (const Dims &shape : c.program.inputs)
-      c.specs.push_back(randomSpec(shape, rng));
+    for (const InputInfo &input : c.program.inputs)
+      c.specs.push_back(randomSpec(input.shape, rng));
   }
   return c;
 }
@@ -43,40 +45,57 @@ std::string ProgramCase::text() const {
   return out;
 }
 
-Tree<Array> ProgramCase::arrays() const {
+Tree<Array> ProgramCase::arrays(bool index) const {
   std::vector<Tree<Array>> leaves;
   for (size_t i = 0; i < inputs.size(); ++i) {
+    if (program.inputs[i].index != index)
+      continue;
+    DType type = index ? DType::I32 : dtype;
     if (!mesh) {
-      leaves.push_back(e2e::toArray(inputs[i], dtype));
+      leaves.push_back(e2e::toArray(inputs[i], type));
       continue;
     }
     NamedSharding sharding(*mesh, partitionSpec(specs[i]));
-    if (dtype == DType::F64) {
-      leaves.push_back(Array::device_put(inputs[i].data, inputs[i].shape, sharding));
-    } else {
-      std::vector<float> values(inputs[i].data.begin(), inputs[i].data.end());
-      leaves.push_back(Array::device_put(values, inputs[i].shape, sharding));
-    }
+    const std::vector<double> &v = inputs[i].data;
+    if (type == DType::F64)
+      leaves.push_back(Array::device_put(v, inputs[i].shape, sharding));
+    else if (type == DType::F32)
+      leaves.push_back(
+          Array::device_put(std::vector<float>(v.begin(), v.end()), inputs[i].shape, sharding));
+    else
+      leaves.push_back(
+          Array::device_put(std::vector<int32_t>(v.begin(), v.end()), inputs[i].shape, sharding));
   }
   return Tree<Array>::list(leaves);
 }
 
 JitOptions ProgramCase::jitOptions(const std::string &name) const {
   JitOptions options{.name = name, .useCache = false};
+  if (const char *dir = std::getenv("LOOM_TEST_DUMP"))
+    options.dumpIrDir = dir; // the module after every compiler stage, for debugging
   if (mesh) {
-    std::vector<Tree<NamedSharding>> shardings;
-    for (const Spec &spec : specs)
-      shardings.push_back(NamedSharding(*mesh, partitionSpec(spec)));
-    options.inShardings = {Tree<NamedSharding>::list(shardings)};
+    std::vector<Tree<NamedSharding>> floats, indices;
+    for (size_t i = 0; i < specs.size(); ++i)
+      (program.inputs[i].index ? indices : floats)
+          .push_back(NamedSharding(*mesh, partitionSpec(specs[i])));
+    options.inShardings = {Tree<NamedSharding>::list(floats), Tree<NamedSharding>::list(indices)};
   }
   return options;
 }
 
-std::vector<Tensor> leavesOf(const Tree<Tensor> &list) {
-  std::vector<Tensor> flat;
-  for (const Tree<Tensor> &leaf : list.list())
-    flat.push_back(leaf.leaf());
-  return flat;
+std::vector<Tensor> ProgramCase::merge(const Tree<Tensor> &floats,
+                                       const Tree<Tensor> &indices) const {
+  std::vector<Tensor> all;
+  size_t nextFloat = 0, nextIndex = 0;
+  for (const InputInfo &input : program.inputs)
+    all.push_back(input.index ? indices.at(nextIndex++).leaf() : floats.at(nextFloat++).leaf());
+  return all;
+}
+
+ReferenceBackend ProgramCase::reference() const {
+  ReferenceBackend backend;
+  backend.narrow = dtype == DType::F32 ? ref::ElemType::BF16 : ref::ElemType::F32;
+  return backend;
 }
 
 } // namespace loom::programs

@@ -26,17 +26,20 @@ struct ProgramCase {
 
   /// The program, the inputs' layout and how to rerun it alone: what a failure prints.
   std::string text() const;
-  /// The inputs as one list of Arrays, laid out as `specs` say.
-  Tree<Array> arrays() const;
-  /// Names the function and, on a mesh, gives argument 0 (the list) its shardings.
+  /// The float inputs (`index` false) or the i32 indices (true) as a list of Arrays, laid
+  /// out as `specs` say.
+  Tree<Array> arrays(bool index) const;
+  /// Names the function and, on a mesh, gives arguments 0 and 1 (the float inputs and the
+  /// indices) their shardings.
   JitOptions jitOptions(const std::string &name) const;
+  /// The program's inputs in its order, from the two lists.
+  std::vector<Tensor> merge(const Tree<Tensor> &floats, const Tree<Tensor> &indices) const;
+  /// A reference backend rounding Convert as Loom does at this case's dtype.
+  ReferenceBackend reference() const;
 };
 
 /// Program `number` with inputs of `dtype`, on programMesh() if `sharded`.
 ProgramCase makeCase(int64_t number, DType dtype, bool sharded, const GenerateOptions &options);
-
-/// The leaves of a list of tensors.
-std::vector<Tensor> leavesOf(const Tree<Tensor> &list);
 
 } // namespace loom::programs
 

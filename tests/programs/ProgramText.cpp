@@ -17,8 +17,8 @@ std::string describe(const Spec &spec) {
 
 namespace {
 const char *name(Unary u) {
-  static const char *names[] = {"tanh", "neg",  "abs", "sigmoid",
-                                "relu", "gelu", "sin", "sqrt(|x|+1)"};
+  static const char *names[] = {"tanh", "neg", "abs",         "sigmoid",     "relu",
+                                "gelu", "sin", "sqrt(|x|+1)", "exp(tanh x)", "log(1+x^2)"};
   return names[static_cast<int>(u)];
 }
 const char *name(Binary b) {
@@ -61,6 +61,17 @@ std::string nodeText(const Node &n) {
                        describe(n.bBatch), describe(n.aContract), describe(n.bContract));
   case OpKind::Softmax:
     return fmt::format("{} {} axis {}", n.keepdims ? "log_softmax" : "softmax", operands, n.axis);
+  case OpKind::Take:
+    return fmt::format("take {}", operands);
+  case OpKind::ScatterAdd:
+    return fmt::format("scatter_add {} rows {}", operands, n.rows);
+  case OpKind::Mask:
+    return fmt::format("mask {}: iota({}) <= iota({}) + {} ? x : -0.5", operands, n.axis, n.axis2,
+                       n.offset);
+  case OpKind::Convert:
+    return fmt::format("round {} to bf16 (f32 programs) or f32 (f64)", operands);
+  case OpKind::Attention:
+    return fmt::format("attention {}{}", operands, n.causal ? " causal" : "");
   case OpKind::Constraint:
     return fmt::format("constraint {} {}", operands, describe(n.spec));
   }
@@ -70,9 +81,14 @@ std::string nodeText(const Node &n) {
 
 std::string describe(const Program &program) {
   std::string out;
-  for (size_t i = 0; i < program.nodes.size(); ++i)
-    out += fmt::format("  v{} = {} : {}\n", i, nodeText(program.nodes[i]),
-                       describe(program.nodes[i].shape));
+  for (size_t i = 0; i < program.nodes.size(); ++i) {
+    const Node &n = program.nodes[i];
+    std::string type = describe(n.shape);
+    if (n.kind == OpKind::Input && program.inputs[n.index].index)
+      type +=
+          fmt::format(" i32 in [{}, {}]", program.inputs[n.index].lo, program.inputs[n.index].hi);
+    out += fmt::format("  v{} = {} : {}\n", i, nodeText(n), type);
+  }
   std::vector<std::string> outs;
   for (int o : program.outputs)
     outs.push_back(fmt::format("v{}", o));

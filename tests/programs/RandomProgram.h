@@ -28,9 +28,25 @@ enum class OpKind {
   Dot,        ///< dot_general(args[0], args[1]) scaled by 1/sqrt(contracted size)
   Softmax,    ///< softmax (or log_softmax with `keepdims`) along `axis`
   Constraint, ///< with_sharding_constraint(args[0], `spec`) when sharded; identity else
+  Take,       ///< take(args[0], i32 indices args[1]): rows, clamped
+  ScatterAdd, ///< scatter_add(args[0], i32 indices args[1], `rows`), clamped
+  Mask,       ///< where(iota(`axis`) <= iota(`axis2`) + `offset`, args[0], -0.5)
+  Convert,    ///< args[0] rounded to a narrower float and back (f32 -> bf16, f64 -> f32)
+  Attention,  ///< dot_product_attention(args[0], args[1], args[2], `causal`)
 };
 
-enum class Unary { Tanh, Neg, Abs, Sigmoid, Relu, Gelu, Sin, SqrtAbsPlusOne };
+enum class Unary {
+  Tanh,
+  Neg,
+  Abs,
+  Sigmoid,
+  Relu,
+  Gelu,
+  Sin,
+  SqrtAbsPlusOne,
+  ExpOfTanh,
+  LogOnePlusSquare
+};
 enum class Binary { Add, Sub, Mul, Max, Min, DivByAbsPlusOne, WhereGreater };
 enum class Reduce { Sum, Max, Mean };
 
@@ -47,15 +63,22 @@ struct Node {
   Reduce reduce = Reduce::Sum;
   Dims perm, dims, start, limit, strides;
   Dims aBatch, bBatch, aContract, bContract;
-  int64_t axis = 0;
-  bool keepdims = false;
+  int64_t axis = 0, axis2 = 0, offset = 0, rows = 0;
+  bool keepdims = false, causal = false;
   Spec spec;
+};
+
+/// A program argument: floats in [-1, 1), or i32 indices in [lo, hi].
+struct InputInfo {
+  Dims shape;
+  bool index = false;
+  int64_t lo = 0, hi = 0;
 };
 
 struct Program {
   std::vector<Node> nodes;
-  std::vector<Dims> inputs; ///< the argument shapes, by position
-  std::vector<int> outputs; ///< nodes returned, in order
+  std::vector<InputInfo> inputs; ///< by position
+  std::vector<int> outputs;      ///< nodes returned, in order
 };
 
 /// The mesh a program's constraints and specs refer to: axes "x" and "y" of 2 each.
@@ -68,6 +91,8 @@ struct GenerateOptions {
   /// Dim sizes up to 65 (and maxElements at least 2^15): past the vector widths and tiles
   /// of the lowering, and over the size where loops run in parallel.
   bool large = false;
+  /// Only ops whose finite differences are meaningful (no rounding to a narrower type).
+  bool differentiable = false;
 };
 
 /// A random program; every shape is valid and every op well-defined (no division by ~0).
@@ -132,6 +157,21 @@ std::vector<typename B::Value> evaluate(const Program &program,
       break;
     case OpKind::Constraint:
       values.push_back(b.constraint(arg(0), n.spec));
+      break;
+    case OpKind::Take:
+      values.push_back(b.take(arg(0), arg(1)));
+      break;
+    case OpKind::ScatterAdd:
+      values.push_back(b.scatterAdd(arg(0), arg(1), n.rows));
+      break;
+    case OpKind::Mask:
+      values.push_back(b.mask(arg(0), n.axis, n.axis2, n.offset));
+      break;
+    case OpKind::Convert:
+      values.push_back(b.convert(arg(0)));
+      break;
+    case OpKind::Attention:
+      values.push_back(b.attention(arg(0), arg(1), arg(2), n.causal));
       break;
     }
   }

@@ -1,0 +1,59 @@
+// The generator's indexing, masking and conversion ops (Generator.h). Indices are new i32
+// inputs that reach one past each end of the table, so clamping is exercised too.
+#include "tests/programs/Generator.h"
+
+namespace loom::programs::detail {
+
+/// Rows of x at indices of a random shape (rank 0 to 2).
+bool Generator::addTake(int x) {
+  const Dims a = shapeOf(x); // a copy: new inputs move the nodes
+  if (a.empty())
+    return false;
+  Dims indices = randomShape(0, 2);
+  Node n{.kind = OpKind::Take, .args = {x}, .shape = indices};
+  n.shape.insert(n.shape.end(), a.begin() + 1, a.end());
+  if (!fits(n.shape))
+    return false;
+  n.args.push_back(addIndexInput(indices, -1, a[0]));
+  add(std::move(n));
+  return true;
+}
+
+/// x's leading k dims are the updates' index dims; the rest of x is a row.
+bool Generator::addScatterAdd(int x) {
+  const Dims a = shapeOf(x);
+  if (a.empty())
+    return false;
+  int64_t k = uniform(rng, 1, static_cast<int64_t>(a.size()));
+  Node n{.kind = OpKind::ScatterAdd, .args = {x}};
+  n.rows = uniform(rng, 1, 8);
+  n.shape = {n.rows};
+  n.shape.insert(n.shape.end(), a.begin() + k, a.end());
+  if (!fits(n.shape))
+    return false;
+  n.args.push_back(addIndexInput(Dims(a.begin(), a.begin() + k), -1, n.rows));
+  add(std::move(n));
+  return true;
+}
+
+/// A causal-style mask between two dims (or one dim against a constant).
+bool Generator::addMask(int x) {
+  const Dims &a = shapeOf(x);
+  if (a.empty())
+    return false;
+  Node n{.kind = OpKind::Mask, .args = {x}, .shape = a};
+  n.axis = uniform(rng, 0, static_cast<int64_t>(a.size()) - 1);
+  n.axis2 = uniform(rng, 0, static_cast<int64_t>(a.size()) - 1);
+  n.offset = uniform(rng, -1, 1);
+  add(std::move(n));
+  return true;
+}
+
+bool Generator::addConvert(int x) {
+  if (options.differentiable)
+    return false; // rounding is a staircase: finite differences see steps, not a slope
+  add(Node{.kind = OpKind::Convert, .args = {x}, .shape = shapeOf(x)});
+  return true;
+}
+
+} // namespace loom::programs::detail
