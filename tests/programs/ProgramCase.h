@@ -11,7 +11,7 @@ namespace loom::programs {
 /// Which programs each test runs: `count` from number `first` (--programs, --first-program),
 /// and at most `maxOps` ops each (--max-ops; more makes other programs of the same numbers).
 struct ProgramRange {
-  int64_t count = 24, first = 0, maxOps = 9;
+  int64_t count = 48, first = 0, maxOps = 9;
 };
 ProgramRange &programRange();
 

@@ -23,10 +23,7 @@ int64_t uniform(std::mt19937 &rng, int64_t lo, int64_t hi) {
   return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
 }
 Generator::Generator(std::mt19937 &rng, const GenerateOptions &options)
-    : rng(rng), options(options) {
-  if (options.large)
-    this->options.maxElements = std::max<int64_t>(options.maxElements, 1 << 15);
-}
+    : rng(rng), options(options) {}
 
 Program Generator::run() {
   addInput(randomShape(1, 3));

@@ -88,8 +88,8 @@ struct GenerateOptions {
   int minOps = 3, maxOps = 9;
   /// The most elements any value may have.
   int64_t maxElements = 720;
-  /// Dim sizes up to 65 (and maxElements at least 2^15): past the vector widths and tiles
-  /// of the lowering, and over the size where loops run in parallel.
+  /// Dim sizes up to 65 (with a maxElements to match): past the vector widths and tiles of
+  /// the lowering, and over the size where loops run in parallel.
   bool large = false;
   /// Only ops whose finite differences are meaningful (no rounding to a narrower type).
   bool differentiable = false;
