@@ -109,6 +109,15 @@ Tensor broadcast_in_dim(const Tensor &x, const Shape &shape, const Axes &dims,
 Tensor slice(const Tensor &x, const Shape &start, const Shape &limit, const Shape &strides = {},
              Loc loc = Loc::current());
 Tensor concatenate(const std::vector<Tensor> &xs, int64_t axis, Loc loc = Loc::current());
+/// The box of `x` of shape `sizes` starting at `starts` (one rank-0 i32 or i64 tensor per
+/// dim, known at run time), each start clamped so that the box lies inside `x`
+/// (lax.dynamic_slice).
+Tensor dynamic_slice(const Tensor &x, const std::vector<Tensor> &starts, const Shape &sizes,
+                     Loc loc = Loc::current());
+/// `x` with the box of `update`'s shape at `starts` (clamped likewise) replaced by `update`
+/// (lax.dynamic_update_slice). In place when `x` is not used afterwards (e.g. donated).
+Tensor dynamic_update_slice(const Tensor &x, const Tensor &update,
+                            const std::vector<Tensor> &starts, Loc loc = Loc::current());
 /// Inserts a size-1 dim at `axis`.
 Tensor expand_dims(const Tensor &x, int64_t axis, Loc loc = Loc::current());
 

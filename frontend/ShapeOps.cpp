@@ -100,6 +100,47 @@ Tensor loom::concatenate(const std::vector<Tensor> &xs, int64_t axis, Loc loc) {
   return trace.check(op, loc, "concatenate", {&xs.front()});
 }
 
+namespace {
+/// The start indices of a dynamic box: one rank-0 integer tensor per dim of `x`.
+llvm::SmallVector<mlir::Value> startValues(detail::Trace &trace, const Tensor &x,
+                                           const std::vector<Tensor> &starts, const Loc &loc,
+                                           std::string_view op) {
+  if (static_cast<int64_t>(starts.size()) != x.rank())
+    fail(loc, std::string(op),
+         fmt::format("{} start indices for {}: give one per dim", starts.size(), x.describe()));
+  llvm::SmallVector<mlir::Value> values;
+  for (const Tensor &s : starts) {
+    if (s.rank() != 0 || (s.dtype() != DType::I32 && s.dtype() != DType::I64))
+      fail(loc, std::string(op), fmt::format("start index {} must be a rank-0 i32 or i64 tensor",
+                                s.describe()));
+    values.push_back(trace.value(s, loc, op));
+  }
+  return values;
+}
+} // namespace
+
+Tensor loom::dynamic_slice(const Tensor &x, const std::vector<Tensor> &starts,
+                           const Shape &sizes, Loc loc) {
+  Trace &trace = Trace::of(x, loc, "dynamic_slice");
+  llvm::SmallVector<mlir::Value> values = startValues(trace, x, starts, loc, "dynamic_slice");
+  auto op = ml::DynamicSliceOp::create(trace.builder(), trace.location(loc),
+                                       tensorType(trace.context(), sizes, x.dtype()),
+                                       trace.value(x, loc, "dynamic_slice"), values);
+  return trace.check(op, loc, "dynamic_slice", {&x});
+}
+
+Tensor loom::dynamic_update_slice(const Tensor &x, const Tensor &update,
+                                  const std::vector<Tensor> &starts, Loc loc) {
+  Trace &trace = Trace::of(x, loc, "dynamic_update_slice");
+  llvm::SmallVector<mlir::Value> values =
+      startValues(trace, x, starts, loc, "dynamic_update_slice");
+  auto op = ml::DynamicUpdateSliceOp::create(
+      trace.builder(), trace.location(loc), trace.value(x, loc, "dynamic_update_slice").getType(),
+      trace.value(x, loc, "dynamic_update_slice"),
+      trace.value(update, loc, "dynamic_update_slice"), values);
+  return trace.check(op, loc, "dynamic_update_slice", {&x, &update});
+}
+
 Tensor loom::expand_dims(const Tensor &x, int64_t axis, Loc loc) {
   Shape shape = x.shape();
   if (axis < 0)

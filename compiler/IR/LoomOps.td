@@ -606,6 +606,7 @@ def Loom_ValueAndGradOp : Loom_Op<"value_and_grad",
 }
 
 include "compiler/IR/LoomAttentionOps.td"
+include "compiler/IR/LoomDynamicSliceOps.td"
 include "compiler/IR/LoomShardingOps.td"
 
 #endif // LOOM_IR_LOOMOPS_TD

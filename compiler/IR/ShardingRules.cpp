@@ -271,6 +271,39 @@ ShardingRule slice(SliceOp op) {
   return sameDimsExcept(op.getOperand(), op.getResult(), changed);
 }
 
+/// A dynamic slice reads across each dim it takes part of (where its start lies is not known);
+/// dims it takes whole pass through. The starts are rank 0.
+ShardingRule dynamicSlice(DynamicSliceOp op) {
+  SmallVector<bool> changed;
+  for (int64_t d = 0; d < rankOf(op.getOperand()); ++d)
+    changed.push_back(shapeOf(op.getOperand())[d] != shapeOf(op.getResult())[d]);
+  ShardingRule rule = sameDimsExcept(op.getOperand(), op.getResult(), changed);
+  rule.operands.append(op.getStarts().size(), Dims{});
+  return rule;
+}
+
+/// A dynamic update writes across each dim the update covers part of; dims it covers whole
+/// are shared by operand, update and result. Not linear: a partial operand and a whole update
+/// (or the reverse) cannot combine after it.
+ShardingRule dynamicUpdateSlice(DynamicUpdateSliceOp op) {
+  ShardingRule rule;
+  Dims operand, update;
+  for (int64_t d = 0; d < rankOf(op.getOperand()); ++d) {
+    int64_t a = shapeOf(op.getOperand())[d], u = shapeOf(op.getUpdate())[d];
+    bool whole = a == u;
+    operand.push_back(a == 1 ? llvm::SmallVector<int>{}
+                             : llvm::SmallVector<int>{rule.addFactor(a, !whole)});
+    update.push_back(whole ? operand.back()
+                     : u == 1 ? llvm::SmallVector<int>{}
+                              : llvm::SmallVector<int>{rule.addFactor(u, true)});
+  }
+  rule.operands = {operand, update};
+  rule.operands.append(op.getStarts().size(), Dims{});
+  rule.results = {operand};
+  rule.linearity = ShardingRule::Linearity::None;
+  return rule;
+}
+
 /// Attention's factors: batch and heads are independent problems, split freely; each
 /// problem reads across its sequences and head dims, which stay whole. loom.attention reads
 /// (q, k, v) and makes (out, lse); loom.attention_grad reads (q, k, v, out, lse, d out) and
@@ -350,6 +383,8 @@ FailureOr<ShardingRule> mlir::loom::shardingRuleOf(Operation *op) {
       .Case<ScatterAddOp>(scatterAdd)
       .Case<SliceOp>(slice)
       .Case<PadOp>(pad)
+      .Case<DynamicSliceOp>(dynamicSlice)
+      .Case<DynamicUpdateSliceOp>(dynamicUpdateSlice)
       .Case<AttentionOp>([](AttentionOp op) {
         return attention(op.getQuery(), op.getKey(), op.getValue(), false);
       })

@@ -1,9 +1,11 @@
 // Lowers the Loom shape ops: broadcast_in_dim (a linalg.generic reading through a projected
-// map), transpose (linalg.transpose), and reshape, slice, concatenate and pad (tensor views
-// and insertions that bufferize without copies where they can).
+// map), transpose (linalg.transpose), and reshape, slice, concatenate, pad, dynamic_slice and
+// dynamic_update_slice (tensor views and insertions that bufferize without copies where they
+// can).
 #include "compiler/IR/LoomOps.h"
 #include "compiler/Lowering/LoweringPatterns.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 using namespace mlir;
@@ -117,6 +119,56 @@ struct LowerPad : OpConversionPattern<PadOp> {
   }
 };
 
+/// Each start index as an index, clamped to [0, dim - size] as XLA does, so the box lies
+/// inside; a dim taken whole starts at 0.
+static SmallVector<OpFoldResult> clampedStarts(OpBuilder &b, Location loc, ValueRange starts,
+                                               ArrayRef<int64_t> dims, ArrayRef<int64_t> sizes) {
+  SmallVector<OpFoldResult> offsets;
+  for (auto [start, dim, size] : llvm::zip_equal(starts, dims, sizes)) {
+    if (dim == size) {
+      offsets.push_back(b.getIndexAttr(0));
+      continue;
+    }
+    Value i = tensor::ExtractOp::create(b, loc, start, ValueRange{});
+    i = arith::IndexCastOp::create(b, loc, b.getIndexType(), i);
+    i = arith::MaxSIOp::create(b, loc, i, arith::ConstantIndexOp::create(b, loc, 0));
+    i = arith::MinSIOp::create(b, loc, i, arith::ConstantIndexOp::create(b, loc, dim - size));
+    offsets.push_back(i);
+  }
+  return offsets;
+}
+
+struct LowerDynamicSlice : OpConversionPattern<DynamicSliceOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(DynamicSliceOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    ArrayRef<int64_t> sizes = op.getType().getShape();
+    SmallVector<int64_t> ones(sizes.size(), 1);
+    rewriter.replaceOpWithNewOp<tensor::ExtractSliceOp>(
+        op, op.getType(), adaptor.getOperand(),
+        clampedStarts(rewriter, op.getLoc(), adaptor.getStarts(),
+                      op.getOperand().getType().getShape(), sizes),
+        indexAttrs(rewriter, sizes), indexAttrs(rewriter, ones));
+    return success();
+  }
+};
+
+/// tensor.insert_slice: in place when bufferization finds the operand dead afterwards.
+struct LowerDynamicUpdateSlice : OpConversionPattern<DynamicUpdateSliceOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(DynamicUpdateSliceOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    ArrayRef<int64_t> sizes = op.getUpdate().getType().getShape();
+    SmallVector<int64_t> ones(sizes.size(), 1);
+    rewriter.replaceOpWithNewOp<tensor::InsertSliceOp>(
+        op, adaptor.getUpdate(), adaptor.getOperand(),
+        clampedStarts(rewriter, op.getLoc(), adaptor.getStarts(), op.getType().getShape(),
+                      sizes),
+        indexAttrs(rewriter, sizes), indexAttrs(rewriter, ones));
+    return success();
+  }
+};
+
 /// Ops that are the identity on values once they are lowered: stop_gradient (after
 /// differentiation) and sharding_constraint (in a program for one device, or after
 /// partitioning has made the layout real).
@@ -133,6 +185,7 @@ template <typename Op> struct LowerIdentity : OpConversionPattern<Op> {
 
 void mlir::loom::populateShapeLowering(RewritePatternSet &patterns) {
   patterns.add<LowerBroadcastInDim, LowerReshape, LowerTranspose, LowerSlice, LowerConcatenate,
-               LowerPad, LowerIdentity<StopGradientOp>, LowerIdentity<ShardingConstraintOp>>(
+               LowerPad, LowerDynamicSlice, LowerDynamicUpdateSlice,
+               LowerIdentity<StopGradientOp>, LowerIdentity<ShardingConstraintOp>>(
       patterns.getContext());
 }

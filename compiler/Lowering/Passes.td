@@ -993,6 +993,28 @@ def GpuTensorCoreGemms : Pass<"loom-gpu-tensor-core-gemms", "mlir::ModuleOp"> {
                            "mlir::tensor::TensorDialect"];
 }
 
+def ExpandDynamicSlices : Pass<"loom-expand-dynamic-slices", "mlir::ModuleOp"> {
+  let summary = "Writes loom.dynamic_slice and loom.dynamic_update_slice as gathers and a "
+                "select.";
+  let description = [{
+    For the GPU, whose host side cannot read the starts (they live in device memory) to place
+    a tensor view. Each start is clamped to `[0, dim - size]` with `loom.max` and `loom.min`;
+    a dynamic slice then gathers its box dim by dim (`loom.gather` of `iota + start`, the dim
+    transposed to the front and back); a dynamic update gathers the update out to the
+    operand's shape (row `i - start`) and selects it inside the box (`loom.compare`,
+    `loom.and`, `loom.select`), a pass over the whole operand where the CPU writes the box in
+    place.
+
+    Input:
+    ```mlir
+    %1 = loom.dynamic_slice %0[%i, %j]
+        : (tensor<8x4xf32>, tensor<i32>, tensor<i32>) -> tensor<2x4xf32>
+    ```
+    Output: `loom.max`, `loom.min`, `loom.iota`, `loom.add`, `loom.broadcast_in_dim` and
+    `loom.gather`.
+  }];
+}
+
 def DecomposeAttention : Pass<"loom-decompose-attention", "mlir::ModuleOp"> {
   let summary = "Writes loom.attention and loom.attention_grad as products, softmax and mask.";
   let description = [{

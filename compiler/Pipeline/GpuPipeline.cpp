@@ -123,6 +123,8 @@ LogicalResult mlir::loom::buildGpuPipeline(OpPassManager &pm, const std::string 
   // Reductions to a scalar or to few outputs spread over threads (after autodiff: the
   // gradient is the CPU's).
   toLinalg.insert(llvm::find(toLinalg, "loom-lower-to-linalg"), "loom-gpu-split-reductions");
+  // The host cannot read a dynamic slice's starts from device memory to place a view.
+  toLinalg.insert(llvm::find(toLinalg, "loom-lower-to-linalg"), "loom-expand-dynamic-slices");
   // 16-bit products read their operands before widening, for the tensor cores (before fusion
   // folds the widening into the operands' producers).
   toLinalg.insert(std::next(llvm::find(toLinalg, "loom-lower-to-linalg")),

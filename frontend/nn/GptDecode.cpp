@@ -39,11 +39,9 @@ std::pair<Tensor, Tree<Tensor>> nn::gptDecodeStep(const GptConfig &c, const Tree
   const int64_t T = c.seq, H = c.heads, D = c.headDim(), n = ids.dim(-1);
   const int64_t B = batched ? ids.dim(0) : 1;
   Tensor rows = batched ? ids : reshape(ids, {1, n});
-  // [T, 1, 1]: the rows of the cache this step writes; [T]: each one's token in the step.
-  Tensor hits = one_hot(positions, T, DType::I32); // [n, T]
-  Tensor written =
-      reshape(greater(sum(hits, {0}), full({}, 0, DType::I32)), {T, 1, 1});
-  Tensor slot = sum(hits * iota({n, T}, 0, DType::I32), {0});
+  // The step writes cache rows [p, p + n), p its first position (the positions are
+  // consecutive).
+  Tensor first = reshape(slice(positions, {0}, {1}), {}), zero = scalar_like(first, 0);
   // [B H, n, T]: token i attends to the positions up to its own.
   Tensor attends = less_equal(iota({B * H, n, T}, 2), reshape(positions, {1, n, 1}));
   // [B, n, C]: the tokens' embeddings plus their positions', as gptForward's residual stream.
@@ -58,11 +56,10 @@ std::pair<Tensor, Tree<Tensor>> nn::gptDecodeStep(const GptConfig &c, const Tree
     auto part = [&](int64_t k) { // [n, B H, D]
       return reshape(slice(qkv, {k, 0, 0, 0, 0}, {k + 1, n, B, H, D}), {n, B * H, D});
     };
-    // The cache with the step's rows replaced: each row of the cache picks its own or its
-    // token's (a gather, which fuses with the select into one pass over the cache, written
-    // in place over the donated one; a scatter would fill a whole cache first).
+    // The cache with the step's rows written over the donated one in place: only those
+    // rows move.
     auto write = [&](const Tensor &old, const Tensor &fresh) {
-      return where(written, take(fresh, slot), old);
+      return dynamic_update_slice(old, fresh, {first, zero, zero});
     };
     Tree<Tensor> updated;
     updated["k"] = write(cached[i].at("k").leaf(), part(1));

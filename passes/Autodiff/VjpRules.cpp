@@ -157,6 +157,21 @@ void sliceVjp(SliceOp op, Value g, Emitter &e, SmallVectorImpl<Value> &out) {
   out[0] = PadOp::create(e.b, e.loc, g, zero, op.getStart(), high, interior);
 }
 
+/// The slice's cotangent written into zeros at the same (clamped) starts.
+void dynamicSliceVjp(DynamicSliceOp op, Value g, Emitter &e, SmallVectorImpl<Value> &out) {
+  Value zeros = e.splat(op.getOperand().getType(), 0);
+  out[0] = DynamicUpdateSliceOp::create(e.b, e.loc, zeros.getType(), zeros, g, op.getStarts());
+}
+
+/// The operand's cotangent is g with the overwritten box zeroed; the update's is that box.
+void dynamicUpdateSliceVjp(DynamicUpdateSliceOp op, Value g, Emitter &e,
+                           SmallVectorImpl<Value> &out) {
+  RankedTensorType box = op.getUpdate().getType();
+  out[0] = DynamicUpdateSliceOp::create(e.b, e.loc, g.getType(), g, e.splat(box, 0),
+                                        op.getStarts());
+  out[1] = DynamicSliceOp::create(e.b, e.loc, box, g, op.getStarts());
+}
+
 void padVjp(PadOp op, Value g, Emitter &e, SmallVectorImpl<Value> &out) {
   RankedTensorType from = op.getOperand().getType();
   if (from.getNumElements() == 0) {
@@ -357,6 +372,10 @@ LogicalResult mlir::loom::buildVjp(Operation *op, Value g, OpBuilder &b,
           .Case([&](ReduceOp o) { return reduceVjp(o, g, e, out), success(); })
           .Case([&](SliceOp o) { return sliceVjp(o, g, e, out), success(); })
           .Case([&](PadOp o) { return padVjp(o, g, e, out), success(); })
+          .Case([&](DynamicSliceOp o) { return dynamicSliceVjp(o, g, e, out), success(); })
+          .Case([&](DynamicUpdateSliceOp o) {
+            return dynamicUpdateSliceVjp(o, g, e, out), success();
+          })
           .Case([&](ConcatenateOp o) { return concatenateVjp(o, g, e, out), success(); })
           .Case([&](ReshapeOp o) {
             return out[0] = e.reshape(g, o.getOperand().getType().getShape()), success();

@@ -1,5 +1,5 @@
 // Gradient checks of the data-movement VJP rules: reshape, transpose, slice (whose adjoint is a
-// pad) and concatenate, against central finite differences in f64.
+// pad), concatenate and the dynamic slices, against central finite differences in f64.
 #include "tests/gradients/GradientCheck.h"
 
 using namespace loom;
@@ -86,3 +86,21 @@ TEST_F(ShapeGradTest, ConcatenateRepeatedInput) {
 }
 
 } // namespace
+
+// Starts are fixed i32 inputs, one past the end so the clamp decides the box: the gradient
+// must land where the forward read (or wrote), not where the unclamped start points.
+TEST_F(ShapeGradTest, DynamicSliceWithClampedStarts) {
+  checkGradients(
+      [](const Args &x) { return dynamic_slice(x[0], {x[1], x[2]}, {2, 3}) * x[3]; },
+      {uniform({5, 4}), fixedInput(Array::scalar(int32_t{9})),
+       fixedInput(Array::scalar(int32_t{-1})), uniform({2, 3})});
+}
+
+TEST_F(ShapeGradTest, DynamicUpdateSliceFeedsOperandAndUpdate) {
+  checkGradients(
+      [](const Args &x) {
+        return tanh(dynamic_update_slice(x[0] * x[0], sin(x[1]), {x[2], x[3]}));
+      },
+      {uniform({5, 4}), uniform({2, 3}), fixedInput(Array::scalar(int32_t{2})),
+       fixedInput(Array::scalar(int32_t{7}))});
+}

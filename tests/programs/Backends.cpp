@@ -114,6 +114,24 @@ RefTensor ReferenceBackend::attention(const RefTensor &q, const RefTensor &k, co
   return ref::attention(q, k, v, 1 / std::sqrt(double(q.shape[3])), causal);
 }
 
+namespace {
+Dims startValues(const std::vector<RefTensor> &starts) {
+  Dims values;
+  for (const RefTensor &s : starts)
+    values.push_back(static_cast<int64_t>(s.data.at(0)));
+  return values;
+}
+} // namespace
+
+RefTensor ReferenceBackend::dynamicSlice(const RefTensor &x, const std::vector<RefTensor> &starts,
+                                         const Dims &sizes) {
+  return ref::dynamicSlice(x, startValues(starts), sizes);
+}
+RefTensor ReferenceBackend::dynamicUpdateSlice(const RefTensor &x, const RefTensor &update,
+                                               const std::vector<RefTensor> &starts) {
+  return ref::dynamicUpdateSlice(x, update, startValues(starts));
+}
+
 PartitionSpec partitionSpec(const Spec &spec) {
   std::vector<MeshAxes> dims;
   for (const auto &axes : spec)
@@ -220,6 +238,15 @@ Tensor LoomBackend::convert(const Tensor &x) {
 }
 Tensor LoomBackend::attention(const Tensor &q, const Tensor &k, const Tensor &v, bool causal) {
   return dot_product_attention(q, k, v, causal);
+}
+
+Tensor LoomBackend::dynamicSlice(const Tensor &x, const std::vector<Tensor> &starts,
+                                 const Dims &sizes) {
+  return dynamic_slice(x, starts, sizes);
+}
+Tensor LoomBackend::dynamicUpdateSlice(const Tensor &x, const Tensor &update,
+                                       const std::vector<Tensor> &starts) {
+  return dynamic_update_slice(x, update, starts);
 }
 
 } // namespace loom::programs

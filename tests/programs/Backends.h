@@ -32,6 +32,10 @@ struct ReferenceBackend {
   RefTensor mask(const RefTensor &x, int64_t axis, int64_t axis2, int64_t offset);
   RefTensor convert(const RefTensor &x);
   RefTensor attention(const RefTensor &q, const RefTensor &k, const RefTensor &v, bool causal);
+  RefTensor dynamicSlice(const RefTensor &x, const std::vector<RefTensor> &starts,
+                         const Dims &sizes);
+  RefTensor dynamicUpdateSlice(const RefTensor &x, const RefTensor &update,
+                               const std::vector<RefTensor> &starts);
 
   /// The narrower float Convert rounds to: bf16 for f32 programs, f32 for f64 programs.
   ref::ElemType narrow = ref::ElemType::F32;
@@ -62,6 +66,9 @@ struct LoomBackend {
   Tensor mask(const Tensor &x, int64_t axis, int64_t axis2, int64_t offset);
   Tensor convert(const Tensor &x);
   Tensor attention(const Tensor &q, const Tensor &k, const Tensor &v, bool causal);
+  Tensor dynamicSlice(const Tensor &x, const std::vector<Tensor> &starts, const Dims &sizes);
+  Tensor dynamicUpdateSlice(const Tensor &x, const Tensor &update,
+                            const std::vector<Tensor> &starts);
 };
 
 } // namespace loom::programs

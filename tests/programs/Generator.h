@@ -1,6 +1,6 @@
 // The random program generator's state (RandomProgram.cpp: the program's skeleton, the
 // elementwise, shape and reduction ops; GeneratorProducts.cpp: dot_general and attention;
-// GeneratorIndexing.cpp: indexing, masks and conversions).
+// GeneratorIndexing.cpp: indexing, dynamic slices, masks and conversions).
 // Each add* draws an op's parameters around operand x and appends its node (and any new
 // inputs it needs), or returns false when the draw does not fit.
 #ifndef LOOM_TESTS_PROGRAMS_GENERATOR_H
@@ -52,6 +52,11 @@ private:
   bool addScatterAdd(int x);
   bool addMask(int x);
   bool addConvert(int x);
+  bool addDynamicSlice(int x);
+  bool addDynamicUpdateSlice(int x);
+  /// One rank-0 i32 start per dim of `shape`, from 2 before the dim to 2 past where a box of
+  /// `box` fits (clamped by the op), appended to `args`.
+  void addStarts(const Dims &shape, const Dims &box, std::vector<int> &args);
   bool addAttention(int x);
 
   void chooseOutputs();

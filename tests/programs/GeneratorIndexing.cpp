@@ -1,5 +1,5 @@
-// The generator's indexing, masking and conversion ops (Generator.h). Indices are new i32
-// inputs that reach one past each end of the table, so clamping is exercised too.
+// The generator's indexing, dynamic slicing, masking and conversion ops (Generator.h).
+// Indices and starts are new i32 inputs that reach past each end, so clamping is exercised.
 #include "tests/programs/Generator.h"
 
 namespace loom::programs::detail {
@@ -32,6 +32,38 @@ bool Generator::addScatterAdd(int x) {
   if (!fits(n.shape))
     return false;
   n.args.push_back(addIndexInput(Dims(a.begin(), a.begin() + k), -1, n.rows));
+  add(std::move(n));
+  return true;
+}
+
+void Generator::addStarts(const Dims &shape, const Dims &box, std::vector<int> &args) {
+  for (size_t d = 0; d < shape.size(); ++d)
+    args.push_back(addIndexInput({}, -2, shape[d] - box[d] + 2));
+}
+
+/// A box of random sizes (some dims whole) at run-time starts.
+bool Generator::addDynamicSlice(int x) {
+  const Dims a = shapeOf(x); // a copy: new inputs move the nodes
+  if (a.empty())
+    return false;
+  Node n{.kind = OpKind::DynamicSlice, .args = {x}};
+  for (int64_t d : a)
+    n.shape.push_back(chance(rng, 0.3) ? d : uniform(rng, 1, d));
+  addStarts(a, n.shape, n.args);
+  add(std::move(n));
+  return true;
+}
+
+/// A new input of a box's shape written into x at run-time starts.
+bool Generator::addDynamicUpdateSlice(int x) {
+  const Dims a = shapeOf(x);
+  if (a.empty())
+    return false;
+  Dims box;
+  for (int64_t d : a)
+    box.push_back(chance(rng, 0.3) ? d : uniform(rng, 1, d));
+  Node n{.kind = OpKind::DynamicUpdateSlice, .args = {x, addInput(box)}, .shape = a};
+  addStarts(a, box, n.args);
   add(std::move(n));
   return true;
 }

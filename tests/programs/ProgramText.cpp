@@ -72,6 +72,10 @@ std::string nodeText(const Node &n) {
     return fmt::format("round {} to bf16 (f32 programs) or f32 (f64)", operands);
   case OpKind::Attention:
     return fmt::format("attention {}{}", operands, n.causal ? " causal" : "");
+  case OpKind::DynamicSlice:
+    return fmt::format("dynamic_slice {}", operands);
+  case OpKind::DynamicUpdateSlice:
+    return fmt::format("dynamic_update_slice {}", operands);
   case OpKind::Constraint:
     return fmt::format("constraint {} {}", operands, describe(n.spec));
   }

@@ -84,7 +84,7 @@ int Generator::pick() {
 
 bool Generator::step() {
   int x = pick();
-  switch (uniform(rng, 0, 15)) {
+  switch (uniform(rng, 0, 16)) {
   case 0:
   case 1:
     return addUnary(x);
@@ -111,6 +111,8 @@ bool Generator::step() {
     return addConstraint(x);
   case 13:
     return chance(rng, 0.5) ? addTake(x) : addScatterAdd(x);
+  case 16:
+    return chance(rng, 0.5) ? addDynamicSlice(x) : addDynamicUpdateSlice(x);
   case 14:
     return addMask(x);
   default:

@@ -16,23 +16,25 @@ namespace loom::programs {
 using Dims = std::vector<int64_t>;
 
 enum class OpKind {
-  Input,      ///< program argument `index`
-  Unary,      ///< `unary`
-  Binary,     ///< `binary` of args[0], args[1] with NumPy broadcasting
-  Transpose,  ///< `perm`
-  Reshape,    ///< to `shape`
-  Broadcast,  ///< broadcast_in_dim to `shape` along `dims`
-  Slice,      ///< `start`, `limit`, `strides`
-  Concat,     ///< args along `axis`
-  Reduce,     ///< `reduce` over `dims` (`keepdims`)
-  Dot,        ///< dot_general(args[0], args[1]) scaled by 1/sqrt(contracted size)
-  Softmax,    ///< softmax (or log_softmax with `keepdims`) along `axis`
-  Constraint, ///< with_sharding_constraint(args[0], `spec`) when sharded; identity else
-  Take,       ///< take(args[0], i32 indices args[1]): rows, clamped
-  ScatterAdd, ///< scatter_add(args[0], i32 indices args[1], `rows`), clamped
-  Mask,       ///< where(iota(`axis`) <= iota(`axis2`) + `offset`, args[0], -0.5)
-  Convert,    ///< args[0] rounded to a narrower float and back (f32 -> bf16, f64 -> f32)
-  Attention,  ///< dot_product_attention(args[0], args[1], args[2], `causal`)
+  Input,              ///< program argument `index`
+  Unary,              ///< `unary`
+  Binary,             ///< `binary` of args[0], args[1] with NumPy broadcasting
+  Transpose,          ///< `perm`
+  Reshape,            ///< to `shape`
+  Broadcast,          ///< broadcast_in_dim to `shape` along `dims`
+  Slice,              ///< `start`, `limit`, `strides`
+  Concat,             ///< args along `axis`
+  Reduce,             ///< `reduce` over `dims` (`keepdims`)
+  Dot,                ///< dot_general(args[0], args[1]) scaled by 1/sqrt(contracted size)
+  Softmax,            ///< softmax (or log_softmax with `keepdims`) along `axis`
+  Constraint,         ///< with_sharding_constraint(args[0], `spec`) when sharded; identity else
+  Take,               ///< take(args[0], i32 indices args[1]): rows, clamped
+  ScatterAdd,         ///< scatter_add(args[0], i32 indices args[1], `rows`), clamped
+  Mask,               ///< where(iota(`axis`) <= iota(`axis2`) + `offset`, args[0], -0.5)
+  Convert,            ///< args[0] rounded to a narrower float and back (f32 -> bf16, f64 -> f32)
+  Attention,          ///< dot_product_attention(args[0], args[1], args[2], `causal`)
+  DynamicSlice,       ///< dynamic_slice(args[0], starts args[1:], `shape`)
+  DynamicUpdateSlice, ///< dynamic_update_slice(args[0], args[1], starts args[2:])
 };
 
 enum class Unary {
@@ -173,6 +175,16 @@ std::vector<typename B::Value> evaluate(const Program &program,
     case OpKind::Attention:
       values.push_back(b.attention(arg(0), arg(1), arg(2), n.causal));
       break;
+    case OpKind::DynamicSlice:
+    case OpKind::DynamicUpdateSlice: {
+      bool update = n.kind == OpKind::DynamicUpdateSlice;
+      std::vector<V> starts;
+      for (size_t i = update ? 2 : 1; i < n.args.size(); ++i)
+        starts.push_back(arg(i));
+      values.push_back(update ? b.dynamicUpdateSlice(arg(0), arg(1), starts)
+                              : b.dynamicSlice(arg(0), starts, n.shape));
+      break;
+    }
     }
   }
   std::vector<V> out;

@@ -8,8 +8,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <numeric>
 #include <fmt/format.h>
+#include <numeric>
 
 using namespace loom;
 using namespace loom::programs;

@@ -247,3 +247,33 @@ RefTensor ref::concatenate(const std::vector<RefTensor> &xs, int64_t axis) {
   }
   return r;
 }
+
+namespace {
+/// XLA's rule: each start clamped to [0, dim - size].
+ref::Shape clampStarts(const ref::Shape &starts, const ref::Shape &dims, const ref::Shape &sizes) {
+  ref::Shape clamped;
+  for (size_t d = 0; d < dims.size(); ++d)
+    clamped.push_back(std::min(std::max<int64_t>(starts[d], 0), dims[d] - sizes[d]));
+  return clamped;
+}
+} // namespace
+
+RefTensor ref::dynamicSlice(const RefTensor &x, const Shape &starts, const Shape &sizes) {
+  Shape start = clampStarts(starts, x.shape, sizes), limit, strides(x.rank(), 1);
+  for (int64_t d = 0; d < x.rank(); ++d)
+    limit.push_back(start[d] + sizes[d]);
+  return slice(x, start, limit, strides);
+}
+
+RefTensor ref::dynamicUpdateSlice(const RefTensor &x, const RefTensor &update,
+                                  const Shape &starts) {
+  Shape start = clampStarts(starts, x.shape, update.shape);
+  RefTensor r = x;
+  for (int64_t i = 0; i < update.numElements(); ++i) {
+    Shape index = unflatten(i, update.shape);
+    for (int64_t d = 0; d < x.rank(); ++d)
+      index[d] += start[d];
+    r.data[flatten(index, x.shape)] = update.data[i];
+  }
+  return r;
+}

@@ -97,6 +97,10 @@ RefTensor transpose(const RefTensor &x, const Axes &perm);
 /// Elements start[i], start[i] + strides[i], ... below limit[i] of each dim.
 RefTensor slice(const RefTensor &x, const Shape &start, const Shape &limit, const Shape &strides);
 RefTensor concatenate(const std::vector<RefTensor> &xs, int64_t axis);
+/// The box of shape `sizes` at `starts`, each start clamped to [0, dim - size].
+RefTensor dynamicSlice(const RefTensor &x, const Shape &starts, const Shape &sizes);
+/// `x` with the box of `update`'s shape at `starts` (clamped likewise) replaced by `update`.
+RefTensor dynamicUpdateSlice(const RefTensor &x, const RefTensor &update, const Shape &starts);
 
 //===--- Contraction ---===//
 
