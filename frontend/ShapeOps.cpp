@@ -111,8 +111,8 @@ llvm::SmallVector<mlir::Value> startValues(detail::Trace &trace, const Tensor &x
   llvm::SmallVector<mlir::Value> values;
   for (const Tensor &s : starts) {
     if (s.rank() != 0 || (s.dtype() != DType::I32 && s.dtype() != DType::I64))
-      fail(loc, std::string(op), fmt::format("start index {} must be a rank-0 i32 or i64 tensor",
-                                s.describe()));
+      fail(loc, std::string(op),
+           fmt::format("start index {} must be a rank-0 i32 or i64 tensor", s.describe()));
     values.push_back(trace.value(s, loc, op));
   }
   return values;
@@ -123,6 +123,9 @@ Tensor loom::dynamic_slice(const Tensor &x, const std::vector<Tensor> &starts,
                            const Shape &sizes, Loc loc) {
   Trace &trace = Trace::of(x, loc, "dynamic_slice");
   llvm::SmallVector<mlir::Value> values = startValues(trace, x, starts, loc, "dynamic_slice");
+  for (int64_t d : sizes)
+    if (d < 0)
+      fail(loc, "dynamic_slice", fmt::format("negative size in [{}]", fmt::join(sizes, ",")));
   auto op = ml::DynamicSliceOp::create(trace.builder(), trace.location(loc),
                                        tensorType(trace.context(), sizes, x.dtype()),
                                        trace.value(x, loc, "dynamic_slice"), values);

@@ -39,6 +39,18 @@ RefTensor e2e::randomInts(const Shape &shape, std::mt19937 &rng, int64_t lo, int
   return t;
 }
 
+RefTensor e2e::randomOf(const Shape &shape, std::mt19937 &rng, DType dtype) {
+  if (dtype == DType::I1)
+    return randomInts(shape, rng, 0, 1);
+  if (dtype == DType::I32 || dtype == DType::I64)
+    return randomInts(shape, rng, -1000, 1000);
+  return uniform(shape, rng, -1, 1, dtype);
+}
+
+std::string e2e::dtypeName(const testing::TestParamInfo<DType> &info) {
+  return std::string(rt::name(info.param));
+}
+
 namespace {
 
 /// The 16-bit patterns of bf16 and f16 values (which must be representable).

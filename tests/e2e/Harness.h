@@ -48,6 +48,14 @@ RefTensor uniform(const Shape &shape, std::mt19937 &rng, double lo = -1, double 
                   DType dtype = DType::F32);
 /// Uniform integers in [lo, hi].
 RefTensor randomInts(const Shape &shape, std::mt19937 &rng, int64_t lo, int64_t hi);
+/// Values any dtype holds exactly: 0/1 for i1, integers in [-1000, 1000] for i32 and i64,
+/// uniform in [-1, 1) rounded to the dtype for floats (the data-movement tests' inputs).
+RefTensor randomOf(const Shape &shape, std::mt19937 &rng, DType dtype);
+/// Names a test parameterised by dtype: "f32", "bf16", ...
+std::string dtypeName(const testing::TestParamInfo<DType> &info);
+/// Every dtype data movement must handle, not only f32.
+inline const auto kMoveDTypes =
+    testing::Values(DType::F32, DType::F64, DType::BF16, DType::I32, DType::I64, DType::I1);
 
 /// The values of `t` as an array of `dtype` (every dtype; values must be representable).
 Array toArray(const RefTensor &t, DType dtype = DType::F32);

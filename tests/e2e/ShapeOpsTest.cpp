@@ -7,23 +7,6 @@ using namespace loom::e2e;
 
 namespace {
 
-/// Random values of `dtype` (small integers for integer dtypes, 0/1 for i1).
-RefTensor randomOf(const Shape &shape, std::mt19937 &rng, DType dtype) {
-  if (dtype == DType::I1)
-    return randomInts(shape, rng, 0, 1);
-  if (dtype == DType::I32 || dtype == DType::I64)
-    return randomInts(shape, rng, -1000, 1000);
-  return uniform(shape, rng, -1, 1, dtype);
-}
-
-std::string dtypeName(const testing::TestParamInfo<DType> &info) {
-  return std::string(rt::name(info.param));
-}
-
-/// Every data-movement op must work for every dtype, not only f32.
-const auto kMoveDTypes =
-    testing::Values(DType::F32, DType::F64, DType::BF16, DType::I32, DType::I64, DType::I1);
-
 //===--- reshape ---===//
 
 struct ReshapeCase {

@@ -54,6 +54,8 @@ private:
   bool addConvert(int x);
   bool addDynamicSlice(int x);
   bool addDynamicUpdateSlice(int x);
+  /// A box's shape inside `shape`: each dim whole (30%) or of a random size.
+  Dims randomBox(const Dims &shape);
   /// One rank-0 i32 start per dim of `shape`, from 2 before the dim to 2 past where a box of
   /// `box` fits (clamped by the op), appended to `args`.
   void addStarts(const Dims &shape, const Dims &box, std::vector<int> &args);

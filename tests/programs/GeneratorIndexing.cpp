@@ -41,14 +41,19 @@ void Generator::addStarts(const Dims &shape, const Dims &box, std::vector<int> &
     args.push_back(addIndexInput({}, -2, shape[d] - box[d] + 2));
 }
 
+Dims Generator::randomBox(const Dims &shape) {
+  Dims box;
+  for (int64_t d : shape)
+    box.push_back(chance(rng, 0.3) ? d : uniform(rng, 1, d));
+  return box;
+}
+
 /// A box of random sizes (some dims whole) at run-time starts.
 bool Generator::addDynamicSlice(int x) {
   const Dims a = shapeOf(x); // a copy: new inputs move the nodes
   if (a.empty())
     return false;
-  Node n{.kind = OpKind::DynamicSlice, .args = {x}};
-  for (int64_t d : a)
-    n.shape.push_back(chance(rng, 0.3) ? d : uniform(rng, 1, d));
+  Node n{.kind = OpKind::DynamicSlice, .args = {x}, .shape = randomBox(a)};
   addStarts(a, n.shape, n.args);
   add(std::move(n));
   return true;
@@ -59,9 +64,7 @@ bool Generator::addDynamicUpdateSlice(int x) {
   const Dims a = shapeOf(x);
   if (a.empty())
     return false;
-  Dims box;
-  for (int64_t d : a)
-    box.push_back(chance(rng, 0.3) ? d : uniform(rng, 1, d));
+  Dims box = randomBox(a);
   Node n{.kind = OpKind::DynamicUpdateSlice, .args = {x, addInput(box)}, .shape = a};
   addStarts(a, box, n.args);
   add(std::move(n));
