@@ -844,8 +844,9 @@ def WidenAccumulations : Pass<"loom-widen-accumulations"> {
   let summary = "Products and sums of bf16/f16 tensors accumulate in f32 and round once.";
   let description = [{
     Mixed precision keeps tensors in bf16 or f16, but a product or sum accumulated in 8 or 11
-    bits of mantissa loses most of them over a long contracted dim. Each `loom.dot_general`
-    and `loom.reduce sum` with a bf16/f16 result computes in f32 instead: its operands are
+    bits of mantissa loses most of them over a long contracted dim. Each `loom.dot_general`,
+    `loom.reduce sum` and `loom.scatter_add` (an embedding's gradient sums a row's update per
+    token) with a bf16/f16 result computes in f32 instead: its operands are
     converted up, and its result rounded to its type once, at the end, as GPUs' tensor cores
     and cuBLAS do. On the CPU the product then reaches the f32 GEMM (the GPU pipeline shares
     this pass: its products reach the f32 cuBLAS GEMM until bf16 GEMMs have a path of their

@@ -151,7 +151,7 @@ bool Generator::addBinary(int x) {
   Node n{.kind = OpKind::Binary, .args = {x, y}};
   if (chance(rng, 0.5))
     std::swap(n.args[0], n.args[1]);
-  n.binary = static_cast<Binary>(uniform(rng, 0, 6));
+  n.binary = static_cast<Binary>(uniform(rng, 0, options.continuous ? 5 : 6));
   const Dims &l = shapeOf(n.args[0]), &r = shapeOf(n.args[1]);
   n.shape = l.size() >= r.size() ? l : r;
   const Dims &shorter = l.size() >= r.size() ? r : l;

@@ -95,6 +95,9 @@ struct GenerateOptions {
   bool large = false;
   /// Only ops whose finite differences are meaningful (no rounding to a narrower type).
   bool differentiable = false;
+  /// No op whose value jumps (a > b ? a : b / 2): in bf16 two near-equal operands round
+  /// either way, and the jump is then the error.
+  bool continuous = false;
 };
 
 /// A random program; every shape is valid and every op well-defined (no division by ~0).

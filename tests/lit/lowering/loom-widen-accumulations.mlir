@@ -38,3 +38,18 @@ func.func @reductions(%x: tensor<4x8xf16>, %y: tensor<4x8xf32>)
   %2 = loom.reduce sum %y, dims = [1] : tensor<4x8xf32> -> tensor<4xf32>
   return %0, %1, %2 : tensor<4xf16>, tensor<4xf16>, tensor<4xf32>
 }
+
+// -----
+
+// Tests that a bf16 scatter-add (an embedding's gradient, summing one update per token into
+// its row) accumulates in f32: only the updates are converted, not the indices.
+// CHECK-LABEL: func.func @scatter_add_bf16
+// CHECK-SAME: (%[[U:[a-z0-9_]+]]: tensor<64x8xbf16>, %[[I:[a-z0-9_]+]]: tensor<64xi32>)
+// CHECK-NEXT: %[[W:[a-z0-9_]+]] = loom.convert %[[U]] : tensor<64x8xbf16> -> tensor<64x8xf32>
+// CHECK-NEXT: %[[S:[a-z0-9_]+]] = loom.scatter_add %[[W]][%[[I]]] : (tensor<64x8xf32>, tensor<64xi32>) -> tensor<5x8xf32>
+// CHECK-NEXT: %[[R:[a-z0-9_]+]] = loom.convert %[[S]] : tensor<5x8xf32> -> tensor<5x8xbf16>
+// CHECK-NEXT: return %[[R]]
+func.func @scatter_add_bf16(%u: tensor<64x8xbf16>, %i: tensor<64xi32>) -> tensor<5x8xbf16> {
+  %0 = loom.scatter_add %u[%i] : (tensor<64x8xbf16>, tensor<64xi32>) -> tensor<5x8xbf16>
+  return %0 : tensor<5x8xbf16>
+}
