@@ -137,10 +137,11 @@ Tensor loom::dynamic_update_slice(const Tensor &x, const Tensor &update,
   Trace &trace = Trace::of(x, loc, "dynamic_update_slice");
   llvm::SmallVector<mlir::Value> values =
       startValues(trace, x, starts, loc, "dynamic_update_slice");
-  auto op = ml::DynamicUpdateSliceOp::create(
-      trace.builder(), trace.location(loc), trace.value(x, loc, "dynamic_update_slice").getType(),
-      trace.value(x, loc, "dynamic_update_slice"),
-      trace.value(update, loc, "dynamic_update_slice"), values);
+  mlir::Value operand = trace.value(x, loc, "dynamic_update_slice");
+  auto op = ml::DynamicUpdateSliceOp::create(trace.builder(), trace.location(loc),
+                                             operand.getType(), operand,
+                                             trace.value(update, loc, "dynamic_update_slice"),
+                                             values);
   return trace.check(op, loc, "dynamic_update_slice", {&x, &update});
 }
 

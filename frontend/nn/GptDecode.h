@@ -23,8 +23,8 @@ Tree<Array> gptEmptyCache(const GptConfig &config, int64_t sequences = 1);
 
 /// One decoding step: tokens `ids` ([n], or [B, n] for B sequences at once; i32) at the
 /// consecutive `positions` ([n], i32: p, p + 1, ..., below config.seq; the same for every
-/// sequence), with
-/// `cache` (gptCacheShapes(config, B)) holding the keys and values of every earlier position.
+/// sequence), with `cache` (gptCacheShapes(config, B)) holding the keys and values of every
+/// earlier position.
 /// Each token attends to the positions up to its own (the cached ones and those of this
 /// step). Returns each token's logits of the next one ([n, vocab], or [B, n, vocab]) and the
 /// cache with the step's positions written; positions after a token's are masked, whatever

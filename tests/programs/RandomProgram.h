@@ -1,7 +1,8 @@
 // Random programs for end-to-end testing: small DAGs of DSL ops (elementwise with NumPy
 // broadcasting, transpose, reshape, broadcast_in_dim, strided slice, concatenate, reductions,
-// dot_general with any batch and contracting dims, softmax, sharding constraints) on shapes
-// of rank 0 to 4. A program is plain data, so one evaluator runs it on loom::Tensor (traced,
+// dot_general with any batch and contracting dims, softmax, take, scatter-add, dynamic slices
+// and updates, iota masks, roundings, attention, sharding constraints) on shapes of rank 0
+// to 4. A program is plain data, so one evaluator runs it on loom::Tensor (traced,
 // compiled, maybe sharded) and on the plain-loop reference, and a failure prints the program.
 #ifndef LOOM_TESTS_PROGRAMS_RANDOMPROGRAM_H
 #define LOOM_TESTS_PROGRAMS_RANDOMPROGRAM_H
