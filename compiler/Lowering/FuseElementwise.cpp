@@ -90,6 +90,13 @@ bool joinsAsExtraResult(OpOperand *fused) {
   auto producer = fused->get().getDefiningOp<linalg::GenericOp>();
   if (!producer || producer->hasOneUse() || recomputedInEachUser(producer))
     return false;
+  // The fusion replaces the fused value; another result of the producer that the consumer
+  // also reads would become an input of the fused loop that the loop itself defines (a
+  // select between two results of one loop, in a backward).
+  if (llvm::any_of(consumer->getOperands(), [&](Value v) {
+        return v != fused->get() && v.getDefiningOp() == producer.getOperation();
+      }))
+    return false;
   Block *block = consumer->getBlock();
   for (Operation *user : producer->getUsers()) {
     if (user == consumer)

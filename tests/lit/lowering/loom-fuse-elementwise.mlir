@@ -256,3 +256,45 @@ func.func @centered_twice(%x: tensor<4x64xf32>, %mu: tensor<4xf32>) -> tensor<4x
   } -> tensor<4x64xf32>
   return %y : tensor<4x64xf32>
 }
+
+// -----
+
+// Tests that a consumer reading two results of one multi-result loop (a select between them,
+// as a backward has) is not joined to it: the fusion replaces one value, and the other result
+// would become an input of the fused loop that the loop itself defines (this read freed
+// memory and left IR whose loop used its own result).
+// CHECK-LABEL: func.func @two_results_read
+// CHECK: %[[P:.*]]:2 = linalg.generic
+// CHECK-SAME: ins(%arg0, %arg1 : tensor<8xf32>, tensor<8xf32>)
+// CHECK: math.exp
+// CHECK: linalg.generic
+// CHECK-SAME: ins(%arg2, %[[P]]#1, %[[P]]#0 : tensor<8xi1>, tensor<8xf32>, tensor<8xf32>)
+// CHECK: arith.select
+// CHECK: linalg.generic
+// CHECK-SAME: ins(%[[P]]#0 : tensor<8xf32>)
+// CHECK: arith.negf
+#v = affine_map<(d0) -> (d0)>
+func.func @two_results_read(%x: tensor<8xf32>, %y: tensor<8xf32>, %m: tensor<8xi1>)
+    -> (tensor<8xf32>, tensor<8xf32>) {
+  %e = tensor.empty() : tensor<8xf32>
+  %p:2 = linalg.generic {indexing_maps = [#v, #v, #v, #v], iterator_types = ["parallel"]}
+      ins(%x, %y : tensor<8xf32>, tensor<8xf32>) outs(%e, %e : tensor<8xf32>, tensor<8xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32, %o2: f32):
+    %s = arith.addf %a, %b : f32
+    %t = math.exp %s : f32
+    linalg.yield %s, %t : f32, f32
+  } -> (tensor<8xf32>, tensor<8xf32>)
+  %c = linalg.generic {indexing_maps = [#v, #v, #v, #v], iterator_types = ["parallel"]}
+      ins(%m, %p#1, %p#0 : tensor<8xi1>, tensor<8xf32>, tensor<8xf32>) outs(%e : tensor<8xf32>) {
+  ^bb0(%k: i1, %a: f32, %b: f32, %o: f32):
+    %r = arith.select %k, %a, %b : f32
+    linalg.yield %r : f32
+  } -> tensor<8xf32>
+  %u = linalg.generic {indexing_maps = [#v, #v], iterator_types = ["parallel"]}
+      ins(%p#0 : tensor<8xf32>) outs(%e : tensor<8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = arith.negf %a : f32
+    linalg.yield %r : f32
+  } -> tensor<8xf32>
+  return %c, %u : tensor<8xf32>, tensor<8xf32>
+}
