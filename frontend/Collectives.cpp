@@ -126,8 +126,6 @@ Tensor loom::all_to_all(const Tensor &x, const MeshAxes &axes, int64_t splitDim,
   Group g = groupOf(trace, axes, loc, "all_to_all");
   checkDim(x, splitDim, loc, "all_to_all", "split dim");
   checkDim(x, concatDim, loc, "all_to_all", "concat dim");
-  if (splitDim == concatDim)
-    fail(loc, "all_to_all", fmt::format("split dim and concat dim are both {}", splitDim));
   if (x.dim(splitDim) % g.size != 0)
     fail(loc, "all_to_all",
          fmt::format("split dim {} of {} does not divide by the {} devices of its axes",

@@ -38,7 +38,8 @@ Tensor all_gather(const Tensor &x, const MeshAxes &axes, int64_t dim = 0,
 Tensor psum_scatter(const Tensor &x, const MeshAxes &axes, int64_t dim = 0,
                     std::source_location loc = std::source_location::current());
 /// Cuts `splitDim` into group-size pieces, sends piece i to device i of the group, and
-/// concatenates what arrives along `concatDim`.
+/// concatenates what arrives along `concatDim` (which may be `splitDim`: the pieces of that
+/// dim change places and its size stays).
 Tensor all_to_all(const Tensor &x, const MeshAxes &axes, int64_t splitDim, int64_t concatDim,
                   std::source_location loc = std::source_location::current());
 /// Sends each device's `x` along (source, target) pairs of group positions; a device no

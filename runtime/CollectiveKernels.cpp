@@ -180,12 +180,12 @@ uint64_t runKernel(const CollectiveRequest &r, const std::vector<const void *> &
 
   case CollectiveKind::AllToAll: {
     // Piece `me` of every sender's split dim, placed at the sender's rank
-    // along the concat dim.
+    // along the concat dim (which may be the split dim).
     std::vector<int64_t> piece = r.shape;
     piece[r.dim] /= n;
     for (int64_t rank = 0; rank < n; ++rank)
       copyBox(piece, in(rank), me * piece[r.dim] * inStrides[r.dim],
-              rank * r.shape[r.concatDim] * outStrides[r.concatDim]);
+              rank * piece[r.concatDim] * outStrides[r.concatDim]);
     return (n - 1) * (inBytes / n);
   }
 

@@ -173,9 +173,6 @@ Status validate(const CollectiveRequest &r) {
       return s;
     if (Status s = checkDim(r.concatDim, "concat_dim"); !s.isOk())
       return s;
-    if (r.dim == r.concatDim)
-      return invalid("split_dim and concat_dim are both " +
-                     std::to_string(r.dim));
     if (r.shape[r.dim] % n != 0)
       return invalid("split_dim " + std::to_string(r.dim) + " of " +
                      r.describe() + " does not divide by the group size " +

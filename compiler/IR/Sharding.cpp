@@ -345,18 +345,18 @@ LogicalResult AllToAllOp::verifySymbolUses(SymbolTableCollection &) {
   for (int64_t d : {split, concat})
     if (d < 0 || d >= operand.getRank())
       return emitOpError("dim ") << d << " is not a dim of " << operand;
-  if (split == concat)
-    return emitOpError("split_dim and concat_dim are both ") << split;
   int64_t n = groupSize(*mesh, stringsOf(getAxes()));
   if (operand.getDimSize(split) % n != 0)
     return emitOpError("split_dim ") << split << " of " << operand << " does not divide by the "
                                      << n << " devices of its axes";
+  // split_dim may be concat_dim: the dim keeps its size, its pieces exchanged (JAX's
+  // all_to_all(x, axis, 0, 0)).
   SmallVector<int64_t> shape(operand.getShape());
+  shape[split] /= n;
   std::optional<int64_t> grown = llvm::checkedMul(shape[concat], n);
   if (!grown)
     return emitOpError("concat_dim ") << concat << " of " << operand << " times the " << n
                                       << " devices of its axes does not fit in 64 bits";
-  shape[split] /= n;
   shape[concat] = *grown;
   RankedTensorType expected = operand.clone(shape);
   if (getResult().getType() != expected)

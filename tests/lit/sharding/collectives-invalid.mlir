@@ -95,9 +95,9 @@ func.func @slice_wrong_result(%x: tensor<8x16xf32>) {
 // -----
 
 loom.mesh @mesh axes = ["data"] shape = [2]
-func.func @all_to_all_same_dims(%x: tensor<8x16xf32>) {
-  // expected-error @+1 {{'loom.all_to_all' op split_dim and concat_dim are both 1}}
-  %0 = loom.all_to_all %x, @mesh, split_dim = 1, concat_dim = 1, axes = ["data"] : tensor<8x16xf32> -> tensor<8x16xf32>
+func.func @all_to_all_same_dims_keep_their_size(%x: tensor<8x16xf32>) {
+  // expected-error @+1 {{'loom.all_to_all' op result type 'tensor<8x32xf32>' should be 'tensor<8x16xf32>'}}
+  %0 = loom.all_to_all %x, @mesh, split_dim = 1, concat_dim = 1, axes = ["data"] : tensor<8x16xf32> -> tensor<8x32xf32>
   return
 }
 

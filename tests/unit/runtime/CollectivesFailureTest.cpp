@@ -143,9 +143,6 @@ TEST_F(CollectivesTest, MalformedRequestsAreRejectedAtStart) {
   EXPECT_EQ(message({.kind = CollectiveKind::AllReduce, .group = pair,
                      .dtype = DType::I1, .shape = {8}}),
             "all_reduce: cannot reduce i1 (supported: f32, f64, bf16, f16, i32, i64)");
-  EXPECT_EQ(message({.kind = CollectiveKind::AllToAll, .group = pair,
-                     .shape = {2, 4}, .dim = 1, .concatDim = 1}),
-            "all_to_all: split_dim and concat_dim are both 1");
   EXPECT_EQ(message({.kind = CollectiveKind::CollectivePermute, .group = pair,
                      .shape = {8}, .pairs = {{0, 2}}}),
             "collective_permute: pair 0->2 names a rank outside the group of 2 in "
