@@ -173,6 +173,8 @@ TEST_F(MpiCollectivesTest, EveryCollectiveOverEveryGroupMatchesTheInProcessKerne
           {CollectiveKind::ReduceScatter, dtype, reduce, axes, {8, 12}, 1},
           {CollectiveKind::AllToAll, dtype, reduce, axes, {8, 12}, 0, 1},
           {CollectiveKind::AllToAll, dtype, reduce, axes, {8, 12}, 1, 0},
+          {CollectiveKind::AllToAll, dtype, reduce, axes, {8, 12}, 0, 0},
+          {CollectiveKind::AllToAll, dtype, reduce, axes, {8, 12}, 1, 1},
           {CollectiveKind::CollectivePermute, dtype, reduce, axes, {8, 12}, 0, 0, 1},
           {CollectiveKind::CollectivePermute, dtype, reduce, axes, {8, 12}, 0, 0, 2},
       };
@@ -182,7 +184,7 @@ TEST_F(MpiCollectivesTest, EveryCollectiveOverEveryGroupMatchesTheInProcessKerne
         ++cases;
       }
     }
-  EXPECT_EQ(cases, 216);
+  EXPECT_EQ(cases, 264);
 }
 
 TEST_F(MpiCollectivesTest, ALatePeerIsNamedOnATimeout) {
