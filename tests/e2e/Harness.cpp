@@ -123,12 +123,9 @@ RefTensor e2e::toRef(const Array &a) {
   case DType::I1: t.data = widen(a.to_host<bool>()); break;
   case DType::BF16:
   case DType::F16: {
-    // The DSL has no 16-bit float host type: read the buffer's bits directly.
-    a.block_until_ready();
+    // The DSL has no 16-bit float host type: read the bits (of every shard, in place).
     std::vector<uint16_t> bits(a.numElements());
-    rt::Status status = rt::copyToHost(*a.buffer(), bits.data(), bits.size() * 2);
-    if (!status.isOk())
-      throw Error(status.message());
+    a.copyTo(bits.data(), bits.size() * 2);
     for (uint16_t b : bits)
       t.data.push_back(a.dtype() == DType::BF16 ? bf16Value(b) : f16Value(b));
     break;

@@ -37,6 +37,12 @@ RefTensor ReferenceBackend::unary(Unary u, const RefTensor &x) {
     return ref::map(x, [](double v) { return std::exp(std::tanh(v)); });
   case Unary::LogOnePlusSquare:
     return ref::map(x, [](double v) { return std::log(1 + v * v); });
+  case Unary::Cos:
+    return ref::map(x, [](double v) { return std::cos(v); });
+  case Unary::RsqrtAbsPlusOne:
+    return ref::map(x, [](double v) { return 1 / std::sqrt(std::fabs(v) + 1); });
+  case Unary::PowAbsPlusOne:
+    return ref::map(x, [](double v) { return std::pow(std::fabs(v) + 1, 1.5); });
   }
   return x;
 }
@@ -132,6 +138,45 @@ RefTensor ReferenceBackend::dynamicUpdateSlice(const RefTensor &x, const RefTens
   return ref::dynamicUpdateSlice(x, update, startValues(starts));
 }
 
+namespace {
+/// One IntOp in i32 arithmetic (shifts on unsigned bits, as the compiled code does).
+int32_t applyIntOp(IntOp op, int64_t constant, int32_t v) {
+  auto c = static_cast<int32_t>(constant);
+  switch (op) {
+  case IntOp::Add:
+    return v + c;
+  case IntOp::Mul:
+    return v * c;
+  case IntOp::And:
+    return v & c;
+  case IntOp::Or:
+    return v | c;
+  case IntOp::Xor:
+    return v ^ c;
+  case IntOp::ShiftLeft:
+    return static_cast<int32_t>(static_cast<uint32_t>(v) << c);
+  case IntOp::ShiftRight:
+    return static_cast<int32_t>(static_cast<uint32_t>(v & 1023) >> c);
+  case IntOp::Div:
+    return v / c; // truncating, as C++ and XLA divide integers
+  case IntOp::SelectGreater:
+    return v > c ? v : c - v;
+  }
+  return v;
+}
+} // namespace
+
+RefTensor ReferenceBackend::intChain(const Node &n, const RefTensor &x, const RefTensor &source) {
+  RefTensor v = n.axis < 0 ? source : ref::iota(x.shape, n.axis);
+  RefTensor f = ref::map(v, [&](double d) {
+    auto i = static_cast<int32_t>(d);
+    for (auto [op, c] : n.intOps)
+      i = applyIntOp(op, c, i);
+    return static_cast<double>(i) / 16;
+  });
+  return ref::add(x, f);
+}
+
 PartitionSpec partitionSpec(const Spec &spec) {
   std::vector<MeshAxes> dims;
   for (const auto &axes : spec)
@@ -161,6 +206,12 @@ Tensor LoomBackend::unary(Unary u, const Tensor &x) {
     return loom::exp(loom::tanh(x));
   case Unary::LogOnePlusSquare:
     return loom::log(x * x + 1.0);
+  case Unary::Cos:
+    return loom::cos(x);
+  case Unary::RsqrtAbsPlusOne:
+    return loom::rsqrt(loom::abs(x) + 1.0);
+  case Unary::PowAbsPlusOne:
+    return loom::pow(loom::abs(x) + 1.0, full({}, 1.5, x.dtype()));
   }
   return x;
 }
@@ -247,6 +298,43 @@ Tensor LoomBackend::dynamicSlice(const Tensor &x, const std::vector<Tensor> &sta
 Tensor LoomBackend::dynamicUpdateSlice(const Tensor &x, const Tensor &update,
                                        const std::vector<Tensor> &starts) {
   return dynamic_update_slice(x, update, starts);
+}
+
+Tensor LoomBackend::intChain(const Node &n, const Tensor &x, const Tensor &source) {
+  Tensor v = n.axis < 0 ? source : iota(x.shape(), n.axis);
+  for (auto [op, constant] : n.intOps) {
+    Tensor c = full({}, static_cast<double>(constant), DType::I32);
+    switch (op) {
+    case IntOp::Add:
+      v = v + c;
+      break;
+    case IntOp::Mul:
+      v = v * c;
+      break;
+    case IntOp::And:
+      v = bitwise_and(v, c);
+      break;
+    case IntOp::Or:
+      v = bitwise_or(v, c);
+      break;
+    case IntOp::Xor:
+      v = bitwise_xor(v, c);
+      break;
+    case IntOp::ShiftLeft:
+      v = shift_left(v, c);
+      break;
+    case IntOp::ShiftRight:
+      v = shift_right_logical(bitwise_and(v, full({}, 1023, DType::I32)), c);
+      break;
+    case IntOp::Div:
+      v = div(v, c);
+      break;
+    case IntOp::SelectGreater:
+      v = where(greater(v, c), v, c - v);
+      break;
+    }
+  }
+  return x + astype(v, x.dtype()) * 0.0625;
 }
 
 } // namespace loom::programs

@@ -36,6 +36,9 @@ struct ReferenceBackend {
                          const Dims &sizes);
   RefTensor dynamicUpdateSlice(const RefTensor &x, const RefTensor &update,
                                const std::vector<RefTensor> &starts);
+  /// Runs the body on each device's block of `x` (ShardMapBackends.cpp).
+  RefTensor shardMap(const Node &n, const RefTensor &x);
+  RefTensor intChain(const Node &n, const RefTensor &x, const RefTensor &source);
 
   /// The narrower float Convert rounds to: bf16 for f32 programs, f32 for f64 programs.
   ref::ElemType narrow = ref::ElemType::F32;
@@ -69,6 +72,8 @@ struct LoomBackend {
   Tensor dynamicSlice(const Tensor &x, const std::vector<Tensor> &starts, const Dims &sizes);
   Tensor dynamicUpdateSlice(const Tensor &x, const Tensor &update,
                             const std::vector<Tensor> &starts);
+  Tensor shardMap(const Node &n, const Tensor &x);
+  Tensor intChain(const Node &n, const Tensor &x, const Tensor &source);
 };
 
 } // namespace loom::programs

@@ -1,6 +1,7 @@
 // The random program generator's state (RandomProgram.cpp: the program's skeleton, the
 // elementwise, shape and reduction ops; GeneratorProducts.cpp: dot_general and attention;
-// GeneratorIndexing.cpp: indexing, dynamic slices, masks and conversions).
+// GeneratorIndexing.cpp: indexing, dynamic slices, masks, i32 arithmetic and conversions;
+// GeneratorShardMap.cpp: shard_maps with collectives).
 // Each add* draws an op's parameters around operand x and appends its node (and any new
 // inputs it needs), or returns false when the draw does not fit.
 #ifndef LOOM_TESTS_PROGRAMS_GENERATOR_H
@@ -52,6 +53,7 @@ private:
   bool addScatterAdd(int x);
   bool addMask(int x);
   bool addConvert(int x);
+  bool addIntChain(int x);
   bool addDynamicSlice(int x);
   bool addDynamicUpdateSlice(int x);
   /// A box's shape inside `shape`: each dim whole (30%) or of a random size.
@@ -60,6 +62,7 @@ private:
   /// `box` fits (clamped by the op), appended to `args`.
   void addStarts(const Dims &shape, const Dims &box, std::vector<int> &args);
   bool addAttention(int x);
+  bool addShardMap(int x);
 
   void chooseOutputs();
 };

@@ -1,4 +1,5 @@
-// The generator's indexing, dynamic slicing, masking and conversion ops (Generator.h).
+// The generator's indexing, dynamic slicing, masking, i32 arithmetic and conversion ops
+// (Generator.h).
 // Indices and starts are new i32 inputs that reach past each end, so clamping is exercised.
 #include "tests/programs/Generator.h"
 
@@ -80,6 +81,45 @@ bool Generator::addMask(int x) {
   n.axis = uniform(rng, 0, static_cast<int64_t>(a.size()) - 1);
   n.axis2 = uniform(rng, 0, static_cast<int64_t>(a.size()) - 1);
   n.offset = uniform(rng, -1, 1);
+  add(std::move(n));
+  return true;
+}
+
+/// 1 to 4 i32 ops on an iota or on new i32 values in [-8, 8], added to x as floats / 16. The
+/// constants keep every value well inside i32 and exact in f32 (at most about 65 * 8^4).
+bool Generator::addIntChain(int x) {
+  const Dims a = shapeOf(x); // a copy: new inputs move the nodes
+  Node n{.kind = OpKind::IntChain, .args = {x}, .shape = a, .axis = -1};
+  if (a.empty() || chance(rng, 0.5))
+    n.args.push_back(addIndexInput(a, -8, 8));
+  else
+    n.axis = uniform(rng, 0, static_cast<int64_t>(a.size()) - 1);
+  for (int64_t k = uniform(rng, 1, 4); k > 0; --k) {
+    auto op = static_cast<IntOp>(uniform(rng, 0, 8));
+    int64_t c = 0;
+    switch (op) {
+    case IntOp::Add:
+      c = uniform(rng, -5, 5);
+      break;
+    case IntOp::Mul:
+    case IntOp::SelectGreater:
+      c = uniform(rng, -3, 3);
+      break;
+    case IntOp::And:
+    case IntOp::Or:
+    case IntOp::Xor:
+      c = uniform(rng, 0, 15);
+      break;
+    case IntOp::ShiftLeft:
+    case IntOp::ShiftRight:
+      c = uniform(rng, 0, 3);
+      break;
+    case IntOp::Div:
+      c = uniform(rng, 1, 4) * (chance(rng, 0.3) ? -1 : 1);
+      break;
+    }
+    n.intOps.emplace_back(op, c);
+  }
   add(std::move(n));
   return true;
 }

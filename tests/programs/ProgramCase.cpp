@@ -4,7 +4,9 @@
 #include "tests/e2e/Harness.h"
 
 #include <algorithm>
+#include <bit>
 #include <cstdlib>
+#include <cstring>
 
 namespace loom::programs {
 
@@ -21,6 +23,7 @@ ProgramCase makeCase(int64_t number, DType dtype, bool sharded, const GenerateOp
   GenerateOptions sized = options;
   sized.maxOps = static_cast<int>(programRange().maxOps);
   sized.minOps = std::min(sized.minOps, sized.maxOps);
+  sized.sharded = sharded;
   c.program = generateProgram(rng, sized);
   for (const InputInfo &input : c.program.inputs)
     c.inputs.push_back(input.index ? e2e::randomInts(input.shape, rng, input.lo, input.hi)
@@ -32,6 +35,32 @@ ProgramCase makeCase(int64_t number, DType dtype, bool sharded, const GenerateOp
   }
   return c;
 }
+
+namespace {
+/// `t`'s values as `type`, in host memory (bf16 inputs are drawn exactly representable).
+std::vector<char> hostBytes(const RefTensor &t, DType type) {
+  auto as = [&]<typename T>(auto convert) {
+    std::vector<char> bytes(t.data.size() * sizeof(T));
+    for (size_t i = 0; i < t.data.size(); ++i) {
+      T v = convert(t.data[i]);
+      std::memcpy(bytes.data() + i * sizeof(T), &v, sizeof(T));
+    }
+    return bytes;
+  };
+  switch (type) {
+  case DType::F64:
+    return as.operator()<double>([](double v) { return v; });
+  case DType::F32:
+    return as.operator()<float>([](double v) { return static_cast<float>(v); });
+  case DType::BF16:
+    return as.operator()<uint16_t>([](double v) {
+      return static_cast<uint16_t>(std::bit_cast<uint32_t>(static_cast<float>(v)) >> 16);
+    });
+  default:
+    return as.operator()<int32_t>([](double v) { return static_cast<int32_t>(v); });
+  }
+}
+} // namespace
 
 std::string ProgramCase::text() const {
   std::string out = "program " + std::to_string(number) +
@@ -56,15 +85,8 @@ Tree<Array> ProgramCase::arrays(bool index) const {
       continue;
     }
     NamedSharding sharding(*mesh, partitionSpec(specs[i]));
-    const std::vector<double> &v = inputs[i].data;
-    if (type == DType::F64)
-      leaves.push_back(Array::device_put(v, inputs[i].shape, sharding));
-    else if (type == DType::F32)
-      leaves.push_back(
-          Array::device_put(std::vector<float>(v.begin(), v.end()), inputs[i].shape, sharding));
-    else
-      leaves.push_back(
-          Array::device_put(std::vector<int32_t>(v.begin(), v.end()), inputs[i].shape, sharding));
+    std::vector<char> bytes = hostBytes(inputs[i], type);
+    leaves.push_back(Array::device_put(bytes.data(), bytes.size(), inputs[i].shape, type, sharding));
   }
   return Tree<Array>::list(leaves);
 }

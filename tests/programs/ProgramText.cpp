@@ -17,8 +17,10 @@ std::string describe(const Spec &spec) {
 
 namespace {
 const char *name(Unary u) {
-  static const char *names[] = {"tanh", "neg", "abs",         "sigmoid",     "relu",
-                                "gelu", "sin", "sqrt(|x|+1)", "exp(tanh x)", "log(1+x^2)"};
+  static const char *names[] = {"tanh",        "neg",         "abs",        "sigmoid",
+                                "relu",        "gelu",        "sin",        "sqrt(|x|+1)",
+                                "exp(tanh x)", "log(1+x^2)",  "cos",        "rsqrt(|x|+1)",
+                                "(|x|+1)^1.5"};
   return names[static_cast<int>(u)];
 }
 const char *name(Binary b) {
@@ -28,6 +30,38 @@ const char *name(Binary b) {
 const char *name(Reduce r) {
   static const char *names[] = {"sum", "max", "mean"};
   return names[static_cast<int>(r)];
+}
+
+const char *name(Collective c) {
+  static const char *names[] = {"psum",      "pmean",      "pmax",     "all_gather",
+                                "psum_scatter", "all_to_all", "ppermute", "x + axis_index"};
+  return names[static_cast<int>(c)];
+}
+
+/// A shard_map's body: "tanh, then all_to_all over y+x split 1 concat 0".
+std::string bodyText(const Node &n) {
+  std::string text = n.unaryFirst ? fmt::format("{}, then ", name(n.unary)) : "";
+  text += fmt::format("{} over {}", name(n.collective), fmt::join(n.axes, "+"));
+  if (n.collective == Collective::AllGather || n.collective == Collective::PsumScatter)
+    text += fmt::format(" dim {}", n.axis);
+  if (n.collective == Collective::AllToAll)
+    text += fmt::format(" split {} concat {}", n.axis, n.axis2);
+  if (n.collective == Collective::Ppermute) {
+    std::vector<std::string> pairs;
+    for (auto [s, t] : n.pairs)
+      pairs.push_back(fmt::format("{}->{}", s, t));
+    text += fmt::format(" pairs [{}]", fmt::join(pairs, " "));
+  }
+  return text;
+}
+
+/// An IntChain's ops: "(v * 3) >> 2 & 7" as "*3 >>2 &7".
+std::string intOpsText(const Node &n) {
+  static const char *names[] = {"+", "*", "&", "|", "^", "<<", "&1023 >>>", "/", ">?"};
+  std::vector<std::string> ops;
+  for (auto [op, c] : n.intOps)
+    ops.push_back(fmt::format("{}{}", names[static_cast<int>(op)], c));
+  return fmt::format("{}", fmt::join(ops, " "));
 }
 
 std::string nodeText(const Node &n) {
@@ -78,6 +112,13 @@ std::string nodeText(const Node &n) {
     return fmt::format("dynamic_update_slice {}", operands);
   case OpKind::Constraint:
     return fmt::format("constraint {} {}", operands, describe(n.spec));
+  case OpKind::IntChain:
+    return fmt::format("v{} + i32({} {}) / 16", n.args[0],
+                       n.axis < 0 ? fmt::format("v{}", n.args[1]) : fmt::format("iota({})", n.axis),
+                       intOpsText(n));
+  case OpKind::ShardMap:
+    return fmt::format("shard_map {} in {} out {}: {}", operands, describe(n.spec),
+                       describe(n.outSpec), bodyText(n));
   }
   return "?";
 }

@@ -84,7 +84,7 @@ int Generator::pick() {
 
 bool Generator::step() {
   int x = pick();
-  switch (uniform(rng, 0, 16)) {
+  switch (uniform(rng, 0, options.sharded ? 18 : 17)) {
   case 0:
   case 1:
     return addUnary(x);
@@ -115,6 +115,10 @@ bool Generator::step() {
     return chance(rng, 0.5) ? addDynamicSlice(x) : addDynamicUpdateSlice(x);
   case 14:
     return addMask(x);
+  case 17:
+    return addIntChain(x);
+  case 18:
+    return addShardMap(x);
   default:
     return chance(rng, 0.5) ? addConvert(x) : addAttention(x);
   }
@@ -122,7 +126,7 @@ bool Generator::step() {
 
 bool Generator::addUnary(int x) {
   Node n{.kind = OpKind::Unary, .args = {x}, .shape = shapeOf(x)};
-  n.unary = static_cast<Unary>(uniform(rng, 0, 9));
+  n.unary = static_cast<Unary>(uniform(rng, 0, 12));
   add(std::move(n));
   return true;
 }

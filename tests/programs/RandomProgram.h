@@ -1,8 +1,8 @@
 // Random programs for end-to-end testing: small DAGs of DSL ops (elementwise with NumPy
 // broadcasting, transpose, reshape, broadcast_in_dim, strided slice, concatenate, reductions,
 // dot_general with any batch and contracting dims, softmax, take, scatter-add, dynamic slices
-// and updates, iota masks, roundings, attention, sharding constraints) on shapes of rank 0
-// to 4. A program is plain data, so one evaluator runs it on loom::Tensor (traced,
+// and updates, iota masks, i32 arithmetic, roundings, attention, sharding constraints, and
+// on a mesh shard_maps whose per-device bodies call collectives) on shapes of rank 0 to 4. A program is plain data, so one evaluator runs it on loom::Tensor (traced,
 // compiled, maybe sharded) and on the plain-loop reference, and a failure prints the program.
 #ifndef LOOM_TESTS_PROGRAMS_RANDOMPROGRAM_H
 #define LOOM_TESTS_PROGRAMS_RANDOMPROGRAM_H
@@ -36,6 +36,10 @@ enum class OpKind {
   Attention,          ///< dot_product_attention(args[0], args[1], args[2], `causal`)
   DynamicSlice,       ///< dynamic_slice(args[0], starts args[1:], `shape`)
   DynamicUpdateSlice, ///< dynamic_update_slice(args[0], args[1], starts args[2:])
+  ShardMap,           ///< shard_map of args[0], in `spec`, out `outSpec`: per device, maybe
+                      ///< `unary` first, then `collective` over `axes`
+  IntChain,           ///< args[0] + f(v) / 16, v = iota(`axis`) or (axis -1) i32 args[1],
+                      ///< f the i32 ops `intOps` in turn
 };
 
 enum class Unary {
@@ -48,10 +52,20 @@ enum class Unary {
   Sin,
   SqrtAbsPlusOne,
   ExpOfTanh,
-  LogOnePlusSquare
+  LogOnePlusSquare,
+  Cos,
+  RsqrtAbsPlusOne,
+  PowAbsPlusOne ///< (|x| + 1)^1.5
 };
 enum class Binary { Add, Sub, Mul, Max, Min, DivByAbsPlusOne, WhereGreater };
 enum class Reduce { Sum, Max, Mean };
+/// An i32 op with a constant c: v + c, v * c, v & c, v | c, v ^ c, v << c, (v & 1023) >> c
+/// (logical), v / c (truncating), v > c ? v : c - v.
+enum class IntOp { Add, Mul, And, Or, Xor, ShiftLeft, ShiftRight, Div, SelectGreater };
+/// A shard_map body's collective over `axes`: all_gather and psum_scatter along `axis`,
+/// all_to_all splitting `axis` and concatenating `axis2`, ppermute by `pairs` of group
+/// positions, and x + axis_index.
+enum class Collective { Psum, Pmean, Pmax, AllGather, PsumScatter, AllToAll, Ppermute, AxisIndex };
 
 /// Per tensor dim, the mesh axes it is split over (empty: not split).
 using Spec = std::vector<std::vector<std::string>>;
@@ -69,6 +83,14 @@ struct Node {
   int64_t axis = 0, axis2 = 0, offset = 0, rows = 0;
   bool keepdims = false, causal = false;
   Spec spec;
+  // ShardMap only:
+  Spec outSpec;
+  Collective collective = Collective::Psum;
+  std::vector<std::string> axes;
+  std::vector<std::pair<int64_t, int64_t>> pairs;
+  bool unaryFirst = false;
+  // IntChain only:
+  std::vector<std::pair<IntOp, int64_t>> intOps;
 };
 
 /// A program argument: floats in [-1, 1), or i32 indices in [lo, hi].
@@ -99,6 +121,8 @@ struct GenerateOptions {
   /// No op whose value jumps (a > b ? a : b / 2): in bf16 two near-equal operands round
   /// either way, and the jump is then the error.
   bool continuous = false;
+  /// Programs run on programMesh(): shard_maps with collectives may be drawn.
+  bool sharded = false;
 };
 
 /// A random program; every shape is valid and every op well-defined (no division by ~0).
@@ -189,6 +213,12 @@ std::vector<typename B::Value> evaluate(const Program &program,
                               : b.dynamicSlice(arg(0), starts, n.shape));
       break;
     }
+    case OpKind::ShardMap:
+      values.push_back(b.shardMap(n, arg(0)));
+      break;
+    case OpKind::IntChain:
+      values.push_back(b.intChain(n, arg(0), n.axis < 0 ? arg(1) : arg(0)));
+      break;
     }
   }
   std::vector<V> out;

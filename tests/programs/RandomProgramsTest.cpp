@@ -1,9 +1,10 @@
 // Random programs (RandomProgram.h), each traced, compiled and run by Loom and compared with
-// the plain-loop reference in double: in f64, f32 and bf16 on one device, and in f64 on a 2x2
-// mesh of virtual devices with random input shardings and sharding constraints. This catches what
-// the per-op tests and the differential tester cannot: lowering and fusion bugs that only a
-// combination of ops, shapes and layouts meets, and that a sharded program would share with
-// its one-device twin. Every third program has dims up to 65.
+// the plain-loop reference in double: in f64, f32 and bf16 on one device, and in f64 and bf16
+// on a 2x2 mesh of virtual devices with random input shardings, sharding constraints and
+// shard_maps with collectives. This catches what the per-op tests and the differential tester
+// cannot: lowering and fusion bugs that only a combination of ops, shapes and layouts meets,
+// and that a sharded program would share with its one-device twin. Every third program has
+// dims up to 65.
 #include "tests/e2e/Harness.h"
 #include "tests/programs/ProgramCase.h"
 
@@ -91,5 +92,6 @@ TEST(RandomPrograms, F64OnOneDeviceMatchesTheReference) { checkPrograms(DType::F
 TEST(RandomPrograms, F32OnOneDeviceMatchesTheReference) { checkPrograms(DType::F32, false); }
 TEST(RandomPrograms, F64ShardedOnAMeshMatchesTheReference) { checkPrograms(DType::F64, true); }
 TEST(RandomPrograms, Bf16OnOneDeviceMatchesTheReference) { checkPrograms(DType::BF16, false); }
+TEST(RandomPrograms, Bf16ShardedOnAMeshMatchesTheReference) { checkPrograms(DType::BF16, true); }
 
 } // namespace
