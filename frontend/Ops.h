@@ -118,6 +118,11 @@ Tensor dynamic_slice(const Tensor &x, const std::vector<Tensor> &starts, const S
 /// (lax.dynamic_update_slice). In place when `x` is not used afterwards (e.g. donated).
 Tensor dynamic_update_slice(const Tensor &x, const Tensor &update,
                             const std::vector<Tensor> &starts, Loc loc = Loc::current());
+/// `x` with `low[d]` elements of `value` before and `high[d]` after it along each dim d
+/// (lax.pad without interior padding; jnp.pad's constant mode). A negative amount removes
+/// that many elements from that end instead.
+Tensor pad(const Tensor &x, const Shape &low, const Shape &high, double value = 0,
+           Loc loc = Loc::current());
 /// Inserts a size-1 dim at `axis`.
 Tensor expand_dims(const Tensor &x, int64_t axis, Loc loc = Loc::current());
 

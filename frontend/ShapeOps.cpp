@@ -1,10 +1,11 @@
 // Shape and indexing ops of the DSL: reshape, transpose, broadcasts, slices, concatenation,
-// take (gather of rows), scatter_add and one_hot.
+// padding, take (gather of rows), scatter_add and one_hot.
 #include "frontend/Ops.h"
 #include "frontend/Trace.h"
 
 #include "compiler/IR/LoomOps.h"
 
+#include <algorithm>
 #include <fmt/format.h>
 #include <numeric>
 
@@ -153,6 +154,47 @@ Tensor loom::expand_dims(const Tensor &x, int64_t axis, Loc loc) {
     fail(loc, "expand_dims", fmt::format("axis out of range for {}", x.describe()));
   shape.insert(shape.begin() + axis, 1);
   return reshape(x, shape, loc);
+}
+
+// A slice of what stays and a concatenation with the padding, dim by dim: the ops' sharding
+// rules and gradients then serve it (the gradient of a pad is the slice of what stayed).
+Tensor loom::pad(const Tensor &x, const Shape &low, const Shape &high, double value, Loc loc) {
+  if (static_cast<int64_t>(low.size()) != x.rank() || static_cast<int64_t>(high.size()) != x.rank())
+    fail(loc, "pad",
+         fmt::format("{} low and {} high amounts for {}: give one of each per dim", low.size(),
+                     high.size(), x.describe()));
+  Tensor out = x;
+  for (int64_t d = 0; d < x.rank(); ++d) {
+    int64_t size = x.dim(d), padded = size + low[d] + high[d];
+    if (padded <= 0)
+      fail(loc, "pad",
+           fmt::format("dim {} of {} padded by {} and {} would have size {}", d, x.describe(),
+                       low[d], high[d], padded));
+    // Result element j is x's element j - low: elements [begin, end) of x stay, `before`
+    // results precede them; a negative amount larger than the dim cuts into the padding of
+    // the other end.
+    int64_t begin = std::min(size, std::max<int64_t>(0, -low[d]));
+    int64_t end = std::max(begin, std::min(size, size + high[d]));
+    int64_t before = std::clamp<int64_t>(low[d], 0, padded);
+    int64_t after = padded - before - (end - begin);
+    std::vector<Tensor> parts;
+    Shape piece = out.shape();
+    if (before > 0) {
+      piece[d] = before;
+      parts.push_back(full(piece, value, x.dtype(), loc));
+    }
+    if (end > begin) {
+      Shape start(x.rank(), 0), limit = out.shape();
+      start[d] = begin, limit[d] = end;
+      parts.push_back(begin == 0 && end == size ? out : slice(out, start, limit, {}, loc));
+    }
+    if (after > 0) {
+      piece[d] = after;
+      parts.push_back(full(piece, value, x.dtype(), loc));
+    }
+    out = parts.size() == 1 ? parts[0] : concatenate(parts, d, loc);
+  }
+  return out;
 }
 
 Tensor loom::take(const Tensor &table, const Tensor &indices, Loc loc) {

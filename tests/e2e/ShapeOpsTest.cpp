@@ -1,5 +1,5 @@
 // End-to-end tests of the data-movement ops: reshape, transpose, broadcast_in_dim,
-// broadcast_to, slice (with strides), concatenate and expand_dims. Results must be exact.
+// broadcast_to, slice (with strides), concatenate, pad and expand_dims. Results must be exact.
 #include "tests/e2e/Harness.h"
 
 using namespace loom;
@@ -278,6 +278,58 @@ TEST(ExpandDimsTest, InsertsUnitDim) {
   EXPECT_TRUE(allClose(front, ref::reshape(x, {1, 7, 13}), kExact));
   EXPECT_TRUE(allClose(middle, ref::add(ref::reshape(x, {7, 1, 13}), RefTensor{{}, {1}})));
   EXPECT_TRUE(allClose(back, ref::reshape(x, {7, 13, 1}), kExact));
+}
+
+//===--- pad ---===//
+
+struct PadCase {
+  Shape shape, low, high;
+};
+
+class PadTest : public testing::TestWithParam<PadCase> {};
+
+// Every dtype a model pads (sequence lengths, causal convolutions), with growing, shrinking
+// (negative) and mixed amounts, one past the dim's size too.
+TEST_P(PadTest, PlacesValuesAndPadding) {
+  const PadCase &c = GetParam();
+  for (DType dtype : {DType::F32, DType::F64, DType::BF16, DType::I32}) {
+    std::mt19937 rng(kSeed);
+    RefTensor x = randomOf(c.shape, rng, dtype);
+    Shape low = c.low, high = c.high;
+    auto f = jit([low, high](Tensor x) { return pad(x, low, high, -2.0); });
+    Array got = f(toArray(x, dtype));
+    EXPECT_EQ(got.dtype(), dtype);
+    EXPECT_TRUE(allClose(got, ref::pad(x, c.low, c.high, -2.0), kExact)) << rt::name(dtype);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(, PadTest,
+                         testing::Values(PadCase{{5}, {2}, {3}}, PadCase{{5}, {0}, {0}},
+                                         PadCase{{4, 3}, {1, 0}, {0, 2}},
+                                         PadCase{{4, 6}, {-1, 2}, {3, -4}},
+                                         PadCase{{3, 2}, {-4, 0}, {3, 1}},
+                                         PadCase{{2, 3}, {3, 0}, {-4, 1}},
+                                         PadCase{{2, 33, 3}, {0, 7, 1}, {1, -3, 0}}),
+                         [](const testing::TestParamInfo<PadCase> &info) {
+                           return "case" + std::to_string(info.index);
+                         });
+
+TEST(PadErrorTest, NamesTheBadAmounts) {
+  Array x = Array::from(std::vector<float>(6, 1.0f), {2, 3});
+  auto message = [&](Shape low, Shape high) -> std::string {
+    try {
+      jit([low, high](Tensor x) { return pad(x, low, high); })(x);
+    } catch (const Error &e) {
+      return e.what();
+    }
+    return "no error";
+  };
+  EXPECT_NE(message({1}, {1, 1}).find("1 low and 2 high amounts for f32[2,3]: give one of "
+                                      "each per dim"),
+            std::string::npos);
+  EXPECT_NE(message({0, -2}, {0, -1}).find("dim 1 of f32[2,3] padded by -2 and -1 would have "
+                                           "size 0"),
+            std::string::npos);
 }
 
 } // namespace

@@ -1,5 +1,5 @@
 // Gradient checks of the data-movement VJP rules: reshape, transpose, slice (whose adjoint is a
-// pad), concatenate and the dynamic slices, against central finite differences in f64.
+// pad), concatenate, pad and the dynamic slices, against central finite differences in f64.
 #include "tests/gradients/GradientCheck.h"
 
 using namespace loom;
@@ -86,6 +86,13 @@ TEST_F(ShapeGradTest, ConcatenateRepeatedInput) {
 }
 
 } // namespace
+
+// Padding on both ends of one dim and cropping the other: the gradient is the slice of the
+// cotangent where x's elements went, and nothing for those cropped.
+TEST_F(ShapeGradTest, PadAndCrop) {
+  checkGradients([](const Args &x) { return sin(pad(x[0], {2, -1}, {1, -1}, 0.5)) * x[1]; },
+                 {uniform({3, 5}), uniform({6, 3})});
+}
 
 // Starts are fixed i32 inputs, one past the end so the clamp decides the box: the gradient
 // must land where the forward read (or wrote), not where the unclamped start points.

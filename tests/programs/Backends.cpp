@@ -78,6 +78,9 @@ RefTensor ReferenceBackend::slice(const RefTensor &x, const Dims &start, const D
                                   const Dims &strides) {
   return ref::slice(x, start, limit, strides);
 }
+RefTensor ReferenceBackend::pad(const RefTensor &x, const Dims &low, const Dims &high) {
+  return ref::pad(x, low, high, 0.25);
+}
 RefTensor ReferenceBackend::concat(const std::vector<RefTensor> &xs, int64_t axis) {
   return ref::concatenate(xs, axis);
 }
@@ -244,6 +247,9 @@ Tensor LoomBackend::broadcast(const Tensor &x, const Dims &shape, const Dims &di
 Tensor LoomBackend::slice(const Tensor &x, const Dims &start, const Dims &limit,
                           const Dims &strides) {
   return loom::slice(x, start, limit, strides);
+}
+Tensor LoomBackend::pad(const Tensor &x, const Dims &low, const Dims &high) {
+  return loom::pad(x, low, high, 0.25);
 }
 Tensor LoomBackend::concat(const std::vector<Tensor> &xs, int64_t axis) {
   return concatenate(xs, axis);

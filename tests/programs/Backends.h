@@ -21,6 +21,7 @@ struct ReferenceBackend {
   RefTensor reshape(const RefTensor &x, const Dims &shape);
   RefTensor broadcast(const RefTensor &x, const Dims &shape, const Dims &dims);
   RefTensor slice(const RefTensor &x, const Dims &start, const Dims &limit, const Dims &strides);
+  RefTensor pad(const RefTensor &x, const Dims &low, const Dims &high);
   RefTensor concat(const std::vector<RefTensor> &xs, int64_t axis);
   RefTensor reduce(Reduce r, const RefTensor &x, const Dims &dims, bool keepdims);
   RefTensor dot(const RefTensor &a, const RefTensor &b, const Dims &aBatch, const Dims &bBatch,
@@ -58,6 +59,7 @@ struct LoomBackend {
   Tensor reshape(const Tensor &x, const Dims &shape);
   Tensor broadcast(const Tensor &x, const Dims &shape, const Dims &dims);
   Tensor slice(const Tensor &x, const Dims &start, const Dims &limit, const Dims &strides);
+  Tensor pad(const Tensor &x, const Dims &low, const Dims &high);
   Tensor concat(const std::vector<Tensor> &xs, int64_t axis);
   Tensor reduce(Reduce r, const Tensor &x, const Dims &dims, bool keepdims);
   Tensor dot(const Tensor &a, const Tensor &b, const Dims &aBatch, const Dims &bBatch,

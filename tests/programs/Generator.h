@@ -43,6 +43,7 @@ private:
   bool addReshape(int x);
   bool addBroadcast(int x);
   bool addSlice(int x);
+  bool addPad(int x);
   bool addConcat(int x);
   bool addReduce(int x);
   bool addDot(int x);

@@ -85,6 +85,9 @@ std::string nodeText(const Node &n) {
   case OpKind::Slice:
     return fmt::format("slice {} {}:{}:{}", operands, describe(n.start), describe(n.limit),
                        describe(n.strides));
+  case OpKind::Pad:
+    return fmt::format("pad {} low {} high {} with 0.25", operands, describe(n.start),
+                       describe(n.limit));
   case OpKind::Concat:
     return fmt::format("concatenate {} axis {}", operands, n.axis);
   case OpKind::Reduce:

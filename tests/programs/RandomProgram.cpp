@@ -98,7 +98,7 @@ bool Generator::step() {
   case 6:
     return addBroadcast(x);
   case 7:
-    return addSlice(x);
+    return chance(rng, 0.7) ? addSlice(x) : addPad(x);
   case 8:
     return addConcat(x);
   case 9:
@@ -230,6 +230,23 @@ bool Generator::addSlice(int x) {
     n.shape.push_back((limit - start + stride - 1) / stride);
   }
   if (n.shape.empty())
+    return false;
+  add(std::move(n));
+  return true;
+}
+
+/// Each dim grown or cut at each end by up to 3 (never to size 0).
+bool Generator::addPad(int x) {
+  Node n{.kind = OpKind::Pad, .args = {x}};
+  for (int64_t d : shapeOf(x)) {
+    int64_t low = uniform(rng, -3, 3), high = uniform(rng, -3, 3);
+    if (d + low + high < 1)
+      low = high = 0;
+    n.start.push_back(low);
+    n.limit.push_back(high);
+    n.shape.push_back(d + low + high);
+  }
+  if (n.shape.empty() || !fits(n.shape))
     return false;
   add(std::move(n));
   return true;

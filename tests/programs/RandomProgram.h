@@ -1,5 +1,5 @@
 // Random programs for end-to-end testing: small DAGs of DSL ops (elementwise with NumPy
-// broadcasting, transpose, reshape, broadcast_in_dim, strided slice, concatenate, reductions,
+// broadcasting, transpose, reshape, broadcast_in_dim, strided slice, pad, concatenate, reductions,
 // dot_general with any batch and contracting dims, softmax, take, scatter-add, dynamic slices
 // and updates, iota masks, i32 arithmetic, roundings, attention, sharding constraints, and
 // on a mesh shard_maps whose per-device bodies call collectives) on shapes of rank 0 to 4. A program is plain data, so one evaluator runs it on loom::Tensor (traced,
@@ -24,6 +24,7 @@ enum class OpKind {
   Reshape,            ///< to `shape`
   Broadcast,          ///< broadcast_in_dim to `shape` along `dims`
   Slice,              ///< `start`, `limit`, `strides`
+  Pad,                ///< pad(args[0], low `start`, high `limit`, 0.25): negative amounts crop
   Concat,             ///< args along `axis`
   Reduce,             ///< `reduce` over `dims` (`keepdims`)
   Dot,                ///< dot_general(args[0], args[1]) scaled by 1/sqrt(contracted size)
@@ -168,6 +169,9 @@ std::vector<typename B::Value> evaluate(const Program &program,
       break;
     case OpKind::Slice:
       values.push_back(b.slice(arg(0), n.start, n.limit, n.strides));
+      break;
+    case OpKind::Pad:
+      values.push_back(b.pad(arg(0), n.start, n.limit));
       break;
     case OpKind::Concat: {
       std::vector<V> parts;

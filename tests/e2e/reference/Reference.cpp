@@ -258,6 +258,24 @@ ref::Shape clampStarts(const ref::Shape &starts, const ref::Shape &dims, const r
 }
 } // namespace
 
+RefTensor ref::pad(const RefTensor &x, const Shape &low, const Shape &high, double value) {
+  Shape shape;
+  for (int64_t d = 0; d < x.rank(); ++d)
+    shape.push_back(x.shape[d] + low[d] + high[d]);
+  RefTensor r = full(shape, value);
+  for (int64_t i = 0; i < r.numElements(); ++i) {
+    Shape index = unflatten(i, shape);
+    bool inside = true;
+    for (int64_t d = 0; d < x.rank(); ++d) {
+      index[d] -= low[d]; // where element i of the result comes from in x
+      inside = inside && index[d] >= 0 && index[d] < x.shape[d];
+    }
+    if (inside)
+      r.data[i] = x.data[flatten(index, x.shape)];
+  }
+  return r;
+}
+
 RefTensor ref::dynamicSlice(const RefTensor &x, const Shape &starts, const Shape &sizes) {
   Shape start = clampStarts(starts, x.shape, sizes), limit, strides(x.rank(), 1);
   for (int64_t d = 0; d < x.rank(); ++d)

@@ -97,6 +97,9 @@ RefTensor transpose(const RefTensor &x, const Axes &perm);
 /// Elements start[i], start[i] + strides[i], ... below limit[i] of each dim.
 RefTensor slice(const RefTensor &x, const Shape &start, const Shape &limit, const Shape &strides);
 RefTensor concatenate(const std::vector<RefTensor> &xs, int64_t axis);
+/// `x` with low[d] values `value` before and high[d] after along each dim d; a negative
+/// amount removes elements (lax.pad without interior padding).
+RefTensor pad(const RefTensor &x, const Shape &low, const Shape &high, double value);
 /// The box of shape `sizes` at `starts`, each start clamped to [0, dim - size].
 RefTensor dynamicSlice(const RefTensor &x, const Shape &starts, const Shape &sizes);
 /// `x` with the box of `update`'s shape at `starts` (clamped likewise) replaced by `update`.
