@@ -86,7 +86,8 @@ Tree<Array> ProgramCase::arrays(bool index) const {
     }
     NamedSharding sharding(*mesh, partitionSpec(specs[i]));
     std::vector<char> bytes = hostBytes(inputs[i], type);
-    leaves.push_back(Array::device_put(bytes.data(), bytes.size(), inputs[i].shape, type, sharding));
+    leaves.push_back(
+        Array::device_put(bytes.data(), bytes.size(), inputs[i].shape, type, sharding));
   }
   return Tree<Array>::list(leaves);
 }

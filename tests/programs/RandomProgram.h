@@ -1,8 +1,9 @@
 // Random programs for end-to-end testing: small DAGs of DSL ops (elementwise with NumPy
-// broadcasting, transpose, reshape, broadcast_in_dim, strided slice, pad, concatenate, reductions,
-// dot_general with any batch and contracting dims, softmax, take, scatter-add, dynamic slices
-// and updates, iota masks, i32 arithmetic, roundings, attention, sharding constraints, and
-// on a mesh shard_maps whose per-device bodies call collectives) on shapes of rank 0 to 4. A program is plain data, so one evaluator runs it on loom::Tensor (traced,
+// broadcasting, transpose, reshape, broadcast_in_dim, strided slice, pad, concatenate,
+// reductions, dot_general with any batch and contracting dims, softmax, take, scatter-add,
+// dynamic slices and updates, iota masks, i32 arithmetic, roundings, attention, sharding
+// constraints, and on a mesh shard_maps whose per-device bodies call collectives) on shapes
+// of rank 0 to 4. A program is plain data, so one evaluator runs it on loom::Tensor (traced,
 // compiled, maybe sharded) and on the plain-loop reference, and a failure prints the program.
 #ifndef LOOM_TESTS_PROGRAMS_RANDOMPROGRAM_H
 #define LOOM_TESTS_PROGRAMS_RANDOMPROGRAM_H
