@@ -170,7 +170,9 @@ int32_t applyIntOp(IntOp op, int64_t constant, int32_t v) {
 } // namespace
 
 RefTensor ReferenceBackend::intChain(const Node &n, const RefTensor &x, const RefTensor &source) {
-  RefTensor v = n.axis < 0 ? source : ref::iota(x.shape, n.axis);
+  RefTensor v = n.axis == -1 ? source
+                : n.axis == -2 ? ref::map(x, [](double d) { return std::trunc(4 * d); })
+                               : ref::iota(x.shape, n.axis);
   RefTensor f = ref::map(v, [&](double d) {
     auto i = static_cast<int32_t>(d);
     for (auto [op, c] : n.intOps)
@@ -307,7 +309,9 @@ Tensor LoomBackend::dynamicUpdateSlice(const Tensor &x, const Tensor &update,
 }
 
 Tensor LoomBackend::intChain(const Node &n, const Tensor &x, const Tensor &source) {
-  Tensor v = n.axis < 0 ? source : iota(x.shape(), n.axis);
+  Tensor v = n.axis == -1   ? source
+             : n.axis == -2 ? astype(x * 4.0, DType::I32) // truncates, as C++ and XLA
+                            : iota(x.shape(), n.axis);
   for (auto [op, constant] : n.intOps) {
     Tensor c = full({}, static_cast<double>(constant), DType::I32);
     switch (op) {

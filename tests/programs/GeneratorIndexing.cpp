@@ -85,15 +85,21 @@ bool Generator::addMask(int x) {
   return true;
 }
 
-/// 1 to 4 i32 ops on an iota or on new i32 values in [-8, 8], added to x as floats / 16. The
-/// constants keep every value well inside i32 and exact in f32 (at most about 65 * 8^4).
+/// 1 to 4 i32 ops on an iota, on new i32 values in [-8, 8], or on 4 x converted to i32 (when
+/// x is a float input, whose values are exact in every dtype: a computed value's rounding
+/// could move it across an integer), added to x as floats / 16. The constants keep every
+/// value well inside i32 and exact in f32 (at most about 65 * 8^4).
 bool Generator::addIntChain(int x) {
   const Dims a = shapeOf(x); // a copy: new inputs move the nodes
   Node n{.kind = OpKind::IntChain, .args = {x}, .shape = a, .axis = -1};
-  if (a.empty() || chance(rng, 0.5))
-    n.args.push_back(addIndexInput(a, -8, 8));
-  else
+  // 0: an i32 input, 1: an iota, 2: truncated 4 x.
+  int64_t source = uniform(rng, 0, program.nodes[x].kind == OpKind::Input ? 2 : 1);
+  if (source == 1 && !a.empty())
     n.axis = uniform(rng, 0, static_cast<int64_t>(a.size()) - 1);
+  else if (source == 2)
+    n.axis = -2;
+  else
+    n.args.push_back(addIndexInput(a, -8, 8));
   for (int64_t k = uniform(rng, 1, 4); k > 0; --k) {
     auto op = static_cast<IntOp>(uniform(rng, 0, 8));
     int64_t c = 0;

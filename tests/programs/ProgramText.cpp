@@ -117,7 +117,9 @@ std::string nodeText(const Node &n) {
     return fmt::format("constraint {} {}", operands, describe(n.spec));
   case OpKind::IntChain:
     return fmt::format("v{} + i32({} {}) / 16", n.args[0],
-                       n.axis < 0 ? fmt::format("v{}", n.args[1]) : fmt::format("iota({})", n.axis),
+                       n.axis == -1   ? fmt::format("v{}", n.args[1])
+                       : n.axis == -2 ? fmt::format("trunc(4 v{})", n.args[0])
+                                      : fmt::format("iota({})", n.axis),
                        intOpsText(n));
   case OpKind::ShardMap:
     return fmt::format("shard_map {} in {} out {}: {}", operands, describe(n.spec),

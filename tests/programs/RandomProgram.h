@@ -40,8 +40,9 @@ enum class OpKind {
   DynamicUpdateSlice, ///< dynamic_update_slice(args[0], args[1], starts args[2:])
   ShardMap,           ///< shard_map of args[0], in `spec`, out `outSpec`: per device, maybe
                       ///< `unary` first, then `collective` over `axes`
-  IntChain,           ///< args[0] + f(v) / 16, v = iota(`axis`) or (axis -1) i32 args[1],
-                      ///< f the i32 ops `intOps` in turn
+  IntChain,           ///< args[0] + f(v) / 16, v = iota(`axis`), i32 args[1] (axis -1) or
+                      ///< i32(4 args[0]) (axis -2: an input's exact values, truncated), f
+                      ///< the i32 ops `intOps` in turn
 };
 
 enum class Unary {
@@ -222,7 +223,7 @@ std::vector<typename B::Value> evaluate(const Program &program,
       values.push_back(b.shardMap(n, arg(0)));
       break;
     case OpKind::IntChain:
-      values.push_back(b.intChain(n, arg(0), n.axis < 0 ? arg(1) : arg(0)));
+      values.push_back(b.intChain(n, arg(0), n.axis == -1 ? arg(1) : arg(0)));
       break;
     }
   }

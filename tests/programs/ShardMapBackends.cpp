@@ -4,6 +4,7 @@
 // named), and places each device's result at its block of the out spec.
 #include "tests/programs/Backends.h"
 
+#include <algorithm>
 #include <map>
 
 namespace loom::programs {
