@@ -12,22 +12,11 @@ namespace loom::programs::detail {
 
 namespace {
 
-int64_t axisSize(const std::string &axis) {
-  for (const auto &[name, size] : programMesh())
-    if (name == axis)
-      return size;
-  return 1;
-}
-
 /// How many pieces `spec` cuts each dim into.
 Dims piecesOf(const Spec &spec) {
   Dims pieces;
-  for (const auto &axes : spec) {
-    int64_t n = 1;
-    for (const std::string &a : axes)
-      n *= axisSize(a);
-    pieces.push_back(n);
-  }
+  for (const auto &axes : spec)
+    pieces.push_back(meshSize(axes));
   return pieces;
 }
 
@@ -51,9 +40,7 @@ bool Generator::addShardMap(int x) {
   if (n.axes.empty())
     n.axes.push_back(programMesh()[uniform(rng, 0, 1)].first);
   std::shuffle(n.axes.begin(), n.axes.end(), rng);
-  int64_t group = 1;
-  for (const std::string &axis : n.axes)
-    group *= axisSize(axis);
+  int64_t group = meshSize(n.axes);
   n.collective = static_cast<Collective>(uniform(rng, 0, 7));
   n.unaryFirst = chance(rng, 0.4);
   n.unary = static_cast<Unary>(uniform(rng, 0, 12));

@@ -4,9 +4,7 @@
 #include "tests/e2e/Harness.h"
 
 #include <algorithm>
-#include <bit>
 #include <cstdlib>
-#include <cstring>
 
 namespace loom::programs {
 
@@ -36,32 +34,6 @@ ProgramCase makeCase(int64_t number, DType dtype, bool sharded, const GenerateOp
   return c;
 }
 
-namespace {
-/// `t`'s values as `type`, in host memory (bf16 inputs are drawn exactly representable).
-std::vector<char> hostBytes(const RefTensor &t, DType type) {
-  auto as = [&]<typename T>(auto convert) {
-    std::vector<char> bytes(t.data.size() * sizeof(T));
-    for (size_t i = 0; i < t.data.size(); ++i) {
-      T v = convert(t.data[i]);
-      std::memcpy(bytes.data() + i * sizeof(T), &v, sizeof(T));
-    }
-    return bytes;
-  };
-  switch (type) {
-  case DType::F64:
-    return as.operator()<double>([](double v) { return v; });
-  case DType::F32:
-    return as.operator()<float>([](double v) { return static_cast<float>(v); });
-  case DType::BF16:
-    return as.operator()<uint16_t>([](double v) {
-      return static_cast<uint16_t>(std::bit_cast<uint32_t>(static_cast<float>(v)) >> 16);
-    });
-  default:
-    return as.operator()<int32_t>([](double v) { return static_cast<int32_t>(v); });
-  }
-}
-} // namespace
-
 std::string ProgramCase::text() const {
   std::string out = "program " + std::to_string(number) +
                     " (rerun alone with --first-program=" + std::to_string(number) +
@@ -85,7 +57,10 @@ Tree<Array> ProgramCase::arrays(bool index) const {
       continue;
     }
     NamedSharding sharding(*mesh, partitionSpec(specs[i]));
-    std::vector<char> bytes = hostBytes(inputs[i], type);
+    // The harness's host conversion (bf16 bits included), then placed split.
+    Array whole = e2e::toArray(inputs[i], type);
+    std::vector<char> bytes(whole.numElements() * rt::byteSize(type));
+    whole.copyTo(bytes.data(), bytes.size());
     leaves.push_back(
         Array::device_put(bytes.data(), bytes.size(), inputs[i].shape, type, sharding));
   }

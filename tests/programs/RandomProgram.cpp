@@ -339,6 +339,14 @@ Program generateProgram(std::mt19937 &rng, const GenerateOptions &options) {
 
 std::vector<std::pair<std::string, int64_t>> programMesh() { return {{"x", 2}, {"y", 2}}; }
 
+int64_t meshSize(const std::vector<std::string> &axes) {
+  int64_t n = 1;
+  for (const auto &[axis, size] : programMesh())
+    if (std::find(axes.begin(), axes.end(), axis) != axes.end())
+      n *= size;
+  return n;
+}
+
 Spec randomSpec(const Dims &shape, std::mt19937 &rng) {
   Spec spec(shape.size());
   std::vector<int64_t> splitBy(shape.size(), 1);

@@ -111,6 +111,8 @@ struct Program {
 
 /// The mesh a program's constraints and specs refer to: axes "x" and "y" of 2 each.
 std::vector<std::pair<std::string, int64_t>> programMesh();
+/// How many devices of programMesh() `axes` span together (1 for none).
+int64_t meshSize(const std::vector<std::string> &axes);
 
 struct GenerateOptions {
   int minOps = 3, maxOps = 9;

@@ -28,20 +28,11 @@ std::vector<Coords> meshDevices() {
   return devices;
 }
 
-int64_t sizeOf(const std::vector<std::string> &axes) {
-  int64_t n = 1;
-  for (const std::string &a : axes)
-    for (const auto &[axis, size] : programMesh())
-      if (axis == a)
-        n *= size;
-  return n;
-}
-
 /// `c`'s position among the devices that differ from it only along `axes`.
 int64_t positionOf(const Coords &c, const std::vector<std::string> &axes) {
   int64_t p = 0;
   for (const std::string &a : axes)
-    p = p * sizeOf({a}) + c.at(a);
+    p = p * meshSize({a}) + c.at(a);
   return p;
 }
 
@@ -57,7 +48,7 @@ RefTensor piece(const RefTensor &x, int64_t dim, int64_t count, int64_t i) {
 RefTensor blockOf(RefTensor x, const Spec &spec, const Coords &c) {
   for (size_t d = 0; d < spec.size(); ++d)
     if (!spec[d].empty())
-      x = piece(x, static_cast<int64_t>(d), sizeOf(spec[d]), positionOf(c, spec[d]));
+      x = piece(x, static_cast<int64_t>(d), meshSize(spec[d]), positionOf(c, spec[d]));
   return x;
 }
 
@@ -70,7 +61,7 @@ RefTensor ReferenceBackend::shardMap(const Node &n, const RefTensor &x) {
     RefTensor local = blockOf(x, n.spec, c);
     locals.push_back(n.unaryFirst ? unary(n.unary, local) : local);
   }
-  int64_t group = sizeOf(n.axes);
+  int64_t group = meshSize(n.axes);
   RefTensor out{n.shape, std::vector<double>(ref::numElements(n.shape), 0.0)};
   for (const Coords &c : devices) {
     // The group's members' locals, by position.
