@@ -149,6 +149,9 @@ void attentionRows() {
       return dot_product_attention(q, k, v, true);
     });
     auto composed = step(composedAttention);
+    auto dropped = step([](const Tensor &q, const Tensor &k, const Tensor &v) {
+      return dot_product_attention(q, k, v, {0.1, random::keyConstant(1)}, true);
+    });
     int64_t n = s.batch * s.seq * s.heads * s.dim;
     Shape shape = {s.batch, s.seq, s.heads, s.dim};
     Array q = Array::from(randomVector(n, 11), shape), k = Array::from(randomVector(n, 12), shape),
@@ -159,15 +162,20 @@ void attentionRows() {
     };
     int reps = s.seq >= 1024 ? 5 : 20;
     // In turns, each keeping its best median (the machine's speed drifts).
-    double fusedTime = 1e30, composedTime = 1e30;
+    double fusedTime = 1e30, composedTime = 1e30, droppedTime = 1e30;
     for (int round = 0; round < 3; ++round) {
       fusedTime = std::min(fusedTime, medianSeconds(reps, [&] { run(fused); }));
       composedTime = std::min(composedTime, medianSeconds(reps, [&] { run(composed); }));
+      droppedTime = std::min(droppedTime, medianSeconds(reps, [&] { run(dropped); }));
     }
     std::printf("| causal attention fwd+bwd, %s [%ld, %ld, %ld, %ld] f32 | %.2f ms | %.2f ms "
                 "(products, mask, softmax) | %.2f |\n",
                 s.name, s.batch, s.seq, s.heads, s.dim, fusedTime * 1e3, composedTime * 1e3,
                 composedTime / fusedTime);
+    // Dropout's cost: the kernels draw each probability's keep bit where they use it.
+    std::printf("| the same with dropout 0.1 on the probabilities | %.2f ms | %.2f ms "
+                "(no dropout) | %.2f |\n",
+                droppedTime * 1e3, fusedTime * 1e3, fusedTime / droppedTime);
   }
 }
 

@@ -1,6 +1,7 @@
 // Contractions of the DSL: dot_general, matmul and einsum written in terms of it, and
 // dot_product_attention (one loom.attention).
 #include "frontend/Ops.h"
+#include "frontend/Random.h"
 #include "frontend/Trace.h"
 
 #include "compiler/IR/LoomOps.h"
@@ -140,4 +141,28 @@ Tensor loom::dot_product_attention(const Tensor &query, const Tensor &key, const
   return build<ml::AttentionOp>(trace, loc, name, {&query, &key, &value},
                                 trace.value(query, loc, name), trace.value(key, loc, name),
                                 trace.value(value, loc, name), s, causal);
+}
+
+Tensor loom::dot_product_attention(const Tensor &query, const Tensor &key, const Tensor &value,
+                                   const AttentionDropout &dropout, bool causal,
+                                   std::optional<double> scale, Loc loc) {
+  const char *name = "dot_product_attention";
+  if (!(dropout.rate >= 0 && dropout.rate < 1))
+    fail(loc, name, fmt::format("the dropout rate must be in [0, 1), got {}", dropout.rate));
+  if (dropout.rate == 0)
+    return dot_product_attention(query, key, value, causal, scale, loc);
+  if (!dropout.key.valid())
+    fail(loc, name, fmt::format("dropout {} needs a random key", dropout.rate));
+  Trace &trace = Trace::of(query, loc, name);
+  if (query.rank() != 4)
+    fail(loc, name,
+         fmt::format("query {} must have rank 4: [batch, sequence, heads, dim]",
+                     query.describe()));
+  double s = scale.value_or(1.0 / std::sqrt(double(query.dim(3))));
+  // A seed per (batch, head), drawn by its position: the kernels make the mask from it.
+  Tensor seeds = random::bits(dropout.key, {query.dim(0), query.dim(2)}, loc);
+  return build<ml::AttentionOp>(trace, loc, name, {&query, &key, &value, &seeds},
+                                trace.value(query, loc, name), trace.value(key, loc, name),
+                                trace.value(value, loc, name), s, causal,
+                                trace.value(seeds, loc, name), dropout.rate);
 }

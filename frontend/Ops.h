@@ -143,6 +143,21 @@ Tensor einsum(std::string_view spec, const Tensor &a, const Tensor &b, Loc loc =
 Tensor dot_product_attention(const Tensor &query, const Tensor &key, const Tensor &value,
                              bool causal = false, std::optional<double> scale = std::nullopt,
                              Loc loc = Loc::current());
+/// Dropout of attention's probabilities: a share `rate` (in [0, 1)) of them dropped, the rest
+/// scaled by 1 / (1 - rate), as torch's scaled_dot_product_attention(dropout_p=rate). The
+/// masks are drawn from `key` (a random key, i32[2]) by the position of each (batch, head) in
+/// the whole tensor, so a sharded attention drops what one device would.
+struct AttentionDropout {
+  double rate = 0;
+  Tensor key;
+};
+/// dot_product_attention with dropout, e.g. dot_product_attention(q, k, v, {0.1, key}, true).
+/// The kernels compute the mask where they need it, forward and backward, from a seed per
+/// (batch, head) and the position (t, s): nothing of size [B, H, T, S] is made or kept.
+Tensor dot_product_attention(const Tensor &query, const Tensor &key, const Tensor &value,
+                             const AttentionDropout &dropout, bool causal = false,
+                             std::optional<double> scale = std::nullopt,
+                             Loc loc = Loc::current());
 
 //===--- Reductions ---===//
 

@@ -10,6 +10,9 @@
 // span of up to 256 queries that sees it, P = e^(S - lse) is recomputed and dV += P^T dO,
 // dS = P (dO V^T - delta) scale, dQ += dS K, dK += dS^T Q. A (batch, head) owns its rows of
 // dQ, dK and dV, so the problems run on the device's threads without sharing a row.
+// Dropout (runtime/cuda/AttentionDropout.h) scales P by the mask F (0 or 1 / (1 - rate))
+// after the denominators are summed: O = (P F) V / l; the gradient takes dV += (P F)^T dO and
+// dS = P (F (dO V^T) - delta) scale, delta being dO . O as before.
 #include "runtime/Attention.h"
 
 #include "runtime/AttentionRows.h"
@@ -17,6 +20,7 @@
 #include "runtime/Profiler.h"
 #include "runtime/SmallGemm.h"
 #include "runtime/WorkerPool.h"
+#include "runtime/cuda/AttentionDropout.h"
 
 #include <algorithm>
 #include <bit>
@@ -91,6 +95,33 @@ struct Attention {
       f(j, std::min(kGroup, cols - j), std::clamp<int64_t>(s0 + j - t0, 0, rows));
   }
 
+  /// Dropout keeps p[t, s] of (b, h) where its word reaches `threshold`, scaled by
+  /// keepScale; threshold 0: no dropout.
+  uint32_t threshold = 0;
+  T keepScale = T(1);
+  uint32_t seedOf(int64_t b, int64_t h) const {
+    const loom::rt::AttentionLayout &l = call.layouts[AttentionCall::Seeds];
+    return reinterpret_cast<const uint32_t *>(buffers[AttentionCall::Seeds])[l.offset +
+                                                                          b * l.batch +
+                                                                          h * l.head];
+  }
+  /// The mask of (b, h) over a block, row r at factors + r * ld: keepScale or 0 for the
+  /// first lengths[r] keys from s0 (the others are masked) of query t0 + r, r < count.
+  void maskOf(T *factors, int64_t ld, int64_t count, const int64_t *lengths, int64_t t0,
+              int64_t s0, int64_t b, int64_t h) const {
+    uint32_t seed = seedOf(b, h);
+    for (int64_t r = 0; r < count; ++r)
+      loom::rt::dropoutFactors(factors + r * ld, lengths[r], seed, static_cast<uint32_t>(t0 + r),
+                               static_cast<uint32_t>(s0), threshold, keepScale);
+  }
+  /// Multiplies a block's rows by the mask's factors (both rows at r * ld).
+  static void applyMask(T *rows, const T *factors, int64_t ld, int64_t count,
+                        const int64_t *lengths) {
+    for (int64_t r = 0; r < count; ++r)
+      for (int64_t s = 0; s < lengths[r]; ++s)
+        rows[r * ld + s] *= factors[r * ld + s];
+  }
+
   /// Query blocks a forward unit takes: all of a (batch, head)'s where there are enough heads
   /// to busy the device's threads (its keys are then turned once), else one.
   int64_t blocksPerUnit = 1;
@@ -119,7 +150,7 @@ struct Attention {
   void forwardBlock(int64_t b, int64_t h, int64_t t0, T *keysT, bool turned) const {
     using A = AttentionCall;
     int64_t rows = std::min(kBlock, call.queries - t0), dv = call.valueDim;
-    thread_local std::vector<T> scores, acc, max, denominator, top, sums;
+    thread_local std::vector<T> scores, acc, max, denominator, top, sums, mask;
     thread_local std::vector<int64_t> seen;
     scores.resize(kBlock * kSpan), acc.assign(rows * dv, T(0));
     top.resize(kBlock), sums.resize(kBlock), seen.resize(kBlock);
@@ -155,6 +186,11 @@ struct Attention {
           for (T *a = acc.data() + r * dv, *end = a + dv; a < end; ++a)
             *a *= rescale;
       }
+      if (threshold != 0) { // after the sums: the denominators count every probability
+        mask.resize(kBlock * kSpan);
+        maskOf(mask.data(), kSpan, rows, seen.data(), t0, s0, b, h);
+        applyMask(scores.data(), mask.data(), kSpan, rows, seen.data());
+      }
       forQueryGroups(t0, rows, s0, cols, [&](int64_t i, int64_t n, int64_t keys) {
         smallGemm(n, dv, keys, T(1), {scores.data() + i * kSpan, kSpan, 1},
                   row(A::Value, b, s0, h), ld(A::Value), T(1), acc.data() + i * dv, dv);
@@ -172,9 +208,10 @@ struct Attention {
   void backward(int64_t unit) const {
     using A = AttentionCall;
     int64_t b = unit / call.heads, h = unit % call.heads, d = call.dim, dv = call.valueDim;
-    thread_local std::vector<T> probs, dprobs, delta, keysT, valuesT, logsumexp;
+    thread_local std::vector<T> probs, dprobs, delta, keysT, valuesT, logsumexp, mask;
     thread_local std::vector<int64_t> seen;
     probs.resize(kSpan * kBlock), dprobs.resize(kSpan * kBlock), delta.resize(call.queries);
+    mask.resize(threshold != 0 ? kSpan * kBlock : 0);
     logsumexp.resize(kSpan), seen.resize(kSpan);
     keysT.resize(d * kBlock), valuesT.resize(dv * kBlock);
     for (int64_t t = 0; t < call.queries; ++t) {
@@ -208,18 +245,25 @@ struct Attention {
           logsumexp[r] = *row(A::Logsumexp, b, t0 + r, h);
         }
         expRows(probs.data(), kBlock, rows, cols, seen.data(), logsumexp.data(), nullptr);
-        // dV += P^T dO and dP = dO V^T (P^T read in place: rows of P are its columns).
+        // dP = dO V^T, through the mask; then dS, and the mask applied to P for dV.
+        forQueryGroups(t0, rows, s0, cols, [&](int64_t i, int64_t n, int64_t keys) {
+          smallGemm(n, keys, dv, T(1), {g + i * ldG, ldG, 1}, valuesT.data(), kBlock, T(0),
+                    dprobs.data() + i * kBlock, kBlock);
+        });
+        if (threshold != 0) {
+          maskOf(mask.data(), kBlock, rows, seen.data(), t0, s0, b, h);
+          applyMask(dprobs.data(), mask.data(), kBlock, rows, seen.data());
+        }
+        softmaxGradRows(dprobs.data(), probs.data(), kBlock, rows, cols, seen.data(),
+                        delta.data() + t0, scale);
+        if (threshold != 0)
+          applyMask(probs.data(), mask.data(), kBlock, rows, seen.data());
+        // dV += P^T dO (P^T read in place: rows of P are its columns).
         forKeyGroups(s0, cols, t0, rows, [&](int64_t j, int64_t n, int64_t first) {
           smallGemm(n, dv, rows - first, T(1), {probs.data() + first * kBlock + j, 1, kBlock},
                     g + first * ldG, ldG, spanBeta, dvOut + j * ld(A::ValueGrad),
                     ld(A::ValueGrad));
         });
-        forQueryGroups(t0, rows, s0, cols, [&](int64_t i, int64_t n, int64_t keys) {
-          smallGemm(n, keys, dv, T(1), {g + i * ldG, ldG, 1}, valuesT.data(), kBlock, T(0),
-                    dprobs.data() + i * kBlock, kBlock);
-        });
-        softmaxGradRows(dprobs.data(), probs.data(), kBlock, rows, cols, seen.data(),
-                        delta.data() + t0, scale);
         forQueryGroups(t0, rows, s0, cols, [&](int64_t i, int64_t n, int64_t keys) {
           smallGemm(n, d, keys, T(1), {dprobs.data() + i * kBlock, kBlock, 1}, k, ld(A::Key),
                     queryBeta, row(A::QueryGrad, b, t0 + i, h), ld(A::QueryGrad));
@@ -251,7 +295,9 @@ std::optional<loom::rt::profile::Span> profileSpan(const AttentionCall &call, bo
                      ",\"keys\":" + std::to_string(call.keys) +
                      ",\"heads\":" + std::to_string(call.heads) +
                      ",\"dim\":" + std::to_string(call.dim) +
-                     ",\"causal\":" + std::to_string(call.causal) + "}";
+                     ",\"causal\":" + std::to_string(call.causal) +
+                     ",\"dropout\":" + std::to_string(std::bit_cast<double>(call.dropoutBits)) +
+                     "}";
   std::string name = std::string(gradient ? "attention_grad_" : "attention_") +
                      (sizeof(T) == 4 ? "f32" : "f64");
   return std::optional<loom::rt::profile::Span>(std::in_place,
@@ -263,6 +309,10 @@ template <typename T>
 void run(int64_t callAddress, const int64_t *buffers, bool gradient) {
   const auto &call = *reinterpret_cast<const AttentionCall *>(callAddress);
   Attention<T> attention{call, buffers, T(std::bit_cast<double>(call.scaleBits))};
+  if (double rate = std::bit_cast<double>(call.dropoutBits); rate > 0) {
+    attention.threshold = loomAttentionDropThreshold(rate);
+    attention.keepScale = T(1 / (1 - rate));
+  }
   if (call.batch == 0 || call.heads == 0)
     return;
   if (call.queries == 0) { // no query reads the keys: their gradients are zero
@@ -290,31 +340,33 @@ void run(int64_t callAddress, const int64_t *buffers, bool gradient) {
 } // namespace
 
 extern "C" void loom_rt_attention_f32(int64_t call, int64_t query, int64_t key, int64_t value,
-                                      int64_t result, int64_t logsumexp) {
-  const int64_t buffers[] = {query, key, value, result, logsumexp};
+                                      int64_t result, int64_t logsumexp, int64_t seeds) {
+  const int64_t buffers[] = {query, key, value, result, logsumexp, 0, 0, 0, 0, seeds};
   run<float>(call, buffers, false);
 }
 
 extern "C" void loom_rt_attention_f64(int64_t call, int64_t query, int64_t key, int64_t value,
-                                      int64_t result, int64_t logsumexp) {
-  const int64_t buffers[] = {query, key, value, result, logsumexp};
+                                      int64_t result, int64_t logsumexp, int64_t seeds) {
+  const int64_t buffers[] = {query, key, value, result, logsumexp, 0, 0, 0, 0, seeds};
   run<double>(call, buffers, false);
 }
 
 extern "C" void loom_rt_attention_grad_f32(int64_t call, int64_t query, int64_t key,
                                            int64_t value, int64_t result, int64_t logsumexp,
                                            int64_t resultGrad, int64_t queryGrad,
-                                           int64_t keyGrad, int64_t valueGrad) {
-  const int64_t buffers[] = {query,      key,       value,   result,   logsumexp,
-                             resultGrad, queryGrad, keyGrad, valueGrad};
+                                           int64_t keyGrad, int64_t valueGrad,
+                                           int64_t seeds) {
+  const int64_t buffers[] = {query,      key,       value,   result,    logsumexp,
+                             resultGrad, queryGrad, keyGrad, valueGrad, seeds};
   run<float>(call, buffers, true);
 }
 
 extern "C" void loom_rt_attention_grad_f64(int64_t call, int64_t query, int64_t key,
                                            int64_t value, int64_t result, int64_t logsumexp,
                                            int64_t resultGrad, int64_t queryGrad,
-                                           int64_t keyGrad, int64_t valueGrad) {
-  const int64_t buffers[] = {query,      key,       value,   result,   logsumexp,
-                             resultGrad, queryGrad, keyGrad, valueGrad};
+                                           int64_t keyGrad, int64_t valueGrad,
+                                           int64_t seeds) {
+  const int64_t buffers[] = {query,      key,       value,   result,    logsumexp,
+                             resultGrad, queryGrad, keyGrad, valueGrad, seeds};
   run<double>(call, buffers, true);
 }

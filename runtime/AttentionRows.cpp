@@ -1,6 +1,8 @@
 // The attention kernel's passes over a row (see AttentionRows.h).
 #include "runtime/AttentionRows.h"
 
+#include "runtime/cuda/AttentionDropout.h"
+
 #include <algorithm>
 #include <atomic>
 #include <bit>
@@ -310,3 +312,38 @@ float loom::rt::rowDot(const float *x, const float *y, int64_t n) {
   return hasAvx512() ? rowDotAvx512(x, y, n) : dotOf(x, y, n);
 }
 double loom::rt::rowDot(const double *x, const double *y, int64_t n) { return dotOf(x, y, n); }
+
+namespace {
+/// One row of dropout factors; the clones let the mixer's 64-bit products use AVX-512DQ's
+/// vector multiply (8 keys a vector) where the CPU has it.
+template <typename T>
+inline void dropoutFactorsOf(T *out, int64_t n, uint32_t seed, uint32_t t, uint32_t s0,
+                             uint32_t threshold, T keep) {
+  for (int64_t i = 0; i < n; ++i)
+    out[i] = loomAttentionDropoutKeeps(seed, t, s0 + static_cast<uint32_t>(i), threshold)
+                 ? keep
+                 : T(0);
+}
+
+__attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) void
+dropoutFactorsFloat(float *out, int64_t n, uint32_t seed, uint32_t t, uint32_t s0,
+                    uint32_t threshold, float keep) {
+  dropoutFactorsOf(out, n, seed, t, s0, threshold, keep);
+}
+
+__attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) void
+dropoutFactorsDouble(double *out, int64_t n, uint32_t seed, uint32_t t, uint32_t s0,
+                     uint32_t threshold, double keep) {
+  dropoutFactorsOf(out, n, seed, t, s0, threshold, keep);
+}
+} // namespace
+
+void loom::rt::dropoutFactors(float *out, int64_t n, uint32_t seed, uint32_t t, uint32_t s0,
+                              uint32_t threshold, float keep) {
+  dropoutFactorsFloat(out, n, seed, t, s0, threshold, keep);
+}
+
+void loom::rt::dropoutFactors(double *out, int64_t n, uint32_t seed, uint32_t t, uint32_t s0,
+                              uint32_t threshold, double keep) {
+  dropoutFactorsDouble(out, n, seed, t, s0, threshold, keep);
+}

@@ -38,6 +38,14 @@ void rowMaxes(const double *rows, int64_t ld, int64_t count, const int64_t *leng
 float rowDot(const float *x, const float *y, int64_t n);
 double rowDot(const double *x, const double *y, int64_t n);
 
+/// Attention dropout's factors for keys [s0, s0 + n) of query t under `seed`
+/// (runtime/cuda/AttentionDropout.h): out[i] = keep where key s0 + i's word reaches
+/// `threshold`, else 0. Vectorized over the keys (64-bit lanes on AVX-512).
+void dropoutFactors(float *out, int64_t n, uint32_t seed, uint32_t t, uint32_t s0,
+                    uint32_t threshold, float keep);
+void dropoutFactors(double *out, int64_t n, uint32_t seed, uint32_t t, uint32_t s0,
+                    uint32_t threshold, double keep);
+
 namespace detail {
 /// Makes the float passes take the portable loops that CPUs without AVX-512 run (true), or
 /// choose by the CPU again (false): tests run both paths on one machine.

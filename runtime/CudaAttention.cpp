@@ -3,6 +3,7 @@
 #include "runtime/Attention.h"
 #include "runtime/CudaKernelTimes.h"
 #include "runtime/CudaPlatform.h"
+#include "runtime/cuda/AttentionDropout.h"
 #include "runtime/cuda/AttentionParams.h"
 
 #include <cmath>
@@ -127,8 +128,9 @@ Prepared prepare(const AttentionCall &call, const char *what) {
 }
 
 /// The kernels' parameters for `c`, its tensors at `addresses` (in AttentionCall::Tensor's
-/// order: the forward's five, or the gradient's nine).
-LoomAttentionParams paramsOf(const AttentionCall &c, std::initializer_list<int64_t> addresses) {
+/// order: the forward's five, or the gradient's nine) and its dropout's seeds at `seeds`.
+LoomAttentionParams paramsOf(const AttentionCall &c, std::initializer_list<int64_t> addresses,
+                             int64_t seeds) {
   // LoomAttentionParams's tensors, indexed by AttentionCall::Tensor.
   static constexpr LoomAttentionTensor LoomAttentionParams::*kTensors[] = {
       &LoomAttentionParams::query,      &LoomAttentionParams::key,
@@ -155,6 +157,16 @@ LoomAttentionParams paramsOf(const AttentionCall &c, std::initializer_list<int64
   std::memcpy(&scale, &c.scaleBits, sizeof scale);
   p.scale = static_cast<float>(scale);
   p.scaleLog2 = static_cast<float>(scale * M_LOG2E);
+  double rate;
+  std::memcpy(&rate, &c.dropoutBits, sizeof rate);
+  if (rate > 0) {
+    const loom::rt::AttentionLayout &l = c.layouts[AttentionCall::Seeds];
+    p.seeds = reinterpret_cast<const unsigned *>(seeds) + l.offset;
+    p.seedsBatch = l.batch;
+    p.seedsHead = l.head;
+    p.dropThreshold = loomAttentionDropThreshold(rate);
+    p.keepScale = static_cast<float>(1 / (1 - rate));
+  }
   return p;
 }
 
@@ -181,12 +193,13 @@ unsigned blocksOf(int64_t rows, int threadsPerRow) {
 } // namespace
 
 extern "C" void loom_rt_gpu_attention_f32(int64_t callAddress, int64_t query, int64_t key,
-                                          int64_t value, int64_t result, int64_t logsumexp) {
+                                          int64_t value, int64_t result, int64_t logsumexp,
+                                          int64_t seeds) {
   const auto &call = *reinterpret_cast<const AttentionCall *>(callAddress);
   Prepared k = prepare(call, "attention");
   if (!k.gpu)
     return;
-  LoomAttentionParams p = paramsOf(call, {query, key, value, result, logsumexp});
+  LoomAttentionParams p = paramsOf(call, {query, key, value, result, logsumexp}, seeds);
   launch(k.gpu, k.kernels->forward, static_cast<unsigned>(call.batch * call.heads),
          blocksOf(call.queries, k.threads), p, "attention forward", call);
 }
@@ -194,13 +207,16 @@ extern "C" void loom_rt_gpu_attention_f32(int64_t callAddress, int64_t query, in
 extern "C" void loom_rt_gpu_attention_grad_f32(int64_t callAddress, int64_t query, int64_t key,
                                                int64_t value, int64_t result, int64_t logsumexp,
                                                int64_t resultGrad, int64_t queryGrad,
-                                               int64_t keyGrad, int64_t valueGrad) {
+                                               int64_t keyGrad, int64_t valueGrad,
+                                               int64_t seeds) {
   const auto &call = *reinterpret_cast<const AttentionCall *>(callAddress);
   Prepared k = prepare(call, "attention gradient");
   if (!k.gpu)
     return;
-  LoomAttentionParams p = paramsOf(call, {query, key, value, result, logsumexp, resultGrad,
-                                          queryGrad, keyGrad, valueGrad});
+  LoomAttentionParams p = paramsOf(call,
+                                   {query, key, value, result, logsumexp, resultGrad, queryGrad,
+                                    keyGrad, valueGrad},
+                                   seeds);
   // Each query row's sum of resultGrad * result, in stream-ordered scratch.
   int64_t rows = call.batch * call.heads * call.queries;
   size_t bytes = static_cast<size_t>(std::max<int64_t>(rows, 1)) * sizeof(float);

@@ -23,11 +23,12 @@ extern "C" {
 /// As loom_rt_attention_f32 (runtime/Attention.h): `call` the host address of an
 /// AttentionCall, the others device addresses.
 void loom_rt_gpu_attention_f32(int64_t call, int64_t query, int64_t key, int64_t value,
-                               int64_t result, int64_t logsumexp);
+                               int64_t result, int64_t logsumexp, int64_t seeds);
 /// As loom_rt_attention_grad_f32.
 void loom_rt_gpu_attention_grad_f32(int64_t call, int64_t query, int64_t key, int64_t value,
                                     int64_t result, int64_t logsumexp, int64_t resultGrad,
-                                    int64_t queryGrad, int64_t keyGrad, int64_t valueGrad);
+                                    int64_t queryGrad, int64_t keyGrad, int64_t valueGrad,
+                                    int64_t seeds);
 }
 
 #endif // LOOM_RUNTIME_CUDAATTENTION_H

@@ -68,10 +68,30 @@ LogicalResult expectType(Operation *op, StringRef what, Type actual, Type expect
   return op->emitOpError() << what << " " << actual << " must be " << expected;
 }
 
+/// Dropout's seeds and rate come together, the seeds [B, H] of i32, the rate in (0, 1).
+LogicalResult verifyDropout(Operation *op, const AttentionShape &shape, Value seeds,
+                            std::optional<APFloat> rate) {
+  if (!seeds && !rate)
+    return success();
+  if (!seeds || !rate)
+    return op->emitOpError() << "has " << (seeds ? "seeds without a dropout rate"
+                                                 : "a dropout rate without seeds");
+  double r = rate->convertToDouble();
+  if (!(r > 0 && r < 1))
+    return op->emitOpError() << "dropout " << r << " must be in (0, 1)";
+  auto i32 = IntegerType::get(op->getContext(), 32);
+  return expectType(op, "seeds", seeds.getType(),
+                    RankedTensorType::get({shape.batch, shape.heads}, i32));
+}
+
+FloatAttr dropoutAttr(OpBuilder &b, Value seeds, double dropout) {
+  return seeds ? b.getF64FloatAttr(dropout) : nullptr;
+}
+
 } // namespace
 
 void AttentionOp::build(OpBuilder &b, OperationState &state, Value query, Value key, Value value,
-                        double scale, bool causal) {
+                        double scale, bool causal, Value seeds, double dropout) {
   auto shape = attentionShape(query.getType(), key.getType(), value.getType(), scale, causal,
                               [&] {
                                 return mlir::emitError(state.location) << "'loom.attention' op ";
@@ -79,8 +99,9 @@ void AttentionOp::build(OpBuilder &b, OperationState &state, Value query, Value 
   // An invalid op is built with the query's type; the verifier then rejects it.
   Type result = succeeded(shape) ? Type(shape->resultType()) : query.getType();
   Type logsumexp = succeeded(shape) ? Type(shape->logsumexpType()) : query.getType();
-  build(b, state, TypeRange{result, logsumexp}, query, key, value, b.getF64FloatAttr(scale),
-        causal ? b.getUnitAttr() : nullptr);
+  build(b, state, TypeRange{result, logsumexp}, query, key, value, seeds,
+        b.getF64FloatAttr(scale), causal ? b.getUnitAttr() : nullptr,
+        dropoutAttr(b, seeds, dropout));
 }
 
 LogicalResult AttentionOp::verify() {
@@ -92,15 +113,16 @@ LogicalResult AttentionOp::verify() {
   return success(succeeded(expectType(*this, "result", getResult().getType(),
                                       shape->resultType())) &&
                  succeeded(expectType(*this, "logsumexp", getLogsumexp().getType(),
-                                      shape->logsumexpType())));
+                                      shape->logsumexpType())) &&
+                 succeeded(verifyDropout(*this, *shape, getSeeds(), getDropout())));
 }
 
 void AttentionGradOp::build(OpBuilder &b, OperationState &state, Value query, Value key,
                             Value value, Value result, Value logsumexp, Value resultGrad,
-                            double scale, bool causal) {
+                            double scale, bool causal, Value seeds, double dropout) {
   build(b, state, TypeRange{query.getType(), key.getType(), value.getType()}, query, key, value,
-        result, logsumexp, resultGrad, b.getF64FloatAttr(scale),
-        causal ? b.getUnitAttr() : nullptr);
+        result, logsumexp, resultGrad, seeds, b.getF64FloatAttr(scale),
+        causal ? b.getUnitAttr() : nullptr, dropoutAttr(b, seeds, dropout));
 }
 
 LogicalResult AttentionGradOp::verify() {
@@ -116,5 +138,6 @@ LogicalResult AttentionGradOp::verify() {
       succeeded(expectType(op, "result_grad", getResultGrad().getType(), shape->resultType())) &&
       succeeded(expectType(op, "query_grad", getQueryGrad().getType(), getQuery().getType())) &&
       succeeded(expectType(op, "key_grad", getKeyGrad().getType(), getKey().getType())) &&
-      succeeded(expectType(op, "value_grad", getValueGrad().getType(), getValue().getType())));
+      succeeded(expectType(op, "value_grad", getValueGrad().getType(), getValue().getType())) &&
+      succeeded(verifyDropout(op, *shape, getSeeds(), getDropout())));
 }

@@ -307,8 +307,8 @@ ShardingRule dynamicUpdateSlice(DynamicUpdateSliceOp op) {
 /// Attention's factors: batch and heads are independent problems, split freely; each
 /// problem reads across its sequences and head dims, which stay whole. loom.attention reads
 /// (q, k, v) and makes (out, lse); loom.attention_grad reads (q, k, v, out, lse, d out) and
-/// makes (dq, dk, dv).
-ShardingRule attention(Value query, Value key, Value value, bool gradient) {
+/// makes (dq, dk, dv); either reads the dropout's seeds [B, H] last, if it has them.
+ShardingRule attention(Value query, Value key, Value value, Value seeds, bool gradient) {
   ShardingRule rule;
   auto factorFor = [&](int64_t size, bool blocked) {
     return size == 1 ? llvm::SmallVector<int>{}
@@ -326,6 +326,8 @@ ShardingRule attention(Value query, Value key, Value value, bool gradient) {
     rule.operands = {qDims, kDims, vDims};
     rule.results = {outDims, lseDims};
   }
+  if (seeds)
+    rule.operands.push_back(Dims{b, h});
   rule.linearity = ShardingRule::Linearity::None;
   return rule;
 }
@@ -386,10 +388,10 @@ FailureOr<ShardingRule> mlir::loom::shardingRuleOf(Operation *op) {
       .Case<DynamicSliceOp>(dynamicSlice)
       .Case<DynamicUpdateSliceOp>(dynamicUpdateSlice)
       .Case<AttentionOp>([](AttentionOp op) {
-        return attention(op.getQuery(), op.getKey(), op.getValue(), false);
+        return attention(op.getQuery(), op.getKey(), op.getValue(), op.getSeeds(), false);
       })
       .Case<AttentionGradOp>([](AttentionGradOp op) {
-        return attention(op.getQuery(), op.getKey(), op.getValue(), true);
+        return attention(op.getQuery(), op.getKey(), op.getValue(), op.getSeeds(), true);
       })
       .Case<ValueAndGradOp, AllGatherOp, ReduceScatterOp, AllReduceOp, AllToAllOp, ShardSliceOp,
             CollectivePermuteOp, AxisIndexOp>(

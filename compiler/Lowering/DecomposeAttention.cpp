@@ -117,13 +117,15 @@ struct DecomposeAttentionPass
   /// CPU's takes f32 and f64, and bf16 and f16 converted to f32 (isNarrowFloat); the GPU's
   /// f32 with head dims up to kGpuAttentionMaxDim. (On an H200 the GPU's f32 kernels on bf16
   /// values made the bf16 GPT-2-small step slower than 16-bit products on the tensor cores
-  /// and an f32 softmax, 88 against 77 ms, so the GPU decomposes 16-bit attention.)
-  bool keep(Value query, Value value) const {
+  /// and an f32 softmax, 88 against 77 ms, so the GPU decomposes 16-bit attention.) With
+  /// dropout, whose mask only the kernels compute, the GPU's kernel takes 16-bit attention
+  /// in f32 too, and `all` keeps it.
+  bool keep(Value query, Value value, bool dropout) const {
     auto q = cast<RankedTensorType>(query.getType());
     Type element = q.getElementType();
-    if (all)
+    if (all && !dropout)
       return false;
-    bool f32 = element.isF32() || (!gpu && isNarrowFloat(element));
+    bool f32 = element.isF32() || ((!gpu || dropout) && isNarrowFloat(element));
     if (gpu)
       return f32 && q.getDimSize(3) <= ::loom::rt::kGpuAttentionMaxDim &&
              cast<RankedTensorType>(value.getType()).getDimSize(3) <=
@@ -147,8 +149,18 @@ struct DecomposeAttentionPass
     IRRewriter rewriter(&getContext());
     for (Operation *op : ops) {
       rewriter.setInsertionPoint(op);
+      if (op->getAttr("dropout") &&
+          !keep(op->getOperand(0), op->getOperand(2), /*dropout=*/true)) {
+        // (The CPU's kernel takes every float type.)
+        op->emitOpError("has dropout, which only the attention kernel computes, and the GPU's "
+                        "kernel takes f32 or 16-bit attention with head dims up to ")
+            << ::loom::rt::kGpuAttentionMaxDim << ", not query " << op->getOperand(0).getType()
+            << " and value " << op->getOperand(2).getType();
+        return signalPassFailure();
+      }
+      bool dropout = bool(op->getAttr("dropout"));
       if (auto a = dyn_cast<AttentionOp>(op)) {
-        if (keep(a.getQuery(), a.getValue())) {
+        if (keep(a.getQuery(), a.getValue(), dropout)) {
           keepForKernel(a, rewriter);
           continue;
         }
@@ -158,7 +170,7 @@ struct DecomposeAttentionPass
         rewriter.replaceOp(a, ValueRange{result, lse});
       } else {
         auto g = cast<AttentionGradOp>(op);
-        if (keep(g.getQuery(), g.getValue())) {
+        if (keep(g.getQuery(), g.getValue(), dropout)) {
           keepForKernel(g, rewriter);
           continue;
         }

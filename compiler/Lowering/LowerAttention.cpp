@@ -49,19 +49,41 @@ std::array<int64_t, 4> layoutOf(Value buffer, bool logsumexp) {
   return {offset, strides[0], strides[1], strides[2]};
 }
 
+/// What an attention op says beyond its tensors.
+struct AttentionAttributes {
+  double scale;
+  bool causal;
+  double dropout; ///< 0: none
+};
+
 /// Emits the call of `kernel` for attention `op` on `buffers` (query, key, value, result,
-/// logsumexp, then for the gradient result_grad, query_grad, key_grad, value_grad).
-void emitKernelCall(Operation *op, StringRef kernel, ArrayRef<Value> buffers, double scale,
-                    bool causal, bool onGpu, RewriterBase &rewriter) {
+/// logsumexp, then for the gradient result_grad, query_grad, key_grad, value_grad) and the
+/// dropout's `seeds` (null without dropout).
+void emitKernelCall(Operation *op, StringRef kernel, ArrayRef<Value> buffers, Value seeds,
+                    AttentionAttributes attributes, bool onGpu, RewriterBase &rewriter) {
   Location loc = op->getLoc();
   auto q = cast<MemRefType>(buffers[0].getType()), k = cast<MemRefType>(buffers[1].getType()),
        v = cast<MemRefType>(buffers[2].getType());
-  SmallVector<int64_t> words = {q.getDimSize(0), q.getDimSize(1), k.getDimSize(1),
-                                q.getDimSize(2), q.getDimSize(3), v.getDimSize(3),
-                                causal ? 1 : 0, std::bit_cast<int64_t>(scale)};
+  SmallVector<int64_t> words = {q.getDimSize(0),
+                                q.getDimSize(1),
+                                k.getDimSize(1),
+                                q.getDimSize(2),
+                                q.getDimSize(3),
+                                v.getDimSize(3),
+                                attributes.causal ? 1 : 0,
+                                std::bit_cast<int64_t>(attributes.scale),
+                                std::bit_cast<int64_t>(attributes.dropout)};
   for (auto [i, buffer] : llvm::enumerate(buffers))
     llvm::append_range(words, layoutOf(buffer, i == AttentionCall::Logsumexp));
-  // The forward's call ends after its five layouts: the kernel reads no further.
+  // The forward's call ends after its five layouts, unless the seeds' layout follows at its
+  // index (AttentionCall::Seeds): the kernel reads no further.
+  if (seeds) {
+    words.resize(::loom::rt::kAttentionHeaderWords +
+                     AttentionCall::Seeds * ::loom::rt::kAttentionLayoutWords,
+                 0);
+    auto [strides, offset] = cast<MemRefType>(seeds.getType()).getStridesAndOffset();
+    llvm::append_range(words, std::array<int64_t, 4>{offset, strides[0], 0, strides[1]});
+  }
 
   auto address = [&](Value memref) { return bufferAddress(rewriter, loc, memref); };
   // The GPU's kernels are launched from the host, which reads the words from a constant.
@@ -70,6 +92,9 @@ void emitKernelCall(Operation *op, StringRef kernel, ArrayRef<Value> buffers, do
   SmallVector<Value> args = {address(call)};
   for (Value buffer : buffers)
     args.push_back(address(buffer));
+  args.push_back(seeds ? address(seeds)
+                       : arith::ConstantIntOp::create(rewriter, loc, rewriter.getI64Type(), 0)
+                             .getResult());
   func::CallOp::create(rewriter, loc, declareRuntimeFunction(op, kernel, args.size()), args);
 }
 
@@ -159,6 +184,8 @@ struct AttentionBufferization
         return failure();
       inputs.push_back(*buffer);
     }
+    // The dropout's seeds, the last operand, go to the kernel apart from the tensors.
+    Value seeds = attention.getSeeds() ? inputs.pop_back_val() : Value();
     SmallVector<Value> outputs;
     for (Value result : op->getResults()) {
       if (Value view = destinationView(rewriter, op, result)) {
@@ -178,8 +205,9 @@ struct AttentionBufferization
     llvm::append_range(buffers, outputs);
     std::string kernel = std::string(onGpu(op) ? "loom_rt_gpu_" : "loom_rt_") +
                          (Gradient ? "attention_grad_" : "attention_") + suffixOf(element).str();
-    emitKernelCall(op, kernel, buffers, attention.getScale().convertToDouble(),
-                   attention.getCausal(), onGpu(op), rewriter);
+    AttentionAttributes attributes{attention.getScale().convertToDouble(),
+                                   attention.getCausal(), attention.getDropoutRate()};
+    emitKernelCall(op, kernel, buffers, seeds, attributes, onGpu(op), rewriter);
     bufferization::replaceOpWithBufferizedValues(rewriter, op, outputs);
     return success();
   }

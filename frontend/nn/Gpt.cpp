@@ -99,12 +99,17 @@ Tensor nn::gptForward(const GptConfig &c, const Tree<Tensor> &params, const Tens
                       Loc loc) {
   CallerScope scope("nn::gptForward", loc);
   // Dropout place k draws from the key folded with k: the embeddings 0, layer i's attention
-  // output 2i + 1 and MLP output 2i + 2.
-  int64_t place = 0;
+  // output 2i + 1 and MLP output 2i + 2, its attention's probabilities 2 layers + 1 + i.
+  int64_t place = 0, attentionPlace = 2 * c.layers + 1;
   auto drop = [&](const Tensor &y) {
     if (c.dropout == 0 || !dropoutKey.valid())
       return y;
     return dropout(y, c.dropout, random::foldIn(dropoutKey, place++));
+  };
+  auto attentionDropout = [&]() -> AttentionDropout {
+    if (c.attentionDropoutRate() == 0 || !dropoutKey.valid())
+      return {};
+    return {c.attentionDropoutRate(), random::foldIn(dropoutKey, attentionPlace++)};
   };
   // Products in c.precision (nn::inPrecision), carrying the line that calls it.
   auto matmulIn = [&](const Tensor &a, const Tensor &b, Loc at = Loc::current()) {
@@ -119,7 +124,7 @@ Tensor nn::gptForward(const GptConfig &c, const Tree<Tensor> &params, const Tens
   auto block = [&](const Tree<Tensor> &layer, Tensor x) {
     Tensor h = layerNorm(layer.at("ln1"), x);
     Tensor attended = causalSelfAttention(layer.at("att_qkv"), layer.at("att_out"), h, act.att,
-                                          c.precision);
+                                          c.precision, attentionDropout());
     x = x + drop(with_sharding_constraint(attended, act.seq));
     h = layerNorm(layer.at("ln2"), x);
     Tensor hidden = with_sharding_constraint(matmulIn(h, layer.at("mlp_in")), act.hidden);

@@ -11,6 +11,7 @@
 #include "frontend/Tree.h"
 #include "frontend/optim/Optim.h"
 
+#include <optional>
 #include <tuple>
 
 namespace loom::nn {
@@ -21,9 +22,12 @@ struct GptConfig {
   /// the residual stream, layer norms, softmax and the loss stay f32.
   DType precision = DType::F32;
   /// Dropout in training (nn::dropout): on the embeddings and on each attention and MLP
-  /// output before it joins the residual stream (GPT-2's places but the attention weights,
-  /// which the blocked attention never makes).
+  /// output before it joins the residual stream, GPT-2's places.
   double dropout = 0;
+  /// Dropout of attention's probabilities in training (GPT-2's attn_pdrop; computed in the
+  /// attention kernels, see dot_product_attention); unset: `dropout`, as nanoGPT.
+  std::optional<double> attentionDropout;
+  double attentionDropoutRate() const { return attentionDropout.value_or(dropout); }
   /// Each layer under remat (activation checkpointing): a gradient keeps the layers' inputs
   /// and recomputes the rest of each layer's forward just before its backward.
   bool remat = false;

@@ -34,7 +34,8 @@ Tensor nn::product(const char *equation, const Tensor &a, const Tensor &b, DType
 }
 
 Tensor nn::causalSelfAttention(const Tensor &qkv, const Tensor &out, const Tensor &x,
-                               const NamedSharding &heads, DType compute, Loc loc) {
+                               const NamedSharding &heads, DType compute,
+                               const AttentionDropout &drop, Loc loc) {
   CallerScope scope("nn::causalSelfAttention", loc);
   int64_t batch = x.dim(0), seq = x.dim(1), numHeads = qkv.dim(2), headDim = qkv.dim(3);
   // [B, T, 3, H, Dh]: one projection for queries, keys and values.
@@ -46,14 +47,14 @@ Tensor nn::causalSelfAttention(const Tensor &qkv, const Tensor &out, const Tenso
   Tensor q = part(0), key = part(1), v = part(2);
   // Position t attends to positions s <= t.
   if (compute == x.dtype())
-    return product("bthd,hdc->btc", dot_product_attention(q, key, v, /*causal=*/true), out,
-                   compute);
+    return product("bthd,hdc->btc", dot_product_attention(q, key, v, drop, /*causal=*/true),
+                   out, compute);
   // Mixed precision: the products in `compute`, the softmax in x's dtype.
   Tensor scores =
       product("bthd,bshd->bhts", q, key, compute) * (1.0 / std::sqrt(double(headDim)));
   Tensor allowed = greater_equal(iota({seq, seq}, 0), iota({seq, seq}, 1));
   scores = where(allowed, scores, full({}, -1e9, scores.dtype()));
-  Tensor weights = softmax(scores, -1);
+  Tensor weights = dropout(softmax(scores, -1), drop.rate, drop.key);
   Tensor attended = product("bhts,bshd->bhtd", weights, v, compute);
   return product("bhtd,hdc->btc", attended, out, compute);
 }

@@ -34,9 +34,12 @@ Tensor product(const char *equation, const Tensor &a, const Tensor &b, DType com
 /// queries, keys and values [B, T, H, Dh] (the cookbook's act_att). With `compute` x's
 /// dtype, the attention is one dot_product_attention (blocked, no [B, H, T, T] scores);
 /// otherwise the four products compute in `compute` (see product) and the softmax in x's.
+/// `dropout` (training) drops attention's probabilities, in the kernels (see
+/// dot_product_attention) or, with the four products, by nn::dropout of the [B, H, T, T]
+/// weights (another mask from the same key).
 Tensor causalSelfAttention(const Tensor &qkv, const Tensor &out, const Tensor &x,
                            const NamedSharding &heads = {}, DType compute = DType::F32,
-                           Loc loc = Loc::current());
+                           const AttentionDropout &dropout = {}, Loc loc = Loc::current());
 
 /// Dropout (training only): each element of x zeroed with probability `rate` and the others
 /// scaled by 1 / (1 - rate), so that the expectation is x. The mask is drawn from `key` by

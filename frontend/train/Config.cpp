@@ -47,9 +47,14 @@ const std::vector<ConfigKey> &configSchema() {
        S{"f32", "bf16", "f16"}},
       {"model.dropout", 0.0,
        "the probability that dropout zeroes an activation in training (0: none): the GPT's "
-       "embeddings and each attention and MLP output before the residual sum, the MLP's and "
-       "the recommender towers' hidden layers; evaluation and --generate use none",
+       "embeddings, attention probabilities (unless model.attention_dropout says otherwise) "
+       "and each attention and MLP output before the residual sum, the MLP's and the "
+       "recommender towers' hidden layers; evaluation and --generate use none",
        {}, 0, "", 1},
+      {"model.attention_dropout", -1.0,
+       "the probability that dropout zeroes one of the GPT's attention probabilities in "
+       "training (GPT-2's attn_pdrop, computed in the attention kernels); -1: model.dropout",
+       {}, -1, "gpt", 1},
       {"data.goodreads", std::string("data/goodreads-prepared"),
        "the prepared Goodreads data (loom-goodreads prepare writes it)", {}, -1e300, "two_tower"},
       {"data.shuffle_buffer", int64_t(10000),

@@ -10,11 +10,18 @@
 namespace loom::train {
 
 nn::GptConfig gptConfigFrom(const Config &c) {
+  double attentionDropout = c.number("model.attention_dropout");
+  if (attentionDropout < 0 && attentionDropout != -1)
+    throw Error(c.describe("model.attention_dropout") +
+                ": must be in [0, 1), or -1 for model.dropout's rate");
   return {.vocab = c.integer("model.vocab"), .embed = c.integer("model.embed"),
           .layers = c.integer("model.layers"), .heads = c.integer("model.heads"),
           .seq = c.integer("model.seq"), .batch = c.integer("data.batch"),
           .precision = *rt::parseDType(c.text("model.precision")),
-          .dropout = c.number("model.dropout"), .remat = c.flag("training.remat")};
+          .dropout = c.number("model.dropout"),
+          .attentionDropout = attentionDropout < 0 ? std::nullopt
+                                                   : std::optional<double>(attentionDropout),
+          .remat = c.flag("training.remat")};
 }
 
 std::vector<std::string> gptModelKeys() {
@@ -104,7 +111,9 @@ public:
     return shardings ? nn::gptInit(model, seed, shardings->params) : nn::gptInit(model, seed);
   }
 
-  double dropout() const override { return model.dropout; }
+  double dropout() const override {
+    return std::max(model.dropout, model.attentionDropoutRate());
+  }
   Tensor loss(const Tree<Tensor> &params, const Tree<Tensor> &batch,
               const Tensor &dropoutKey) const override {
     return nn::gptLoss(model, params, batch.at("ids").leaf(), batch.at("targets").leaf(), act,

@@ -417,7 +417,10 @@ LogicalResult mlir::loom::buildAttentionVjp(AttentionOp op, ArrayRef<Value> resu
                           "does not differentiate (only into its result)");
   auto grad = AttentionGradOp::create(b, op.getLoc(), op.getQuery(), op.getKey(), op.getValue(),
                                       op.getResult(), op.getLogsumexp(), resultCotangents[0],
-                                      op.getScale().convertToDouble(), op.getCausal());
+                                      op.getScale().convertToDouble(), op.getCausal(),
+                                      op.getSeeds(), op.getDropoutRate());
   operandCotangents.assign(grad->getResults().begin(), grad->getResults().end());
+  if (op.getSeeds())
+    operandCotangents.push_back(Value()); // the dropout's seeds: integers
   return success();
 }

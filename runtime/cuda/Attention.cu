@@ -11,7 +11,10 @@
 // once per chunk of 16 keys; it writes the result and each row's logsumexp. The backward
 // recomputes the probabilities from the logsumexp: one kernel per query row for the query's
 // gradient, one per key row for the key's and value's, so nothing is added atomically.
-// Exponentials are base 2, the scale folded in. f32 throughout.
+// Exponentials are base 2, the scale folded in. f32 throughout. Dropout scales each
+// probability by its mask F (0 or 1 / (1 - rate), AttentionDropout.h) where it weights a
+// value or a value's gradient, after the denominators are summed: dS = P (F dP - delta).
+#include "runtime/cuda/AttentionDropout.h"
 #include "runtime/cuda/AttentionParams.h"
 
 #include <math.h>
@@ -28,6 +31,19 @@ template <int R> __host__ __device__ constexpr int tileRows() { return R == 4 ? 
 
 __device__ __forceinline__ float *at(const LoomAttentionTensor &t, int b, int s, int h) {
   return t.data + b * t.batch + s * t.sequence + h * t.head;
+}
+
+/// The seed of (b, h)'s dropout mask (0 without dropout).
+__device__ __forceinline__ unsigned seedOf(const LoomAttentionParams &p, int b, int h) {
+  return p.dropThreshold ? p.seeds[b * p.seedsBatch + h * p.seedsHead] : 0u;
+}
+
+/// The mask's factor of probability (t, s): 1 without dropout.
+__device__ __forceinline__ float keepFactor(const LoomAttentionParams &p, unsigned seed, int t,
+                                            int s) {
+  if (!p.dropThreshold)
+    return 1.f;
+  return loomAttentionDropoutKeeps(seed, t, s, p.dropThreshold) ? p.keepScale : 0.f;
 }
 
 /// Sums `v` over the R threads of a row (adjacent lanes).
@@ -112,6 +128,7 @@ template <int R> __device__ void forward(const LoomAttentionParams &p) {
   for (int x = 0; x < kPart; ++x)
     acc[x] = 0.f;
   float m = -INFINITY, l = 0.f;
+  unsigned seed = seedOf(p, b, h);
   int end = p.causal ? min(p.keys, (block + 1) * rows) : p.keys;
   for (int t0 = 0; t0 < end; t0 += tile) {
     int count = min(tile, p.keys - t0);
@@ -141,7 +158,8 @@ template <int R> __device__ void forward(const LoomAttentionParams &p) {
       for (int c = 0; c < kChunk; ++c) {
         float w = exp2f(s[c] - next);
         l += w;
-        axpy(acc, w, values + (c0 + c) * R * kPad + first / kPart * kPad);
+        axpy(acc, w * keepFactor(p, seed, i, t0 + c0 + c),
+             values + (c0 + c) * R * kPad + first / kPart * kPad);
       }
       m = next;
     }
@@ -185,6 +203,7 @@ template <int R> __device__ void gradQuery(const LoomAttentionParams &p) {
     dq[x] = 0.f;
   float lse = live ? *at(p.logsumexp, b, i, h) * 1.4426950408889634f : 0.f;
   float d = live ? p.delta[(static_cast<long long>(b) * p.heads + h) * p.queries + i] : 0.f;
+  unsigned seed = seedOf(p, b, h);
   int end = p.causal ? min(p.keys, (block + 1) * rows) : p.keys;
   for (int t0 = 0; t0 < end; t0 += tile) {
     int count = min(tile, p.keys - t0);
@@ -197,7 +216,7 @@ template <int R> __device__ void gradQuery(const LoomAttentionParams &p) {
       float s = rowSum<R>(dot(q, k));
       float dp = rowSum<R>(dot(g, values + c * R * kPad + first / kPart * kPad));
       bool allowed = live && (!p.causal || t0 + c <= i);
-      float ds = allowed ? exp2f(s - lse) * (dp - d) : 0.f;
+      float ds = allowed ? exp2f(s - lse) * (keepFactor(p, seed, i, t0 + c) * dp - d) : 0.f;
       axpy(dq, ds, k);
     }
   }
@@ -221,6 +240,7 @@ template <int R> __device__ void gradKeyValue(const LoomAttentionParams &p) {
   for (int x = 0; x < kPart; ++x)
     dk[x] = dv[x] = 0.f;
   const float *rowDelta = p.delta + (static_cast<long long>(b) * p.heads + h) * p.queries;
+  unsigned seed = seedOf(p, b, h);
   // Under a causal mask no query before the block's first key sees it.
   for (int t0 = p.causal ? blockIdx.y * rows : 0; t0 < p.queries; t0 += tile) {
     int count = min(tile, p.queries - t0);
@@ -239,8 +259,9 @@ template <int R> __device__ void gradKeyValue(const LoomAttentionParams &p) {
       float dp = rowSum<R>(dot(v, g));
       bool allowed = live && (!p.causal || t0 + c >= j);
       float w = allowed ? exp2f(s - lses[c]) : 0.f;
-      axpy(dv, w, g);
-      axpy(dk, w * (dp - deltas[c]), q);
+      float keep = keepFactor(p, seed, t0 + c, j);
+      axpy(dv, w * keep, g);
+      axpy(dk, w * (keep * dp - deltas[c]), q);
     }
   }
   if (!live)

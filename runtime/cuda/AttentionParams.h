@@ -19,6 +19,13 @@ struct LoomAttentionParams {
   int batch, queries, keys, heads, dim, valueDim, causal;
   float scale;     ///< of q k^T
   float scaleLog2; ///< scale * log2(e): the kernels exponentiate in base 2
+  /// Dropout (AttentionDropout.h): (b, h)'s seed at seeds[b * seedsBatch + h * seedsHead];
+  /// a probability is kept, scaled by keepScale, where its word reaches dropThreshold;
+  /// dropThreshold 0: no dropout (seeds may then be null).
+  const unsigned *seeds;
+  long long seedsBatch, seedsHead;
+  unsigned dropThreshold;
+  float keepScale;
 };
 
 #endif // LOOM_RUNTIME_CUDA_ATTENTIONPARAMS_H

@@ -41,3 +41,25 @@ func.func @main(%q: tensor<1x4x2x8xf32>) -> (tensor<f32>, tensor<1x4x2x8xf32>) {
       : (tensor<1x4x2x8xf32>) -> (tensor<f32>, tensor<1x4x2x8xf32>)
   return %l, %dq : tensor<f32>, tensor<1x4x2x8xf32>
 }
+
+// -----
+
+// Tests that the gradient of an attention with dropout reads the same seeds and rate (it
+// regenerates the forward's mask), and the seeds get no cotangent.
+// CHECK-LABEL: func.func private @dropout_loss_value_and_grad_0
+// CHECK-SAME: (%[[Q:[a-z0-9_]+]]: tensor<1x4x2x8xf32>, %[[S:[a-z0-9_]+]]: tensor<1x2xi32>)
+// CHECK: loom.attention %[[Q]], %[[Q]], %[[Q]] seeds %[[S]], scale = 5.000000e-01 dropout = 2.000000e-01
+// CHECK: loom.attention_grad %[[Q]], %[[Q]], %[[Q]], %{{.*}}, %{{.*}}, %{{.*}} seeds %[[S]], scale = 5.000000e-01 dropout = 2.000000e-01
+func.func @dropout_loss(%q: tensor<1x4x2x8xf32>, %seeds: tensor<1x2xi32>) -> tensor<f32> {
+  %out, %lse = loom.attention %q, %q, %q seeds %seeds, scale = 0.5 dropout = 0.2
+      : (tensor<1x4x2x8xf32>, tensor<1x4x2x8xf32>, tensor<1x4x2x8xf32>, tensor<1x2xi32>)
+      -> (tensor<1x4x2x8xf32>, tensor<1x2x4xf32>)
+  %s = loom.reduce sum %out, dims = [0, 1, 2, 3] : tensor<1x4x2x8xf32> -> tensor<f32>
+  return %s : tensor<f32>
+}
+func.func @main(%q: tensor<1x4x2x8xf32>, %seeds: tensor<1x2xi32>)
+    -> (tensor<f32>, tensor<1x4x2x8xf32>) {
+  %l, %dq = loom.value_and_grad @dropout_loss(%q, %seeds) wrt = [0]
+      : (tensor<1x4x2x8xf32>, tensor<1x2xi32>) -> (tensor<f32>, tensor<1x4x2x8xf32>)
+  return %l, %dq : tensor<f32>, tensor<1x4x2x8xf32>
+}

@@ -139,3 +139,20 @@ func.func @bf16Grad(%q: tensor<1x4x2x8xbf16>, %k: tensor<1x4x2x8xbf16>, %v: tens
       -> (tensor<1x4x2x8xbf16>, tensor<1x4x2x8xbf16>, tensor<1x4x2x8xbf16>)
   return %dq, %dk, %dv : tensor<1x4x2x8xbf16>, tensor<1x4x2x8xbf16>, tensor<1x4x2x8xbf16>
 }
+
+// -----
+
+// Tests that an attention with dropout stays for the kernel, whose mask nothing else computes,
+// in every mode: a bf16 one in f32 (on the GPU too), its seeds (i32) as they are.
+// CHECK-LABEL: func.func @bf16Dropout
+// CHECK: %[[Q:.*]] = loom.convert %arg0 : tensor<1x4x2x8xbf16> -> tensor<1x4x2x8xf32>
+// CHECK: loom.attention %[[Q]], %[[Q]], %[[Q]] seeds %arg1, scale = 5.000000e-01 dropout = 2.500000e-01 causal
+// GPU-SAME: loom.on_gpu
+// CHECK-SAME: -> (tensor<1x4x2x8xf32>, tensor<1x2x4xf32>)
+func.func @bf16Dropout(%q: tensor<1x4x2x8xbf16>, %seeds: tensor<1x2xi32>)
+    -> tensor<1x4x2x8xbf16> {
+  %out, %lse = loom.attention %q, %q, %q seeds %seeds, scale = 0.5 dropout = 0.25 causal
+      : (tensor<1x4x2x8xbf16>, tensor<1x4x2x8xbf16>, tensor<1x4x2x8xbf16>, tensor<1x2xi32>)
+      -> (tensor<1x4x2x8xbf16>, tensor<1x2x4xbf16>)
+  return %out : tensor<1x4x2x8xbf16>
+}

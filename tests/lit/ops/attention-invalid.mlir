@@ -119,3 +119,50 @@ func.func @grad_types(%q: tensor<1x4x2x8xf32>, %l: tensor<1x2x4xf32>) {
       -> (tensor<1x4x2x8xf32>, tensor<1x4x2x8xf32>, tensor<1x4x2x6xf32>)
   return
 }
+
+// -----
+
+// Tests that a dropout rate comes with seeds.
+func.func @rate_without_seeds(%q: tensor<1x4x2x8xf32>) {
+  // expected-error @+1 {{'loom.attention' op has a dropout rate without seeds}}
+  %o, %l = loom.attention %q, %q, %q, scale = 1.0 dropout = 0.1
+      : (tensor<1x4x2x8xf32>, tensor<1x4x2x8xf32>, tensor<1x4x2x8xf32>)
+      -> (tensor<1x4x2x8xf32>, tensor<1x2x4xf32>)
+  return
+}
+
+// -----
+
+// Tests that seeds come with a dropout rate.
+func.func @seeds_without_rate(%q: tensor<1x4x2x8xf32>, %s: tensor<1x2xi32>) {
+  // expected-error @+1 {{'loom.attention' op has seeds without a dropout rate}}
+  %o, %l = loom.attention %q, %q, %q seeds %s, scale = 1.0
+      : (tensor<1x4x2x8xf32>, tensor<1x4x2x8xf32>, tensor<1x4x2x8xf32>, tensor<1x2xi32>)
+      -> (tensor<1x4x2x8xf32>, tensor<1x2x4xf32>)
+  return
+}
+
+// -----
+
+// Tests that the rate is below 1.
+func.func @rate_one(%q: tensor<1x4x2x8xf32>, %s: tensor<1x2xi32>) {
+  // expected-error @+1 {{'loom.attention' op dropout 1.000000e+00 must be in (0, 1)}}
+  %o, %l = loom.attention %q, %q, %q seeds %s, scale = 1.0 dropout = 1.0
+      : (tensor<1x4x2x8xf32>, tensor<1x4x2x8xf32>, tensor<1x4x2x8xf32>, tensor<1x2xi32>)
+      -> (tensor<1x4x2x8xf32>, tensor<1x2x4xf32>)
+  return
+}
+
+// -----
+
+// Tests that the seeds are [B, H] of i32.
+func.func @seeds_shape(%q: tensor<1x4x2x8xf32>, %s: tensor<2x1xi32>, %do: tensor<1x4x2x8xf32>,
+                       %lse: tensor<1x2x4xf32>) {
+  // expected-error @+1 {{'loom.attention_grad' op seeds 'tensor<2x1xi32>' must be 'tensor<1x2xi32>'}}
+  %dq, %dk, %dv = loom.attention_grad %q, %q, %q, %q, %lse, %do seeds %s, scale = 1.0
+      dropout = 0.5
+      : (tensor<1x4x2x8xf32>, tensor<1x4x2x8xf32>, tensor<1x4x2x8xf32>, tensor<1x4x2x8xf32>,
+         tensor<1x2x4xf32>, tensor<1x4x2x8xf32>, tensor<2x1xi32>)
+      -> (tensor<1x4x2x8xf32>, tensor<1x4x2x8xf32>, tensor<1x4x2x8xf32>)
+  return
+}

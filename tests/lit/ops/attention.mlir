@@ -34,3 +34,19 @@ func.func @grad(%q: tensor<1x4x2x8xf32>, %k: tensor<1x4x2x8xf32>, %v: tensor<1x4
       -> (tensor<1x4x2x8xf32>, tensor<1x4x2x8xf32>, tensor<1x4x2x8xf32>)
   return %dq : tensor<1x4x2x8xf32>
 }
+
+// Dropout: the seeds [B, H] and the rate, on the forward and the gradient.
+// CHECK-LABEL: func.func @dropout
+// CHECK: loom.attention %{{.*}}, %{{.*}}, %{{.*}} seeds %{{.*}}, scale = 5.000000e-01 dropout = 1.000000e-01 causal : (tensor<1x4x2x8xf32>, tensor<1x4x2x8xf32>, tensor<1x4x2x8xf32>, tensor<1x2xi32>)
+// CHECK: loom.attention_grad %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} seeds %{{.*}}, scale = 5.000000e-01 dropout = 1.000000e-01 causal
+func.func @dropout(%q: tensor<1x4x2x8xf32>, %seeds: tensor<1x2xi32>) -> tensor<1x4x2x8xf32> {
+  %o, %lse = loom.attention %q, %q, %q seeds %seeds, scale = 0.5 dropout = 0.1 causal
+      : (tensor<1x4x2x8xf32>, tensor<1x4x2x8xf32>, tensor<1x4x2x8xf32>, tensor<1x2xi32>)
+      -> (tensor<1x4x2x8xf32>, tensor<1x2x4xf32>)
+  %dq, %dk, %dv = loom.attention_grad %q, %q, %q, %o, %lse, %o seeds %seeds, scale = 0.5
+      dropout = 0.1 causal
+      : (tensor<1x4x2x8xf32>, tensor<1x4x2x8xf32>, tensor<1x4x2x8xf32>, tensor<1x4x2x8xf32>,
+         tensor<1x2x4xf32>, tensor<1x4x2x8xf32>, tensor<1x2xi32>)
+      -> (tensor<1x4x2x8xf32>, tensor<1x4x2x8xf32>, tensor<1x4x2x8xf32>)
+  return %dq : tensor<1x4x2x8xf32>
+}

@@ -34,3 +34,22 @@ func.func @sequence(%q: tensor<4x8x4x16xf32> {loom.sharding = #loom.sharding<@me
       -> (tensor<4x8x4x16xf32>, tensor<4x4x8xf32>)
   return %out : tensor<4x8x4x16xf32>
 }
+
+// -----
+
+// Tests that the dropout's seeds [B, H] follow the batch and heads: each device reads its own
+// (batch, head) pairs' seeds, with no collective.
+// CHECK-LABEL: func.func @dropout
+// CHECK-SAME: %[[Q:[a-z0-9]+]]: tensor<2x8x2x16xf32>
+// CHECK-SAME: %[[SEEDS:[a-z0-9]+]]: tensor<2x2xi32>
+// CHECK-NOT: loom.all_gather
+// CHECK: loom.attention %[[Q]], %[[Q]], %[[Q]] seeds %[[SEEDS]], scale = 2.500000e-01 dropout = 1.000000e-01 causal : (tensor<2x8x2x16xf32>, tensor<2x8x2x16xf32>, tensor<2x8x2x16xf32>, tensor<2x2xi32>)
+loom.mesh @mesh axes = ["dp", "tp"] shape = [2, 2]
+func.func @dropout(%q: tensor<4x8x4x16xf32> {loom.sharding = #loom.sharding<@mesh, [["dp"], [], ["tp"], []]>},
+                   %seeds: tensor<4x4xi32>)
+    -> tensor<4x8x4x16xf32> {
+  %out, %lse = loom.attention %q, %q, %q seeds %seeds, scale = 0.25 dropout = 0.1 causal
+      : (tensor<4x8x4x16xf32>, tensor<4x8x4x16xf32>, tensor<4x8x4x16xf32>, tensor<4x4xi32>)
+      -> (tensor<4x8x4x16xf32>, tensor<4x4x8xf32>)
+  return %out : tensor<4x8x4x16xf32>
+}

@@ -34,7 +34,7 @@ TEST(TrainConfig, UnknownKeyNamesFileLineAndTheSectionsKeys) {
   std::string path = writeConfig("unknown.toml", "[model]\nlayers = 2\nlayerz = 3\n");
   EXPECT_EQ(errorOf([&] { Config::load(path); }),
             path + ":3: model.layerz: unknown key; [model] has kind, vocab, embed, layers, heads, seq, "
-                   "hidden, embed_dim, tower_hidden, precision, dropout");
+                   "hidden, embed_dim, tower_hidden, precision, dropout, attention_dropout");
 }
 
 TEST(TrainConfig, UnknownSectionListsTheSections) {

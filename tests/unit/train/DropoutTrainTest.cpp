@@ -1,5 +1,6 @@
 // Dropout in loom-train (model.dropout): the masks are the same on any strategy and mesh (the
-// losses agree within float rounding, and differ from a run without dropout), evaluation
+// losses agree within float rounding, and differ from a run without dropout or without the
+// attention probabilities' dropout), evaluation
 // drops nothing, a resumed run draws the masks of an unbroken one, the MLP still learns the
 // digits with it, and a rate outside [0, 1) is refused naming the key.
 #include "tests/unit/train/RunCommand.h"
@@ -61,8 +62,18 @@ TEST(DropoutTraining, EveryStrategyDrawsTheSameMasks) {
   for (auto [step, loss] : lossByStep(plain))
     apart = std::max(apart, std::abs(loss - reference.at(step)));
   EXPECT_GT(apart, 1e-2);
+  // The attention probabilities are dropped too (model.attention_dropout follows
+  // model.dropout): without their dropout the losses differ.
+  fs::path attentionKept =
+      runDropoutGpt("attention-kept", drop + "--set model.attention_dropout=0 "
+                                             "--set mesh.strategy=none");
+  double attentionApart = 0;
+  for (auto [step, loss] : lossByStep(attentionKept))
+    attentionApart = std::max(attentionApart, std::abs(loss - reference.at(step)));
+  EXPECT_GT(attentionApart, 1e-3);
   fs::remove_all(none);
   fs::remove_all(plain);
+  fs::remove_all(attentionKept);
 }
 
 TEST(DropoutTraining, EvaluationDropsNothing) {
@@ -121,6 +132,16 @@ TEST(DropoutTraining, ARateOutsideZeroToOneIsRefusedNamingTheKey) {
                                        "/configs/gpt-tiny.toml --set model.dropout=" + rate);
     EXPECT_NE(status, 0);
     EXPECT_NE(output.find("model.dropout: " + message), std::string::npos) << output;
+  }
+  for (auto [rate, message] :
+       {std::pair<std::string, std::string>{"1", "model.attention_dropout: must be below 1"},
+        {"-0.5", "model.attention_dropout = -0.5 (--set): must be in [0, 1), or -1 for "
+                 "model.dropout's rate"}}) {
+    auto [status, output] =
+        runCommand(std::string(LOOM_TRAIN_BINARY) + " " + LOOM_SOURCE_DIR +
+                   "/configs/gpt-tiny.toml --set model.attention_dropout=" + rate);
+    EXPECT_NE(status, 0);
+    EXPECT_NE(output.find(message), std::string::npos) << output;
   }
 }
 
