@@ -7,6 +7,7 @@
 // products 3-5% slower than 4 x 4; 8 x 2 ran its attention slightly faster than 6 x 2,
 // whose two single rows left of a 32-row block each waited on every FMA's latency.)
 #include "runtime/SmallGemm.h"
+#include "runtime/SmallGemmAvx2.h"
 
 #include <algorithm>
 #include <atomic>
@@ -111,7 +112,7 @@ template <int MR, int NV>
   }
 }
 
-/// OpenBLAS, for CPUs without AVX-512 and for doubles; A given by strides becomes a
+/// OpenBLAS, for CPUs without AVX2 and for doubles; A given by strides becomes a
 /// (transposed) matrix.
 template <typename T>
 void blasGemm(int64_t m, int64_t n, int64_t k, T alpha, loom::rt::StridedMatrix<T> a,
@@ -183,7 +184,7 @@ void transposeScalar(int64_t first, int64_t rows, int64_t cols, const T *src, in
   }
 }
 
-std::atomic<bool> forcedFallback{false};
+std::atomic<bool> forcedFallback{false}, forcedAvx2{false};
 
 } // namespace
 
@@ -194,12 +195,16 @@ bool loom::rt::smallGemmHasKernel() {
 
 void loom::rt::detail::forceSmallGemmFallback(bool fallback) { forcedFallback = fallback; }
 
+void loom::rt::detail::forceSmallGemmAvx2(bool avx2) { forcedAvx2 = avx2; }
+
 void loom::rt::smallGemm(int64_t m, int64_t n, int64_t k, float alpha, StridedMatrix<float> a,
                          const float *b, int64_t ldb, float beta, float *c, int64_t ldc) {
   if (m <= 0 || n <= 0)
     return;
-  if (smallGemmHasKernel())
+  if (smallGemmHasKernel() && !forcedAvx2.load(std::memory_order_relaxed))
     kernel(m, n, k, alpha, a, b, ldb, beta, c, ldc);
+  else if (detail::cpuHasAvx2() && !forcedFallback.load(std::memory_order_relaxed))
+    detail::smallGemmAvx2(m, n, k, alpha, a, b, ldb, beta, c, ldc);
   else
     blasGemm(m, n, k, alpha, a, b, ldb, beta, c, ldc);
 }

@@ -2,7 +2,8 @@
 // inner dims 32..256), and the GEMM entry points' blocks whose rows of A stay in L2
 // (runtime/Blas.cpp). OpenBLAS packs both operands on every call; at attention's sizes that
 // ran its products at about 45% of a core's peak. Here the operands are read in place from
-// L1/L2 by a register-tiled AVX-512 kernel; without AVX-512, and for doubles (f64 programs are
+// L1/L2 by a register-tiled AVX-512 kernel, or on CPUs with AVX2 but not AVX-512 its AVX2
+// counterpart (runtime/SmallGemmAvx2.h); without either, and for doubles (f64 programs are
 // for exactness), the call goes to OpenBLAS.
 #ifndef LOOM_RUNTIME_SMALLGEMM_H
 #define LOOM_RUNTIME_SMALLGEMM_H
@@ -26,13 +27,17 @@ void smallGemm(int64_t m, int64_t n, int64_t k, float alpha, StridedMatrix<float
 void smallGemm(int64_t m, int64_t n, int64_t k, double alpha, StridedMatrix<double> a,
                const double *b, int64_t ldb, double beta, double *c, int64_t ldc);
 
-/// Whether smallGemm runs its own kernel on this CPU (AVX-512) rather than OpenBLAS.
+/// Whether smallGemm runs its AVX-512 kernel on this CPU (the GEMM entry points' blocks use it
+/// where it pays, runtime/Blas.cpp; their thresholds were measured with it).
 bool smallGemmHasKernel();
 
 namespace detail {
-/// Makes smallGemm and transposeBlock take their paths for CPUs without AVX-512 (true) or
-/// choose by the CPU again (false): tests run both paths on one machine.
+/// Makes smallGemm and transposeBlock take their paths for CPUs without AVX-512 or AVX2 (true:
+/// OpenBLAS, a scalar transpose) or choose by the CPU again (false): tests run every path on
+/// one machine.
 void forceSmallGemmFallback(bool fallback);
+/// Makes smallGemm take its AVX2 kernel where the CPU has AVX-512 too (true).
+void forceSmallGemmAvx2(bool avx2);
 } // namespace detail
 
 /// dst[j * ldDst + i] = src[i * ldSrc + j] for i < rows, j < cols: a block of keys or values

@@ -1,6 +1,6 @@
 // RUN: loom-opt %s -loom-decompose-attention -split-input-file | FileCheck %s --check-prefixes=CHECK,CPU
-// RUN: loom-opt %s -loom-decompose-attention=all=true -split-input-file | FileCheck %s --check-prefixes=CHECK,ALL
-// RUN: loom-opt %s -loom-decompose-attention=gpu=true -split-input-file | FileCheck %s --check-prefixes=CHECK,GPU
+// RUN: loom-opt %s -loom-decompose-attention=all=true -split-input-file | FileCheck %s --check-prefixes=CHECK,ALL,DECOMPOSED
+// RUN: loom-opt %s -loom-decompose-attention=gpu=true -split-input-file | FileCheck %s --check-prefixes=CHECK,GPU,DECOMPOSED
 
 // Tests that an f32 attention stays one op for the CPU's kernel, and that with `all` (the GPU)
 // it becomes the scores' product, the scale, the causal mask (-inf where s > t), a softmax
@@ -142,13 +142,24 @@ func.func @bf16Grad(%q: tensor<1x4x2x8xbf16>, %k: tensor<1x4x2x8xbf16>, %v: tens
 
 // -----
 
-// Tests that an attention with dropout stays for the kernel, whose mask nothing else computes,
-// in every mode: a bf16 one in f32 (on the GPU too), its seeds (i32) as they are.
+// Tests that an attention with dropout keeps its seeds and rate on the CPU's kernel (in f32
+// for bf16), and that its decomposition computes the kernels' mask: splitmix64's finalizer of
+// (t << 32 | s) xor the seed (zero-extended) times the golden ratio, in i64, the word's high
+// half against the threshold (0.25 * 2^32), the kept probabilities scaled by 1 / (1 - 0.25).
 // CHECK-LABEL: func.func @bf16Dropout
-// CHECK: %[[Q:.*]] = loom.convert %arg0 : tensor<1x4x2x8xbf16> -> tensor<1x4x2x8xf32>
-// CHECK: loom.attention %[[Q]], %[[Q]], %[[Q]] seeds %arg1, scale = 5.000000e-01 dropout = 2.500000e-01 causal
-// GPU-SAME: loom.on_gpu
-// CHECK-SAME: -> (tensor<1x4x2x8xf32>, tensor<1x2x4xf32>)
+// CPU: %[[Q:.*]] = loom.convert %arg0 : tensor<1x4x2x8xbf16> -> tensor<1x4x2x8xf32>
+// CPU: loom.attention %[[Q]], %[[Q]], %[[Q]] seeds %arg1, scale = 5.000000e-01 dropout = 2.500000e-01 causal
+// CPU-SAME: -> (tensor<1x4x2x8xf32>, tensor<1x2x4xf32>)
+// ALL-NOT: loom.attention
+// GPU-NOT: loom.attention
+// DECOMPOSED: %[[SEED:.*]] = loom.and %{{.*}}, %{{.*}} : tensor<1x2xi64>
+// DECOMPOSED: %[[SPREAD:.*]] = loom.mul %[[SEED]], %{{.*}} : tensor<1x2xi64>
+// DECOMPOSED: loom.xor %{{.*}}, %{{.*}} : tensor<1x2x4x4xi64>
+// DECOMPOSED: %[[C32:.*]] = loom.constant dense<32> : tensor<1x2x4x4xi64>
+// DECOMPOSED: %[[WORD:.*]] = loom.shift_right_logical %{{.*}}, %[[C32]] : tensor<1x2x4x4xi64>
+// DECOMPOSED: %[[T:.*]] = loom.constant dense<1073741824> : tensor<1x2x4x4xi64>
+// DECOMPOSED: %[[KEPT:.*]] = loom.compare ge, %[[WORD]], %[[T]] : tensor<1x2x4x4xi64>
+// DECOMPOSED: loom.select %[[KEPT]]
 func.func @bf16Dropout(%q: tensor<1x4x2x8xbf16>, %seeds: tensor<1x2xi32>)
     -> tensor<1x4x2x8xbf16> {
   %out, %lse = loom.attention %q, %q, %q seeds %seeds, scale = 0.5 dropout = 0.25 causal

@@ -1,0 +1,20 @@
+// The small products' kernel for CPUs with AVX2 and FMA but not AVX-512 (runtime/SmallGemm.h
+// chooses it): the AVX-512 kernel's scheme with 8-float vectors and 16 registers.
+#ifndef LOOM_RUNTIME_SMALLGEMMAVX2_H
+#define LOOM_RUNTIME_SMALLGEMMAVX2_H
+
+#include "runtime/SmallGemm.h"
+
+namespace loom::rt::detail {
+
+/// Whether this CPU has AVX2 and FMA.
+bool cpuHasAvx2();
+
+/// smallGemm's contract (C = alpha A B + beta C, beta 0 or 1) on AVX2 and FMA; the caller
+/// checks cpuHasAvx2().
+void smallGemmAvx2(int64_t m, int64_t n, int64_t k, float alpha, StridedMatrix<float> a,
+                   const float *b, int64_t ldb, float beta, float *c, int64_t ldc);
+
+} // namespace loom::rt::detail
+
+#endif // LOOM_RUNTIME_SMALLGEMMAVX2_H
