@@ -217,13 +217,24 @@ void loom::rt::smallGemm(int64_t m, int64_t n, int64_t k, double alpha,
 
 void loom::rt::transposeBlock(int64_t rows, int64_t cols, const float *src, int64_t ldSrc,
                               float *dst, int64_t ldDst) {
-  int64_t fullRows = smallGemmHasKernel() ? rows / 16 * 16 : 0;
-  int64_t fullCols = cols / 16 * 16;
-  // A band of 16 rows of dst at a time, left to right: stepping down src's rows instead
-  // wrote each tile's 16 rows a whole band apart (512 x 128 turned in 20 us instead of 11).
-  for (int64_t j = 0; j < fullCols; j += 16)
-    for (int64_t i = 0; i < fullRows; i += 16)
-      transposeTile(src + i * ldSrc + j, ldSrc, dst + j * ldDst + i, ldDst);
+  // Tiles of 16 in AVX-512 registers, of 8 in AVX2 ones, or none.
+  bool avx512 = smallGemmHasKernel() && !forcedAvx2.load(std::memory_order_relaxed);
+  int64_t size = avx512                                                                   ? 16
+                 : detail::cpuHasAvx2() && !forcedFallback.load(std::memory_order_relaxed) ? 8
+                                                                                           : 0;
+  int64_t fullRows = size ? rows / size * size : 0;
+  int64_t fullCols = size ? cols / size * size : 0;
+  // A band of tile rows of dst at a time, left to right: stepping down src's rows instead
+  // wrote each tile's rows a whole band apart (512 x 128 turned in 20 us instead of 11).
+  for (int64_t j = 0; j < fullCols; j += size)
+    for (int64_t i = 0; i < fullRows; i += size) {
+      const float *from = src + i * ldSrc + j;
+      float *to = dst + j * ldDst + i;
+      if (avx512)
+        transposeTile(from, ldSrc, to, ldDst);
+      else
+        detail::transposeTileAvx2(from, ldSrc, to, ldDst);
+    }
   // The edges: columns right of the last full tile, then the rows below it.
   for (int64_t i = 0; i < fullRows; ++i)
     for (int64_t j = fullCols; j < cols; ++j)

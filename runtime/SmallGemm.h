@@ -42,7 +42,7 @@ void forceSmallGemmAvx2(bool avx2);
 
 /// dst[j * ldDst + i] = src[i * ldSrc + j] for i < rows, j < cols: a block of keys or values
 /// turned so that a product reads it as B (contiguous rows); floats in 16 x 16 tiles in
-/// registers.
+/// AVX-512 registers, or 8 x 8 in AVX2 ones.
 void transposeBlock(int64_t rows, int64_t cols, const float *src, int64_t ldSrc, float *dst,
                     int64_t ldDst);
 void transposeBlock(int64_t rows, int64_t cols, const double *src, int64_t ldSrc, double *dst,

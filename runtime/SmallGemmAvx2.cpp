@@ -113,3 +113,26 @@ bool loom::rt::detail::cpuHasAvx2() {
       panel<12, 1, false>(m, k, alpha, a, b + j, ldb, beta, c + j, ldc, lastMask);
   }
 }
+
+/// Pairs of rows interleave by 32-bit, then by 64-bit elements, which leaves each 128-bit
+/// lane holding a 4 x 4 quarter transposed; the lanes are then exchanged across registers.
+[[LOOM_AVX2]] void loom::rt::detail::transposeTileAvx2(const float *src, int64_t ldSrc,
+                                                       float *dst, int64_t ldDst) {
+  __m256 r[8], t[8];
+  for (int i = 0; i < 8; ++i)
+    r[i] = _mm256_loadu_ps(src + i * ldSrc);
+  for (int i = 0; i < 8; i += 2) {
+    t[i] = _mm256_unpacklo_ps(r[i], r[i + 1]);
+    t[i + 1] = _mm256_unpackhi_ps(r[i], r[i + 1]);
+  }
+  for (int i = 0; i < 8; i += 4) {
+    r[i] = _mm256_shuffle_ps(t[i], t[i + 2], 0x44);
+    r[i + 1] = _mm256_shuffle_ps(t[i], t[i + 2], 0xEE);
+    r[i + 2] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0x44);
+    r[i + 3] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0xEE);
+  }
+  for (int j = 0; j < 4; ++j) {
+    _mm256_storeu_ps(dst + j * ldDst, _mm256_permute2f128_ps(r[j], r[j + 4], 0x20));
+    _mm256_storeu_ps(dst + (j + 4) * ldDst, _mm256_permute2f128_ps(r[j], r[j + 4], 0x31));
+  }
+}

@@ -1,5 +1,6 @@
-// The small products' kernel for CPUs with AVX2 and FMA but not AVX-512 (runtime/SmallGemm.h
-// chooses it): the AVX-512 kernel's scheme with 8-float vectors and 16 registers.
+// The small products' kernel and tiled transpose for CPUs with AVX2 and FMA but not AVX-512
+// (runtime/SmallGemm.h chooses them): the AVX-512 scheme with 8-float vectors and 16
+// registers.
 #ifndef LOOM_RUNTIME_SMALLGEMMAVX2_H
 #define LOOM_RUNTIME_SMALLGEMMAVX2_H
 
@@ -14,6 +15,9 @@ bool cpuHasAvx2();
 /// checks cpuHasAvx2().
 void smallGemmAvx2(int64_t m, int64_t n, int64_t k, float alpha, StridedMatrix<float> a,
                    const float *b, int64_t ldb, float beta, float *c, int64_t ldc);
+
+/// dst[j * ldDst + i] = src[i * ldSrc + j] for an 8 x 8 tile, in registers (AVX2).
+void transposeTileAvx2(const float *src, int64_t ldSrc, float *dst, int64_t ldDst);
 
 } // namespace loom::rt::detail
 
