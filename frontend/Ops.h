@@ -120,7 +120,7 @@ Tensor dynamic_update_slice(const Tensor &x, const Tensor &update,
                             const std::vector<Tensor> &starts, Loc loc = Loc::current());
 /// `x` with `low[d]` elements of `value` before and `high[d]` after it along each dim d
 /// (lax.pad without interior padding; jnp.pad's constant mode). A negative amount removes
-/// that many elements from that end instead.
+/// that many elements from that end instead; a dim may end with size 0, not below.
 Tensor pad(const Tensor &x, const Shape &low, const Shape &high, double value = 0,
            Loc loc = Loc::current());
 /// Inserts a size-1 dim at `axis`.

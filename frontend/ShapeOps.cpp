@@ -166,7 +166,7 @@ Tensor loom::pad(const Tensor &x, const Shape &low, const Shape &high, double va
   Tensor out = x;
   for (int64_t d = 0; d < x.rank(); ++d) {
     int64_t size = x.dim(d), padded = size + low[d] + high[d];
-    if (padded <= 0)
+    if (padded < 0)
       fail(loc, "pad",
            fmt::format("dim {} of {} padded by {} and {} would have size {}", d, x.describe(),
                        low[d], high[d], padded));
@@ -191,6 +191,12 @@ Tensor loom::pad(const Tensor &x, const Shape &low, const Shape &high, double va
     if (after > 0) {
       piece[d] = after;
       parts.push_back(full(piece, value, x.dtype(), loc));
+    }
+    if (parts.empty()) { // cropped to nothing (as lax.pad allows): an empty slice
+      Shape start(x.rank(), 0), limit = out.shape();
+      limit[d] = 0;
+      out = slice(out, start, limit, {}, loc);
+      continue;
     }
     out = parts.size() == 1 ? parts[0] : concatenate(parts, d, loc);
   }

@@ -309,7 +309,10 @@ INSTANTIATE_TEST_SUITE_P(, PadTest,
                                          PadCase{{4, 6}, {-1, 2}, {3, -4}},
                                          PadCase{{3, 2}, {-4, 0}, {3, 1}},
                                          PadCase{{2, 3}, {3, 0}, {-4, 1}},
-                                         PadCase{{2, 33, 3}, {0, 7, 1}, {1, -3, 0}}),
+                                         PadCase{{2, 33, 3}, {0, 7, 1}, {1, -3, 0}},
+                                         // Cropped to nothing, as lax.pad allows.
+                                         PadCase{{4, 3}, {0, -2}, {0, -1}},
+                                         PadCase{{3, 2}, {-5, 1}, {2, 0}}),
                          [](const testing::TestParamInfo<PadCase> &info) {
                            return "case" + std::to_string(info.index);
                          });
@@ -327,8 +330,8 @@ TEST(PadErrorTest, NamesTheBadAmounts) {
   EXPECT_NE(message({1}, {1, 1}).find("1 low and 2 high amounts for f32[2,3]: give one of "
                                       "each per dim"),
             std::string::npos);
-  EXPECT_NE(message({0, -2}, {0, -1}).find("dim 1 of f32[2,3] padded by -2 and -1 would have "
-                                           "size 0"),
+  EXPECT_NE(message({0, -2}, {0, -2}).find("dim 1 of f32[2,3] padded by -2 and -2 would have "
+                                           "size -1"),
             std::string::npos);
 }
 

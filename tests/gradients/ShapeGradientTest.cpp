@@ -94,6 +94,15 @@ TEST_F(ShapeGradTest, PadAndCrop) {
                  {uniform({3, 5}), uniform({6, 3})});
 }
 
+// A pad that crops a dim to nothing: that part contributes no gradient.
+TEST_F(ShapeGradTest, PadCroppedToNothing) {
+  checkGradients(
+      [](const Args &x) {
+        return concatenate({pad(x[0], {0, -2}, {0, -1}, 0.5), sin(x[0])}, 1) * x[1];
+      },
+      {uniform({2, 3}), uniform({2, 3})});
+}
+
 // Starts are fixed i32 inputs, one past the end so the clamp decides the box: the gradient
 // must land where the forward read (or wrote), not where the unclamped start points.
 TEST_F(ShapeGradTest, DynamicSliceWithClampedStarts) {
