@@ -129,8 +129,12 @@ Tensor loom::einsum(std::string_view spec, const Tensor &a, const Tensor &b, Loc
   return identity ? product : transpose(product, perm, loc);
 }
 
-Tensor loom::dot_product_attention(const Tensor &query, const Tensor &key, const Tensor &value,
-                                   bool causal, std::optional<double> scale, Loc loc) {
+namespace {
+/// One loom.attention, with the dropout's seeds (drawn from its key) and rate where its rate
+/// is above 0.
+Tensor attentionOf(const Tensor &query, const Tensor &key, const Tensor &value,
+                   const AttentionDropout &dropout, bool causal, std::optional<double> scale,
+                   Loc loc) {
   const char *name = "dot_product_attention";
   Trace &trace = Trace::of(query, loc, name);
   if (query.rank() != 4)
@@ -138,9 +142,20 @@ Tensor loom::dot_product_attention(const Tensor &query, const Tensor &key, const
          fmt::format("query {} must have rank 4: [batch, sequence, heads, dim]",
                      query.describe()));
   double s = scale.value_or(1.0 / std::sqrt(double(query.dim(3))));
-  return build<ml::AttentionOp>(trace, loc, name, {&query, &key, &value},
-                                trace.value(query, loc, name), trace.value(key, loc, name),
-                                trace.value(value, loc, name), s, causal);
+  mlir::Value q = trace.value(query, loc, name), k = trace.value(key, loc, name),
+              v = trace.value(value, loc, name);
+  if (dropout.rate == 0)
+    return build<ml::AttentionOp>(trace, loc, name, {&query, &key, &value}, q, k, v, s, causal);
+  // A seed per (batch, head), drawn by its position: the kernels make the mask from it.
+  Tensor seeds = random::bits(dropout.key, {query.dim(0), query.dim(2)}, loc);
+  return build<ml::AttentionOp>(trace, loc, name, {&query, &key, &value, &seeds}, q, k, v, s,
+                                causal, trace.value(seeds, loc, name), dropout.rate);
+}
+} // namespace
+
+Tensor loom::dot_product_attention(const Tensor &query, const Tensor &key, const Tensor &value,
+                                   bool causal, std::optional<double> scale, Loc loc) {
+  return attentionOf(query, key, value, {}, causal, scale, loc);
 }
 
 Tensor loom::dot_product_attention(const Tensor &query, const Tensor &key, const Tensor &value,
@@ -149,20 +164,7 @@ Tensor loom::dot_product_attention(const Tensor &query, const Tensor &key, const
   const char *name = "dot_product_attention";
   if (!(dropout.rate >= 0 && dropout.rate < 1))
     fail(loc, name, fmt::format("the dropout rate must be in [0, 1), got {}", dropout.rate));
-  if (dropout.rate == 0)
-    return dot_product_attention(query, key, value, causal, scale, loc);
-  if (!dropout.key.valid())
+  if (dropout.rate > 0 && !dropout.key.valid())
     fail(loc, name, fmt::format("dropout {} needs a random key", dropout.rate));
-  Trace &trace = Trace::of(query, loc, name);
-  if (query.rank() != 4)
-    fail(loc, name,
-         fmt::format("query {} must have rank 4: [batch, sequence, heads, dim]",
-                     query.describe()));
-  double s = scale.value_or(1.0 / std::sqrt(double(query.dim(3))));
-  // A seed per (batch, head), drawn by its position: the kernels make the mask from it.
-  Tensor seeds = random::bits(dropout.key, {query.dim(0), query.dim(2)}, loc);
-  return build<ml::AttentionOp>(trace, loc, name, {&query, &key, &value, &seeds},
-                                trace.value(query, loc, name), trace.value(key, loc, name),
-                                trace.value(value, loc, name), s, causal,
-                                trace.value(seeds, loc, name), dropout.rate);
+  return attentionOf(query, key, value, dropout, causal, scale, loc);
 }

@@ -101,9 +101,8 @@ struct Attention {
   T keepScale = T(1);
   uint32_t seedOf(int64_t b, int64_t h) const {
     const loom::rt::AttentionLayout &l = call.layouts[AttentionCall::Seeds];
-    return reinterpret_cast<const uint32_t *>(buffers[AttentionCall::Seeds])[l.offset +
-                                                                          b * l.batch +
-                                                                          h * l.head];
+    const auto *seeds = reinterpret_cast<const uint32_t *>(buffers[AttentionCall::Seeds]);
+    return seeds[l.offset + b * l.batch + h * l.head];
   }
   /// The mask of (b, h) over a block, row r at factors + r * ld: keepScale or 0 for the
   /// first lengths[r] keys from s0 (the others are masked) of query t0 + r, r < count.
@@ -154,6 +153,7 @@ struct Attention {
     thread_local std::vector<int64_t> seen;
     scores.resize(kBlock * kSpan), acc.assign(rows * dv, T(0));
     top.resize(kBlock), sums.resize(kBlock), seen.resize(kBlock);
+    mask.resize(threshold != 0 ? kBlock * kSpan : 0);
     max.assign(rows, -std::numeric_limits<T>::infinity()), denominator.assign(rows, T(0));
     const T *q = row(A::Query, b, t0, h);
     int64_t keyEnd = call.causal ? std::min(call.keys, t0 + rows) : call.keys;
@@ -187,7 +187,6 @@ struct Attention {
             *a *= rescale;
       }
       if (threshold != 0) { // after the sums: the denominators count every probability
-        mask.resize(kBlock * kSpan);
         maskOf(mask.data(), kSpan, rows, seen.data(), t0, s0, b, h);
         applyMask(scores.data(), mask.data(), kSpan, rows, seen.data());
       }
