@@ -197,16 +197,31 @@ void loom::rt::detail::forceSmallGemmFallback(bool fallback) { forcedFallback = 
 
 void loom::rt::detail::forceSmallGemmAvx2(bool avx2) { forcedAvx2 = avx2; }
 
+namespace {
+/// The kernels this CPU runs, as the tests force them: AVX-512, AVX2, or neither (OpenBLAS
+/// and scalar transposes).
+enum class Path { Avx512, Avx2, Fallback };
+Path pathOf() {
+  if (loom::rt::smallGemmHasKernel() && !forcedAvx2.load(std::memory_order_relaxed))
+    return Path::Avx512;
+  if (loom::rt::detail::cpuHasAvx2() && !forcedFallback.load(std::memory_order_relaxed))
+    return Path::Avx2;
+  return Path::Fallback;
+}
+} // namespace
+
 void loom::rt::smallGemm(int64_t m, int64_t n, int64_t k, float alpha, StridedMatrix<float> a,
                          const float *b, int64_t ldb, float beta, float *c, int64_t ldc) {
   if (m <= 0 || n <= 0)
     return;
-  if (smallGemmHasKernel() && !forcedAvx2.load(std::memory_order_relaxed))
-    kernel(m, n, k, alpha, a, b, ldb, beta, c, ldc);
-  else if (detail::cpuHasAvx2() && !forcedFallback.load(std::memory_order_relaxed))
-    detail::smallGemmAvx2(m, n, k, alpha, a, b, ldb, beta, c, ldc);
-  else
-    blasGemm(m, n, k, alpha, a, b, ldb, beta, c, ldc);
+  switch (pathOf()) {
+  case Path::Avx512:
+    return kernel(m, n, k, alpha, a, b, ldb, beta, c, ldc);
+  case Path::Avx2:
+    return detail::smallGemmAvx2(m, n, k, alpha, a, b, ldb, beta, c, ldc);
+  case Path::Fallback:
+    return blasGemm(m, n, k, alpha, a, b, ldb, beta, c, ldc);
+  }
 }
 
 void loom::rt::smallGemm(int64_t m, int64_t n, int64_t k, double alpha,
@@ -218,10 +233,9 @@ void loom::rt::smallGemm(int64_t m, int64_t n, int64_t k, double alpha,
 void loom::rt::transposeBlock(int64_t rows, int64_t cols, const float *src, int64_t ldSrc,
                               float *dst, int64_t ldDst) {
   // Tiles of 16 in AVX-512 registers, of 8 in AVX2 ones, or none.
-  bool avx512 = smallGemmHasKernel() && !forcedAvx2.load(std::memory_order_relaxed);
-  int64_t size = avx512                                                                   ? 16
-                 : detail::cpuHasAvx2() && !forcedFallback.load(std::memory_order_relaxed) ? 8
-                                                                                           : 0;
+  Path path = pathOf();
+  bool avx512 = path == Path::Avx512;
+  int64_t size = avx512 ? 16 : path == Path::Avx2 ? 8 : 0;
   int64_t fullRows = size ? rows / size * size : 0;
   int64_t fullCols = size ? cols / size * size : 0;
   // A band of tile rows of dst at a time, left to right: stepping down src's rows instead
