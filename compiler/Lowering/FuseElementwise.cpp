@@ -7,7 +7,9 @@
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/IR/Dominance.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Transforms/CSE.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace mlir::loom {
@@ -75,6 +77,16 @@ bool cloneRecomputedProducers(Operation *root) {
   return cloned;
 }
 
+/// Whether `consumer` is the only user of `producer`'s results: one use, or several results
+/// all read by it (a backward's loop whose partial terms one sum adds up). Each fusion copies
+/// the producer's body in for one of them; the pass then keeps one copy of each op (the same
+/// inputs, the same ops), so the values are neither written nor computed twice.
+bool onlyReadBy(Operation *producer, Operation *consumer) {
+  return producer->hasOneUse() ||
+         (!producer->use_empty() &&
+          llvm::all_of(producer->getUsers(), [&](Operation *u) { return u == consumer; }));
+}
+
 /// Whether the producer of `fused`, when it has other users, can join its consumer as one more
 /// result of the fused loop (upstream keeps such a "preserved" result): each element is then
 /// computed once, and the consumer reads the producer's inputs instead of its result. Only
@@ -88,7 +100,7 @@ bool joinsAsExtraResult(OpOperand *fused) {
     return false;
   // A value recomputed in each user is better copied into each (cloneRecomputedProducers).
   auto producer = fused->get().getDefiningOp<linalg::GenericOp>();
-  if (!producer || producer->hasOneUse() || recomputedInEachUser(producer))
+  if (!producer || onlyReadBy(producer, consumer) || recomputedInEachUser(producer))
     return false;
   // The fusion replaces the fused value; another result of the producer that the consumer
   // also reads would become an input of the fused loop that the loop itself defines (a
@@ -144,7 +156,7 @@ struct FuseElementwisePass : mlir::loom::impl::FuseElementwiseBase<FuseElementwi
       Operation *producer = fused->get().getDefiningOp();
       // A GEMM read in place stays one for the BLAS lowering (as a producer it never fuses:
       // it reduces).
-      return producer && producer->hasOneUse() &&
+      return producer && onlyReadBy(producer, fused->getOwner()) &&
              !fused->getOwner()->hasAttr(mlir::loom::kStridedContraction);
     });
     patterns.add<FuseIntoUserAsExtraResult>(&getContext());
@@ -157,6 +169,13 @@ struct FuseElementwisePass : mlir::loom::impl::FuseElementwiseBase<FuseElementwi
       if (!cloneRecomputedProducers(getOperation()))
         break;
     }
+    // A loop fused with several results of one producer holds a copy of its body per result
+    // (onlyReadBy): one is kept.
+    IRRewriter rewriter(&getContext());
+    DominanceInfo dominance;
+    getOperation()->walk([&](linalg::GenericOp loop) {
+      eliminateCommonSubExpressions(rewriter, dominance, loop);
+    });
   }
 };
 } // namespace

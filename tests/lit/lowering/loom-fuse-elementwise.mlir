@@ -298,3 +298,36 @@ func.func @two_results_read(%x: tensor<8xf32>, %y: tensor<8xf32>, %m: tensor<8xi
   } -> tensor<8xf32>
   return %c, %u : tensor<8xf32>, tensor<8xf32>
 }
+
+// -----
+
+// Tests that a loop whose results are all read by one elementwise user (a backward's partial
+// terms, summed there) fuses into it as one loop: nothing is written between them, and after
+// canonicalize and CSE the shared work (the exp) is done once.
+// CHECK-LABEL: func.func @terms_summed
+// CHECK: linalg.generic
+// CHECK-SAME: ins(%arg0, %arg1 : tensor<8xf32>, tensor<8xf32>)
+// CHECK-COUNT-1: math.exp
+// CHECK-NOT: math.exp
+// CHECK: arith.mulf
+// CHECK: arith.addf
+// CHECK: linalg.yield
+// CHECK-NOT: linalg.generic
+#v = affine_map<(d0) -> (d0)>
+func.func @terms_summed(%x: tensor<8xf32>, %y: tensor<8xf32>) -> tensor<8xf32> {
+  %e = tensor.empty() : tensor<8xf32>
+  %p:2 = linalg.generic {indexing_maps = [#v, #v, #v, #v], iterator_types = ["parallel"]}
+      ins(%x, %y : tensor<8xf32>, tensor<8xf32>) outs(%e, %e : tensor<8xf32>, tensor<8xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32, %o2: f32):
+    %t = math.exp %a : f32
+    %s = arith.mulf %t, %b : f32
+    linalg.yield %t, %s : f32, f32
+  } -> (tensor<8xf32>, tensor<8xf32>)
+  %c = linalg.generic {indexing_maps = [#v, #v, #v], iterator_types = ["parallel"]}
+      ins(%p#1, %p#0 : tensor<8xf32>, tensor<8xf32>) outs(%e : tensor<8xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %r = arith.addf %a, %b : f32
+    linalg.yield %r : f32
+  } -> tensor<8xf32>
+  return %c : tensor<8xf32>
+}
