@@ -1,6 +1,8 @@
 // The attention kernel's passes over a row (see AttentionRows.h).
 #include "runtime/AttentionRows.h"
 
+#include "runtime/AttentionRowsAvx2.h"
+#include "runtime/SmallGemmAvx2.h"
 #include "runtime/cuda/AttentionDropout.h"
 
 #include <algorithm>
@@ -261,23 +263,34 @@ void rowMaxesPortable(const T *rows, int64_t ld, int64_t count, const int64_t *l
   }
 }
 
-std::atomic<bool> forcedFallback{false};
+std::atomic<bool> forcedFallback{false}, forcedAvx2{false};
 
-bool hasAvx512() {
+/// The passes this CPU runs, as the tests force them: AVX-512, AVX2, or the portable loops.
+enum class Path { Avx512, Avx2, Portable };
+Path pathOf() {
   static const bool avx512 = __builtin_cpu_supports("avx512f");
-  return avx512 && !forcedFallback.load(std::memory_order_relaxed);
+  if (forcedFallback.load(std::memory_order_relaxed))
+    return Path::Portable;
+  if (avx512 && !forcedAvx2.load(std::memory_order_relaxed))
+    return Path::Avx512;
+  return loom::rt::detail::cpuHasAvx2() ? Path::Avx2 : Path::Portable;
 }
 
 } // namespace
 
 void loom::rt::detail::forceRowPassFallback(bool fallback) { forcedFallback = fallback; }
+void loom::rt::detail::forceRowPassAvx2(bool avx2) { forcedAvx2 = avx2; }
 
 void loom::rt::expRows(float *rows, int64_t ld, int64_t count, int64_t width,
                        const int64_t *lengths, const float *shifts, float *sums) {
-  if (hasAvx512())
-    expRowsAvx512(rows, ld, count, width, lengths, shifts, sums);
-  else
-    expRowsPortable(rows, ld, count, width, lengths, shifts, sums);
+  switch (pathOf()) {
+  case Path::Avx512:
+    return expRowsAvx512(rows, ld, count, width, lengths, shifts, sums);
+  case Path::Avx2:
+    return detail::expRowsAvx2(rows, ld, count, width, lengths, shifts, sums);
+  case Path::Portable:
+    return expRowsPortable(rows, ld, count, width, lengths, shifts, sums);
+  }
 }
 void loom::rt::expRows(double *rows, int64_t ld, int64_t count, int64_t width,
                        const int64_t *lengths, const double *shifts, double *sums) {
@@ -286,10 +299,14 @@ void loom::rt::expRows(double *rows, int64_t ld, int64_t count, int64_t width,
 void loom::rt::softmaxGradRows(float *dprobs, const float *probs, int64_t ld, int64_t count,
                                int64_t width, const int64_t *lengths, const float *deltas,
                                float scale) {
-  if (hasAvx512())
-    softmaxGradRowsAvx512(dprobs, probs, ld, count, width, lengths, deltas, scale);
-  else
-    softmaxGradRowsPortable(dprobs, probs, ld, count, width, lengths, deltas, scale);
+  switch (pathOf()) {
+  case Path::Avx512:
+    return softmaxGradRowsAvx512(dprobs, probs, ld, count, width, lengths, deltas, scale);
+  case Path::Avx2:
+    return detail::softmaxGradRowsAvx2(dprobs, probs, ld, count, width, lengths, deltas, scale);
+  case Path::Portable:
+    return softmaxGradRowsPortable(dprobs, probs, ld, count, width, lengths, deltas, scale);
+  }
 }
 void loom::rt::softmaxGradRows(double *dprobs, const double *probs, int64_t ld, int64_t count,
                                int64_t width, const int64_t *lengths, const double *deltas,
@@ -298,10 +315,14 @@ void loom::rt::softmaxGradRows(double *dprobs, const double *probs, int64_t ld, 
 }
 void loom::rt::rowMaxes(const float *rows, int64_t ld, int64_t count, const int64_t *lengths,
                         float *maxes) {
-  if (hasAvx512())
-    rowMaxesAvx512(rows, ld, count, lengths, maxes);
-  else
-    rowMaxesPortable(rows, ld, count, lengths, maxes);
+  switch (pathOf()) {
+  case Path::Avx512:
+    return rowMaxesAvx512(rows, ld, count, lengths, maxes);
+  case Path::Avx2:
+    return detail::rowMaxesAvx2(rows, ld, count, lengths, maxes);
+  case Path::Portable:
+    return rowMaxesPortable(rows, ld, count, lengths, maxes);
+  }
 }
 void loom::rt::rowMaxes(const double *rows, int64_t ld, int64_t count, const int64_t *lengths,
                         double *maxes) {
@@ -309,7 +330,15 @@ void loom::rt::rowMaxes(const double *rows, int64_t ld, int64_t count, const int
 }
 
 float loom::rt::rowDot(const float *x, const float *y, int64_t n) {
-  return hasAvx512() ? rowDotAvx512(x, y, n) : dotOf(x, y, n);
+  switch (pathOf()) {
+  case Path::Avx512:
+    return rowDotAvx512(x, y, n);
+  case Path::Avx2:
+    return detail::rowDotAvx2(x, y, n);
+  case Path::Portable:
+    break;
+  }
+  return dotOf(x, y, n);
 }
 double loom::rt::rowDot(const double *x, const double *y, int64_t n) { return dotOf(x, y, n); }
 

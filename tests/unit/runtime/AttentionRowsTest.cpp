@@ -1,7 +1,9 @@
 // The attention kernel's passes over the rows of a block (runtime/AttentionRows.h) against
 // double-precision references, at every length up to past four vectors (whole vectors and
-// every tail), on this CPU's path and on the portable loops of CPUs without AVX-512.
+// every tail), on this CPU's path, on the AVX2 loops and on the portable loops of CPUs with
+// neither AVX-512 nor AVX2.
 #include "runtime/AttentionRows.h"
+#include "runtime/SmallGemmAvx2.h"
 
 #include <gtest/gtest.h>
 
@@ -15,10 +17,20 @@ using namespace loom::rt;
 
 namespace {
 
-class AttentionRowsTest : public ::testing::TestWithParam<bool> {
+enum class Path { ThisCpu, Avx2, Portable };
+
+class AttentionRowsTest : public ::testing::TestWithParam<Path> {
 protected:
-  void SetUp() override { detail::forceRowPassFallback(GetParam()); }
-  void TearDown() override { detail::forceRowPassFallback(false); }
+  void SetUp() override {
+    if (GetParam() == Path::Avx2 && !detail::cpuHasAvx2())
+      GTEST_SKIP() << "this CPU has no AVX2 and FMA";
+    detail::forceRowPassFallback(GetParam() == Path::Portable);
+    detail::forceRowPassAvx2(GetParam() == Path::Avx2);
+  }
+  void TearDown() override {
+    detail::forceRowPassFallback(false);
+    detail::forceRowPassAvx2(false);
+  }
 
   /// `n` values in [-6, 2), seeded by n.
   static std::vector<float> row(int64_t n) {
@@ -146,9 +158,12 @@ TEST_P(AttentionRowsTest, SoftmaxGradientOfBlockRows) {
     }
 }
 
-INSTANTIATE_TEST_SUITE_P(, AttentionRowsTest, ::testing::Values(false, true),
+INSTANTIATE_TEST_SUITE_P(, AttentionRowsTest,
+                         ::testing::Values(Path::ThisCpu, Path::Avx2, Path::Portable),
                          [](const auto &info) {
-                           return info.param ? "PortableLoops" : "ThisCpusPath";
+                           return info.param == Path::ThisCpu ? "ThisCpusPath"
+                                  : info.param == Path::Avx2  ? "Avx2Loops"
+                                                              : "PortableLoops";
                          });
 
 } // namespace

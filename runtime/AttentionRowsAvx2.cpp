@@ -1,0 +1,153 @@
+// The attention kernel's float passes on AVX2 (see AttentionRowsAvx2.h).
+#include "runtime/AttentionRowsAvx2.h"
+
+#include <algorithm>
+#include <limits>
+#include <immintrin.h>
+
+namespace {
+
+#define LOOM_AVX2 gnu::target("avx2,fma")
+
+/// The mask of a vector's first `count` lanes (any count: below 0 none, above 8 all).
+[[gnu::always_inline, LOOM_AVX2]] inline __m256i lanesBelow(int64_t count) {
+  int32_t n = int32_t(std::clamp<int64_t>(count, 0, 8));
+  return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+
+/// The sum of a vector's lanes.
+[[gnu::always_inline, LOOM_AVX2]] inline float laneSum(__m256 v) {
+  __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+  s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+  return _mm_cvtss_f32(_mm_add_ss(s, _mm_movehdup_ps(s)));
+}
+
+/// The max of a vector's lanes.
+[[gnu::always_inline, LOOM_AVX2]] inline float laneMax(__m256 v) {
+  __m128 s = _mm_max_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+  s = _mm_max_ps(s, _mm_movehl_ps(s, s));
+  return _mm_cvtss_f32(_mm_max_ss(s, _mm_movehdup_ps(s)));
+}
+
+/// Writes v's first `lanes` lanes (1 to 8) to out: the whole vector when there is room up to
+/// `room` floats from out, else lane by lane.
+[[gnu::always_inline, LOOM_AVX2]] inline void storeLanes(float *out, __m256 v, int64_t lanes,
+                                                         int64_t room) {
+  if (room >= 8)
+    return _mm256_storeu_ps(out, v);
+  alignas(32) float values[8];
+  _mm256_store_ps(values, v);
+  std::copy_n(values, lanes, out);
+}
+
+/// AttentionRows.cpp's expFloat on 8 lanes, step for step (the same polynomial and bounds).
+[[gnu::always_inline, LOOM_AVX2]] inline __m256 expVector(__m256 x) {
+  x = _mm256_max_ps(x, _mm256_set1_ps(-88.0f));
+  __m256 shifted =
+      _mm256_fmadd_ps(x, _mm256_set1_ps(1.44269504088896341f), _mm256_set1_ps(12582912.0f));
+  __m256 k = _mm256_sub_ps(shifted, _mm256_set1_ps(12582912.0f));
+  __m256i bits =
+      _mm256_sub_epi32(_mm256_castps_si256(shifted), _mm256_set1_epi32(0x4B400000));
+  __m256 r = _mm256_fmadd_ps(k, _mm256_set1_ps(2.12194440e-4f),
+                             _mm256_fnmadd_ps(k, _mm256_set1_ps(0.693359375f), x));
+  __m256 p = _mm256_set1_ps(1.9875691500e-4f);
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.3981999507e-3f));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(8.3334519073e-3f));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(4.1665795894e-2f));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.6666665459e-1f));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(5.0000001201e-1f));
+  p = _mm256_add_ps(_mm256_fmadd_ps(_mm256_mul_ps(p, r), r, r), _mm256_set1_ps(1.0f));
+  __m256 scale = _mm256_castsi256_ps(
+      _mm256_slli_epi32(_mm256_add_epi32(bits, _mm256_set1_epi32(127)), 23));
+  __m256 kept = _mm256_cmp_ps(x, _mm256_set1_ps(-87.3f), _CMP_GE_OQ);
+  return _mm256_and_ps(kept, _mm256_mul_ps(p, scale));
+}
+
+} // namespace
+
+[[LOOM_AVX2]] void loom::rt::detail::expRowsAvx2(float *rows, int64_t ld, int64_t count,
+                                                 int64_t width, const int64_t *lengths,
+                                                 const float *shifts, float *sums) {
+  for (int64_t r = 0; r < count; ++r) {
+    float *row = rows + r * ld;
+    const int64_t n = lengths[r];
+    const __m256 by = _mm256_set1_ps(shifts[r]);
+    __m256 sum = _mm256_setzero_ps();
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+      __m256 value = expVector(_mm256_sub_ps(_mm256_loadu_ps(row + i), by));
+      _mm256_storeu_ps(row + i, value);
+      sum = _mm256_add_ps(sum, value);
+    }
+    if (i < n) { // the last values, and zeros after them up to the vector's end
+      __m256i live = lanesBelow(n - i);
+      __m256 value = _mm256_and_ps(
+          _mm256_castsi256_ps(live),
+          expVector(_mm256_sub_ps(_mm256_maskload_ps(row + i, live), by)));
+      storeLanes(row + i, value, std::min<int64_t>(8, width - i), width - i);
+      sum = _mm256_add_ps(sum, value);
+      i += 8;
+    }
+    for (; i < width; i += 8)
+      storeLanes(row + i, _mm256_setzero_ps(), std::min<int64_t>(8, width - i), width - i);
+    if (sums)
+      sums[r] = laneSum(sum);
+  }
+}
+
+[[LOOM_AVX2]] void loom::rt::detail::softmaxGradRowsAvx2(float *dprobs, const float *probs,
+                                                         int64_t ld, int64_t count,
+                                                         int64_t width, const int64_t *lengths,
+                                                         const float *deltas, float scale) {
+  const __m256 by = _mm256_set1_ps(scale);
+  for (int64_t r = 0; r < count; ++r) {
+    float *dp = dprobs + r * ld;
+    const float *p = probs + r * ld;
+    const __m256 delta = _mm256_set1_ps(deltas[r]);
+    for (int64_t i = 0; i < width; i += 8) {
+      // Masked keys (from lengths[r] on) become zeros; their dP was never computed.
+      __m256i live = lanesBelow(lengths[r] - i);
+      __m256 value = _mm256_mul_ps(
+          _mm256_mul_ps(_mm256_maskload_ps(p + i, live),
+                        _mm256_sub_ps(_mm256_maskload_ps(dp + i, live), delta)),
+          by);
+      storeLanes(dp + i, _mm256_and_ps(_mm256_castsi256_ps(live), value),
+                 std::min<int64_t>(8, width - i), width - i);
+    }
+  }
+}
+
+[[LOOM_AVX2]] void loom::rt::detail::rowMaxesAvx2(const float *rows, int64_t ld, int64_t count,
+                                                  const int64_t *lengths, float *maxes) {
+  const __m256 none = _mm256_set1_ps(-std::numeric_limits<float>::infinity());
+  for (int64_t r = 0; r < count; ++r) {
+    const float *row = rows + r * ld;
+    const int64_t n = lengths[r];
+    __m256 max = none;
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8)
+      max = _mm256_max_ps(max, _mm256_loadu_ps(row + i));
+    if (i < n) {
+      __m256i live = lanesBelow(n - i);
+      max = _mm256_max_ps(max, _mm256_blendv_ps(none, _mm256_maskload_ps(row + i, live),
+                                                _mm256_castsi256_ps(live)));
+    }
+    maxes[r] = laneMax(max);
+  }
+}
+
+[[LOOM_AVX2]] float loom::rt::detail::rowDotAvx2(const float *x, const float *y, int64_t n) {
+  // Two accumulators: one would be a chain of dependent FMAs.
+  __m256 sum = _mm256_setzero_ps(), other = _mm256_setzero_ps();
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    sum = _mm256_fmadd_ps(_mm256_loadu_ps(x + i), _mm256_loadu_ps(y + i), sum);
+    other = _mm256_fmadd_ps(_mm256_loadu_ps(x + i + 8), _mm256_loadu_ps(y + i + 8), other);
+  }
+  for (; i < n; i += 8) {
+    __m256i live = lanesBelow(n - i);
+    sum = _mm256_fmadd_ps(_mm256_maskload_ps(x + i, live), _mm256_maskload_ps(y + i, live),
+                          sum);
+  }
+  return laneSum(_mm256_add_ps(sum, other));
+}
