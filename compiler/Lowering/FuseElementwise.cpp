@@ -78,13 +78,19 @@ bool cloneRecomputedProducers(Operation *root) {
 }
 
 /// Whether `consumer` is the only user of `producer`'s results: one use, or several results
-/// all read by it (a backward's loop whose partial terms one sum adds up). Each fusion copies
-/// the producer's body in for one of them; the pass then keeps one copy of each op (the same
-/// inputs, the same ops), so the values are neither written nor computed twice.
+/// all read by it as inputs (a backward's loop whose partial terms one sum adds up). Each
+/// fusion copies the producer's body in for one of them; the pass then keeps one copy of each
+/// op (the same inputs, the same ops), so the values are neither written nor computed twice.
+/// (A result that is also the consumer's init would keep the producer alive beside the fused
+/// loop: it would run twice.)
 bool onlyReadBy(Operation *producer, Operation *consumer) {
-  return producer->hasOneUse() ||
-         (!producer->use_empty() &&
-          llvm::all_of(producer->getUsers(), [&](Operation *u) { return u == consumer; }));
+  if (producer->hasOneUse())
+    return true;
+  auto loop = dyn_cast<linalg::GenericOp>(consumer);
+  return loop && !producer->use_empty() &&
+         llvm::all_of(producer->getUses(), [&](OpOperand &use) {
+           return use.getOwner() == consumer && loop.isDpsInput(&use);
+         });
 }
 
 /// Whether the producer of `fused`, when it has other users, can join its consumer as one more
