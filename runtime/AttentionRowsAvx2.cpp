@@ -29,15 +29,14 @@ namespace {
   return _mm_cvtss_f32(_mm_max_ss(s, _mm_movehdup_ps(s)));
 }
 
-/// Writes v's first `lanes` lanes (1 to 8) to out: the whole vector when there is room up to
-/// `room` floats from out, else lane by lane.
-[[gnu::always_inline, LOOM_AVX2]] inline void storeLanes(float *out, __m256 v, int64_t lanes,
-                                                         int64_t room) {
+/// Writes v to out where `room` (at least 1) floats from out belong to the row: the whole
+/// vector when it fits, else its first `room` lanes one by one.
+[[gnu::always_inline, LOOM_AVX2]] inline void storeLanes(float *out, __m256 v, int64_t room) {
   if (room >= 8)
     return _mm256_storeu_ps(out, v);
   alignas(32) float values[8];
   _mm256_store_ps(values, v);
-  std::copy_n(values, lanes, out);
+  std::copy_n(values, room, out);
 }
 
 /// AttentionRows.cpp's expFloat on 8 lanes, step for step (the same polynomial and bounds).
@@ -84,12 +83,12 @@ namespace {
       __m256 value = _mm256_and_ps(
           _mm256_castsi256_ps(live),
           expVector(_mm256_sub_ps(_mm256_maskload_ps(row + i, live), by)));
-      storeLanes(row + i, value, std::min<int64_t>(8, width - i), width - i);
+      storeLanes(row + i, value, width - i);
       sum = _mm256_add_ps(sum, value);
       i += 8;
     }
     for (; i < width; i += 8)
-      storeLanes(row + i, _mm256_setzero_ps(), std::min<int64_t>(8, width - i), width - i);
+      storeLanes(row + i, _mm256_setzero_ps(), width - i);
     if (sums)
       sums[r] = laneSum(sum);
   }
@@ -111,8 +110,7 @@ namespace {
           _mm256_mul_ps(_mm256_maskload_ps(p + i, live),
                         _mm256_sub_ps(_mm256_maskload_ps(dp + i, live), delta)),
           by);
-      storeLanes(dp + i, _mm256_and_ps(_mm256_castsi256_ps(live), value),
-                 std::min<int64_t>(8, width - i), width - i);
+      storeLanes(dp + i, _mm256_and_ps(_mm256_castsi256_ps(live), value), width - i);
     }
   }
 }
