@@ -2,11 +2,10 @@
 #include "runtime/AttentionRows.h"
 
 #include "runtime/AttentionRowsAvx2.h"
-#include "runtime/SmallGemmAvx2.h"
+#include "runtime/CpuKernels.h"
 #include "runtime/cuda/AttentionDropout.h"
 
 #include <algorithm>
-#include <atomic>
 #include <bit>
 #include <cmath>
 #include <limits>
@@ -263,32 +262,16 @@ void rowMaxesPortable(const T *rows, int64_t ld, int64_t count, const int64_t *l
   }
 }
 
-std::atomic<bool> forcedFallback{false}, forcedAvx2{false};
-
-/// The passes this CPU runs, as the tests force them: AVX-512, AVX2, or the portable loops.
-enum class Path { Avx512, Avx2, Portable };
-Path pathOf() {
-  static const bool avx512 = __builtin_cpu_supports("avx512f");
-  if (forcedFallback.load(std::memory_order_relaxed))
-    return Path::Portable;
-  if (avx512 && !forcedAvx2.load(std::memory_order_relaxed))
-    return Path::Avx512;
-  return loom::rt::detail::cpuHasAvx2() ? Path::Avx2 : Path::Portable;
-}
-
 } // namespace
-
-void loom::rt::detail::forceRowPassFallback(bool fallback) { forcedFallback = fallback; }
-void loom::rt::detail::forceRowPassAvx2(bool avx2) { forcedAvx2 = avx2; }
 
 void loom::rt::expRows(float *rows, int64_t ld, int64_t count, int64_t width,
                        const int64_t *lengths, const float *shifts, float *sums) {
-  switch (pathOf()) {
-  case Path::Avx512:
+  switch (cpuKernels()) {
+  case CpuKernels::Avx512:
     return expRowsAvx512(rows, ld, count, width, lengths, shifts, sums);
-  case Path::Avx2:
+  case CpuKernels::Avx2:
     return detail::expRowsAvx2(rows, ld, count, width, lengths, shifts, sums);
-  case Path::Portable:
+  case CpuKernels::Portable:
     return expRowsPortable(rows, ld, count, width, lengths, shifts, sums);
   }
 }
@@ -299,12 +282,12 @@ void loom::rt::expRows(double *rows, int64_t ld, int64_t count, int64_t width,
 void loom::rt::softmaxGradRows(float *dprobs, const float *probs, int64_t ld, int64_t count,
                                int64_t width, const int64_t *lengths, const float *deltas,
                                float scale) {
-  switch (pathOf()) {
-  case Path::Avx512:
+  switch (cpuKernels()) {
+  case CpuKernels::Avx512:
     return softmaxGradRowsAvx512(dprobs, probs, ld, count, width, lengths, deltas, scale);
-  case Path::Avx2:
+  case CpuKernels::Avx2:
     return detail::softmaxGradRowsAvx2(dprobs, probs, ld, count, width, lengths, deltas, scale);
-  case Path::Portable:
+  case CpuKernels::Portable:
     return softmaxGradRowsPortable(dprobs, probs, ld, count, width, lengths, deltas, scale);
   }
 }
@@ -315,12 +298,12 @@ void loom::rt::softmaxGradRows(double *dprobs, const double *probs, int64_t ld, 
 }
 void loom::rt::rowMaxes(const float *rows, int64_t ld, int64_t count, const int64_t *lengths,
                         float *maxes) {
-  switch (pathOf()) {
-  case Path::Avx512:
+  switch (cpuKernels()) {
+  case CpuKernels::Avx512:
     return rowMaxesAvx512(rows, ld, count, lengths, maxes);
-  case Path::Avx2:
+  case CpuKernels::Avx2:
     return detail::rowMaxesAvx2(rows, ld, count, lengths, maxes);
-  case Path::Portable:
+  case CpuKernels::Portable:
     return rowMaxesPortable(rows, ld, count, lengths, maxes);
   }
 }
@@ -330,12 +313,12 @@ void loom::rt::rowMaxes(const double *rows, int64_t ld, int64_t count, const int
 }
 
 float loom::rt::rowDot(const float *x, const float *y, int64_t n) {
-  switch (pathOf()) {
-  case Path::Avx512:
+  switch (cpuKernels()) {
+  case CpuKernels::Avx512:
     return rowDotAvx512(x, y, n);
-  case Path::Avx2:
+  case CpuKernels::Avx2:
     return detail::rowDotAvx2(x, y, n);
-  case Path::Portable:
+  case CpuKernels::Portable:
     break;
   }
   return dotOf(x, y, n);

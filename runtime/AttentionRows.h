@@ -2,9 +2,9 @@
 // the exponentials of the online softmax with their sums, the rows' maxima and the gradient's
 // dot products. Each takes its sums or maxima in vector lanes, so its rounding differs from a
 // serial loop's; the float exponential is a vectorized polynomial, the double one libm's.
-// On AVX-512 (and AVX2: AttentionRowsAvx2.h) the float passes end a row in one masked vector
-// rather than scalar steps, and a block's rows run in one loop, so that one row's
-// exponentials overlap the last one's sum.
+// On AVX-512 (and AVX2: AttentionRowsAvx2.h; CpuKernels.h chooses) the float passes end a row
+// in one masked vector rather than scalar steps, and a block's rows run in one loop, so that
+// one row's exponentials overlap the last one's sum.
 #ifndef LOOM_RUNTIME_ATTENTIONROWS_H
 #define LOOM_RUNTIME_ATTENTIONROWS_H
 
@@ -46,14 +46,6 @@ void dropoutFactors(float *out, int64_t n, uint32_t seed, uint32_t t, uint32_t s
                     uint32_t threshold, float keep);
 void dropoutFactors(double *out, int64_t n, uint32_t seed, uint32_t t, uint32_t s0,
                     uint32_t threshold, double keep);
-
-namespace detail {
-/// Makes the float passes take the portable loops that CPUs without AVX-512 or AVX2 run
-/// (true), or choose by the CPU again (false): tests run every path on one machine.
-void forceRowPassFallback(bool fallback);
-/// Makes the float passes take their AVX2 loops where the CPU has AVX-512 too (true).
-void forceRowPassAvx2(bool avx2);
-} // namespace detail
 
 } // namespace loom::rt
 

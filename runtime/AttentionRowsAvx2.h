@@ -10,7 +10,7 @@
 namespace loom::rt::detail {
 
 /// expRows, softmaxGradRows, rowMaxes and rowDot of AttentionRows.h on AVX2 and FMA; the
-/// caller checks cpuHasAvx2() (SmallGemmAvx2.h).
+/// caller checks that the CPU has them (CpuKernels.h).
 void expRowsAvx2(float *rows, int64_t ld, int64_t count, int64_t width, const int64_t *lengths,
                  const float *shifts, float *sums);
 void softmaxGradRowsAvx2(float *dprobs, const float *probs, int64_t ld, int64_t count,

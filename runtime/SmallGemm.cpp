@@ -7,10 +7,10 @@
 // products 3-5% slower than 4 x 4; 8 x 2 ran its attention slightly faster than 6 x 2,
 // whose two single rows left of a 32-row block each waited on every FMA's latency.)
 #include "runtime/SmallGemm.h"
+#include "runtime/CpuKernels.h"
 #include "runtime/SmallGemmAvx2.h"
 
 #include <algorithm>
-#include <atomic>
 #include <vector>
 #include <cblas.h>
 #include <immintrin.h>
@@ -184,42 +184,20 @@ void transposeScalar(int64_t first, int64_t rows, int64_t cols, const T *src, in
   }
 }
 
-std::atomic<bool> forcedFallback{false}, forcedAvx2{false};
-
 } // namespace
 
-bool loom::rt::smallGemmHasKernel() {
-  static const bool avx512 = __builtin_cpu_supports("avx512f");
-  return avx512 && !forcedFallback.load(std::memory_order_relaxed);
-}
-
-void loom::rt::detail::forceSmallGemmFallback(bool fallback) { forcedFallback = fallback; }
-
-void loom::rt::detail::forceSmallGemmAvx2(bool avx2) { forcedAvx2 = avx2; }
-
-namespace {
-/// The kernels this CPU runs, as the tests force them: AVX-512, AVX2, or neither (OpenBLAS
-/// and scalar transposes).
-enum class Path { Avx512, Avx2, Fallback };
-Path pathOf() {
-  if (loom::rt::smallGemmHasKernel() && !forcedAvx2.load(std::memory_order_relaxed))
-    return Path::Avx512;
-  if (loom::rt::detail::cpuHasAvx2() && !forcedFallback.load(std::memory_order_relaxed))
-    return Path::Avx2;
-  return Path::Fallback;
-}
-} // namespace
+bool loom::rt::smallGemmHasKernel() { return cpuKernels() == CpuKernels::Avx512; }
 
 void loom::rt::smallGemm(int64_t m, int64_t n, int64_t k, float alpha, StridedMatrix<float> a,
                          const float *b, int64_t ldb, float beta, float *c, int64_t ldc) {
   if (m <= 0 || n <= 0)
     return;
-  switch (pathOf()) {
-  case Path::Avx512:
+  switch (cpuKernels()) {
+  case CpuKernels::Avx512:
     return kernel(m, n, k, alpha, a, b, ldb, beta, c, ldc);
-  case Path::Avx2:
+  case CpuKernels::Avx2:
     return detail::smallGemmAvx2(m, n, k, alpha, a, b, ldb, beta, c, ldc);
-  case Path::Fallback:
+  case CpuKernels::Portable:
     return blasGemm(m, n, k, alpha, a, b, ldb, beta, c, ldc);
   }
 }
@@ -233,9 +211,9 @@ void loom::rt::smallGemm(int64_t m, int64_t n, int64_t k, double alpha,
 void loom::rt::transposeBlock(int64_t rows, int64_t cols, const float *src, int64_t ldSrc,
                               float *dst, int64_t ldDst) {
   // Tiles of 16 in AVX-512 registers, of 8 in AVX2 ones, or none.
-  Path path = pathOf();
-  bool avx512 = path == Path::Avx512;
-  int64_t size = avx512 ? 16 : path == Path::Avx2 ? 8 : 0;
+  CpuKernels kernels = cpuKernels();
+  bool avx512 = kernels == CpuKernels::Avx512;
+  int64_t size = avx512 ? 16 : kernels == CpuKernels::Avx2 ? 8 : 0;
   int64_t fullRows = size ? rows / size * size : 0;
   int64_t fullCols = size ? cols / size * size : 0;
   // A band of tile rows of dst at a time, left to right: stepping down src's rows instead

@@ -27,18 +27,10 @@ void smallGemm(int64_t m, int64_t n, int64_t k, float alpha, StridedMatrix<float
 void smallGemm(int64_t m, int64_t n, int64_t k, double alpha, StridedMatrix<double> a,
                const double *b, int64_t ldb, double beta, double *c, int64_t ldc);
 
-/// Whether smallGemm runs its AVX-512 kernel on this CPU (the GEMM entry points' blocks use it
-/// where it pays, runtime/Blas.cpp; their thresholds were measured with it).
+/// Whether smallGemm runs its AVX-512 kernel (cpuKernels(), CpuKernels.h, which also chooses
+/// between the AVX2 kernel and OpenBLAS): the GEMM entry points' blocks use it where it pays,
+/// runtime/Blas.cpp; their thresholds were measured with it.
 bool smallGemmHasKernel();
-
-namespace detail {
-/// Makes smallGemm and transposeBlock take their paths for CPUs without AVX-512 or AVX2 (true:
-/// OpenBLAS, a scalar transpose) or choose by the CPU again (false): tests run every path on
-/// one machine.
-void forceSmallGemmFallback(bool fallback);
-/// Makes smallGemm take its AVX2 kernel where the CPU has AVX-512 too (true).
-void forceSmallGemmAvx2(bool avx2);
-} // namespace detail
 
 /// dst[j * ldDst + i] = src[i * ldSrc + j] for i < rows, j < cols: a block of keys or values
 /// turned so that a product reads it as B (contiguous rows); floats in 16 x 16 tiles in

@@ -99,11 +99,6 @@ template <int MR, int NV, bool Full>
 
 } // namespace
 
-bool loom::rt::detail::cpuHasAvx2() {
-  static const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-  return avx2;
-}
-
 [[LOOM_AVX2]] void loom::rt::detail::smallGemmAvx2(int64_t m, int64_t n, int64_t k, float alpha,
                                                    StridedMatrix<float> a, const float *b,
                                                    int64_t ldb, float beta, float *c,

@@ -8,11 +8,8 @@
 
 namespace loom::rt::detail {
 
-/// Whether this CPU has AVX2 and FMA.
-bool cpuHasAvx2();
-
 /// smallGemm's contract (C = alpha A B + beta C, beta 0 or 1) on AVX2 and FMA; the caller
-/// checks cpuHasAvx2().
+/// checks that the CPU has them (CpuKernels.h).
 void smallGemmAvx2(int64_t m, int64_t n, int64_t k, float alpha, StridedMatrix<float> a,
                    const float *b, int64_t ldb, float beta, float *c, int64_t ldc);
 

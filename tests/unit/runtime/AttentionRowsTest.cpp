@@ -3,7 +3,7 @@
 // every tail), on this CPU's path, on the AVX2 loops and on the portable loops of CPUs with
 // neither AVX-512 nor AVX2.
 #include "runtime/AttentionRows.h"
-#include "runtime/SmallGemmAvx2.h"
+#include "tests/unit/runtime/CpuKernelPaths.h"
 
 #include <gtest/gtest.h>
 
@@ -17,21 +17,8 @@ using namespace loom::rt;
 
 namespace {
 
-enum class Path { ThisCpu, Avx2, Portable };
-
-class AttentionRowsTest : public ::testing::TestWithParam<Path> {
+class AttentionRowsTest : public test::CpuKernelPathTest {
 protected:
-  void SetUp() override {
-    if (GetParam() == Path::Avx2 && !detail::cpuHasAvx2())
-      GTEST_SKIP() << "this CPU has no AVX2 and FMA";
-    detail::forceRowPassFallback(GetParam() == Path::Portable);
-    detail::forceRowPassAvx2(GetParam() == Path::Avx2);
-  }
-  void TearDown() override {
-    detail::forceRowPassFallback(false);
-    detail::forceRowPassAvx2(false);
-  }
-
   /// `n` values in [-6, 2), seeded by n.
   static std::vector<float> row(int64_t n) {
     std::mt19937 random(static_cast<unsigned>(n));
@@ -158,12 +145,7 @@ TEST_P(AttentionRowsTest, SoftmaxGradientOfBlockRows) {
     }
 }
 
-INSTANTIATE_TEST_SUITE_P(, AttentionRowsTest,
-                         ::testing::Values(Path::ThisCpu, Path::Avx2, Path::Portable),
-                         [](const auto &info) {
-                           return info.param == Path::ThisCpu ? "ThisCpusPath"
-                                  : info.param == Path::Avx2  ? "Avx2Loops"
-                                                              : "PortableLoops";
-                         });
+INSTANTIATE_TEST_SUITE_P(, AttentionRowsTest, test::everyCpuKernelPath(),
+                         test::cpuKernelPathName);
 
 } // namespace

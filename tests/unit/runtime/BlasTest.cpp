@@ -7,6 +7,7 @@
 // split) while one with a few rows does not, and one whose B is its largest operand, or a
 // weight's gradient, is split by B's rows (C's columns, or the inner dim and a sum).
 #include "runtime/Blas.h"
+#include "runtime/CpuKernels.h"
 #include "runtime/SmallGemm.h"
 #include "runtime/WorkerPool.h"
 
@@ -103,13 +104,13 @@ TEST_P(BlasSplitTest, ProductsMatchAPlainLoop) {
   detail::setCurrentWorkerPool(&pool);
   for (bool fallback : {false, true}) {
     SCOPED_TRACE(fallback ? "register kernel off" : "register kernel where it pays");
-    detail::forceSmallGemmFallback(fallback);
+    detail::forceCpuKernels(fallback ? std::optional(CpuKernels::Portable) : std::nullopt);
     for (const GemmCase &c : kCases) {
       check<float>(c);
       check<double>(c);
     }
   }
-  detail::forceSmallGemmFallback(false);
+  detail::forceCpuKernels(std::nullopt);
   detail::setCurrentWorkerPool(nullptr);
 }
 

@@ -4,7 +4,7 @@
 // neither), alpha, accumulation (beta 1), a C that beta 0 must not read (NaN), padded leading
 // dimensions and padding left alone; and the 16 x 16 tiled transpose with its edges.
 #include "runtime/SmallGemm.h"
-#include "runtime/SmallGemmAvx2.h"
+#include "tests/unit/runtime/CpuKernelPaths.h"
 
 #include <gtest/gtest.h>
 
@@ -75,23 +75,9 @@ void check(const ProductCase &c) {
   }
 }
 
-enum class Path { ThisCpu, Avx2, Fallback };
-
 /// Each case runs on this CPU's path (the AVX-512 kernel where it has one), on the AVX2
 /// kernel, and on the path of CPUs without either (OpenBLAS, and a scalar transpose).
-class SmallGemmTest : public ::testing::TestWithParam<Path> {
-protected:
-  void SetUp() override {
-    if (GetParam() == Path::Avx2 && !detail::cpuHasAvx2())
-      GTEST_SKIP() << "this CPU has no AVX2 and FMA";
-    detail::forceSmallGemmFallback(GetParam() == Path::Fallback);
-    detail::forceSmallGemmAvx2(GetParam() == Path::Avx2);
-  }
-  void TearDown() override {
-    detail::forceSmallGemmFallback(false);
-    detail::forceSmallGemmAvx2(false);
-  }
-};
+class SmallGemmTest : public test::CpuKernelPathTest {};
 
 TEST_P(SmallGemmTest, EveryTileShapeAndTail) {
   for (int64_t n : {64, 48, 32, 16, 128, 130, 7, 1, 33, 8, 9, 24, 25})
@@ -129,12 +115,7 @@ TEST_P(SmallGemmTest, TransposeBlock) {
     }
 }
 
-INSTANTIATE_TEST_SUITE_P(, SmallGemmTest,
-                         ::testing::Values(Path::ThisCpu, Path::Avx2, Path::Fallback),
-                         [](const auto &info) {
-                           return info.param == Path::ThisCpu ? "ThisCpu"
-                                  : info.param == Path::Avx2  ? "Avx2"
-                                                              : "Fallback";
-                         });
+INSTANTIATE_TEST_SUITE_P(, SmallGemmTest, test::everyCpuKernelPath(),
+                         test::cpuKernelPathName);
 
 } // namespace

@@ -1,0 +1,28 @@
+// Which of the runtime's hand-written float kernels this CPU runs. The small products and
+// transposes (SmallGemm.h) and attention's row passes (AttentionRows.h) each come as an
+// AVX-512 version, an AVX2 one (with FMA) and a portable fallback (OpenBLAS, plain loops);
+// one choice holds for all of them, and tests force it to run every path on one machine.
+#ifndef LOOM_RUNTIME_CPUKERNELS_H
+#define LOOM_RUNTIME_CPUKERNELS_H
+
+#include <optional>
+
+namespace loom::rt {
+
+enum class CpuKernels { Avx512, Avx2, Portable };
+
+/// The best kernels this CPU has, unless a test forced others.
+CpuKernels cpuKernels();
+
+/// Whether this CPU can run `kernels`.
+bool cpuSupports(CpuKernels kernels);
+
+namespace detail {
+/// Makes cpuKernels() return `kernels`, which the CPU must support, or choose by the CPU
+/// again (nullopt).
+void forceCpuKernels(std::optional<CpuKernels> kernels);
+} // namespace detail
+
+} // namespace loom::rt
+
+#endif // LOOM_RUNTIME_CPUKERNELS_H
