@@ -31,25 +31,34 @@ template <int MR, int NV>
                                                       const float *b, int64_t ldb, float beta,
                                                       float *c, int64_t ldc,
                                                       __mmask16 lastMask) {
+  // Every loop over the tile's rows and vectors is unrolled, so that the accumulators are
+  // registers (GCC otherwise kept the tail tiles' on the stack; see SmallGemmAvx2.cpp).
   __m512 acc[MR][NV];
+#pragma GCC unroll 16
   for (int i = 0; i < MR; ++i)
+#pragma GCC unroll 16
     for (int v = 0; v < NV; ++v)
       acc[i][v] = _mm512_setzero_ps();
   for (int64_t p = 0; p < k; ++p) {
     const float *row = b + p * ldb;
     __m512 bv[NV];
+#pragma GCC unroll 16
     for (int v = 0; v + 1 < NV; ++v)
       bv[v] = _mm512_loadu_ps(row + 16 * v);
     bv[NV - 1] = _mm512_maskz_loadu_ps(lastMask, row + 16 * (NV - 1));
     const float *column = a + p * colStride;
+#pragma GCC unroll 16
     for (int i = 0; i < MR; ++i) {
       __m512 ai = _mm512_set1_ps(column[i * rowStride]);
+#pragma GCC unroll 16
       for (int v = 0; v < NV; ++v)
         acc[i][v] = _mm512_fmadd_ps(ai, bv[v], acc[i][v]);
     }
   }
   const __m512 scale = _mm512_set1_ps(alpha);
+#pragma GCC unroll 16
   for (int i = 0; i < MR; ++i)
+#pragma GCC unroll 16
     for (int v = 0; v < NV; ++v) {
       float *out = c + i * ldc + 16 * v;
       __mmask16 mask = v + 1 < NV ? __mmask16(0xFFFF) : lastMask;
