@@ -654,6 +654,47 @@ def PrefetchUpdates : Pass<"loom-prefetch-updates", "mlir::ModuleOp"> {
                            "mlir::arith::ArithDialect"];
 }
 
+def MarkParallelLoops : Pass<"loom-mark-parallel-loops", "mlir::ModuleOp"> {
+  let summary = "Lowers innermost scf.parallel loops to scf.for annotated as parallel.";
+  let description = [{
+    Runs before convert-scf-to-cf on the CPU. An scf.parallel with one induction variable,
+    no reductions and no loop inside becomes an scf.for carrying
+    `llvm.loop_annotation = #llvm.loop_annotation<parallelAccesses = #group>` with a fresh
+    access group; convert-scf-to-cf moves the attribute onto the loop's latch branch, and
+    loom-parallel-access-groups puts the loop's memory accesses into the group. LLVM then
+    vectorizes the loop without checking at run time whether its buffers overlap (it
+    cannot tell from a kernel's argument struct), and without a scalar copy of the loop.
+
+    Input:
+    ```mlir
+    scf.parallel (%j) = (%c0) to (%c512) step (%c1) {
+      %x = memref.load %in[%j] : memref<512xf32>
+      memref.store %x, %out[%j] : memref<512xf32>
+      scf.reduce
+    }
+    ```
+    Output:
+    ```mlir
+    scf.for %j = %c0 to %c512 step %c1 {
+      ...
+    } {llvm.loop_annotation = #llvm.loop_annotation<parallelAccesses = #access_group>}
+    ```
+  }];
+  let dependentDialects = ["mlir::scf::SCFDialect", "mlir::LLVM::LLVMDialect"];
+}
+
+def ParallelAccessGroups : Pass<"loom-parallel-access-groups", "mlir::ModuleOp"> {
+  let summary = "Puts the memory accesses of loops marked parallel into their access group.";
+  let description = [{
+    Runs on the LLVM dialect, after the control-flow lowering. A latch `llvm.br` carrying a
+    discardable `llvm.loop_annotation` (loom-mark-parallel-loops) gets it as its
+    `loop_annotation`, and each load and store of the loop (the blocks that reach the latch
+    without passing its header) joins the annotation's parallel access groups, which LLVM
+    requires of every access before it treats a loop as parallel.
+  }];
+  let dependentDialects = ["mlir::LLVM::LLVMDialect"];
+}
+
 def DispatchParallelKernels : Pass<"loom-dispatch-parallel-kernels", "mlir::ModuleOp"> {
   let summary = "Calls chunked kernels through the runtime's parallel_for.";
   let description = [{

@@ -127,6 +127,8 @@ const std::vector<std::string> &mlir::loom::cpuToLLVMPasses() {
       "loom-emit-entry",
       // Buffers passed between functions as pointers: no descriptors per layer.
       "loom-pointer-buffers",
+      // Innermost parallel loops stay parallel for LLVM: vectorized without overlap checks.
+      "loom-mark-parallel-loops",
       "convert-scf-to-cf",
       "expand-strided-metadata",
       "lower-affine",
@@ -139,6 +141,7 @@ const std::vector<std::string> &mlir::loom::cpuToLLVMPasses() {
       "loom-func-to-llvm",
       "convert-cf-to-llvm",
       "reconcile-unrealized-casts",
+      "loom-parallel-access-groups",
       "loom-dispatch-parallel-kernels",
   };
   return passes;
