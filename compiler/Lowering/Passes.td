@@ -655,10 +655,10 @@ def PrefetchUpdates : Pass<"loom-prefetch-updates", "mlir::ModuleOp"> {
 }
 
 def MarkParallelLoops : Pass<"loom-mark-parallel-loops", "mlir::ModuleOp"> {
-  let summary = "Lowers innermost scf.parallel loops to scf.for annotated as parallel.";
+  let summary = "Lowers innermost scf.parallel loops to scf.for nests, the inner loop annotated as parallel.";
   let description = [{
-    Runs before convert-scf-to-cf on the CPU. An scf.parallel with one induction variable,
-    no reductions and no loop inside becomes an scf.for carrying
+    Runs before convert-scf-to-cf on the CPU. An scf.parallel with no reductions and no loop
+    inside becomes a nest of scf.for, one per dim, whose innermost carries
     `llvm.loop_annotation = #llvm.loop_annotation<parallelAccesses = #group>` with a fresh
     access group; convert-scf-to-cf moves the attribute onto the loop's latch branch, and
     loom-parallel-access-groups puts the loop's memory accesses into the group. LLVM then
