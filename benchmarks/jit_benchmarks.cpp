@@ -1,7 +1,8 @@
 // Speed of jitted code against baselines measured in the same run, printed as a table:
-// GEMM through jit vs OpenBLAS called directly, a fused elementwise chain vs a plain C++
-// loop, causal attention's forward and backward as one op (the blocked kernel) vs the same
-// attention written as products, mask and softmax, a layer norm's and the cross-entropy
+// GEMM through jit vs OpenBLAS called directly (at 256-2048 cubed, and at the tiny GPT's
+// and an MLP's shapes), a fused elementwise chain vs a plain C++ loop, causal attention's
+// forward and backward as one op (the blocked kernel) vs the same attention written as
+// products, mask and softmax, a layer norm's and the cross-entropy
 // loss's forward and backward vs PyTorch's own fused CPU kernels (rows_torch.py, 2 threads,
 // the OpenMP OpenBLAS), a sum over rows into columns vs a plain C++ loop, transposing copies
 // vs PyTorch's, and the compile time of a 2-layer MLP forward pass (cold and with a warm
@@ -63,6 +64,41 @@ void gemmRows() {
     double flops = 2.0 * n * n * n;
     std::printf("| GEMM %ldx%ldx%ld f32 | %.1f GFLOP/s | %.1f GFLOP/s (OpenBLAS) | %.2f |\n", n,
                 n, n, flops / loom / 1e9, flops / blas / 1e9, blas / loom);
+  }
+}
+
+/// The tiny GPT step's products (512 tokens, width 128, MLP 512) and an MLP's 10-wide ones,
+/// jitted (the backward's transposes folded into the product) against OpenBLAS called
+/// directly on its threads.
+void smallGemmRows() {
+  struct Shape {
+    int64_t m, n, k;
+    bool ta, tb;
+  };
+  const Shape shapes[] = {{512, 512, 128, false, false}, {512, 128, 512, false, false},
+                          {512, 128, 512, true, false},  {512, 512, 128, false, true},
+                          {512, 128, 512, false, true},  {512, 384, 128, false, false},
+                          {1024, 10, 512, false, false}, {1024, 512, 10, false, true}};
+  for (Shape s : shapes) {
+    auto fn = jit(
+        [s](Tensor a, Tensor b) {
+          return matmul(s.ta ? transpose(a, {1, 0}) : a, s.tb ? transpose(b, {1, 0}) : b);
+        },
+        {.name = "gemm_small"});
+    std::vector<float> a = randomVector(s.m * s.k, 1), b = randomVector(s.k * s.n, 2);
+    std::vector<float> c(s.m * s.n);
+    Array da = s.ta ? Array::from(a, {s.k, s.m}) : Array::from(a, {s.m, s.k});
+    Array db = s.tb ? Array::from(b, {s.n, s.k}) : Array::from(b, {s.k, s.n});
+    double blas = medianSeconds(200, [&] {
+      cblas_sgemm(CblasRowMajor, s.ta ? CblasTrans : CblasNoTrans,
+                  s.tb ? CblasTrans : CblasNoTrans, s.m, s.n, s.k, 1.0f, a.data(),
+                  s.ta ? s.m : s.k, b.data(), s.tb ? s.k : s.n, 0.0f, c.data(), s.n);
+    });
+    double loom = medianSeconds(200, [&] { fn(da, db).block_until_ready(); });
+    double flops = 2.0 * s.m * s.n * s.k;
+    std::printf("| GEMM %ldx%ldx%ld f32%s%s | %.1f GFLOP/s | %.1f GFLOP/s (OpenBLAS) | %.2f |\n",
+                s.m, s.n, s.k, s.ta ? ", A^T" : "", s.tb ? ", B^T" : "", flops / loom / 1e9,
+                flops / blas / 1e9, blas / loom);
   }
 }
 
@@ -312,9 +348,9 @@ void transposeRows() {
 int main(int argc, char **argv) {
   bench::runOnOpenBlasOwnKernels(argv); // both sides on the CPU's own kernels
   const std::pair<const char *, void (*)()> groups[] = {
-      {"gemm", gemmRows},           {"elementwise", elementwiseRow}, {"columns", columnSumRows},
-      {"attention", attentionRows}, {"rows", rowKernelRows},         {"transpose", transposeRows},
-      {"compile", compileRows}};
+      {"gemm", gemmRows},         {"small_gemm", smallGemmRows}, {"elementwise", elementwiseRow},
+      {"columns", columnSumRows}, {"attention", attentionRows},  {"rows", rowKernelRows},
+      {"transpose", transposeRows}, {"compile", compileRows}};
   std::string only = argc > 1 ? argv[1] : "";
   bool help = only == "-h" || only == "--help";
   bool known = only.empty() || std::any_of(std::begin(groups), std::end(groups),
@@ -324,7 +360,8 @@ int main(int argc, char **argv) {
       std::fprintf(stderr, "loom-jit-benchmarks: unexpected argument '%s'\n",
                    argc > 2 ? argv[2] : argv[1]);
     std::fputs("usage: loom-jit-benchmarks [GROUP]\n"
-               "  GROUP: gemm, elementwise, columns, attention, rows, transpose or compile "
+               "  GROUP: gemm, small_gemm, elementwise, columns, attention, rows, transpose "
+               "or compile "
                "(default: all)\n",
                help ? stdout : stderr);
     return help ? 0 : 2;

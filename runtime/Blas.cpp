@@ -1,5 +1,6 @@
 // OpenBLAS behind the runtime's GEMM C ABI (see Blas.h).
 #include "runtime/Blas.h"
+#include "runtime/CpuKernels.h"
 #include "runtime/Profiler.h"
 #include "runtime/SmallGemm.h"
 #include "runtime/WorkerPool.h"
@@ -91,6 +92,11 @@ struct BatchedGemm {
   /// (AMD EPYC, Zen 5), its weight's gradient 133 instead of 174. A transposed B (the
   /// backward's dX = dY W^T) is first turned into a thread's scratch, in 16 x 16 register
   /// tiles: a few microseconds against the 10-15% the kernel gains over OpenBLAS there.
+  /// The AVX2 kernel (16-column panels of B packed, from B^T directly) takes the same blocks
+  /// but those of a transposed A: in the tiny GPT's step, its calls taking turns with
+  /// OpenBLAS's (AMD EPYC, Zen 3, 2 cores), the products it took ran 1.03-1.28x faster (all
+  /// of the step's products 5.6% faster), the MLP's 10-wide ones 1.13-1.5x; with A transposed
+  /// (weights' gradients, k = 128 and 512) it ran 5-6% slower than OpenBLAS.
   bool registerKernelPays() const {
     if constexpr (!std::is_same_v<T, float>)
       return false;
@@ -100,7 +106,9 @@ struct BatchedGemm {
     return unitsOnOneThread && (onePass || k <= kMaxRegisterKernelDepth) &&
            (onePass || blockBytes <= kMaxRegisterKernelBlock) &&
            (n + 63) / 64 * blockBytes <= kMaxRegisterKernelTraffic &&
-           (tb == CblasNoTrans || n * k * int64_t(sizeof(T)) <= kMaxTurnedBBytes) &&
+           (tb == CblasNoTrans || !loom::rt::smallGemmTurnsB() ||
+            n * k * int64_t(sizeof(T)) <= kMaxTurnedBBytes) &&
+           (ta == CblasNoTrans || loom::rt::cpuKernels() != loom::rt::CpuKernels::Avx2) &&
            loom::rt::smallGemmHasKernel();
   }
   /// Whether a unit runs its block of rows for every outer index, in order: where the outer
@@ -140,18 +148,20 @@ struct BatchedGemm {
       if (registers) {
         bool t = ta == CblasTrans;
         const T *b = pb + o * bOuter + j * bStride;
-        int64_t bLd = ldb;
-        if (tb == CblasTrans) { // B is [n, k]: turned to [k, n]
+        loom::rt::StridedMatrix<float> bView{b, ldb, 1};
+        if (tb == CblasTrans) // B is [n, k]: read so by the kernel, or turned to [k, n] once
+          bView = {b, 1, ldb};
+        if (tb == CblasTrans && loom::rt::smallGemmTurnsB()) {
           if (turned.source != b) {
             turned.rows.resize(n * k);
             loom::rt::transposeBlock(n, k, b, ldb, turned.rows.data(), n);
             turned.source = b;
           }
-          b = turned.rows.data(), bLd = n;
+          bView = {turned.rows.data(), n, 1};
         }
         loom::rt::smallGemm(rows, n, k, 1.0f,
                             {pa + o * aOuter + j * aStride + aRow, t ? 1 : lda, t ? lda : 1},
-                            b, bLd, blockBeta, pc + o * cOuter + j * cStride + first * ldc, ldc);
+                            bView, blockBeta, pc + o * cOuter + j * cStride + first * ldc, ldc);
         return;
       }
     call(CblasRowMajor, ta, tb, rows, n, k, T(1), pa + o * aOuter + j * aStride + aRow, lda,

@@ -195,7 +195,9 @@ void transposeScalar(int64_t first, int64_t rows, int64_t cols, const T *src, in
 
 } // namespace
 
-bool loom::rt::smallGemmHasKernel() { return cpuKernels() == CpuKernels::Avx512; }
+bool loom::rt::smallGemmHasKernel() { return cpuKernels() != CpuKernels::Portable; }
+
+bool loom::rt::smallGemmTurnsB() { return cpuKernels() != CpuKernels::Avx2; }
 
 void loom::rt::smallGemm(int64_t m, int64_t n, int64_t k, float alpha, StridedMatrix<float> a,
                          const float *b, int64_t ldb, float beta, float *c, int64_t ldc) {
@@ -205,10 +207,29 @@ void loom::rt::smallGemm(int64_t m, int64_t n, int64_t k, float alpha, StridedMa
   case CpuKernels::Avx512:
     return kernel(m, n, k, alpha, a, b, ldb, beta, c, ldc);
   case CpuKernels::Avx2:
-    return detail::smallGemmAvx2(m, n, k, alpha, a, b, ldb, beta, c, ldc);
+    return detail::smallGemmAvx2(m, n, k, alpha, a, {b, ldb, 1}, beta, c, ldc);
   case CpuKernels::Portable:
     return blasGemm(m, n, k, alpha, a, b, ldb, beta, c, ldc);
   }
+}
+
+void loom::rt::smallGemm(int64_t m, int64_t n, int64_t k, float alpha, StridedMatrix<float> a,
+                         StridedMatrix<float> b, float beta, float *c, int64_t ldc) {
+  if (m <= 0 || n <= 0)
+    return;
+  if (cpuKernels() == CpuKernels::Avx2)
+    return detail::smallGemmAvx2(m, n, k, alpha, a, b, beta, c, ldc);
+  if (b.colStride == 1)
+    return smallGemm(m, n, k, alpha, a, b.a, b.rowStride, beta, c, ldc);
+  thread_local std::vector<float> turned; // B as [k x n], rows contiguous
+  turned.resize(k * n);
+  if (b.rowStride == 1)
+    transposeBlock(n, k, b.a, b.colStride, turned.data(), n);
+  else
+    for (int64_t p = 0; p < k; ++p)
+      for (int64_t j = 0; j < n; ++j)
+        turned[p * n + j] = b.a[p * b.rowStride + j * b.colStride];
+  smallGemm(m, n, k, alpha, a, turned.data(), n, beta, c, ldc);
 }
 
 void loom::rt::smallGemm(int64_t m, int64_t n, int64_t k, double alpha,

@@ -26,10 +26,20 @@ void smallGemm(int64_t m, int64_t n, int64_t k, float alpha, StridedMatrix<float
                const float *b, int64_t ldb, float beta, float *c, int64_t ldc);
 void smallGemm(int64_t m, int64_t n, int64_t k, double alpha, StridedMatrix<double> a,
                const double *b, int64_t ldb, double beta, double *c, int64_t ldc);
+/// The same with B read through strides (B(p, j) = b.a[p * b.rowStride + j * b.colStride]),
+/// so that B^T stored [n x k] is a plain view. Kernels that read B's rows in place turn a
+/// transposed B into a scratch copy first; smallGemmTurnsB() says whether this one does.
+void smallGemm(int64_t m, int64_t n, int64_t k, float alpha, StridedMatrix<float> a,
+               StridedMatrix<float> b, float beta, float *c, int64_t ldc);
 
-/// Whether smallGemm runs its AVX-512 kernel (cpuKernels(), CpuKernels.h, which also chooses
-/// between the AVX2 kernel and OpenBLAS): the GEMM entry points' blocks use it where it pays,
-/// runtime/Blas.cpp; their thresholds were measured with it.
+/// Whether smallGemm turns a transposed B into a scratch copy before its product (the
+/// AVX-512 kernel and OpenBLAS read B's rows in place; the AVX2 kernel packs B's panels from
+/// either layout). Callers that multiply one B by several blocks of A turn it once instead.
+bool smallGemmTurnsB();
+
+/// Whether smallGemm runs a register-tiled kernel (AVX-512 or AVX2; cpuKernels(),
+/// CpuKernels.h) rather than OpenBLAS: the GEMM entry points' blocks use it where it pays,
+/// runtime/Blas.cpp.
 bool smallGemmHasKernel();
 
 /// dst[j * ldDst + i] = src[i * ldSrc + j] for i < rows, j < cols: a block of keys or values

@@ -8,10 +8,11 @@
 
 namespace loom::rt::detail {
 
-/// smallGemm's contract (C = alpha A B + beta C, beta 0 or 1) on AVX2 and FMA; the caller
-/// checks that the CPU has them (CpuKernels.h).
+/// smallGemm's contract (C = alpha A B + beta C, beta 0 or 1) on AVX2 and FMA, B read
+/// through strides as A is (B or B^T stored); the caller checks that the CPU has them
+/// (CpuKernels.h).
 void smallGemmAvx2(int64_t m, int64_t n, int64_t k, float alpha, StridedMatrix<float> a,
-                   const float *b, int64_t ldb, float beta, float *c, int64_t ldc);
+                   StridedMatrix<float> b, float beta, float *c, int64_t ldc);
 
 /// dst[j * ldDst + i] = src[i * ldSrc + j] for an 8 x 8 tile, in registers (AVX2).
 void transposeTileAvx2(const float *src, int64_t ldSrc, float *dst, int64_t ldDst);

@@ -1,11 +1,12 @@
 // Tests of the runtime's GEMM entry points (runtime/Blas.h) against a plain triple loop in
 // double, on pools of 1, 2 and 3 threads: products split into blocks of rows on the pool,
 // narrow and batched ones, transposed operands, accumulation (beta 1), offsets, padded
-// leading dimensions and an outer batch (also one summed into C), each on smallGemm's register
-// kernel where it pays and on OpenBLAS, and with the register kernel switched off (the path of
-// CPUs without AVX-512); and that a product with enough rows runs on the pool's threads (the
-// split) while one with a few rows does not, and one whose B is its largest operand, or a
-// weight's gradient, is split by B's rows (C's columns, or the inner dim and a sum).
+// leading dimensions and an outer batch (also one summed into C), each on this CPU's register
+// kernel where it pays and on OpenBLAS, on the AVX2 kernel, and with the register kernels
+// switched off (the path of CPUs without AVX2); and that a product with enough rows runs on
+// the pool's threads (the split) while one with a few rows does not, and one whose B is its
+// largest operand, or a weight's gradient, is split by B's rows (C's columns, or the inner
+// dim and a sum).
 #include "runtime/Blas.h"
 #include "runtime/CpuKernels.h"
 #include "runtime/SmallGemm.h"
@@ -15,6 +16,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <optional>
 #include <random>
 #include <vector>
 
@@ -102,9 +104,16 @@ class BlasSplitTest : public ::testing::TestWithParam<int> {};
 TEST_P(BlasSplitTest, ProductsMatchAPlainLoop) {
   WorkerPool pool(GetParam());
   detail::setCurrentWorkerPool(&pool);
-  for (bool fallback : {false, true}) {
-    SCOPED_TRACE(fallback ? "register kernel off" : "register kernel where it pays");
-    detail::forceCpuKernels(fallback ? std::optional(CpuKernels::Portable) : std::nullopt);
+  // This CPU's register kernel where it pays, the AVX2 one (if the CPU has AVX2), and none.
+  for (std::optional<CpuKernels> path :
+       {std::optional<CpuKernels>(), std::optional(CpuKernels::Avx2),
+        std::optional(CpuKernels::Portable)}) {
+    if (path && !cpuSupports(*path))
+      continue;
+    SCOPED_TRACE(!path                          ? "this CPU's kernels"
+                 : path == CpuKernels::Avx2 ? "the AVX2 register kernel"
+                                                : "register kernel off");
+    detail::forceCpuKernels(path);
     for (const GemmCase &c : kCases) {
       check<float>(c);
       check<double>(c);

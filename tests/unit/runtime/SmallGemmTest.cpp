@@ -1,7 +1,8 @@
 // Tests of the small products' kernel (runtime/SmallGemm.h) against a plain triple loop in
 // double: every tile shape (64, 48, 32 and 16 columns, rows in and beyond whole tiles),
 // columns that end mid-vector, A read in place or transposed (and, for the BLAS fallback,
-// neither), alpha, accumulation (beta 1), a C that beta 0 must not read (NaN), padded leading
+// neither), B read in place, transposed or strided, with and without its panels packed,
+// alpha, accumulation (beta 1), a C that beta 0 must not read (NaN), padded leading
 // dimensions and padding left alone; and the 16 x 16 tiled transpose with its edges.
 #include "runtime/SmallGemm.h"
 #include "tests/unit/runtime/CpuKernelPaths.h"
@@ -24,6 +25,8 @@ struct ProductCase {
   int64_t m, n, k;
   Layout layout;
   float alpha = 1, beta = 0;
+  /// B's layout: in place (given by pointer), or through strides (B^T stored, or strided).
+  Layout bLayout = Layout::InPlace;
 };
 
 void check(const ProductCase &c) {
@@ -46,8 +49,15 @@ void check(const ProductCase &c) {
     rowStride = 2 * c.k + 1, colStride = 2;
     break;
   }
-  std::vector<float> a((c.m + 1) * (c.k + 1) * 4 + 16), b(c.k * (c.n + 7) + 1);
-  int64_t ldb = c.n + 7, ldc = c.n + 9;
+  // B's element (p, j): in place [k x n] rows of n + 7; transposed [n x k] rows of k + 5;
+  // strided: every third element of rows of 3n + 2.
+  int64_t bRowStride = c.n + 7, bColStride = 1;
+  if (c.bLayout == Layout::Transposed)
+    bRowStride = 1, bColStride = c.k + 5;
+  else if (c.bLayout == Layout::Strided)
+    bRowStride = 3 * c.n + 2, bColStride = 3;
+  std::vector<float> a((c.m + 1) * (c.k + 1) * 4 + 16), b((c.k + 1) * (3 * c.n + 8) + 8);
+  int64_t ldc = c.n + 9;
   for (float &x : a)
     x = uniform(random);
   for (float &x : b)
@@ -56,8 +66,12 @@ void check(const ProductCase &c) {
   for (float &x : out)
     x = c.beta != 0 ? uniform(random) : std::numeric_limits<float>::quiet_NaN();
   const std::vector<float> before = out;
-  smallGemm(c.m, c.n, c.k, c.alpha, {a.data(), rowStride, colStride}, b.data(), ldb, c.beta,
-            out.data(), ldc);
+  if (c.bLayout == Layout::InPlace)
+    smallGemm(c.m, c.n, c.k, c.alpha, {a.data(), rowStride, colStride}, b.data(), bRowStride,
+              c.beta, out.data(), ldc);
+  else
+    smallGemm(c.m, c.n, c.k, c.alpha, {a.data(), rowStride, colStride},
+              StridedMatrix<float>{b.data(), bRowStride, bColStride}, c.beta, out.data(), ldc);
   for (int64_t i = 0; i < c.m; ++i) {
     for (int64_t j = 0; j < ldc; ++j) {
       if (j >= c.n) { // padding
@@ -67,7 +81,8 @@ void check(const ProductCase &c) {
       }
       double sum = 0;
       for (int64_t p = 0; p < c.k; ++p)
-        sum += double(a[i * rowStride + p * colStride]) * double(b[p * ldb + j]);
+        sum += double(a[i * rowStride + p * colStride]) *
+               double(b[p * bRowStride + j * bColStride]);
       double expected = c.alpha * sum + (c.beta != 0 ? double(before[i * ldc + j]) : 0.0);
       ASSERT_NEAR(out[i * ldc + j], expected, 1e-5 * (1 + std::sqrt(double(c.k))))
           << "C(" << i << ", " << j << ")";
@@ -92,12 +107,28 @@ TEST_P(SmallGemmTest, TransposedAAccumulates) {
   check({37, 45, 70, Layout::Transposed, -0.5f, 1});
 }
 
+// B^T stored (a backward's dY W^T) and a strided B: the AVX2 kernel packs their panels at any
+// number of rows, turning 8 x 8 tiles (inner dims in and past whole tiles; columns past the
+// last whole panel); in-place B packed from 24 rows of C on.
+TEST_P(SmallGemmTest, TransposedAndStridedB) {
+  for (int64_t n : {16, 64, 130, 7, 24})
+    for (int64_t m : {1, 6, 23, 24, 37})
+      for (int64_t k : {1, 8, 21, 64}) {
+        check({m, n, k, Layout::InPlace, 1, 0, Layout::Transposed});
+        check({m, n, k, Layout::Transposed, 0.5f, 1, Layout::Transposed});
+      }
+  check({30, 40, 17, Layout::InPlace, 1, 0, Layout::Strided});
+  check({5, 40, 17, Layout::Strided, 2, 1, Layout::Strided});
+  check({48, 35, 300, Layout::InPlace, 1, 1}); // in-place B packed, deep
+}
+
 TEST_P(SmallGemmTest, StridedAAndEmptyInnerDim) {
   check({9, 40, 17, Layout::Strided, 2, 0});
   check({9, 40, 17, Layout::Strided, 1, 1});
   check({5, 20, 0, Layout::InPlace, 1, 0}); // C = 0
   check({5, 20, 0, Layout::InPlace, 1, 1}); // C unchanged
   check({0, 20, 4, Layout::InPlace, 1, 0});
+  check({30, 20, 0, Layout::InPlace, 1, 0, Layout::Transposed}); // C = 0, B through strides
 }
 
 TEST_P(SmallGemmTest, TransposeBlock) {
