@@ -96,7 +96,8 @@ struct BatchedGemm {
   /// but those of a transposed A: in the tiny GPT's step, its calls taking turns with
   /// OpenBLAS's (AMD EPYC, Zen 3, 2 cores), the products it took ran 1.03-1.28x faster (all
   /// of the step's products 5.6% faster), the MLP's 10-wide ones 1.13-1.5x; with A transposed
-  /// (weights' gradients, k = 128 and 512) it ran 5-6% slower than OpenBLAS.
+  /// (weights' gradients, k = 128 and 512) it ran 5-6% slower than OpenBLAS. (The limits
+  /// below were set for the AVX-512 kernel's 64-column panels; the AVX2 figures are with them.)
   bool registerKernelPays() const {
     if constexpr (!std::is_same_v<T, float>)
       return false;

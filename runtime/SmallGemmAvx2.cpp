@@ -113,9 +113,10 @@ template <int MR, int NV, bool Full>
 /// B's 16-column panels are copied to a contiguous [k x 16] buffer where at least this many
 /// rows of C read them (and always from a transposed B). B read in place with a row length
 /// of a power of two (a layer's 128 or 512 columns) puts the panel's rows into the same few
-/// sets of L1, which then evict each other between tiles. On one thread, taking turns with
-/// OpenBLAS in one process: [256 x 128] x [128 x 512] 78 GFLOP/s packed against 60 read in
-/// place (OpenBLAS 71), [256 x 512] x [512 x 128] 83 against 67 (OpenBLAS 77).
+/// sets of L1, which then evict each other between tiles. On one core (AMD EPYC, Zen 3),
+/// packed and taking turns with OpenBLAS in one process: [256 x 128] x [128 x 512] at 78
+/// GFLOP/s (OpenBLAS 71), [256 x 512] x [512 x 128] at 83 (OpenBLAS 77); read in place, in
+/// other runs, 53-64 and 59-68.
 constexpr int64_t kMinPackedRows = 24;
 
 /// dst[p * 16 + q] = B(p, j0 + q) for q < columns, zero for the rest of the 16 (B's panel
