@@ -50,56 +50,47 @@ std::vector<float> randomVector(int64_t n, uint32_t seed) {
   return v;
 }
 
-void gemmRows() {
-  auto matmulFn = jit([](Tensor a, Tensor b) { return matmul(a, b); }, {.name = "gemm"});
-  for (int64_t n : {256, 1024, 2048}) {
-    std::vector<float> a = randomVector(n * n, 1), b = randomVector(n * n, 2), c(n * n);
-    Array da = Array::from(a, {n, n}), db = Array::from(b, {n, n});
-    int reps = n <= 256 ? 50 : n <= 1024 ? 10 : 5;
-    double blas = medianSeconds(reps, [&] {
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, a.data(), n,
-                  b.data(), n, 0.0f, c.data(), n);
-    });
-    double loom = medianSeconds(reps, [&] { matmulFn(da, db).block_until_ready(); });
-    double flops = 2.0 * n * n * n;
-    std::printf("| GEMM %ldx%ldx%ld f32 | %.1f GFLOP/s | %.1f GFLOP/s (OpenBLAS) | %.2f |\n", n,
-                n, n, flops / loom / 1e9, flops / blas / 1e9, blas / loom);
-  }
+/// One product C[m x n] = op(A) op(B), A or B transposed as stored, jitted (the transposes
+/// folded into the product) against OpenBLAS called directly on its threads: one table row.
+struct GemmShape {
+  int64_t m, n, k;
+  bool ta = false, tb = false;
+};
+void gemmRow(GemmShape s, int reps) {
+  auto fn = jit(
+      [s](Tensor a, Tensor b) {
+        return matmul(s.ta ? transpose(a, {1, 0}) : a, s.tb ? transpose(b, {1, 0}) : b);
+      },
+      {.name = "gemm"});
+  std::vector<float> a = randomVector(s.m * s.k, 1), b = randomVector(s.k * s.n, 2);
+  std::vector<float> c(s.m * s.n);
+  Array da = s.ta ? Array::from(a, {s.k, s.m}) : Array::from(a, {s.m, s.k});
+  Array db = s.tb ? Array::from(b, {s.n, s.k}) : Array::from(b, {s.k, s.n});
+  double blas = medianSeconds(reps, [&] {
+    cblas_sgemm(CblasRowMajor, s.ta ? CblasTrans : CblasNoTrans, s.tb ? CblasTrans : CblasNoTrans,
+                s.m, s.n, s.k, 1.0f, a.data(), s.ta ? s.m : s.k, b.data(), s.tb ? s.k : s.n,
+                0.0f, c.data(), s.n);
+  });
+  double loom = medianSeconds(reps, [&] { fn(da, db).block_until_ready(); });
+  double flops = 2.0 * s.m * s.n * s.k;
+  std::printf("| GEMM %ldx%ldx%ld f32%s%s | %.1f GFLOP/s | %.1f GFLOP/s (OpenBLAS) | %.2f |\n",
+              s.m, s.n, s.k, s.ta ? ", A^T" : "", s.tb ? ", B^T" : "", flops / loom / 1e9,
+              flops / blas / 1e9, blas / loom);
 }
 
-/// The tiny GPT step's products (512 tokens, width 128, MLP 512) and an MLP's 10-wide ones,
-/// jitted (the backward's transposes folded into the product) against OpenBLAS called
-/// directly on its threads.
+void gemmRows() {
+  for (int64_t n : {256, 1024, 2048})
+    gemmRow({n, n, n}, n <= 256 ? 50 : n <= 1024 ? 10 : 5);
+}
+
+/// The tiny GPT step's products (512 tokens, width 128, MLP 512) and an MLP's 10-wide ones.
 void smallGemmRows() {
-  struct Shape {
-    int64_t m, n, k;
-    bool ta, tb;
-  };
-  const Shape shapes[] = {{512, 512, 128, false, false}, {512, 128, 512, false, false},
-                          {512, 128, 512, true, false},  {512, 512, 128, false, true},
-                          {512, 128, 512, false, true},  {512, 384, 128, false, false},
-                          {1024, 10, 512, false, false}, {1024, 512, 10, false, true}};
-  for (Shape s : shapes) {
-    auto fn = jit(
-        [s](Tensor a, Tensor b) {
-          return matmul(s.ta ? transpose(a, {1, 0}) : a, s.tb ? transpose(b, {1, 0}) : b);
-        },
-        {.name = "gemm_small"});
-    std::vector<float> a = randomVector(s.m * s.k, 1), b = randomVector(s.k * s.n, 2);
-    std::vector<float> c(s.m * s.n);
-    Array da = s.ta ? Array::from(a, {s.k, s.m}) : Array::from(a, {s.m, s.k});
-    Array db = s.tb ? Array::from(b, {s.n, s.k}) : Array::from(b, {s.k, s.n});
-    double blas = medianSeconds(200, [&] {
-      cblas_sgemm(CblasRowMajor, s.ta ? CblasTrans : CblasNoTrans,
-                  s.tb ? CblasTrans : CblasNoTrans, s.m, s.n, s.k, 1.0f, a.data(),
-                  s.ta ? s.m : s.k, b.data(), s.tb ? s.k : s.n, 0.0f, c.data(), s.n);
-    });
-    double loom = medianSeconds(200, [&] { fn(da, db).block_until_ready(); });
-    double flops = 2.0 * s.m * s.n * s.k;
-    std::printf("| GEMM %ldx%ldx%ld f32%s%s | %.1f GFLOP/s | %.1f GFLOP/s (OpenBLAS) | %.2f |\n",
-                s.m, s.n, s.k, s.ta ? ", A^T" : "", s.tb ? ", B^T" : "", flops / loom / 1e9,
-                flops / blas / 1e9, blas / loom);
-  }
+  const GemmShape shapes[] = {{512, 512, 128},        {512, 128, 512},
+                              {512, 128, 512, true},  {512, 512, 128, false, true},
+                              {512, 128, 512, false, true}, {512, 384, 128},
+                              {1024, 10, 512},        {1024, 512, 10, false, true}};
+  for (GemmShape s : shapes)
+    gemmRow(s, 200);
 }
 
 // The baseline for the fused chain: what a C++ programmer writes, built -O3.

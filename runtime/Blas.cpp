@@ -1,6 +1,5 @@
 // OpenBLAS behind the runtime's GEMM C ABI (see Blas.h).
 #include "runtime/Blas.h"
-#include "runtime/CpuKernels.h"
 #include "runtime/Profiler.h"
 #include "runtime/SmallGemm.h"
 #include "runtime/WorkerPool.h"
@@ -104,13 +103,13 @@ struct BatchedGemm {
     int64_t blockBytes = (m + rowBlocks - 1) / rowBlocks * k * int64_t(sizeof(T));
     // C at most 64 columns wide takes one pass: A's block is read once, from any depth.
     bool onePass = n <= 64;
-    return unitsOnOneThread && (onePass || k <= kMaxRegisterKernelDepth) &&
+    const loom::rt::SmallGemmKernel kernel = loom::rt::smallGemmKernel();
+    return unitsOnOneThread && kernel.registers && (onePass || k <= kMaxRegisterKernelDepth) &&
            (onePass || blockBytes <= kMaxRegisterKernelBlock) &&
            (n + 63) / 64 * blockBytes <= kMaxRegisterKernelTraffic &&
-           (tb == CblasNoTrans || !loom::rt::smallGemmTurnsB() ||
+           (tb == CblasNoTrans || kernel.readsTransposedB ||
             n * k * int64_t(sizeof(T)) <= kMaxTurnedBBytes) &&
-           (ta == CblasNoTrans || loom::rt::cpuKernels() != loom::rt::CpuKernels::Avx2) &&
-           loom::rt::smallGemmHasKernel();
+           (ta == CblasNoTrans || kernel.fastTransposedA);
   }
   /// Whether a unit runs its block of rows for every outer index, in order: where the outer
   /// products sum into one C (its outer stride 0), so that no two units write the same rows,
@@ -152,7 +151,7 @@ struct BatchedGemm {
         loom::rt::StridedMatrix<float> bView{b, ldb, 1};
         if (tb == CblasTrans) // B is [n, k]: read so by the kernel, or turned to [k, n] once
           bView = {b, 1, ldb};
-        if (tb == CblasTrans && loom::rt::smallGemmTurnsB()) {
+        if (tb == CblasTrans && !loom::rt::smallGemmKernel().readsTransposedB) {
           if (turned.source != b) {
             turned.rows.resize(n * k);
             loom::rt::transposeBlock(n, k, b, ldb, turned.rows.data(), n);
@@ -209,8 +208,9 @@ struct WeightRowsSplit {
   bool depthSplit() const { return g.tb != CblasTrans; }
   T *partial(int64_t t, int64_t j) const { return partials + ((t - 1) * g.batch + j) * g.m * g.n; }
   /// One thread's share: C[m x n] = op(A)[m x k] op(B)[k x n] + beta C. A split of C's
-  /// columns (B^T stored: the backward's dY W^T) runs on the AVX2 register kernel where A's
-  /// rows stay in L2 (as registerKernelPays), which packs B's panels from B^T directly: in
+  /// columns (B^T stored: the backward's dY W^T) runs on a register kernel that reads B^T
+  /// directly (AVX2: it packs B's panels from it) where A's rows stay in L2 (as
+  /// registerKernelPays): in
   /// the MLP's step at batch 128, [128 x 512] x [512 x 512]^T ran 1.13x faster, its calls
   /// taking turns with OpenBLAS's. The inner-dim split stays on OpenBLAS: there the kernel
   /// ran 1.1x slower ([128 x 784] x [784 x 512] in halves of the inner dim).
@@ -218,7 +218,7 @@ struct WeightRowsSplit {
     if constexpr (std::is_same_v<T, float>)
       if (g.ta == CblasNoTrans && g.tb == CblasTrans && k <= kMaxRegisterKernelDepth &&
           g.m * k * int64_t(sizeof(T)) <= kMaxRegisterKernelBlock &&
-          loom::rt::cpuKernels() == loom::rt::CpuKernels::Avx2) {
+          loom::rt::smallGemmKernel().readsTransposedB) {
         loom::rt::smallGemm(g.m, n, k, 1.0f, {a, g.lda, 1},
                             loom::rt::StridedMatrix<float>{b, 1, g.ldb}, beta, c, ldc);
         return;

@@ -195,9 +195,17 @@ void transposeScalar(int64_t first, int64_t rows, int64_t cols, const T *src, in
 
 } // namespace
 
-bool loom::rt::smallGemmHasKernel() { return cpuKernels() != CpuKernels::Portable; }
-
-bool loom::rt::smallGemmTurnsB() { return cpuKernels() != CpuKernels::Avx2; }
+loom::rt::SmallGemmKernel loom::rt::smallGemmKernel() {
+  switch (cpuKernels()) {
+  case CpuKernels::Avx512:
+    return {.registers = true, .readsTransposedB = false, .fastTransposedA = true};
+  case CpuKernels::Avx2:
+    return {.registers = true, .readsTransposedB = true, .fastTransposedA = false};
+  case CpuKernels::Portable:
+    break;
+  }
+  return {};
+}
 
 void loom::rt::smallGemm(int64_t m, int64_t n, int64_t k, float alpha, StridedMatrix<float> a,
                          const float *b, int64_t ldb, float beta, float *c, int64_t ldc) {

@@ -28,19 +28,22 @@ void smallGemm(int64_t m, int64_t n, int64_t k, double alpha, StridedMatrix<doub
                const double *b, int64_t ldb, double beta, double *c, int64_t ldc);
 /// The same with B read through strides (B(p, j) = b.a[p * b.rowStride + j * b.colStride]),
 /// so that B^T stored [n x k] is a plain view. Kernels that read B's rows in place turn a
-/// transposed B into a scratch copy first; smallGemmTurnsB() says whether this one does.
+/// transposed B into a scratch copy first (SmallGemmKernel::readsTransposedB).
 void smallGemm(int64_t m, int64_t n, int64_t k, float alpha, StridedMatrix<float> a,
                StridedMatrix<float> b, float beta, float *c, int64_t ldc);
 
-/// Whether smallGemm turns a transposed B into a scratch copy before its product (the
-/// AVX-512 kernel and OpenBLAS read B's rows in place; the AVX2 kernel packs B's panels from
-/// either layout). Callers that multiply one B by several blocks of A turn it once instead.
-bool smallGemmTurnsB();
-
-/// Whether smallGemm runs a register-tiled kernel (AVX-512 or AVX2; cpuKernels(),
-/// CpuKernels.h) rather than OpenBLAS: the GEMM entry points' blocks use it where it pays,
-/// runtime/Blas.cpp.
-bool smallGemmHasKernel();
+/// What smallGemm's kernel on this CPU (cpuKernels(), CpuKernels.h) does well: the GEMM entry
+/// points choose between it and OpenBLAS by it (runtime/Blas.cpp).
+struct SmallGemmKernel {
+  /// A register-tiled kernel (AVX-512 or AVX2) rather than OpenBLAS.
+  bool registers = false;
+  /// B^T read directly, its panels packed from it (AVX2); otherwise a caller that multiplies
+  /// one B^T by several blocks of A turns it once itself.
+  bool readsTransposedB = false;
+  /// A transposed A at least at OpenBLAS's speed (not the AVX2 kernel: 5-6% slower there).
+  bool fastTransposedA = false;
+};
+SmallGemmKernel smallGemmKernel();
 
 /// dst[j * ldDst + i] = src[i * ldSrc + j] for i < rows, j < cols: a block of keys or values
 /// turned so that a product reads it as B (contiguous rows); floats in 16 x 16 tiles in

@@ -12,6 +12,7 @@
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Transforms/Transforms.h"
 #include "mlir/IR/PatternMatch.h"
 
 #include "llvm/ADT/SetVector.h"
@@ -29,8 +30,9 @@ namespace {
 /// (convert-scf-to-cf copies LLVM-dialect attributes onto the latch's branch).
 constexpr llvm::StringLiteral kLoopAnnotation = "llvm.loop_annotation";
 
-/// An scf.parallel that becomes a nest of loops, its innermost annotated: no reductions and no
-/// loop inside (the annotation covers only the innermost loop's accesses).
+/// An scf.parallel that becomes a nest of scf.for (scf::parallelForToNestedFors), its innermost
+/// annotated: no reductions and no loop inside (the annotation covers only the innermost
+/// loop's accesses).
 bool isMarkable(scf::ParallelOp loop) {
   if (loop.getNumResults() != 0)
     return false;
@@ -50,24 +52,14 @@ struct MarkParallelLoopsPass
     });
     IRRewriter rewriter(&getContext());
     for (scf::ParallelOp loop : loops) {
-      // One scf.for per dim, outermost first; the body moves into the innermost.
       rewriter.setInsertionPoint(loop);
-      SmallVector<Value> ivs;
-      scf::ForOp innermost;
-      for (auto [lower, upper, step] :
-           llvm::zip(loop.getLowerBound(), loop.getUpperBound(), loop.getStep())) {
-        innermost = scf::ForOp::create(rewriter, loop.getLoc(), lower, upper, step);
-        ivs.push_back(innermost.getInductionVar());
-        rewriter.setInsertionPoint(innermost.getBody()->getTerminator());
-      }
-      Block *body = loop.getBody();
-      rewriter.eraseOp(body->getTerminator()); // scf.reduce without operands
-      rewriter.inlineBlockBefore(body, innermost.getBody()->getTerminator(), ivs);
+      FailureOr<scf::LoopNest> nest = scf::parallelForToNestedFors(rewriter, loop);
+      if (failed(nest) || nest->loops.empty())
+        continue;
       auto group = LLVM::AccessGroupAttr::get(&getContext());
       auto annotation = LLVM::LoopAnnotationAttr::get(
           &getContext(), {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {group});
-      innermost->setAttr(kLoopAnnotation, annotation);
-      rewriter.eraseOp(loop);
+      nest->loops.back()->setAttr(kLoopAnnotation, annotation);
     }
   }
 };
