@@ -74,25 +74,62 @@ struct Attention {
     return call.causal ? std::clamp<int64_t>(t - s0 + 1, 0, cols) : cols;
   }
 
-  /// Runs f(i, rows, keys) over query rows [t0, t0 + rows) in groups of kGroup (all at once
-  /// without a mask): the group from row t0 + i sees the first `keys` of [s0, s0 + cols).
+  /// Covers what query rows [t0, t0 + rows) see of keys [s0, s0 + cols) with products
+  /// f(i, n, k0, k1, first): rows [i, i + n) with keys [k0, k1) of the block, `first` where
+  /// it is the rows' first product (the others add to it). Without a mask one product does.
+  /// Under a causal mask the rows at or past the diagonal's end see every key (one product),
+  /// the keys before the diagonal's start are seen by every row (one product), and only the
+  /// diagonal's staircase runs in groups of kGroup rows, each up to the last key its rows
+  /// see (the rest of a group is masked, its probabilities zero). Row by row in groups, the
+  /// blocks off the diagonal ran as 8-row products reading B from L2 at a power-of-two
+  /// stride (L1 set conflicts), not as one product over packed panels.
   template <typename F>
-  void forQueryGroups(int64_t t0, int64_t rows, int64_t s0, int64_t cols, F &&f) const {
+  void forVisibleKeys(int64_t t0, int64_t rows, int64_t s0, int64_t cols, F &&f) const {
     if (!call.causal)
-      return f(0, rows, cols);
-    for (int64_t i = 0; i < rows; i += kGroup) {
-      int64_t n = std::min(kGroup, rows - i);
-      f(i, n, visible(t0 + i + n - 1, s0, cols));
+      return f(0, rows, 0, cols, true);
+    // Rows from `seeAll` on see every key; few such rows join the staircase.
+    int64_t seeAll = std::clamp<int64_t>(s0 + cols - 1 - t0, 0, rows);
+    if (rows - seeAll < kGroup)
+      seeAll = rows;
+    // The keys the staircase's first row sees, which all of its rows see.
+    int64_t common = visible(t0, s0, cols);
+    if (common < kGroup)
+      common = 0;
+    if (seeAll > 0 && common > 0)
+      f(0, seeAll, 0, common, true);
+    for (int64_t i = 0; i < seeAll; i += kGroup) {
+      int64_t n = std::min(kGroup, seeAll - i), last = visible(t0 + i + n - 1, s0, cols);
+      if (last > common || common == 0)
+        f(i, n, common, last, common == 0);
     }
+    if (seeAll < rows)
+      f(seeAll, rows - seeAll, 0, cols, true);
   }
-  /// Runs f(j, keys, first) over keys [s0, s0 + cols) in groups of kGroup: the queries of
-  /// [t0, t0 + rows) from t0 + first on see the group from key s0 + j.
+  /// The same cover seen from the keys: f(j, n, r0, r1, first) for keys [j, j + n) of
+  /// [s0, s0 + cols) with query rows [r0, r1) of [t0, t0 + rows), `first` where it is the
+  /// keys' first product. Key j is seen by the rows from firstRow(j) on.
   template <typename F>
-  void forKeyGroups(int64_t s0, int64_t cols, int64_t t0, int64_t rows, F &&f) const {
+  void forVisibleRows(int64_t s0, int64_t cols, int64_t t0, int64_t rows, F &&f) const {
     if (!call.causal)
-      return f(0, cols, 0);
-    for (int64_t j = 0; j < cols; j += kGroup)
-      f(j, std::min(kGroup, cols - j), std::clamp<int64_t>(s0 + j - t0, 0, rows));
+      return f(0, cols, 0, rows, true);
+    auto firstRow = [&](int64_t j) { return std::clamp<int64_t>(s0 + j - t0, 0, rows); };
+    // Keys before `seenByAll` are seen by every row; few such keys join the staircase.
+    int64_t seenByAll = std::clamp<int64_t>(t0 - s0 + 1, 0, cols);
+    if (seenByAll < kGroup)
+      seenByAll = 0;
+    // The rows that the staircase's last key is seen by, which see all of its keys.
+    int64_t common = firstRow(cols - 1);
+    if (rows - common < kGroup)
+      common = rows;
+    if (seenByAll > 0)
+      f(0, seenByAll, 0, rows, true);
+    if (seenByAll < cols && common < rows)
+      f(seenByAll, cols - seenByAll, common, rows, true);
+    for (int64_t j = seenByAll; j < cols; j += kGroup) {
+      int64_t n = std::min(kGroup, cols - j), first = firstRow(j);
+      if (first < common || common == rows)
+        f(j, n, first, common, common == rows);
+    }
   }
 
   /// Dropout keeps p[t, s] of (b, h) where its word reaches `threshold`, scaled by
@@ -161,9 +198,9 @@ struct Attention {
       int64_t cols = std::min(kSpan, keyEnd - s0);
       if (!turned)
         transposeBlock(cols, call.dim, row(A::Key, b, s0, h), ld(A::Key), keysT, kSpan);
-      forQueryGroups(t0, rows, s0, cols, [&](int64_t i, int64_t n, int64_t keys) {
-        smallGemm(n, keys, call.dim, scale, {q + i * ld(A::Query), ld(A::Query), 1}, keysT,
-                  kSpan, T(0), scores.data() + i * kSpan, kSpan);
+      forVisibleKeys(t0, rows, s0, cols, [&](int64_t i, int64_t n, int64_t k0, int64_t k1, bool) {
+        smallGemm(n, k1 - k0, call.dim, scale, {q + i * ld(A::Query), ld(A::Query), 1},
+                  keysT + k0, kSpan, T(0), scores.data() + i * kSpan + k0, kSpan);
       });
       for (int64_t r = 0; r < rows; ++r)
         seen[r] = visible(t0 + r, s0, cols);
@@ -190,9 +227,9 @@ struct Attention {
         maskOf(mask.data(), kSpan, rows, seen.data(), t0, s0, b, h);
         applyMask(scores.data(), mask.data(), kSpan, rows, seen.data());
       }
-      forQueryGroups(t0, rows, s0, cols, [&](int64_t i, int64_t n, int64_t keys) {
-        smallGemm(n, dv, keys, T(1), {scores.data() + i * kSpan, kSpan, 1},
-                  row(A::Value, b, s0, h), ld(A::Value), T(1), acc.data() + i * dv, dv);
+      forVisibleKeys(t0, rows, s0, cols, [&](int64_t i, int64_t n, int64_t k0, int64_t k1, bool) {
+        smallGemm(n, dv, k1 - k0, T(1), {scores.data() + i * kSpan + k0, kSpan, 1},
+                  row(A::Value, b, s0 + k0, h), ld(A::Value), T(1), acc.data() + i * dv, dv);
       });
     }
     for (int64_t r = 0; r < rows; ++r) {
@@ -235,9 +272,9 @@ struct Attention {
         const T *q = row(A::Query, b, t0, h);
         const T *g = row(A::ResultGrad, b, t0, h);
         const int64_t ldQ = ld(A::Query), ldG = ld(A::ResultGrad);
-        forQueryGroups(t0, rows, s0, cols, [&](int64_t i, int64_t n, int64_t keys) {
-          smallGemm(n, keys, d, scale, {q + i * ldQ, ldQ, 1}, keysT.data(), kBlock, T(0),
-                    probs.data() + i * kBlock, kBlock);
+        forVisibleKeys(t0, rows, s0, cols, [&](int64_t i, int64_t n, int64_t k0, int64_t k1, bool) {
+          smallGemm(n, k1 - k0, d, scale, {q + i * ldQ, ldQ, 1}, keysT.data() + k0, kBlock,
+                    T(0), probs.data() + i * kBlock + k0, kBlock);
         });
         for (int64_t r = 0; r < rows; ++r) {
           seen[r] = visible(t0 + r, s0, cols);
@@ -245,9 +282,9 @@ struct Attention {
         }
         expRows(probs.data(), kBlock, rows, cols, seen.data(), logsumexp.data(), nullptr);
         // dP = dO V^T, through the mask; then dS, and the mask applied to P for dV.
-        forQueryGroups(t0, rows, s0, cols, [&](int64_t i, int64_t n, int64_t keys) {
-          smallGemm(n, keys, dv, T(1), {g + i * ldG, ldG, 1}, valuesT.data(), kBlock, T(0),
-                    dprobs.data() + i * kBlock, kBlock);
+        forVisibleKeys(t0, rows, s0, cols, [&](int64_t i, int64_t n, int64_t k0, int64_t k1, bool) {
+          smallGemm(n, k1 - k0, dv, T(1), {g + i * ldG, ldG, 1}, valuesT.data() + k0, kBlock,
+                    T(0), dprobs.data() + i * kBlock + k0, kBlock);
         });
         if (threshold != 0) {
           maskOf(mask.data(), kBlock, rows, seen.data(), t0, s0, b, h);
@@ -258,18 +295,23 @@ struct Attention {
         if (threshold != 0)
           applyMask(probs.data(), mask.data(), kBlock, rows, seen.data());
         // dV += P^T dO (P^T read in place: rows of P are its columns).
-        forKeyGroups(s0, cols, t0, rows, [&](int64_t j, int64_t n, int64_t first) {
-          smallGemm(n, dv, rows - first, T(1), {probs.data() + first * kBlock + j, 1, kBlock},
-                    g + first * ldG, ldG, spanBeta, dvOut + j * ld(A::ValueGrad),
+        forVisibleRows(s0, cols, t0, rows, [&](int64_t j, int64_t n, int64_t r0, int64_t r1,
+                                               bool first) {
+          smallGemm(n, dv, r1 - r0, T(1), {probs.data() + r0 * kBlock + j, 1, kBlock},
+                    g + r0 * ldG, ldG, first ? spanBeta : T(1), dvOut + j * ld(A::ValueGrad),
                     ld(A::ValueGrad));
         });
-        forQueryGroups(t0, rows, s0, cols, [&](int64_t i, int64_t n, int64_t keys) {
-          smallGemm(n, d, keys, T(1), {dprobs.data() + i * kBlock, kBlock, 1}, k, ld(A::Key),
-                    queryBeta, row(A::QueryGrad, b, t0 + i, h), ld(A::QueryGrad));
+        forVisibleKeys(t0, rows, s0, cols, [&](int64_t i, int64_t n, int64_t k0, int64_t k1,
+                                               bool first) {
+          smallGemm(n, d, k1 - k0, T(1), {dprobs.data() + i * kBlock + k0, kBlock, 1},
+                    k + k0 * ld(A::Key), ld(A::Key), first ? queryBeta : T(1),
+                    row(A::QueryGrad, b, t0 + i, h), ld(A::QueryGrad));
         });
-        forKeyGroups(s0, cols, t0, rows, [&](int64_t j, int64_t n, int64_t first) {
-          smallGemm(n, d, rows - first, T(1), {dprobs.data() + first * kBlock + j, 1, kBlock},
-                    q + first * ldQ, ldQ, spanBeta, dk + j * ld(A::KeyGrad), ld(A::KeyGrad));
+        forVisibleRows(s0, cols, t0, rows, [&](int64_t j, int64_t n, int64_t r0, int64_t r1,
+                                               bool first) {
+          smallGemm(n, d, r1 - r0, T(1), {dprobs.data() + r0 * kBlock + j, 1, kBlock},
+                    q + r0 * ldQ, ldQ, first ? spanBeta : T(1), dk + j * ld(A::KeyGrad),
+                    ld(A::KeyGrad));
         });
       }
     }

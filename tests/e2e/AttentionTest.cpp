@@ -18,7 +18,7 @@ struct AttentionCase {
 
 class AttentionTest : public testing::TestWithParam<AttentionCase> {};
 
-// The kernel's units own 64 rows and take up to 256 of the other side per product: sizes 1,
+// The kernel's units own 32 rows and take up to 256 of the other side per product: sizes 1,
 // 63, 64, 65, 130 and 300 cover a block's first row, its edge, remainder blocks, and a
 // softmax carried over several spans of keys.
 TEST_P(AttentionTest, MatchesReference) {
@@ -47,6 +47,7 @@ INSTANTIATE_TEST_SUITE_P(
                     AttentionCase{1, 65, 129, 2, 8, 3, false, DType::F32},   // Tq != Tk, Dv != D
                     AttentionCase{1, 300, 300, 2, 8, 8, true, DType::F32},   // 2 spans of keys
                     AttentionCase{2, 150, 150, 3, 64, 64, true, DType::F32}, // GPT heads
+                    AttentionCase{1, 530, 530, 2, 16, 16, true, DType::F32}, // 3 spans
                     AttentionCase{1, 90, 200, 2, 100, 128, false, DType::F32},
                     AttentionCase{1, 33, 33, 2, 40, 24, true, DType::F32},
                     AttentionCase{1, 70, 600, 1, 4, 6, false, DType::F64},   // 3 spans
