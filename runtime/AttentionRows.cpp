@@ -352,6 +352,8 @@ dropoutFactorsDouble(double *out, int64_t n, uint32_t seed, uint32_t t, uint32_t
 
 void loom::rt::dropoutFactors(float *out, int64_t n, uint32_t seed, uint32_t t, uint32_t s0,
                               uint32_t threshold, float keep) {
+  if (cpuKernels() == CpuKernels::Avx2)
+    return detail::dropoutFactorsAvx2(out, n, seed, t, s0, threshold, keep);
   dropoutFactorsFloat(out, n, seed, t, s0, threshold, keep);
 }
 

@@ -41,7 +41,8 @@ double rowDot(const double *x, const double *y, int64_t n);
 
 /// Attention dropout's factors for keys [s0, s0 + n) of query t under `seed`
 /// (runtime/cuda/AttentionDropout.h): out[i] = keep where key s0 + i's word reaches
-/// `threshold`, else 0. Vectorized over the keys (64-bit lanes on AVX-512).
+/// `threshold`, else 0. Vectorized over the keys (64-bit lanes on AVX-512, 32-bit halves on
+/// AVX2).
 void dropoutFactors(float *out, int64_t n, uint32_t seed, uint32_t t, uint32_t s0,
                     uint32_t threshold, float keep);
 void dropoutFactors(double *out, int64_t n, uint32_t seed, uint32_t t, uint32_t s0,

@@ -1,9 +1,12 @@
 // The attention kernel's float passes on AVX2 (see AttentionRowsAvx2.h).
 #include "runtime/AttentionRowsAvx2.h"
 
+#include "runtime/cuda/AttentionDropout.h"
+
 #include <algorithm>
-#include <limits>
+#include <cstdint>
 #include <immintrin.h>
+#include <limits>
 
 namespace {
 
@@ -148,4 +151,56 @@ namespace {
                           sum);
   }
   return laneSum(_mm256_add_ps(sum, other));
+}
+
+namespace {
+/// The high 32 bits of each lane's 32 x 32-bit unsigned product (AVX2 has none for 8 lanes):
+/// the even lanes' 64-bit products shifted down, blended with the odd lanes' high halves.
+[[gnu::always_inline, LOOM_AVX2]] inline __m256i mulHigh(__m256i a, __m256i b) {
+  __m256i even = _mm256_srli_epi64(_mm256_mul_epu32(a, b), 32);
+  __m256i odd = _mm256_mul_epu32(_mm256_srli_epi64(a, 32), _mm256_srli_epi64(b, 32));
+  return _mm256_blend_epi32(even, odd, 0xAA);
+}
+} // namespace
+
+[[LOOM_AVX2]] void loom::rt::detail::dropoutFactorsAvx2(float *out, int64_t n, uint32_t seed,
+                                                        uint32_t t, uint32_t s0,
+                                                        uint32_t threshold, float keep) {
+  // loomAttentionDropoutWord in 32-bit halves, 8 keys a vector. Along a row the high half of
+  // x = (t << 32 | s) ^ seed * golden is one value, so the steps that only it feeds are
+  // scalars; each 64-bit product's high half is mulHigh(lo, m_lo) + lo * m_hi + hi * m_lo.
+  const uint64_t spread = uint64_t(seed) * 0x9E3779B97F4A7C15ull;
+  constexpr uint64_t m1 = 0xBF58476D1CE4E5B9ull, m2 = 0x94D049BB133111EBull;
+  const uint32_t hi0 = t ^ uint32_t(spread >> 32);
+  const uint32_t hi1 = hi0 ^ (hi0 >> 30);
+  const __m256i spreadLow = _mm256_set1_epi32(int(uint32_t(spread)));
+  const __m256i hi0Up = _mm256_set1_epi32(int(hi0 << 2));
+  const __m256i m1Low = _mm256_set1_epi32(int(uint32_t(m1)));
+  const __m256i m1High = _mm256_set1_epi32(int(m1 >> 32));
+  const __m256i m2Low = _mm256_set1_epi32(int(uint32_t(m2)));
+  const __m256i m2High = _mm256_set1_epi32(int(m2 >> 32));
+  const __m256i hi1Term = _mm256_set1_epi32(int(hi1 * uint32_t(m1)));
+  const __m256i limit = _mm256_set1_epi32(int(threshold));
+  const __m256 kept = _mm256_set1_ps(keep);
+  __m256i s = _mm256_add_epi32(_mm256_set1_epi32(int(s0)),
+                               _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+  const __m256i step = _mm256_set1_epi32(8);
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8, s = _mm256_add_epi32(s, step)) {
+    __m256i lo = _mm256_xor_si256(s, spreadLow);
+    lo = _mm256_xor_si256(lo, _mm256_or_si256(_mm256_srli_epi32(lo, 30), hi0Up)); // x ^= x >> 30
+    __m256i hi = _mm256_add_epi32(_mm256_add_epi32(mulHigh(lo, m1Low), hi1Term),
+                                  _mm256_mullo_epi32(lo, m1High)); // x *= m1
+    lo = _mm256_mullo_epi32(lo, m1Low);
+    lo = _mm256_xor_si256(lo, _mm256_or_si256(_mm256_srli_epi32(lo, 27),
+                                              _mm256_slli_epi32(hi, 5))); // x ^= x >> 27
+    hi = _mm256_xor_si256(hi, _mm256_srli_epi32(hi, 27));
+    hi = _mm256_add_epi32(_mm256_add_epi32(mulHigh(lo, m2Low), _mm256_mullo_epi32(hi, m2Low)),
+                          _mm256_mullo_epi32(lo, m2High)); // x *= m2 (its high half)
+    __m256i word = _mm256_xor_si256(hi, _mm256_srli_epi32(hi, 31)); // (x ^ x >> 31) >> 32
+    __m256i keeps = _mm256_cmpeq_epi32(_mm256_max_epu32(word, limit), word);
+    _mm256_storeu_ps(out + i, _mm256_and_ps(_mm256_castsi256_ps(keeps), kept));
+  }
+  for (; i < n; ++i)
+    out[i] = loomAttentionDropoutKeeps(seed, t, s0 + uint32_t(i), threshold) ? keep : 0.0f;
 }

@@ -9,8 +9,8 @@
 
 namespace loom::rt::detail {
 
-/// expRows, softmaxGradRows, rowMaxes and rowDot of AttentionRows.h on AVX2 and FMA; the
-/// caller checks that the CPU has them (CpuKernels.h).
+/// expRows, softmaxGradRows, rowMaxes, rowDot and dropoutFactors of AttentionRows.h on AVX2
+/// and FMA; the caller checks that the CPU has them (CpuKernels.h).
 void expRowsAvx2(float *rows, int64_t ld, int64_t count, int64_t width, const int64_t *lengths,
                  const float *shifts, float *sums);
 void softmaxGradRowsAvx2(float *dprobs, const float *probs, int64_t ld, int64_t count,
@@ -19,6 +19,10 @@ void softmaxGradRowsAvx2(float *dprobs, const float *probs, int64_t ld, int64_t 
 void rowMaxesAvx2(const float *rows, int64_t ld, int64_t count, const int64_t *lengths,
                   float *maxes);
 float rowDotAvx2(const float *x, const float *y, int64_t n);
+/// dropoutFactors in 32-bit lanes, 8 keys at a time (AVX2 has no 64-bit multiply, which
+/// the word's mixer takes twice: compiled as such, the loop took 4.6 cycles a key).
+void dropoutFactorsAvx2(float *out, int64_t n, uint32_t seed, uint32_t t, uint32_t s0,
+                        uint32_t threshold, float keep);
 
 } // namespace loom::rt::detail
 

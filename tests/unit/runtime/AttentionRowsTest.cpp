@@ -3,6 +3,7 @@
 // every tail), on this CPU's path, on the AVX2 loops and on the portable loops of CPUs with
 // neither AVX-512 nor AVX2.
 #include "runtime/AttentionRows.h"
+#include "runtime/cuda/AttentionDropout.h"
 #include "tests/unit/runtime/CpuKernelPaths.h"
 
 #include <gtest/gtest.h>
@@ -143,6 +144,31 @@ TEST_P(AttentionRowsTest, SoftmaxGradientOfBlockRows) {
       else
         ASSERT_EQ(got, c < width ? 0.0f : original[r * ld + c]);
     }
+}
+
+// Dropout's factors are the scalar word's (runtime/cuda/AttentionDropout.h, which the GPU
+// and the decomposed attention share) at every length and start, keys wrapping past 2^32,
+// seeds with high bits, and rates keeping almost none and almost all.
+TEST_P(AttentionRowsTest, DropoutFactorsAreTheScalarWordsAtEveryLength) {
+  const uint32_t seeds[] = {0u, 1u, 0x9E3779B9u, 0xFFFFFFFFu};
+  const uint32_t starts[] = {0u, 5u, 0xFFFFFFF0u};
+  const double rates[] = {0.1, 0.5, 0.999};
+  std::vector<float> out(80);
+  for (uint32_t seed : seeds)
+    for (uint32_t s0 : starts)
+      for (double rate : rates)
+        for (int64_t n = 0; n <= 70; n += 1 + n / 8) {
+          const uint32_t t = uint32_t(n * 977 + seed % 13), threshold =
+                                                               loomAttentionDropThreshold(rate);
+          std::fill(out.begin(), out.end(), -1.0f);
+          dropoutFactors(out.data(), n, seed, t, s0, threshold, 2.5f);
+          for (int64_t i = 0; i < n; ++i) {
+            bool keeps = loomAttentionDropoutKeeps(seed, t, s0 + uint32_t(i), threshold);
+            ASSERT_EQ(out[i], keeps ? 2.5f : 0.0f)
+                << "seed " << seed << " t " << t << " key " << s0 + uint32_t(i) << " n " << n;
+          }
+          ASSERT_EQ(out[n], -1.0f) << "past the row";
+        }
 }
 
 INSTANTIATE_TEST_SUITE_P(, AttentionRowsTest, test::everyCpuKernelPath(),
