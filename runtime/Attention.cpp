@@ -50,9 +50,11 @@ namespace {
 /// 1% fewer at T = 256 (callgrind); 16 was no better.
 constexpr int64_t kBlock = 32;
 constexpr int64_t kSpan = 256;
-/// Under a causal mask the products of the diagonal block run in groups of this many rows
-/// (the small products' 8-row tiles), each up to the last key its rows see: the rest of the
-/// block is masked, its probabilities zero. At T = 64 this skips a quarter of the products.
+/// Under a causal mask the diagonal's staircase runs in groups of this many rows (the small
+/// products' 8-row tiles), each up to the last key its rows see: the rest of the block is
+/// masked, its probabilities zero. At T = 64 this skips a quarter of the products. Groups of
+/// 6 (the AVX2 kernel's tiles), 12 or 16 ran no faster at the GPT benchmark's shapes, 4 and
+/// 32 slower (one core, taking turns in one process).
 constexpr int64_t kGroup = 8;
 
 template <typename T>
