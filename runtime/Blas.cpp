@@ -49,6 +49,10 @@ constexpr int64_t kSmallProduct = int64_t(1) << 24;
 constexpr int64_t kMaxRegisterKernelDepth = 1024;
 constexpr int64_t kMaxRegisterKernelBlock = int64_t(512) << 10;
 constexpr int64_t kMaxRegisterKernelTraffic = int64_t(4) << 20;
+/// Whether `rows` rows of A over an inner dim of k stay in L2 across the kernel's passes.
+constexpr bool registerKernelBlockFits(int64_t rows, int64_t k, int64_t elementBytes) {
+  return k <= kMaxRegisterKernelDepth && rows * k * elementBytes <= kMaxRegisterKernelBlock;
+}
 /// The largest transposed B turned for the kernel (it stays in L2 beside A's block).
 constexpr int64_t kMaxTurnedBBytes = int64_t(512) << 10;
 
@@ -100,12 +104,13 @@ struct BatchedGemm {
   bool registerKernelPays() const {
     if constexpr (!std::is_same_v<T, float>)
       return false;
-    int64_t blockBytes = (m + rowBlocks - 1) / rowBlocks * k * int64_t(sizeof(T));
+    int64_t blockRows = (m + rowBlocks - 1) / rowBlocks;
+    int64_t blockBytes = blockRows * k * int64_t(sizeof(T));
     // C at most 64 columns wide takes one pass: A's block is read once, from any depth.
     bool onePass = n <= 64;
     const loom::rt::SmallGemmKernel kernel = loom::rt::smallGemmKernel();
-    return unitsOnOneThread && kernel.registers && (onePass || k <= kMaxRegisterKernelDepth) &&
-           (onePass || blockBytes <= kMaxRegisterKernelBlock) &&
+    return unitsOnOneThread && kernel.registers &&
+           (onePass || registerKernelBlockFits(blockRows, k, sizeof(T))) &&
            (n + 63) / 64 * blockBytes <= kMaxRegisterKernelTraffic &&
            (tb == CblasNoTrans || kernel.readsTransposedB ||
             n * k * int64_t(sizeof(T)) <= kMaxTurnedBBytes) &&
@@ -216,8 +221,8 @@ struct WeightRowsSplit {
   /// ran 1.1x slower ([128 x 784] x [784 x 512] in halves of the inner dim).
   void product(int64_t n, int64_t k, const T *a, const T *b, T beta, T *c, int64_t ldc) const {
     if constexpr (std::is_same_v<T, float>)
-      if (g.ta == CblasNoTrans && g.tb == CblasTrans && k <= kMaxRegisterKernelDepth &&
-          g.m * k * int64_t(sizeof(T)) <= kMaxRegisterKernelBlock &&
+      if (g.ta == CblasNoTrans && g.tb == CblasTrans &&
+          registerKernelBlockFits(g.m, k, sizeof(T)) &&
           loom::rt::smallGemmKernel().readsTransposedB) {
         loom::rt::smallGemm(g.m, n, k, 1.0f, {a, g.lda, 1},
                             loom::rt::StridedMatrix<float>{b, 1, g.ldb}, beta, c, ldc);
