@@ -2,8 +2,8 @@
 // GEMM through jit vs OpenBLAS called directly (at 256-2048 cubed, and at the tiny GPT's
 // and an MLP's shapes), a fused elementwise chain vs a plain C++ loop, causal attention's
 // forward and backward as one op (the blocked kernel) vs the same attention written as
-// products, mask and softmax, a layer norm's and the cross-entropy
-// loss's forward and backward vs PyTorch's own fused CPU kernels (rows_torch.py, 2 threads,
+// products, mask and softmax, a layer norm's, the cross-entropy loss's and the GELU's
+// forward and backward vs PyTorch's own fused CPU kernels (rows_torch.py, 2 threads,
 // the OpenMP OpenBLAS), a sum over rows into columns vs a plain C++ loop, transposing copies
 // vs PyTorch's, and the compile time of a 2-layer MLP forward pass (cold and with a warm
 // cache). Run from the repository's root (the PyTorch script's path is relative). One group
@@ -208,13 +208,16 @@ void attentionRows() {
 
 /// A layer norm's and the loss's forward and backward (each a few passes over the same rows,
 /// run row by row in cache) against PyTorch's fused kernels, at GPT medium's [B*T, C] and
-/// [B*T, vocab] and GPT-2's width.
+/// [B*T, vocab] and GPT-2's width; the GELU's (tanh form) at the tiny and medium GPTs' MLP
+/// hidden activations.
 void rowKernelRows() {
+  enum Kind { LayerNorm, CrossEntropy, Gelu };
   struct Case {
-    bool layerNorm;
+    Kind kind;
     int64_t rows, width;
   };
-  for (Case c : {Case{true, 1024, 512}, Case{true, 2048, 768}, Case{false, 1024, 4096}}) {
+  for (Case c : {Case{LayerNorm, 1024, 512}, Case{LayerNorm, 2048, 768},
+                 Case{CrossEntropy, 1024, 4096}, Case{Gelu, 512, 512}, Case{Gelu, 1024, 2048}}) {
     int64_t n = c.rows * c.width;
     Array x = Array::from(randomVector(n, 21), {c.rows, c.width});
     Array weights = Array::from(randomVector(n, 22), {c.rows, c.width});
@@ -226,7 +229,7 @@ void rowKernelRows() {
     Array targets = Array::from(labels, {c.rows});
     // Only the case's program is traced and compiled (on its first call).
     std::function<void()> run;
-    if (c.layerNorm) {
+    if (c.kind == LayerNorm) {
       auto layerNorm = jit([](Tensor x, Tensor scale, Tensor bias, Tensor weights) {
         auto loss = [](Tree<Tensor> p, Tensor w) {
           return sum(nn::layerNorm(p, p.at("x").leaf()) * w);
@@ -240,6 +243,16 @@ void rowKernelRows() {
         auto [dx, dscale, dbias] = layerNorm(x, scale, bias, weights);
         dbias.block_until_ready();
       };
+    } else if (c.kind == Gelu) {
+      // The activation and its gradient, as a training step needs both.
+      auto gelu = jit([](Tensor x, Tensor weights) {
+        Tensor dx = grad([](Tensor x, Tensor w) { return sum(loom::gelu(x) * w); })(x, weights);
+        return std::make_tuple(loom::gelu(x), dx);
+      });
+      run = [=]() mutable {
+        auto [y, dx] = gelu(x, weights);
+        dx.block_until_ready();
+      };
     } else {
       auto loss = jit([](Tensor logits, Tensor targets) {
         return grad([](Tensor l, Tensor t) { return nn::crossEntropy(l, t); })(logits, targets);
@@ -252,7 +265,8 @@ void rowKernelRows() {
       loom = std::min(loom, medianSeconds(20, run));
       std::vector<double> t = bench::runTorchBaseline(
           "benchmarks/rows_torch.py",
-          {c.layerNorm ? "layernorm" : "xent", std::to_string(c.rows), std::to_string(c.width),
+          {c.kind == LayerNorm ? "layernorm" : c.kind == Gelu ? "gelu" : "xent",
+           std::to_string(c.rows), std::to_string(c.width),
            "20"},
           /*openmp=*/true, 1, bench::Better::Lower);
       if (!t.empty())
@@ -264,7 +278,8 @@ void rowKernelRows() {
       std::snprintf(ratio, sizeof ratio, "%.2f", torch / loom);
     }
     std::printf("| %s fwd+bwd [%ld, %ld] f32 | %.2f ms | %s (PyTorch's kernel) | %s |\n",
-                c.layerNorm ? "layer norm" : "cross-entropy", c.rows, c.width, loom * 1e3,
+                c.kind == LayerNorm ? "layer norm" : c.kind == Gelu ? "GELU (tanh)" : "cross-entropy",
+                c.rows, c.width, loom * 1e3,
                 baseline, ratio);
   }
 }

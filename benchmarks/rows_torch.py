@@ -1,9 +1,9 @@
-"""PyTorch's own fused CPU kernels for a layer norm and the cross-entropy loss, forward and
-backward, and its transposing copy, to time them in the same run as Loom's
-(benchmarks/jit_benchmarks.cpp). Arguments: "layernorm", "xent" or "transpose", the rows, the
-row width (features, or the vocabulary), repetitions, and for "transpose" the batch (the
-[batch, rows, width] tensor's last two dims swapped). Prints one line: the median seconds of
-a forward and backward (a transpose), after 3 of warm-up."""
+"""PyTorch's own fused CPU kernels for a layer norm, the cross-entropy loss and the GELU (tanh
+form), forward and backward, and its transposing copy, to time them in the same run as Loom's
+(benchmarks/jit_benchmarks.cpp). Arguments: "layernorm", "xent", "gelu" or "transpose", the
+rows, the row width (features, or the vocabulary), repetitions, and for "transpose" the batch
+(the [batch, rows, width] tensor's last two dims swapped). Prints one line: the median seconds
+of a forward and backward (a transpose), after 3 of warm-up."""
 import sys
 import time
 
@@ -26,6 +26,12 @@ elif kind == "layernorm":
 
     def step():
         (F.layer_norm(x, (width,), scale, bias) * weights).sum().backward()
+elif kind == "gelu":
+    x.requires_grad_(True)
+    weights = torch.rand(rows, width)
+
+    def step():
+        (F.gelu(x, approximate="tanh") * weights).sum().backward()
 else:
     x.requires_grad_(True)
     targets = torch.randint(0, width, (rows,))
