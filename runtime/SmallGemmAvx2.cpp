@@ -23,6 +23,10 @@ namespace {
                             _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
 }
 
+/// Independent FMA chains that keep both FMA pipes busy through an FMA's latency (2 x 4
+/// cycles on Zen 3 and Intel's cores since Skylake).
+constexpr int64_t kChains = 8;
+
 /// One tile: C[MR x (NV vectors)] from its top-left corner; the last vector's lanes are
 /// `lastMask` (all of them if Full: AMD's masked loads are slow, so full panels load plainly).
 template <int MR, int NV, bool Full>
@@ -96,15 +100,31 @@ template <int R, int NV, bool Full>
   }
 }
 
-/// A panel of NV vectors' columns: tiles of MR rows, then one tile of the rows left.
+/// A panel of NV vectors' columns: tiles of MR rows, then one or two tiles of the rows left.
 template <int MR, int NV, bool Full>
 [[LOOM_AVX2]] void panel(int64_t m, int64_t k, float alpha, loom::rt::StridedMatrix<float> a,
                           const float *b, int64_t ldb, float beta, float *c, int64_t ldc,
                           __m256i lastMask) {
+  // A tile of r rows keeps r * NV FMA chains; under kChains their latency bounds it, so a
+  // short tail takes as long as a tile of kChains / NV rows. The last full tile and such a
+  // tail are split in two instead, each of at least kChains / NV rows where there are that
+  // many: 8 rows (the attention's staircase groups) in 6 x 2 tiles as 4 + 4, 8 cycles a step
+  // of the inner dim instead of 6 + 4.
+  constexpr int64_t minRows = std::max(kChains / NV, int64_t(1));
+  static_assert(minRows <= MR - 2, "both parts of a split must fit a tail tile");
+  int64_t r = m % MR;
+  bool resplit = m >= MR && r > 0 && r < minRows;
   int64_t i = 0;
-  for (; i + MR <= m; i += MR)
+  for (; i + MR <= m - (resplit ? MR : 0); i += MR)
     tile<MR, NV, Full>(k, alpha, a.a + i * a.rowStride, a.rowStride, a.colStride, b, ldb,
                        beta, c + i * ldc, ldc, lastMask);
+  if (resplit) {
+    int64_t first = std::max(minRows, (MR + r + 1) / 2); // 6 + 2 rows: 4 + 4; 12 + 1: 8 + 5
+    loom::rt::StridedMatrix<float> part{a.a + i * a.rowStride, a.rowStride, a.colStride};
+    tailTile<MR - 1, NV, Full>(first, k, alpha, part, b, ldb, beta, c + i * ldc, ldc,
+                               lastMask);
+    i += first;
+  }
   loom::rt::StridedMatrix<float> rest{a.a + i * a.rowStride, a.rowStride, a.colStride};
   tailTile<MR - 1, NV, Full>(m - i, k, alpha, rest, b, ldb, beta, c + i * ldc, ldc,
                              lastMask);

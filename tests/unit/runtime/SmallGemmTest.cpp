@@ -96,9 +96,12 @@ class SmallGemmTest : public test::CpuKernelPathTest {};
 
 TEST_P(SmallGemmTest, EveryTileShapeAndTail) {
   for (int64_t n : {64, 48, 32, 16, 128, 130, 7, 1, 33, 8, 9, 24, 25})
-    // Every tail of 4-, 6-, 8- and 12-row tiles.
-    for (int64_t m : {1, 2, 3, 4, 5, 6, 7, 11, 12, 13, 15, 17, 23, 32})
+    // Every tail of 4-, 6-, 8- and 12-row tiles, and a last whole tile split in two with a
+    // short tail (6 + 1 to 3 rows, 12 + 1 to 7); each row written once, or added to once.
+    for (int64_t m : {1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12, 13, 14, 15, 17, 19, 23, 32}) {
       check({m, n, 64, Layout::InPlace, 0.125f, 0});
+      check({m, n, 64, Layout::InPlace, 0.125f, 1});
+    }
 }
 
 TEST_P(SmallGemmTest, TransposedAAccumulates) {
