@@ -278,7 +278,9 @@ void rowKernelRows() {
       std::snprintf(ratio, sizeof ratio, "%.2f", torch / loom);
     }
     std::printf("| %s fwd+bwd [%ld, %ld] f32 | %.2f ms | %s (PyTorch's kernel) | %s |\n",
-                c.kind == LayerNorm ? "layer norm" : c.kind == Gelu ? "GELU (tanh)" : "cross-entropy",
+                c.kind == LayerNorm ? "layer norm"
+                : c.kind == Gelu    ? "GELU (tanh)"
+                                    : "cross-entropy",
                 c.rows, c.width, loom * 1e3,
                 baseline, ratio);
   }
