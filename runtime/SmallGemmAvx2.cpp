@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <immintrin.h>
+#include <type_traits>
 #include <vector>
 
 namespace {
@@ -29,11 +30,11 @@ constexpr int64_t kChains = 8;
 
 /// One tile: C[MR x (NV vectors)] from its top-left corner; the last vector's lanes are
 /// `lastMask` (all of them if Full: AMD's masked loads are slow, so full panels load plainly).
-template <int MR, int NV, bool Full>
-[[gnu::always_inline, LOOM_AVX2]] inline void tile(int64_t k, float alpha, const float *a,
+template <int MR, int NV, bool Full, typename Scale>
+[[gnu::always_inline, LOOM_AVX2]] inline void tile(int64_t k, Scale *scales, const float *a,
                                                     int64_t rowStride, int64_t colStride,
-                                                    const float *b, int64_t ldb, float beta,
-                                                    float *c, int64_t ldc, __m256i lastMask) {
+                                                    const float *b, int64_t ldb, float *c,
+                                                    int64_t ldc, __m256i lastMask) {
   // Every loop over the tile's rows and vectors is unrolled, so that the accumulators are
   // registers: without the pragmas GCC kept the tails' (2 x 2 and such) on the stack, storing
   // them on every step of the inner dim, and the attention's 8-row groups (a 6-row tile and
@@ -61,6 +62,8 @@ template <int MR, int NV, bool Full>
         acc[i][v] = _mm256_fmadd_ps(ai, bv[v], acc[i][v]);
     }
   }
+  // alpha and beta only now (read from memory in 1-vector tiles, see panel).
+  const float alpha = scales[0], beta = scales[1];
   const __m256 scale = _mm256_set1_ps(alpha);
   // Whole vectors plainly, the last one under its mask unless the panel is full: on AMD a
   // masked store costs several plain ones, and with every store masked the attention's
@@ -85,18 +88,17 @@ template <int MR, int NV, bool Full>
 }
 
 /// The last r < MR rows of a panel in one tile of r rows.
-template <int R, int NV, bool Full>
-[[gnu::always_inline, LOOM_AVX2]] inline void tailTile(int64_t r, int64_t k, float alpha,
+template <int R, int NV, bool Full, typename Scale>
+[[gnu::always_inline, LOOM_AVX2]] inline void tailTile(int64_t r, int64_t k, Scale *scales,
                                                         loom::rt::StridedMatrix<float> a,
                                                         const float *b, int64_t ldb,
-                                                        float beta, float *c, int64_t ldc,
+                                                        float *c, int64_t ldc,
                                                         __m256i lastMask) {
   if constexpr (R >= 1) {
     if (r == R)
-      tile<R, NV, Full>(k, alpha, a.a, a.rowStride, a.colStride, b, ldb, beta, c, ldc,
-                        lastMask);
+      tile<R, NV, Full>(k, scales, a.a, a.rowStride, a.colStride, b, ldb, c, ldc, lastMask);
     else
-      tailTile<R - 1, NV, Full>(r, k, alpha, a, b, ldb, beta, c, ldc, lastMask);
+      tailTile<R - 1, NV, Full>(r, k, scales, a, b, ldb, c, ldc, lastMask);
   }
 }
 
@@ -105,6 +107,13 @@ template <int MR, int NV, bool Full>
 [[LOOM_AVX2]] void panel(int64_t m, int64_t k, float alpha, loom::rt::StridedMatrix<float> a,
                           const float *b, int64_t ldb, float beta, float *c, int64_t ldc,
                           __m256i lastMask) {
+  // alpha and beta: in 1-vector tiles read from memory after the inner loop. Held in
+  // registers through it (with a zero to test beta against), they left the 12 x 1 tile
+  // (12 accumulators) one register short, and GCC kept B's vector on the stack, every FMA
+  // reading it back: 12 x 8 x 128 ran at 29-30 GFLOP/s on one core, 63-68 now. In 6 x 2
+  // tiles GCC keeps them in memory itself; read there as volatile, 8-row products lost 3-15%.
+  using Scale = std::conditional_t<NV == 1, const volatile float, const float>;
+  Scale scales[2] = {alpha, beta};
   // A tile of r rows keeps r * NV FMA chains; under kChains their latency bounds it, so a
   // short tail takes as long as a tile of kChains / NV rows. The last full tile and such a
   // tail are split in two instead, each of at least kChains / NV rows where there are that
@@ -116,18 +125,16 @@ template <int MR, int NV, bool Full>
   bool resplit = m >= MR && r > 0 && r < minRows;
   int64_t i = 0;
   for (; i + MR <= m - (resplit ? MR : 0); i += MR)
-    tile<MR, NV, Full>(k, alpha, a.a + i * a.rowStride, a.rowStride, a.colStride, b, ldb,
-                       beta, c + i * ldc, ldc, lastMask);
+    tile<MR, NV, Full>(k, scales, a.a + i * a.rowStride, a.rowStride, a.colStride, b, ldb,
+                       c + i * ldc, ldc, lastMask);
   if (resplit) {
     int64_t first = std::max(minRows, (MR + r + 1) / 2); // 6 + 2 rows: 4 + 4; 12 + 1: 8 + 5
     loom::rt::StridedMatrix<float> part{a.a + i * a.rowStride, a.rowStride, a.colStride};
-    tailTile<MR - 1, NV, Full>(first, k, alpha, part, b, ldb, beta, c + i * ldc, ldc,
-                               lastMask);
+    tailTile<MR - 1, NV, Full>(first, k, scales, part, b, ldb, c + i * ldc, ldc, lastMask);
     i += first;
   }
   loom::rt::StridedMatrix<float> rest{a.a + i * a.rowStride, a.rowStride, a.colStride};
-  tailTile<MR - 1, NV, Full>(m - i, k, alpha, rest, b, ldb, beta, c + i * ldc, ldc,
-                             lastMask);
+  tailTile<MR - 1, NV, Full>(m - i, k, scales, rest, b, ldb, c + i * ldc, ldc, lastMask);
 }
 
 /// B's 16-column panels are copied to a contiguous [k x 16] buffer where at least this many
