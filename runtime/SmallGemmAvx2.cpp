@@ -18,7 +18,7 @@ namespace {
 
 #define LOOM_AVX2 gnu::target("avx2,fma")
 
-/// The mask of a vector's first `count` lanes (1 to 8).
+/// The mask of a vector's first `count` lanes (none below 1, all from 8).
 [[LOOM_AVX2]] inline __m256i lanesBelow(int64_t count) {
   return _mm256_cmpgt_epi32(_mm256_set1_epi32(int(count)),
                             _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
@@ -156,6 +156,14 @@ constexpr int64_t kMinPackedRows = 24;
     for (; p < k; ++p, from += b.rowStride) {
       _mm256_storeu_ps(dst + 16 * p, _mm256_loadu_ps(from));
       _mm256_storeu_ps(dst + 16 * p + 8, _mm256_loadu_ps(from + 8));
+    }
+    return;
+  }
+  if (b.colStride == 1) { // a last, partial panel: masked loads zero the rest of the 16
+    const __m256i low = lanesBelow(columns), high = lanesBelow(columns - 8);
+    for (; p < k; ++p, from += b.rowStride) {
+      _mm256_storeu_ps(dst + 16 * p, _mm256_maskload_ps(from, low));
+      _mm256_storeu_ps(dst + 16 * p + 8, _mm256_maskload_ps(from + 8, high));
     }
     return;
   }
