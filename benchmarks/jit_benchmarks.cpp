@@ -212,6 +212,8 @@ void attentionRows() {
 /// hidden activations.
 void rowKernelRows() {
   enum Kind { LayerNorm, CrossEntropy, Gelu };
+  const char *names[] = {"layer norm", "cross-entropy", "GELU (tanh)"};
+  const char *torchKinds[] = {"layernorm", "xent", "gelu"}; // rows_torch.py's names
   struct Case {
     Kind kind;
     int64_t rows, width;
@@ -265,9 +267,7 @@ void rowKernelRows() {
       loom = std::min(loom, medianSeconds(20, run));
       std::vector<double> t = bench::runTorchBaseline(
           "benchmarks/rows_torch.py",
-          {c.kind == LayerNorm ? "layernorm" : c.kind == Gelu ? "gelu" : "xent",
-           std::to_string(c.rows), std::to_string(c.width),
-           "20"},
+          {torchKinds[c.kind], std::to_string(c.rows), std::to_string(c.width), "20"},
           /*openmp=*/true, 1, bench::Better::Lower);
       if (!t.empty())
         torch = torch == 0 ? t[0] : std::min(torch, t[0]);
@@ -278,11 +278,7 @@ void rowKernelRows() {
       std::snprintf(ratio, sizeof ratio, "%.2f", torch / loom);
     }
     std::printf("| %s fwd+bwd [%ld, %ld] f32 | %.2f ms | %s (PyTorch's kernel) | %s |\n",
-                c.kind == LayerNorm ? "layer norm"
-                : c.kind == Gelu    ? "GELU (tanh)"
-                                    : "cross-entropy",
-                c.rows, c.width, loom * 1e3,
-                baseline, ratio);
+                names[c.kind], c.rows, c.width, loom * 1e3, baseline, ratio);
   }
 }
 

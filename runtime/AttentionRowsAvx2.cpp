@@ -65,6 +65,14 @@ namespace {
   return _mm256_and_ps(kept, _mm256_mul_ps(p, scale));
 }
 
+/// The high 32 bits of each lane's 32 x 32-bit unsigned product (AVX2 has none for 8 lanes):
+/// the even lanes' 64-bit products shifted down, blended with the odd lanes' high halves.
+[[gnu::always_inline, LOOM_AVX2]] inline __m256i mulHigh(__m256i a, __m256i b) {
+  __m256i even = _mm256_srli_epi64(_mm256_mul_epu32(a, b), 32);
+  __m256i odd = _mm256_mul_epu32(_mm256_srli_epi64(a, 32), _mm256_srli_epi64(b, 32));
+  return _mm256_blend_epi32(even, odd, 0xAA);
+}
+
 } // namespace
 
 [[LOOM_AVX2]] void loom::rt::detail::expRowsAvx2(float *rows, int64_t ld, int64_t count,
@@ -153,15 +161,6 @@ namespace {
   return laneSum(_mm256_add_ps(sum, other));
 }
 
-namespace {
-/// The high 32 bits of each lane's 32 x 32-bit unsigned product (AVX2 has none for 8 lanes):
-/// the even lanes' 64-bit products shifted down, blended with the odd lanes' high halves.
-[[gnu::always_inline, LOOM_AVX2]] inline __m256i mulHigh(__m256i a, __m256i b) {
-  __m256i even = _mm256_srli_epi64(_mm256_mul_epu32(a, b), 32);
-  __m256i odd = _mm256_mul_epu32(_mm256_srli_epi64(a, 32), _mm256_srli_epi64(b, 32));
-  return _mm256_blend_epi32(even, odd, 0xAA);
-}
-} // namespace
 
 [[LOOM_AVX2]] void loom::rt::detail::dropoutFactorsAvx2(float *out, int64_t n, uint32_t seed,
                                                         uint32_t t, uint32_t s0,

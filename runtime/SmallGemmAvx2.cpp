@@ -152,18 +152,15 @@ constexpr int64_t kMinPackedRows = 24;
                               loom::rt::StridedMatrix<float> b, float *dst) {
   const float *from = b.a + j0 * b.colStride;
   int64_t p = 0;
-  if (columns == 16 && b.colStride == 1) {
-    for (; p < k; ++p, from += b.rowStride) {
-      _mm256_storeu_ps(dst + 16 * p, _mm256_loadu_ps(from));
-      _mm256_storeu_ps(dst + 16 * p + 8, _mm256_loadu_ps(from + 8));
-    }
-    return;
-  }
-  if (b.colStride == 1) { // a last, partial panel: masked loads zero the rest of the 16
+  if (b.colStride == 1) {
+    // Whole panels load plainly (AMD's masked loads are slow); a last, partial one under
+    // masks, which zero the rest of the 16.
+    const bool whole = columns == 16;
     const __m256i low = lanesBelow(columns), high = lanesBelow(columns - 8);
     for (; p < k; ++p, from += b.rowStride) {
-      _mm256_storeu_ps(dst + 16 * p, _mm256_maskload_ps(from, low));
-      _mm256_storeu_ps(dst + 16 * p + 8, _mm256_maskload_ps(from + 8, high));
+      _mm256_storeu_ps(dst + 16 * p, whole ? _mm256_loadu_ps(from) : _mm256_maskload_ps(from, low));
+      _mm256_storeu_ps(dst + 16 * p + 8, whole ? _mm256_loadu_ps(from + 8)
+                                               : _mm256_maskload_ps(from + 8, high));
     }
     return;
   }
@@ -184,8 +181,9 @@ constexpr int64_t kMinPackedRows = 24;
                                                    StridedMatrix<float> a, StridedMatrix<float> b,
                                                    float beta, float *c, int64_t ldc) {
   thread_local std::vector<float> packed; // one panel of B; kept from call to call
-  // A B of at most a panel's width is one contiguous block already: packed (its columns
-  // copied one by one, the rest of the 16 zeroed), [24 x 128] x [128 x 8] had run 3x slower.
+  // A B of at most a panel's width is one contiguous block already, its rows no power of two
+  // apart in L1: packing only copies it (when that copy went element by element,
+  // [24 x 128] x [128 x 8] ran 3x slower than read in place).
   bool pack = (m >= kMinPackedRows && b.rowStride > 16) || b.colStride != 1;
   if (pack && int64_t(packed.size()) < 16 * k)
     packed.resize(16 * k);
