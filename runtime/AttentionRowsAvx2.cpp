@@ -1,5 +1,6 @@
 // The attention kernel's float passes on AVX2 (see AttentionRowsAvx2.h).
 #include "runtime/AttentionRowsAvx2.h"
+#include "runtime/Avx2Lanes.h"
 
 #include "runtime/cuda/AttentionDropout.h"
 
@@ -10,27 +11,9 @@
 
 namespace {
 
-#define LOOM_AVX2 gnu::target("avx2,fma")
-
-/// The mask of a vector's first `count` lanes (any count: below 0 none, above 8 all).
-[[gnu::always_inline, LOOM_AVX2]] inline __m256i lanesBelow(int64_t count) {
-  int32_t n = int32_t(std::clamp<int64_t>(count, 0, 8));
-  return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
-}
-
-/// The sum of a vector's lanes.
-[[gnu::always_inline, LOOM_AVX2]] inline float laneSum(__m256 v) {
-  __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-  s = _mm_add_ps(s, _mm_movehl_ps(s, s));
-  return _mm_cvtss_f32(_mm_add_ss(s, _mm_movehdup_ps(s)));
-}
-
-/// The max of a vector's lanes.
-[[gnu::always_inline, LOOM_AVX2]] inline float laneMax(__m256 v) {
-  __m128 s = _mm_max_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-  s = _mm_max_ps(s, _mm_movehl_ps(s, s));
-  return _mm_cvtss_f32(_mm_max_ss(s, _mm_movehdup_ps(s)));
-}
+using loom::rt::avx2::laneMax;
+using loom::rt::avx2::lanesBelow;
+using loom::rt::avx2::laneSum;
 
 /// Writes v to out where `room` (at least 1) floats from out belong to the row: the whole
 /// vector when it fits, else its first `room` lanes one by one.

@@ -8,6 +8,7 @@
 // AVX-512 sent every block of the attention kernel to OpenBLAS, which packs both operands per
 // call: the tiny GPT's attention step took 1.7-1.9 ms, twice the composed attention's.
 #include "runtime/SmallGemmAvx2.h"
+#include "runtime/Avx2Lanes.h"
 
 #include <algorithm>
 #include <immintrin.h>
@@ -16,13 +17,7 @@
 
 namespace {
 
-#define LOOM_AVX2 gnu::target("avx2,fma")
-
-/// The mask of a vector's first `count` lanes (none below 1, all from 8).
-[[LOOM_AVX2]] inline __m256i lanesBelow(int64_t count) {
-  return _mm256_cmpgt_epi32(_mm256_set1_epi32(int(count)),
-                            _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
-}
+using loom::rt::avx2::lanesBelow;
 
 /// Independent FMA chains that keep both FMA pipes busy through an FMA's latency (2 x 4
 /// cycles on Zen 3 and Intel's cores since Skylake).
