@@ -236,6 +236,9 @@ ConfigValue convert(const toml::node &node, const ConfigKey &key, const std::str
   double number = std::holds_alternative<int64_t>(value)  ? double(std::get<int64_t>(value))
                   : std::holds_alternative<double>(value) ? std::get<double>(value)
                                                           : 0;
+  if (auto *d = std::get_if<double>(&value); d && !std::isfinite(*d))
+    throw Error(where + ": " + key.path + ": must be a finite number, not " +
+                (std::isnan(*d) ? "nan" : *d > 0 ? "inf" : "-inf"));
   if ((value.index() <= 1) && number < key.minimum) {
     std::ostringstream min;
     min << key.minimum;

@@ -65,6 +65,16 @@ TEST(TrainConfig, BoundsAreChecked) {
   EXPECT_EQ(errorOf([&] { Config::load(path); }), path + ":2: model.layers: must be at least 1");
 }
 
+// TOML accepts nan and inf as floats; no key takes them.
+TEST(TrainConfig, NonFiniteNumbersAreRefused) {
+  std::string path = writeConfig("nan.toml", "[optimizer]\nlr = nan\n");
+  EXPECT_EQ(errorOf([&] { Config::load(path); }),
+            path + ":2: optimizer.lr: must be a finite number, not nan");
+  std::string valid = writeConfig("finite.toml", "[optimizer]\nlr = 0.1\n");
+  EXPECT_EQ(errorOf([&] { Config::load(valid, {"optimizer.lr=-inf"}); }),
+            "--set optimizer.lr=-inf: optimizer.lr: must be a finite number, not -inf");
+}
+
 TEST(TrainConfig, SyntaxErrorsNameTheLine) {
   std::string path = writeConfig("syntax.toml", "[model]\nlayers = = 2\n");
   EXPECT_EQ(errorOf([&] { Config::load(path); }).rfind(path + ":2: ", 0), 0u);
