@@ -191,10 +191,15 @@ std::optional<std::string> latestCheckpoint(const std::string &outDir) {
     if (!rt::processAlive(pid))
       fs::remove_all(entry.path());
   }
+  // Saves write the bare name; a hand-edited file (`echo step_00000100 > latest`, to go back
+  // to an earlier checkpoint) ends in a newline.
   std::string name = readFile(root / "latest");
+  const char *space = " \t\r\n";
+  name.erase(name.find_last_not_of(space) + 1);
+  name.erase(0, name.find_first_not_of(space));
   fs::path dir = root / name;
-  if (!fs::is_directory(dir))
-    throw Error((root / "latest").string() + " names " + name + ", which does not exist");
+  if (name.empty() || !fs::is_directory(dir))
+    throw Error((root / "latest").string() + " names \"" + name + "\", which does not exist");
   return dir.string();
 }
 

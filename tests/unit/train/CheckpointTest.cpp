@@ -4,6 +4,7 @@
 // independent reader (Python's struct and json) reads the safetensors file; a damaged
 // checkpoint or one of another model is refused by name, and nothing is overwritten; a run
 // killed (SIGKILL) while it saves leaves its newest checkpoint whole.
+#include "frontend/Error.h"
 #include "frontend/train/Checkpoint.h"
 #include "frontend/train/CheckpointIo.h"
 #include "tests/unit/train/RunCommand.h"
@@ -157,6 +158,19 @@ TEST_F(CheckpointRun, ADamagedCheckpointOrAnotherModelIsRefusedByName) {
   EXPECT_EQ(loom::train::latestCheckpoint(out.string()),
             (out / "checkpoints/step_00000011").string());
   EXPECT_FALSE(fs::exists(out / "checkpoints/.tmp-step_00000099"));
+  // `latest` edited by hand, with a newline, to go back to a checkpoint; and naming none.
+  std::ofstream(out / "checkpoints/latest", std::ios::trunc) << "step_00000011\n";
+  EXPECT_EQ(loom::train::latestCheckpoint(out.string()),
+            (out / "checkpoints/step_00000011").string());
+  std::ofstream(out / "checkpoints/latest", std::ios::trunc) << "step_00000012\n";
+  std::string message;
+  try {
+    loom::train::latestCheckpoint(out.string());
+  } catch (const loom::Error &e) {
+    message = e.what();
+  }
+  EXPECT_EQ(message, (out / "checkpoints/latest").string() +
+                         " names \"step_00000012\", which does not exist");
 }
 
 } // namespace
