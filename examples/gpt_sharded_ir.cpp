@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <optional>
+#include <set>
 #include <string>
 
 using namespace loom;
@@ -77,6 +78,12 @@ int main(int argc, char **argv) {
         initOnly = true;
         continue;
       }
+      static const std::set<std::string> valued = {"--strategy", "--devices", "--mesh",
+                                                   "--vocab",    "--embed",   "--layers",
+                                                   "--heads",    "--seq",     "--batch",
+                                                   "--precision"};
+      if (!valued.count(flag))
+        throw Error("unknown flag " + flag + "\n" + usage);
       if (i + 1 >= argc)
         throw Error(flag + " needs a value\n" + usage);
       std::string value = argv[++i];
