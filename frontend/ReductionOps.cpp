@@ -68,12 +68,14 @@ Tensor loom::mean(const Tensor &x, const Axes &axes, bool keepdims, Loc loc) {
 // The shift by the max only guards against overflow; it does not change the value, so no
 // gradient needs to flow through it.
 Tensor loom::softmax(const Tensor &x, int64_t axis, Loc loc) {
+  normalizeAxes(x, {axis}, loc, "softmax"); // named as the user's op, not as its max
   Tensor shifted = sub(x, stop_gradient(max(x, {axis}, true, loc), loc), loc);
   Tensor e = exp(shifted, loc);
   return div(e, sum(e, {axis}, true, loc), loc);
 }
 
 Tensor loom::log_softmax(const Tensor &x, int64_t axis, Loc loc) {
+  normalizeAxes(x, {axis}, loc, "log_softmax");
   Tensor shifted = sub(x, stop_gradient(max(x, {axis}, true, loc), loc), loc);
   return sub(shifted, log(sum(exp(shifted, loc), {axis}, true, loc), loc), loc);
 }

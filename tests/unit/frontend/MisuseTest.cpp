@@ -137,4 +137,18 @@ TEST(Misuse, AMalformedAttentionSaysWhatIsWrong) {
   EXPECT_NE(message.find("query f32[4,8] must have rank 4"), std::string::npos) << message;
 }
 
+// A bad axis of softmax names softmax (the user's op), not the max it starts with.
+TEST(Misuse, ASoftmaxAxisOutOfRangeNamesSoftmax) {
+  Array x = Array::from(std::vector<float>(6, 1.0f), {2, 3});
+  int line = __LINE__ + 1;
+  std::string message = errorOf([&] { jit([](Tensor a) { return softmax(a, 2); })(x); });
+  EXPECT_NE(message.find("MisuseTest.cpp:" + std::to_string(line) +
+                         ": softmax: axis 2 is out of range for f32[2,3]"),
+            std::string::npos)
+      << message;
+  message = errorOf([&] { jit([](Tensor a) { return log_softmax(a, -3); })(x); });
+  EXPECT_NE(message.find("log_softmax: axis -3 is out of range for f32[2,3]"), std::string::npos)
+      << message;
+}
+
 } // namespace
