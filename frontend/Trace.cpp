@@ -246,6 +246,10 @@ mlir::loom::ShardingAttr Trace::shardingAttr(const NamedSharding &sharding, cons
   const Mesh &mesh = sharding.mesh();
   auto known = std::find_if(meshes.begin(), meshes.end(),
                             [&](const Mesh &m) { return m.name() == mesh.name(); });
+  if (known == meshes.end() && !meshes.empty())
+    throw Error(fmt::format("{}: mesh {} is a second mesh in this function, which uses mesh {} "
+                            "already; a program runs on one mesh",
+                            what, mesh.describe(), meshes.front().describe()));
   if (known == meshes.end()) {
     // Meshes go first in the module, in the order they are met.
     mlir::Block *body = moduleOp->getBody();

@@ -261,7 +261,7 @@ struct PropagateShardingPass
       return; // nothing is sharded
     if (meshes.size() > 1) {
       meshes[1].emitError("a program may use one mesh; @")
-          << meshes[0].getSymName() << " is declared already";
+          << meshes[1].getSymName() << " is declared besides @" << meshes[0].getSymName();
       return signalPassFailure();
     }
     llvm::StringMap<int64_t> planCosts; // one mesh: the same reshards cost alike everywhere

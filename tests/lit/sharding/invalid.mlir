@@ -54,7 +54,7 @@ func.func @unknown_mesh(%x: tensor<8xf32>) -> tensor<8xf32> {
 // -----
 
 loom.mesh @mesh axes = ["data"] shape = [2]
-// expected-error @+1 {{a program may use one mesh; @mesh is declared already}}
+// expected-error @+1 {{a program may use one mesh; @second is declared besides @mesh}}
 loom.mesh @second axes = ["model"] shape = [2]
 
 // -----
