@@ -2,6 +2,7 @@
 #include "frontend/train/TrainLoop.h"
 
 #include "frontend/Loom.h"
+#include "frontend/train/Interrupts.h"
 #include "frontend/train/LossPlot.h"
 #include "frontend/train/MetricsWriter.h"
 #include "frontend/train/Progress.h"
@@ -62,6 +63,8 @@ private:
   /// Bytes this process's devices received through collectives.
   double receivedBytes() const;
   void finish();
+  /// Stops after `step` (--stop-after, or an interrupt) with a checkpoint, where they are on.
+  RunSummary stopEarly(int64_t step);
 
   const Clock::time_point start = Clock::now();
   const Config &c;
@@ -315,13 +318,11 @@ RunSummary TrainingRun::run() {
     bool last = step == steps - 1;
     if (checkpointInterval > 0 && (step + 1) % checkpointInterval == 0 && !last)
       save(step);
-    if (options.stopAfter && step == *options.stopAfter && !last) {
-      readPending();
-      save(step);
-      summary.saveWriteSeconds = checkpoints->wait();
-      metrics->flush();
-      summary.stopped = true;
-      return summary;
+    if (options.stopAfter && step == *options.stopAfter && !last)
+      return stopEarly(step);
+    if (options.stopOnInterrupt && !last && interruptSignal() != 0) {
+      summary.interruptSignal = interruptSignal();
+      return stopEarly(step);
     }
     bool epochEnd = evalEpochSteps > 0 && (step + 1) % evalEpochSteps == 0;
     if (epochReport.enabled() && (epochEnd || last)) {
@@ -347,6 +348,16 @@ RunSummary TrainingRun::run() {
                                      static_cast<double>((steps - summary.firstStep) *
                                                          client.localDeviceCount());
   finish();
+  return summary;
+}
+
+RunSummary TrainingRun::stopEarly(int64_t step) {
+  readPending();
+  save(step);
+  summary.saveWriteSeconds = checkpoints->wait();
+  metrics->flush();
+  summary.stopped = true;
+  summary.lastStep = step;
   return summary;
 }
 

@@ -24,6 +24,9 @@ struct RunOptions {
   /// If set, stop (with a checkpoint) once this step is done, as if interrupted; the schedule
   /// still spans the whole run, so a resumed run continues it exactly.
   std::optional<int64_t> stopAfter;
+  /// Stop after the step during which SIGINT or SIGTERM came (Interrupts.h), with a
+  /// checkpoint where checkpoints are on; the caller installs the handlers (watchInterrupts).
+  bool stopOnInterrupt = false;
 };
 
 struct RunSummary {
@@ -63,8 +66,12 @@ struct RunSummary {
   int64_t skippedSteps = 0;
   /// The step the run started from (0, or the step after a restored checkpoint).
   int64_t firstStep = 0;
-  /// Whether it stopped early (--stop-after) after saving a checkpoint.
+  /// Whether it stopped early (--stop-after, or an interrupt) after `lastStep`, having saved
+  /// a checkpoint where checkpoints are on (`saves` counts it).
   bool stopped = false;
+  int64_t lastStep = 0;
+  /// The signal that stopped it (stopOnInterrupt), else 0.
+  int interruptSignal = 0;
 };
 
 /// Runs the training the config describes, logging to `log` (in a job of several processes,

@@ -10,6 +10,7 @@
 #include "frontend/Error.h"
 #include "frontend/train/Config.h"
 #include "frontend/train/GptSample.h"
+#include "frontend/train/Interrupts.h"
 #include "frontend/train/TrainLoop.h"
 #include "frontend/train/TrainTask.h"
 
@@ -182,16 +183,33 @@ int run(int argc, char **argv) {
       generate(config, sample);
       return 0;
     }
+    // Ctrl-C or a scheduler's SIGTERM stops a one-process run after its step, with a
+    // checkpoint; a job's processes keep the default action (Interrupts.h says why).
+    bool stopOnInterrupt = loom::distributed::process_count() == 1;
+    if (stopOnInterrupt)
+      loom::train::watchInterrupts();
     loom::train::RunSummary s = loom::train::runTraining(
-        config, {.dumpIrDir = dumpIr, .resume = resume, .stopAfter = stopAfter}, stdout);
+        config,
+        {.dumpIrDir = dumpIr, .resume = resume, .stopAfter = stopAfter,
+         .stopOnInterrupt = stopOnInterrupt},
+        stdout);
     if (loom::distributed::process_index() > 0)
       return 0;
     if (s.stopped) {
-      std::printf("stopped after step %ld with a checkpoint in %s (the loop was held %.3f s, "
-                  "the write took %.3f s); continue with --resume\n",
-                  static_cast<long>(*stopAfter), s.checkpointPath.c_str(), s.saveStallSeconds,
-                  s.saveWriteSeconds);
-      return 0;
+      std::string why = s.interruptSignal
+                            ? " (" + loom::train::signalName(s.interruptSignal) + ")"
+                            : std::string();
+      if (s.saves)
+        std::printf("stopped after step %ld%s with a checkpoint in %s (the loop was held "
+                    "%.3f s, the write took %.3f s); continue with --resume\n",
+                    static_cast<long>(s.lastStep), why.c_str(), s.checkpointPath.c_str(),
+                    s.saveStallSeconds, s.saveWriteSeconds);
+      else
+        std::printf("stopped after step %ld%s without a checkpoint (checkpoint.enabled is "
+                    "false)\n",
+                    static_cast<long>(s.lastStep), why.c_str());
+      // Interrupted: the signal's status (128 + its number), as the shell reports one.
+      return s.interruptSignal ? 128 + s.interruptSignal : 0;
     }
     std::string eval;
     for (const auto &[name, value] : s.eval) {
