@@ -79,6 +79,20 @@ void CheckpointWriter::saveWhole(int64_t step, std::vector<std::pair<std::string
       fs::path(root) / (".tmp-" + stepName(step) + "." + std::to_string(::getpid()));
   fs::remove_all(temporary);
   fs::create_directories(temporary);
+  try {
+    writeWhole(temporary, step, arrays, metadata);
+  } catch (...) {
+    // A failed save (a full disk) leaves no partial copy behind to hold the space.
+    std::error_code ignored;
+    fs::remove_all(temporary, ignored);
+    throw;
+  }
+  commit(temporary, final, step);
+}
+
+void CheckpointWriter::writeWhole(const fs::path &temporary, int64_t step,
+                                  std::vector<std::pair<std::string, Array>> &arrays,
+                                  nlohmann::json &metadata) {
   // One tensor at a time through a host buffer: the host never holds the whole state.
   std::string header = safetensorsHeader(arrays);
   DurableFile file(temporary / kTensors);
@@ -101,7 +115,6 @@ void CheckpointWriter::saveWhole(int64_t step, std::vector<std::pair<std::string
   metadata["crc32"] = crcs;
   writeDurably(temporary / kMetadata, metadata.dump(2));
   syncDirectory(temporary);
-  commit(temporary, final, step);
 }
 
 void CheckpointWriter::saveInParts(int64_t step, std::vector<std::pair<std::string, Array>> &arrays,
@@ -179,9 +192,10 @@ double CheckpointWriter::save(int64_t step, std::vector<std::pair<std::string, A
 
 std::optional<std::string> latestCheckpoint(const std::string &outDir) {
   fs::path root = fs::path(outDir) / "checkpoints";
-  if (!fs::exists(root / "latest"))
+  if (!fs::is_directory(root))
     return std::nullopt;
-  // What a crashed save left behind (not what a live writer is writing now).
+  // What a crashed save left behind (not what a live writer is writing now), also where no
+  // save ever finished.
   for (const auto &entry : fs::directory_iterator(root)) {
     std::string file = entry.path().filename().string();
     if (file.rfind(".tmp-", 0) != 0)
@@ -193,6 +207,8 @@ std::optional<std::string> latestCheckpoint(const std::string &outDir) {
   }
   // Saves write the bare name; a hand-edited file (`echo step_00000100 > latest`, to go back
   // to an earlier checkpoint) ends in a newline.
+  if (!fs::exists(root / "latest"))
+    return std::nullopt;
   std::string name = readFile(root / "latest");
   const char *space = " \t\r\n";
   name.erase(name.find_last_not_of(space) + 1);

@@ -93,6 +93,9 @@ private:
   /// save() in one process: one safetensors file of global tensors.
   void saveWhole(int64_t step, std::vector<std::pair<std::string, Array>> &arrays,
                  nlohmann::json &metadata);
+  /// saveWhole's files, written and synced into `temporary`.
+  void writeWhole(const std::filesystem::path &temporary, int64_t step,
+                  std::vector<std::pair<std::string, Array>> &arrays, nlohmann::json &metadata);
   /// save() in a job of several processes (CheckpointParts.h).
   void saveInParts(int64_t step, std::vector<std::pair<std::string, Array>> &arrays,
                    nlohmann::json &metadata);

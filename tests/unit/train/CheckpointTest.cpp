@@ -231,6 +231,26 @@ namespace {
 
 /// With ema.decay set, the checkpoint holds the EMA, a resumed run continues it
 /// (e1 = d * e0 + (1 - d) * p1, checked on the host), and evaluations use it.
+/// A save that fails for want of space (here a file size limit: writes past it fail as on a
+/// full disk) ends the run with an error naming the file, and leaves no partial copy behind
+/// to hold the space; a temporary of a dead writer is swept even where no save ever finished.
+TEST(CheckpointFull, AFailedSaveLeavesNothingBehind) {
+  fs::path out = fs::temp_directory_path() / ("loom-full-test-" + std::to_string(::getpid()));
+  fs::remove_all(out);
+  // ulimit -f counts 512-byte blocks in sh: 2 MB holds the token file, not the checkpoint.
+  auto [status, output] = runCommand("trap '' XFSZ; ulimit -f 4096; " +
+                                     loomTrain(out.string(), "--set checkpoint.interval=4"));
+  EXPECT_EQ(status, 1) << output;
+  EXPECT_NE(output.find("saving the checkpoint of step 3: "), std::string::npos) << output;
+  EXPECT_NE(output.find("model.safetensors: cannot write the file"), std::string::npos) << output;
+  ASSERT_TRUE(fs::is_directory(out / "checkpoints")) << output;
+  EXPECT_TRUE(fs::is_empty(out / "checkpoints")) << "a partial save was left behind";
+  fs::create_directories(out / "checkpoints/.tmp-step_00000007.999999999");
+  EXPECT_EQ(loom::train::latestCheckpoint(out.string()), std::nullopt);
+  EXPECT_FALSE(fs::exists(out / "checkpoints/.tmp-step_00000007.999999999"));
+  fs::remove_all(out);
+}
+
 TEST(CheckpointEma, TheEmaIsUpdatedSavedRestoredAndEvaluated) {
   fs::path out = fs::temp_directory_path() / ("loom-ema-test-" + std::to_string(::getpid()));
   fs::remove_all(out);
