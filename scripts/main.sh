@@ -9,7 +9,12 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/scripts/build.sh" loom-train
 build="${LOOM_BUILD_DIR:-$root/build}"
 cd "$root"
-"$build/bin/loom-train" configs/gpt-tiny.toml "$@"
+# The demo's run replaces the one before it (--overwrite), unless asked to continue it.
+fresh=(--overwrite)
+for arg in "$@"; do
+  case "$arg" in --resume|--overwrite|--print-config|--help|-h) fresh=() ;; esac
+done
+"$build/bin/loom-train" configs/gpt-tiny.toml ${fresh[@]+"${fresh[@]}"} "$@"
 
 # The sample takes the run's --set overrides (its out_dir, its model), nothing else.
 sets=()

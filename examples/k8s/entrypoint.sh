@@ -24,13 +24,16 @@ done_file=${LOOM_DONE_FILE:-/tmp/loom-job-done}
 rsh=${LOOM_RSH_AGENT:-ssh -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -i /root/.ssh/id_ed25519}
 
 host() { echo "$job-$1.$job"; }
+# With checkpoints on the shared volume, a pod the Job restarts continues the run.
+restart=()
+if [ "${LOOM_CHECKPOINTS:-false}" = true ]; then restart=(--resume-or-start); fi
 
 if [ "${LOOM_LAUNCHER:-coordinator}" = coordinator ]; then
   echo "host $index of $hosts: joining through the coordinator on host 0"
   LOOM_COORDINATOR_ADDRESS="${LOOM_COORDINATOR_HOST:-$(host 0)}:${LOOM_COORDINATOR_PORT:-1234}" \
     LOOM_NUM_PROCESSES=$hosts LOOM_PROCESS_ID=$index \
     exec "$train" "$root/$LOOM_CONFIG" --set "mesh.shape=[$((hosts * devices))]" \
-    --set "checkpoint.enabled=${LOOM_CHECKPOINTS:-false}" "$@"
+    --set "checkpoint.enabled=${LOOM_CHECKPOINTS:-false}" ${restart[@]+"${restart[@]}"} "$@"
 fi
 
 if [ "${LOOM_START_SSHD:-1}" = 1 ]; then
@@ -69,7 +72,8 @@ status=0
 mpirun --allow-run-as-root --host "$list" -np "$hosts" --map-by node \
   --mca plm_rsh_agent "$rsh" --mca rtc_hwloc_vmhole none "${exports[@]}" \
   "$train" "$root/$LOOM_CONFIG" --set "mesh.shape=[$((hosts * devices))]" \
-  --set "checkpoint.enabled=${LOOM_CHECKPOINTS:-false}" "$@" || status=$?
+  --set "checkpoint.enabled=${LOOM_CHECKPOINTS:-false}" ${restart[@]+"${restart[@]}"} "$@" \
+  || status=$?
 for ((i = 1; i < hosts; i++)); do
   $rsh "$(host $i)" touch "$done_file" || true
 done

@@ -61,14 +61,20 @@ void CheckpointWriter::commit(const fs::path &temporary, const fs::path &final, 
   writeDurably(fs::path(root) / "latest.tmp", stepName(step));
   fs::rename(fs::path(root) / "latest.tmp", fs::path(root) / "latest");
   syncDirectory(root);
-  // Keep the newest `keep`.
-  std::vector<fs::path> steps;
-  for (const auto &entry : fs::directory_iterator(root))
-    if (entry.is_directory() && entry.path().filename().string().rfind("step_", 0) == 0)
-      steps.push_back(entry.path());
-  std::sort(steps.begin(), steps.end());
-  for (size_t i = 0; i + keep < steps.size(); ++i)
-    fs::remove_all(steps[i]);
+  // Keep `keep`: this one and the newest before it. Later steps stay (a run resumed from an
+  // earlier checkpoint, `latest` set back by hand, replaces them as it reaches them): pruning
+  // by name alone would delete the checkpoint just written, which `latest` names.
+  std::vector<std::pair<int64_t, fs::path>> earlier;
+  for (const auto &entry : fs::directory_iterator(root)) {
+    std::string file = entry.path().filename().string();
+    char *end = nullptr;
+    long long number = file.rfind("step_", 0) == 0 ? std::strtoll(file.c_str() + 5, &end, 10) : -1;
+    if (entry.is_directory() && end && *end == '\0' && number >= 0 && number < step)
+      earlier.emplace_back(number, entry.path());
+  }
+  std::sort(earlier.begin(), earlier.end());
+  for (size_t i = 0; i + keep < earlier.size() + 1; ++i)
+    fs::remove_all(earlier[i].second);
 }
 
 void CheckpointWriter::saveWhole(int64_t step, std::vector<std::pair<std::string, Array>> &arrays,

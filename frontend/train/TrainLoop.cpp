@@ -27,6 +27,8 @@
 
 namespace loom::train {
 
+namespace fs = std::filesystem;
+
 namespace {
 using Clock = std::chrono::steady_clock;
 
@@ -52,6 +54,8 @@ public:
 
 private:
   void startOrResume();
+  /// A fresh start refuses to write among another run's checkpoints (RunOptions::overwrite).
+  void refuseAnotherRunsCheckpoints();
   void save(int64_t step);
   void evaluate(int64_t step);
   /// Reads a logged step's loss (the only reads of the loop) and reports it.
@@ -88,6 +92,8 @@ private:
   TrainFunctions functions;
   EpochReport epochReport;
   RunSummary summary;
+  /// The step of the newest save (-1: none yet).
+  int64_t savedStep = -1;
   TrainState state;
   std::unique_ptr<MetricsWriter> metrics;
   std::unique_ptr<CheckpointWriter> checkpoints;
@@ -155,6 +161,7 @@ void TrainingRun::startOrResume() {
     std::fprintf(log, "resuming from %s (step %ld)\n", latest->c_str(),
                  static_cast<long>(checkpoint.step));
   } else {
+    refuseAnotherRunsCheckpoints();
     state.params = task->init(static_cast<uint32_t>(seed));
     state.optState = initOptState(spec, state.params);
     if (emaDecay > 0)
@@ -162,9 +169,26 @@ void TrainingRun::startOrResume() {
   }
 }
 
-void TrainingRun::save(int64_t step) {
+void TrainingRun::refuseAnotherRunsCheckpoints() {
   if (!checkpointing)
+    return; // this run writes none
+  fs::path dir = runDir / "checkpoints";
+  if (options.overwrite) {
+    if (distributed::process_index() == 0) // the directory is shared by a job's processes
+      fs::remove_all(dir);
     return;
+  }
+  if (std::optional<std::string> newest = latestCheckpoint(runDir.string()))
+    throw Error(dir.string() + " holds the checkpoints of another run (the newest: " +
+                fs::path(*newest).filename().string() +
+                "): --resume continues it, --overwrite starts afresh and deletes them; or set "
+                "another " + c.describe("training.out_dir"));
+}
+
+void TrainingRun::save(int64_t step) {
+  if (!checkpointing || step == savedStep) // once a step (an interval's and a stop's)
+    return;
+  savedStep = step;
   // A snapshot on the device: the next steps update the state in place meanwhile.
   TrainState snapshot{functions.copyParams(state.params), {}, {}};
   snapshot.optState["m"] = functions.copyParams(state.optState.at("m"));

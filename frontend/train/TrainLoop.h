@@ -21,6 +21,9 @@ struct RunOptions {
   std::string dumpIrDir;
   /// Continue from the newest checkpoint in the output directory.
   bool resume = false;
+  /// Start afresh where the output directory holds another run's checkpoints, deleting them
+  /// (without it, such a start is refused: its saves would replace theirs one by one).
+  bool overwrite = false;
   /// If set, stop (with a checkpoint) once this step is done, as if interrupted; the schedule
   /// still spans the whole run, so a resumed run continues it exactly.
   std::optional<int64_t> stopAfter;

@@ -1,13 +1,15 @@
 // loom-train: trains a model from a TOML config (frontend/train): validate every key, compile
 // the step once, train asynchronously, log, evaluate, write metrics, plots and checkpoints.
 //
-//   loom-train CONFIG.toml [--set section.key=value ...] [--resume] [--stop-after STEP]
+//   loom-train CONFIG.toml [--set section.key=value ...]
+//              [--resume | --resume-or-start | --overwrite] [--stop-after STEP]
 //              [--dump-ir DIR] [--print-config]
 //   loom-train CONFIG.toml --generate PROMPT [--tokens N] [--temperature T] [--top-k K]
 //              [--top-p P] [--seed S] [--samples N]  (text from the run's newest checkpoint;
 //              frontend/train/GptSample.h)
 #include "frontend/Distributed.h"
 #include "frontend/Error.h"
+#include "frontend/train/Checkpoint.h"
 #include "frontend/train/Config.h"
 #include "frontend/train/GptSample.h"
 #include "frontend/train/Interrupts.h"
@@ -27,7 +29,8 @@
 
 namespace {
 const char *const kUsage =
-    "usage: loom-train CONFIG.toml [--set section.key=value ...] [--resume] [--stop-after STEP]\n"
+    "usage: loom-train CONFIG.toml [--set section.key=value ...]\n"
+    "                  [--resume | --resume-or-start | --overwrite] [--stop-after STEP]\n"
     "                  [--dump-ir DIR] [--print-config]\n"
     "       loom-train CONFIG.toml [--set ...] --generate PROMPT [--tokens N (200)]\n"
     "                  [--temperature T (0.8; 0: greedy)] [--top-k K (0: all)]\n"
@@ -95,7 +98,7 @@ void generate(const loom::train::Config &config, const loom::train::SampleOption
 int run(int argc, char **argv) {
   std::string configPath, dumpIr;
   std::vector<std::string> overrides;
-  bool printConfig = false, resume = false;
+  bool printConfig = false, resume = false, resumeOrStart = false, overwrite = false;
   std::optional<int64_t> stopAfter;
   loom::train::SampleOptions sample;
   bool generating = false;
@@ -119,6 +122,10 @@ int run(int argc, char **argv) {
       printConfig = true;
     else if (arg == "--resume")
       resume = true;
+    else if (arg == "--resume-or-start")
+      resumeOrStart = true;
+    else if (arg == "--overwrite")
+      overwrite = true;
     else if (arg == "--stop-after") {
       stopAfter = parseStep(argv[++i]);
       if (!stopAfter)
@@ -165,9 +172,14 @@ int run(int argc, char **argv) {
     return usage("no config file given");
   if (!generating && !sampleFlags.empty())
     return usage(sampleFlags[0] + " goes with --generate");
-  if (generating && (resume || stopAfter || !dumpIr.empty() || printConfig))
+  if (generating &&
+      (resume || resumeOrStart || overwrite || stopAfter || !dumpIr.empty() || printConfig))
     return usage("--generate samples text from a trained run's checkpoint: it takes no "
-                 "--resume, --stop-after, --dump-ir or --print-config");
+                 "--resume, --resume-or-start, --overwrite, --stop-after, --dump-ir or "
+                 "--print-config");
+  if (int(resume) + int(resumeOrStart) + int(overwrite) > 1)
+    return usage("--resume continues the run in training.out_dir, --resume-or-start continues "
+                 "it or starts one, --overwrite replaces it: give one");
   try {
     // Started by mpirun or given a coordinator: join the job before any device exists.
     // Process 0 logs the run; the others only their errors (and their per_rank lines).
@@ -188,9 +200,12 @@ int run(int argc, char **argv) {
     bool stopOnInterrupt = loom::distributed::process_count() == 1;
     if (stopOnInterrupt)
       loom::train::watchInterrupts();
+    // --resume-or-start (a job that a scheduler restarts): resume where a checkpoint is.
+    if (resumeOrStart)
+      resume = loom::train::latestCheckpoint(config.text("training.out_dir")).has_value();
     loom::train::RunSummary s = loom::train::runTraining(
         config,
-        {.dumpIrDir = dumpIr, .resume = resume, .stopAfter = stopAfter,
+        {.dumpIrDir = dumpIr, .resume = resume, .overwrite = overwrite, .stopAfter = stopAfter,
          .stopOnInterrupt = stopOnInterrupt},
         stdout);
     if (loom::distributed::process_index() > 0)

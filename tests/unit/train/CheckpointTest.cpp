@@ -251,6 +251,61 @@ TEST(CheckpointFull, AFailedSaveLeavesNothingBehind) {
   fs::remove_all(out);
 }
 
+/// A fresh run does not write among another run's checkpoints: refused with what to do;
+/// --overwrite replaces them; --resume-or-start starts where there are none and resumes
+/// where there are.
+TEST(CheckpointOtherRun, AFreshStartOverAnotherRunIsRefusedUnlessAsked) {
+  fs::path out = fs::temp_directory_path() / ("loom-other-run-" + std::to_string(::getpid()));
+  fs::remove_all(out);
+  auto [s0, o0] = runCommand(loomTrain(out.string(), "--resume-or-start --stop-after 5"));
+  ASSERT_EQ(s0, 0) << o0;
+  EXPECT_EQ(o0.find("resuming"), std::string::npos) << o0;
+  auto [s1, o1] = runCommand(loomTrain(out.string(), ""));
+  EXPECT_EQ(s1, 1) << o1;
+  EXPECT_NE(o1.find((out / "checkpoints").string() + " holds the checkpoints of another run "
+                    "(the newest: step_00000005): --resume continues it, --overwrite starts "
+                    "afresh and deletes them; or set another training.out_dir = "),
+            std::string::npos)
+      << o1;
+  EXPECT_EQ(loom::train::latestCheckpoint(out.string()),
+            (out / "checkpoints/step_00000005").string());
+  auto [s2, o2] = runCommand(loomTrain(out.string(), "--resume-or-start --stop-after 8"));
+  EXPECT_EQ(s2, 0) << o2;
+  EXPECT_NE(o2.find("resuming from " + (out / "checkpoints/step_00000005").string()),
+            std::string::npos)
+      << o2;
+  auto [s3, o3] = runCommand(loomTrain(out.string(), "--overwrite --stop-after 2"));
+  EXPECT_EQ(s3, 0) << o3;
+  EXPECT_EQ(loom::train::latestCheckpoint(out.string()),
+            (out / "checkpoints/step_00000002").string());
+  EXPECT_FALSE(fs::exists(out / "checkpoints/step_00000008")) << "--overwrite kept the old run";
+  fs::remove_all(out);
+}
+
+/// Keeping the newest `checkpoint.keep` never deletes the checkpoint just written: a run
+/// resumed from an earlier one (`latest` set back by hand) leaves the later ones alone until
+/// it replaces them.
+TEST(CheckpointKeep, ARunResumedFromAnEarlierCheckpointKeepsItsOwn) {
+  fs::path out = fs::temp_directory_path() / ("loom-keep-test-" + std::to_string(::getpid()));
+  fs::remove_all(out);
+  auto [s0, o0] = runCommand(
+      loomTrain(out.string(), "--set checkpoint.interval=3 --set checkpoint.keep=2"));
+  ASSERT_EQ(s0, 0) << o0;
+  // Kept: steps 8 and 11 (the end).
+  ASSERT_TRUE(fs::exists(out / "checkpoints/step_00000008"));
+  ASSERT_TRUE(fs::exists(out / "checkpoints/step_00000011"));
+  std::ofstream(out / "checkpoints/latest", std::ios::trunc) << "step_00000008";
+  auto [s1, o1] = runCommand(loomTrain(
+      out.string(), "--resume --set checkpoint.interval=1 --set checkpoint.keep=1 "
+                    "--stop-after 9"));
+  ASSERT_EQ(s1, 0) << o1;
+  EXPECT_EQ(loom::train::latestCheckpoint(out.string()),
+            (out / "checkpoints/step_00000009").string());
+  EXPECT_FALSE(fs::exists(out / "checkpoints/step_00000008")); // keep = 1: only its newest
+  EXPECT_TRUE(fs::exists(out / "checkpoints/step_00000011")); // later: left alone
+  fs::remove_all(out);
+}
+
 TEST(CheckpointEma, TheEmaIsUpdatedSavedRestoredAndEvaluated) {
   fs::path out = fs::temp_directory_path() / ("loom-ema-test-" + std::to_string(::getpid()));
   fs::remove_all(out);
