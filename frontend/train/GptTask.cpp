@@ -63,14 +63,18 @@ public:
       : model(gptConfigFrom(c)), shardings(shardingsOf(c)), strategy(c.text("mesh.strategy")) {
     if (shardings)
       act = shardings->activations;
-    // The token file, prepared from the text files the first time.
+    // The token file, prepared from data.text where it is missing; the default one in the
+    // run's directory (a cache of data.text) also where data.text (the files, or one's size)
+    // differs from what it was made from.
     std::filesystem::path out(c.text("training.out_dir"));
-    std::string path = c.text("data.tokens").empty() ? (out / "tokens.bin").string()
-                                                     : c.text("data.tokens");
-    if (!std::filesystem::exists(path)) {
-      std::fprintf(log, "preparing %s from %zu text file(s)\n", path.c_str(),
-                   c.texts("data.text").size());
-      TokenFile::prepareBytes(c.texts("data.text"), path);
+    const bool cache = c.text("data.tokens").empty();
+    std::string path = cache ? (out / "tokens.bin").string() : c.text("data.tokens");
+    const std::vector<std::string> &texts = c.texts("data.text");
+    bool exists = std::filesystem::exists(path);
+    if (!exists || (cache && !TokenFile::preparedFrom(path, texts))) {
+      std::fprintf(log, "preparing %s from %zu text file(s)%s\n", path.c_str(), texts.size(),
+                   exists ? " (data.text differs from the files it was made from)" : "");
+      TokenFile::prepareBytes(texts, path);
     }
     tokens = TokenFile::open(path);
     if (tokens.vocab() > model.vocab)

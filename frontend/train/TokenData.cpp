@@ -27,7 +27,32 @@ uint64_t mix(uint64_t x) {
   x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
   return x ^ (x >> 31);
 }
+
+/// The size of each of `texts` (-1 for one that cannot be read).
+std::vector<int64_t> sourceBytes(const std::vector<std::string> &texts) {
+  std::vector<int64_t> sizes;
+  for (const std::string &text : texts) {
+    std::error_code error;
+    uintmax_t size = std::filesystem::file_size(text, error);
+    sizes.push_back(error ? -1 : static_cast<int64_t>(size));
+  }
+  return sizes;
+}
 } // namespace
+
+bool TokenFile::preparedFrom(const std::string &path, const std::vector<std::string> &texts) {
+  std::ifstream in(path, std::ios::binary);
+  uint64_t headerBytes = 0;
+  if (!in.read(reinterpret_cast<char *>(&headerBytes), 8) || headerBytes > (uint64_t(1) << 24))
+    return false;
+  std::string json(headerBytes, ' ');
+  if (!in.read(json.data(), static_cast<std::streamsize>(headerBytes)))
+    return false;
+  nlohmann::json header = nlohmann::json::parse(json, nullptr, /*allow_exceptions=*/false);
+  return header.is_object() && header.value("format", "") == kFormat &&
+         header.value("sources", nlohmann::json()) == nlohmann::json(texts) &&
+         header.value("source_bytes", nlohmann::json()) == nlohmann::json(sourceBytes(texts));
+}
 
 // Layout: an 8-byte little-endian header length H, H bytes of JSON (padded with spaces so the
 // ids start at a multiple of 8), then the ids.
@@ -95,7 +120,7 @@ void TokenFile::prepareBytes(const std::vector<std::string> &texts, const std::s
   }
   nlohmann::json header = {{"format", kFormat}, {"version", kVersion}, {"dtype", "uint16"},
                            {"count", ids.size()}, {"vocab", 256}, {"tokenizer", "bytes"},
-                           {"sources", texts}};
+                           {"sources", texts}, {"source_bytes", sourceBytes(texts)}};
   std::string json = header.dump();
   json.append((8 - (8 + json.size()) % 8) % 8, ' ');
   uint64_t headerBytes = json.size();

@@ -21,6 +21,9 @@ public:
   /// Writes the bytes of `texts` (byte-level tokens, vocabulary 256) as a token file at `out`,
   /// atomically (a temporary file renamed). Throws loom::Error naming a file it cannot read.
   static void prepareBytes(const std::vector<std::string> &texts, const std::string &out);
+  /// Whether `path` is a token file prepareBytes made from `texts` as they are now (the same
+  /// files in the same order, each of the size it had); false for a missing or foreign file.
+  static bool preparedFrom(const std::string &path, const std::vector<std::string> &texts);
 
   int64_t size() const { return count; }
   int64_t vocab() const { return vocabSize; }

@@ -37,6 +37,23 @@ TEST(TokenData, TheFileHoldsTheTextsBytes) {
     ASSERT_EQ(file.at(i), static_cast<uint8_t>(text[i])) << i;
 }
 
+// What loom-train checks before it reuses OUT/tokens.bin: made from these files, in this
+// order, each of the size it has now.
+TEST(TokenData, APreparedFileKnowsTheTextsItWasMadeFrom) {
+  std::string a = temp("from-a.txt").string(), b = temp("from-b.txt").string();
+  std::string bin = temp("from.bin").string();
+  std::ofstream(a, std::ios::binary) << "first text";
+  std::ofstream(b, std::ios::binary) << "second";
+  TokenFile::prepareBytes({a, b}, bin);
+  EXPECT_TRUE(TokenFile::preparedFrom(bin, {a, b}));
+  EXPECT_FALSE(TokenFile::preparedFrom(bin, {b, a}));
+  EXPECT_FALSE(TokenFile::preparedFrom(bin, {a}));
+  std::ofstream(b, std::ios::binary | std::ios::app) << "!";
+  EXPECT_FALSE(TokenFile::preparedFrom(bin, {a, b}));
+  EXPECT_FALSE(TokenFile::preparedFrom(temp("no-such.bin").string(), {a, b}));
+  EXPECT_FALSE(TokenFile::preparedFrom(a, {a, b})); // not a token file
+}
+
 TEST(TokenData, ATrainingBatchIsAFunctionOfSeedStepAndRow) {
   auto [text, file] = prepared("batches", 5000);
   TokenSplit split(file, 0.1, 16);
