@@ -225,6 +225,21 @@ std::optional<std::string> latestCheckpoint(const std::string &outDir) {
   return dir.string();
 }
 
+void clearForFreshRun(const std::string &outDir, bool overwrite,
+                      const std::string &outDirSetting) {
+  fs::path dir = fs::path(outDir) / "checkpoints";
+  if (overwrite) {
+    if (distributed::process_index() == 0)
+      fs::remove_all(dir);
+    return;
+  }
+  if (std::optional<std::string> newest = latestCheckpoint(outDir))
+    throw Error(dir.string() + " holds the checkpoints of another run (the newest: " +
+                fs::path(*newest).filename().string() +
+                "): --resume continues it, --overwrite starts afresh and deletes them; or set "
+                "another " + outDirSetting);
+}
+
 namespace {
 void verifyPart(const StoredPart &part) {
   if (part.verified)

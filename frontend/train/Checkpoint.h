@@ -124,6 +124,13 @@ struct Checkpoint {
 /// directories a crashed save left behind.
 std::optional<std::string> latestCheckpoint(const std::string &outDir);
 
+/// Before a fresh run (not resumed) writes checkpoints under `outDir`: throws loom::Error where
+/// another run's are there (its saves would replace theirs one by one), naming the newest and
+/// `outDirSetting` (the config's training.out_dir, described), unless `overwrite`: then
+/// deletes them (process 0 of a job, whose processes share the directory).
+void clearForFreshRun(const std::string &outDir, bool overwrite,
+                      const std::string &outDirSetting);
+
 /// Opens the checkpoint in `dir`: checks its format, the file's size and every tensor's
 /// dtype, shape and offsets (not yet the bytes: see Checkpoint::verify); throws loom::Error
 /// naming the file (and tensor) that is wrong.

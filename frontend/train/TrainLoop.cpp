@@ -27,8 +27,6 @@
 
 namespace loom::train {
 
-namespace fs = std::filesystem;
-
 namespace {
 using Clock = std::chrono::steady_clock;
 
@@ -54,8 +52,6 @@ public:
 
 private:
   void startOrResume();
-  /// A fresh start refuses to write among another run's checkpoints (RunOptions::overwrite).
-  void refuseAnotherRunsCheckpoints();
   void save(int64_t step);
   void evaluate(int64_t step);
   /// Reads a logged step's loss (the only reads of the loop) and reports it.
@@ -161,28 +157,13 @@ void TrainingRun::startOrResume() {
     std::fprintf(log, "resuming from %s (step %ld)\n", latest->c_str(),
                  static_cast<long>(checkpoint.step));
   } else {
-    refuseAnotherRunsCheckpoints();
+    if (checkpointing) // a run that writes none leaves other runs' alone
+      clearForFreshRun(runDir.string(), options.overwrite, c.describe("training.out_dir"));
     state.params = task->init(static_cast<uint32_t>(seed));
     state.optState = initOptState(spec, state.params);
     if (emaDecay > 0)
       state.ema = functions.copyParams(state.params);
   }
-}
-
-void TrainingRun::refuseAnotherRunsCheckpoints() {
-  if (!checkpointing)
-    return; // this run writes none
-  fs::path dir = runDir / "checkpoints";
-  if (options.overwrite) {
-    if (distributed::process_index() == 0) // the directory is shared by a job's processes
-      fs::remove_all(dir);
-    return;
-  }
-  if (std::optional<std::string> newest = latestCheckpoint(runDir.string()))
-    throw Error(dir.string() + " holds the checkpoints of another run (the newest: " +
-                fs::path(*newest).filename().string() +
-                "): --resume continues it, --overwrite starts afresh and deletes them; or set "
-                "another " + c.describe("training.out_dir"));
 }
 
 void TrainingRun::save(int64_t step) {
