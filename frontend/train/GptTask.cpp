@@ -29,7 +29,7 @@ std::vector<std::string> gptModelKeys() {
 }
 
 namespace {
-std::optional<nn::GptShardings> shardingsOf(const Config &c) {
+std::optional<nn::GptShardings> gptShardingsOf(const Config &c) {
   if (c.text("mesh.strategy") == "none")
     return std::nullopt;
   if (c.text("mesh.strategy") == "rules") {
@@ -60,7 +60,7 @@ std::optional<nn::GptShardings> shardingsOf(const Config &c) {
 class GptTask final : public TrainTask {
 public:
   GptTask(const Config &c, std::FILE *log)
-      : model(gptConfigFrom(c)), shardings(shardingsOf(c)), strategy(c.text("mesh.strategy")) {
+      : model(gptConfigFrom(c)), shardings(gptShardingsOf(c)), strategy(c.text("mesh.strategy")) {
     if (shardings)
       act = shardings->activations;
     // The token file, prepared from data.text where it is missing; the default one in the
@@ -180,7 +180,7 @@ private:
 void validateGptConfig(const Config &c) {
   if (c.integer("model.embed") % c.integer("model.heads") != 0)
     throw Error(c.describe("model.heads") + " does not divide " + c.describe("model.embed"));
-  shardingsOf(c); // the mesh against the strategy, the batch and the model's dims
+  gptShardingsOf(c); // the mesh against the strategy, the batch and the model's dims
 }
 
 std::unique_ptr<TrainTask> makeGptTask(const Config &c, std::FILE *log) {

@@ -38,7 +38,7 @@ struct MlpShardings {
   NamedSharding batch;
 };
 
-std::optional<MlpShardings> shardingsOf(const Config &c) {
+std::optional<MlpShardings> mlpShardingsOf(const Config &c) {
   const std::string &strategy = c.text("mesh.strategy");
   if (strategy == "none")
     return std::nullopt;
@@ -113,7 +113,7 @@ std::optional<MlpShardings> shardingsOf(const Config &c) {
 class MlpTask final : public TrainTask {
 public:
   explicit MlpTask(const Config &c)
-      : widths(widthsOf(c)), batch(c.integer("data.batch")), shardings(shardingsOf(c)),
+      : widths(widthsOf(c)), batch(c.integer("data.batch")), shardings(mlpShardingsOf(c)),
         strategy(c.text("mesh.strategy")), dropoutRate(c.number("model.dropout")),
         data(Digits::load(c.text("data.digits"), c.number("data.eval_fraction"))) {}
 
@@ -224,7 +224,7 @@ private:
 void validateMlpConfig(const Config &c) {
   if (c.text("model.precision") != "f32")
     throw Error(c.describe("model.precision") + ": the MLP computes in f32 only");
-  shardingsOf(c);
+  mlpShardingsOf(c);
 }
 
 std::unique_ptr<TrainTask> makeMlpTask(const Config &c) {

@@ -8,6 +8,7 @@
 #include "frontend/train/Progress.h"
 #include "frontend/train/RankLog.h"
 #include "frontend/train/Reports.h"
+#include "frontend/train/RunLock.h"
 #include "frontend/train/TrainFunctions.h"
 #include "frontend/train/TrainState.h"
 #include "frontend/train/TrainStep.h"
@@ -394,6 +395,11 @@ void TrainingRun::finish() {
 } // namespace
 
 RunSummary runTraining(const Config &c, const RunOptions &options, std::FILE *log) {
+  // Before the task prepares its data there: one run at a time in the directory (process 0
+  // for a job, whose processes share it).
+  std::optional<RunLock> lock;
+  if (distributed::process_index() == 0)
+    lock.emplace(c.text("training.out_dir"), c.describe("training.out_dir"));
   return TrainingRun(c, options, log).run();
 }
 

@@ -48,7 +48,7 @@ struct Shardings {
   NamedSharding batch;
 };
 
-std::optional<Shardings> shardingsOf(const Config &c, const Tree<Shape> &shapes) {
+std::optional<Shardings> twoTowerShardingsOf(const Config &c, const Tree<Shape> &shapes) {
   const std::string &strategy = c.text("mesh.strategy");
   if (strategy == "none")
     return std::nullopt;
@@ -96,7 +96,7 @@ public:
     dims.vocabularies["item"] = padded(data->vocabulary("items"));
     for (const std::string &f : kItemFeatures)
       dims.vocabularies[f] = padded(data->vocabulary(f));
-    shardings = shardingsOf(c, paramShapesOf(dims));
+    shardings = twoTowerShardingsOf(c, paramShapesOf(dims));
   }
 
   std::string name() const override { return "two_tower"; }

@@ -1,19 +1,17 @@
 // loom-train stopped by SIGINT (Ctrl-C) or SIGTERM (a scheduler's preemption): it finishes the
 // step under way, saves a checkpoint, says so and exits with the signal's status (128 + its
 // number), and --resume continues from the step after it; a second interrupt ends it at once;
-// a signal it was started ignoring (a shell's background job) stays ignored.
+// a signal it was started ignoring (a shell's background job) stays ignored. And a second run
+// started in the directory of one that trains is refused while the first lives (RunLock.h).
 #include "frontend/train/Checkpoint.h"
+#include "tests/unit/train/BackgroundRun.h"
 #include "tests/unit/train/RunCommand.h"
 
 #include <gtest/gtest.h>
 
-#include <chrono>
 #include <csignal>
 #include <filesystem>
-#include <fstream>
 #include <regex>
-#include <sstream>
-#include <thread>
 #include <unistd.h>
 
 namespace fs = std::filesystem;
@@ -28,37 +26,6 @@ std::string loomTrain(const fs::path &out, const std::string &extra) {
          out.string() + " " + extra;
 }
 
-std::string readText(const fs::path &path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-/// Starts `command` with its output in `log`, ignoring SIGINT if `ignoreSigint` (as a shell
-/// starts a background job).
-pid_t start(const std::string &command, const fs::path &log, bool ignoreSigint = false) {
-  pid_t child = fork();
-  if (child == 0) {
-    if (ignoreSigint)
-      std::signal(SIGINT, SIG_IGN);
-    execl("/bin/sh", "sh", "-c", ("exec " + command + " > " + log.string() + " 2>&1").c_str(),
-          static_cast<char *>(nullptr));
-    _exit(127);
-  }
-  return child;
-}
-
-/// Waits (up to two minutes) until `log` holds `text`.
-bool waitFor(const fs::path &log, const std::string &text) {
-  for (int waited = 0; waited < 120000; waited += 20) {
-    if (readText(log).find(text) != std::string::npos)
-      return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  return false;
-}
-
 class Interrupt : public ::testing::TestWithParam<int> {};
 
 TEST_P(Interrupt, StopsAfterTheStepWithACheckpointThatResumes) {
@@ -68,33 +35,32 @@ TEST_P(Interrupt, StopsAfterTheStepWithACheckpointThatResumes) {
                  ("loom-interrupt-test-" + std::to_string(::getpid()) + "-" + name);
   fs::remove_all(out);
   fs::path log = out.string() + ".log";
-  pid_t child = start(loomTrain(out, ""), log);
+  pid_t child = background::start(loomTrain(out, ""), log);
   ASSERT_GT(child, 0);
-  ASSERT_TRUE(waitFor(log, "step     3  loss")) << readText(log);
+  ASSERT_TRUE(background::waitFor(log, "step     3  loss")) << background::readText(log);
   kill(child, signal);
   int status = 0;
   waitpid(child, &status, 0);
-  std::string output = readText(log);
+  std::string output = background::readText(log);
   ASSERT_TRUE(WIFEXITED(status)) << output;
   EXPECT_EQ(WEXITSTATUS(status), 128 + signal) << output;
   EXPECT_NE(output.find("loom-train: interrupted; stopping after the current step"),
             std::string::npos)
       << output;
   std::smatch stopped;
-  ASSERT_TRUE(std::regex_search(output, stopped,
-                                std::regex("stopped after step (\\d+) \\(" + name +
-                                           "\\) with a checkpoint in ")))
+  ASSERT_TRUE(std::regex_search(
+      output, stopped,
+      std::regex("stopped after step (\\d+) \\(" + name + "\\) with a checkpoint in ")))
       << output;
   int64_t step = std::stoll(stopped[1]);
   char dir[32];
   std::snprintf(dir, sizeof dir, "step_%08ld", static_cast<long>(step));
-  EXPECT_EQ(loom::train::latestCheckpoint(out.string()),
-            (out / "checkpoints" / dir).string());
+  EXPECT_EQ(loom::train::latestCheckpoint(out.string()), (out / "checkpoints" / dir).string());
   auto [resumed, resumedLog] =
       runCommand(loomTrain(out, "--resume --stop-after " + std::to_string(step + 2)));
   EXPECT_EQ(resumed, 0) << resumedLog;
-  EXPECT_NE(resumedLog.find("resuming from " + (out / "checkpoints" / dir).string() +
-                            " (step " + std::to_string(step) + ")"),
+  EXPECT_NE(resumedLog.find("resuming from " + (out / "checkpoints" / dir).string() + " (step " +
+                            std::to_string(step) + ")"),
             std::string::npos)
       << resumedLog;
   fs::remove_all(out);
@@ -107,21 +73,22 @@ INSTANTIATE_TEST_SUITE_P(Signals, Interrupt, ::testing::Values(SIGINT, SIGTERM),
                          });
 
 TEST(InterruptTwice, TheSecondEndsTheRunAtOnce) {
-  fs::path out = fs::temp_directory_path() /
-                 ("loom-interrupt-twice-test-" + std::to_string(::getpid()));
+  fs::path out =
+      fs::temp_directory_path() / ("loom-interrupt-twice-test-" + std::to_string(::getpid()));
   fs::remove_all(out);
   fs::path log = out.string() + ".log";
   // Checkpoints off: the first interrupt's stop then saves nothing, and still the second
   // must not wait for that stop.
-  pid_t child = start(loomTrain(out, "--set checkpoint.enabled=false"), log);
-  ASSERT_TRUE(waitFor(log, "step     3  loss")) << readText(log);
+  pid_t child = background::start(loomTrain(out, "--set checkpoint.enabled=false"), log);
+  ASSERT_TRUE(background::waitFor(log, "step     3  loss")) << background::readText(log);
   kill(child, SIGINT);
-  ASSERT_TRUE(waitFor(log, "interrupt again to stop at once")) << readText(log);
+  ASSERT_TRUE(background::waitFor(log, "interrupt again to stop at once"))
+      << background::readText(log);
   kill(child, SIGINT);
   int status = 0;
   waitpid(child, &status, 0);
   // The first may have stopped the run before the second came; else the second ended it.
-  std::string output = readText(log);
+  std::string output = background::readText(log);
   if (WIFEXITED(status)) {
     EXPECT_EQ(WEXITSTATUS(status), 128 + SIGINT) << output;
     EXPECT_NE(output.find("(SIGINT) without a checkpoint"), std::string::npos) << output;
@@ -134,21 +101,45 @@ TEST(InterruptTwice, TheSecondEndsTheRunAtOnce) {
 }
 
 TEST(InterruptIgnored, ASigintIgnoredAtStartStaysIgnored) {
-  fs::path out = fs::temp_directory_path() /
-                 ("loom-interrupt-ignored-test-" + std::to_string(::getpid()));
+  fs::path out =
+      fs::temp_directory_path() / ("loom-interrupt-ignored-test-" + std::to_string(::getpid()));
   fs::remove_all(out);
   fs::path log = out.string() + ".log";
-  pid_t child = start(loomTrain(out, ""), log, /*ignoreSigint=*/true);
-  ASSERT_TRUE(waitFor(log, "step     3  loss")) << readText(log);
+  pid_t child = background::start(loomTrain(out, ""), log, /*ignoreSigint=*/true);
+  ASSERT_TRUE(background::waitFor(log, "step     3  loss")) << background::readText(log);
   kill(child, SIGINT);
   std::this_thread::sleep_for(std::chrono::milliseconds(1500));
   int status = 0;
   EXPECT_EQ(waitpid(child, &status, WNOHANG), 0) << "SIGINT ended a run started ignoring it";
-  EXPECT_EQ(readText(log).find("interrupted"), std::string::npos) << readText(log);
+  EXPECT_EQ(background::readText(log).find("interrupted"), std::string::npos)
+      << background::readText(log);
   kill(child, SIGTERM); // still stops it
   waitpid(child, &status, 0);
-  ASSERT_TRUE(WIFEXITED(status)) << readText(log);
-  EXPECT_EQ(WEXITSTATUS(status), 128 + SIGTERM) << readText(log);
+  ASSERT_TRUE(WIFEXITED(status)) << background::readText(log);
+  EXPECT_EQ(WEXITSTATUS(status), 128 + SIGTERM) << background::readText(log);
+  fs::remove_all(out);
+  fs::remove(log);
+}
+
+TEST(RunLock, ASecondRunInTheDirectoryIsRefusedWhileTheFirstLives) {
+  fs::path out = fs::temp_directory_path() / ("loom-run-lock-test-" + std::to_string(::getpid()));
+  fs::remove_all(out);
+  fs::path log = out.string() + ".log";
+  pid_t child = background::start(loomTrain(out, ""), log);
+  ASSERT_TRUE(background::waitFor(log, "step     3  loss")) << background::readText(log);
+  auto [second, output] = runCommand(loomTrain(out, "--resume-or-start"));
+  EXPECT_EQ(second, 1) << output;
+  EXPECT_NE(output.find("training.out_dir = \"" + out.string() +
+                        "\" (--set) is in use by another training run (process " +
+                        std::to_string(child) + ")"),
+            std::string::npos)
+      << output;
+  kill(child, SIGTERM);
+  int status = 0;
+  waitpid(child, &status, 0);
+  // Once the first has ended, however it ended, the directory is free.
+  auto [third, resumed] = runCommand(loomTrain(out, "--resume --set training.steps=3"));
+  EXPECT_EQ(third, 0) << resumed;
   fs::remove_all(out);
   fs::remove(log);
 }

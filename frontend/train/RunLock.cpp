@@ -1,0 +1,42 @@
+// The lock of a run's directory (see RunLock.h).
+#include "frontend/train/RunLock.h"
+
+#include "frontend/Error.h"
+
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <filesystem>
+#include <string>
+#include <sys/file.h>
+#include <unistd.h>
+
+loom::train::RunLock::RunLock(const std::string &outDir, const std::string &outDirSetting) {
+  std::filesystem::create_directories(outDir);
+  std::string path = (std::filesystem::path(outDir) / ".lock").string();
+  fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0)
+    throw Error(path + ": cannot open the run's lock file: " + std::strerror(errno));
+  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    int error = errno;
+    char holder[32] = {};
+    ssize_t n = ::pread(fd, holder, sizeof holder - 1, 0);
+    ::close(fd);
+    fd = -1;
+    if (error != EWOULDBLOCK)
+      throw Error(path + ": cannot lock the run's directory: " + std::strerror(error));
+    std::string pid = n > 0 ? std::string(holder, static_cast<size_t>(n)) : "?";
+    throw Error(outDirSetting + " is in use by another training run (process " + pid +
+                "); give this one another training.out_dir");
+  }
+  // The holder's pid, for the message above; the lock, not the file, is what counts.
+  std::string pid = std::to_string(::getpid());
+  if (::ftruncate(fd, 0) != 0 || ::pwrite(fd, pid.data(), pid.size(), 0) < 0) {
+    // Without the pid a second run's message shows "?"; the lock holds all the same.
+  }
+}
+
+loom::train::RunLock::~RunLock() {
+  if (fd >= 0)
+    ::close(fd); // releases the lock
+}
