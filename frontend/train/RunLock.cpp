@@ -12,11 +12,14 @@
 #include <unistd.h>
 
 loom::train::RunLock::RunLock(const std::string &outDir, const std::string &outDirSetting) {
-  std::filesystem::create_directories(outDir);
+  std::error_code created;
+  std::filesystem::create_directories(outDir, created);
+  if (created)
+    throw Error(outDirSetting + ": cannot create the directory: " + created.message());
   std::string path = (std::filesystem::path(outDir) / ".lock").string();
   fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (fd < 0)
-    throw Error(path + ": cannot open the run's lock file: " + std::strerror(errno));
+    return; // the run's own writes there will say what is wrong with the directory
   if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
     int error = errno;
     char holder[32] = {};
@@ -24,7 +27,7 @@ loom::train::RunLock::RunLock(const std::string &outDir, const std::string &outD
     ::close(fd);
     fd = -1;
     if (error != EWOULDBLOCK)
-      throw Error(path + ": cannot lock the run's directory: " + std::strerror(error));
+      return; // a file system without flock: the lock is advisory, the run goes on
     std::string pid = n > 0 ? std::string(holder, static_cast<size_t>(n)) : "?";
     throw Error(outDirSetting + " is in use by another training run (process " + pid +
                 "); give this one another training.out_dir");

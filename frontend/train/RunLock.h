@@ -12,7 +12,8 @@ namespace loom::train {
 class RunLock {
 public:
   /// Locks `outDir` (creating it), or throws loom::Error naming the process that holds it and
-  /// `outDirSetting` (the config's training.out_dir, described).
+  /// `outDirSetting` (the config's training.out_dir, described). Where the lock cannot be
+  /// taken at all (a file system without flock), the run goes on unlocked.
   RunLock(const std::string &outDir, const std::string &outDirSetting);
   ~RunLock();
   RunLock(const RunLock &) = delete;

@@ -24,6 +24,7 @@
 #include <optional>
 #include <system_error>
 #include <cstring>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -263,6 +264,9 @@ int run(int argc, char **argv) {
     return 1;
   } catch (const std::bad_alloc &) {
     std::fprintf(stderr, "loom-train: out of memory (an allocation on the host failed)\n");
+    return 1;
+  } catch (const std::filesystem::filesystem_error &e) { // a file the run needs
+    std::fprintf(stderr, "loom-train: %s\n", e.what());
     return 1;
   } catch (const std::system_error &e) { // a thread that could not start
     std::fprintf(stderr, "loom-train: a thread could not start (%s): out of memory or of "

@@ -156,6 +156,16 @@ TEST(LoomTrain, ABadConfigFailsBeforeCompilingAndNamesTheKey) {
       << output;
 }
 
+TEST(LoomTrain, AnOutDirThatCannotBeMadeIsNamed) {
+  auto [status, output] = loomTrain(std::string(LOOM_SOURCE_DIR) +
+                                    "/configs/gpt-tiny.toml --set training.out_dir=/proc/loom");
+  EXPECT_EQ(status, 1);
+  EXPECT_NE(output.find("loom-train: training.out_dir = \"/proc/loom\" (--set): cannot create "
+                        "the directory: "),
+            std::string::npos)
+      << output;
+}
+
 TEST(LoomTrain, AMalformedCommandLineNamesTheProblemAndPrintsTheUsage) {
   std::string config = std::string(LOOM_SOURCE_DIR) + "/configs/gpt-tiny.toml";
   struct Case {
@@ -171,6 +181,9 @@ TEST(LoomTrain, AMalformedCommandLineNamesTheProblemAndPrintsTheUsage) {
            {config + " --bogus", "unknown option '--bogus'"},
            {config + " --set", "--set needs a value"},
            {config + " other.toml", "one config file only"},
+           {config + " --resume --overwrite", "--resume continues the run in training.out_dir, "
+                                              "--resume-or-start continues it or starts one, "
+                                              "--overwrite replaces it: give one"},
            {"", "no config file given"},
        }) {
     auto [status, output] = loomTrain(c.args);
