@@ -59,14 +59,14 @@ const std::vector<ConfigKey> &configSchema() {
        "the prepared Goodreads data (loom-goodreads prepare writes it)", {}, -1e300, "two_tower"},
       {"data.shuffle_buffer", int64_t(10000),
        "rows of the training stream's shuffle buffer", {}, 1, "two_tower"},
-      {"data.eval_fraction", 0.1, "the share of the data held out for evaluation", {}, 0},
+      {"data.eval_fraction", 0.1, "the share of the data held out for evaluation", {}, 0, "", 1},
       {"data.batch", int64_t(8), "global batch (sequences or examples per step)", {}, 1},
       {"optimizer.lr", 3e-3, "peak learning rate (AdamW)", {}, 0},
       {"optimizer.end_lr", 3e-4, "learning rate at the end of the cosine decay", {}, 0},
       {"optimizer.warmup_steps", int64_t(10), "linear warm-up steps", {}, 0},
       {"optimizer.weight_decay", 0.01, "decoupled weight decay", {}, 0},
-      {"optimizer.beta1", 0.9, "AdamW beta1", {}, 0},
-      {"optimizer.beta2", 0.999, "AdamW beta2", {}, 0},
+      {"optimizer.beta1", 0.9, "AdamW beta1", {}, 0, "", 1},
+      {"optimizer.beta2", 0.999, "AdamW beta2", {}, 0, "", 1},
       {"optimizer.eps", 1e-8, "AdamW epsilon", {}, 0},
       {"optimizer.clip_norm", 0.0,
        "scale gradients to at most this global L2 norm before the update (0: off)", {}, 0},
@@ -122,7 +122,7 @@ const std::vector<ConfigKey> &configSchema() {
        "on storage they share)"},
       {"ema.decay", 0.0,
        "decay of an exponential moving average of the parameters, evaluated instead of them "
-       "(0: off)", {}, 0},
+       "(0: off)", {}, 0, "", 1},
   };
   return schema;
 }

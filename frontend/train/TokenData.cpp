@@ -113,8 +113,9 @@ void TokenFile::prepareBytes(const std::vector<std::string> &texts, const std::s
   std::vector<uint16_t> ids;
   for (const std::string &text : texts) {
     std::ifstream in(text, std::ios::binary);
-    if (!in)
-      throw Error(text + ": cannot read the text file (data.text)");
+    if (!in || std::filesystem::is_directory(text)) // a directory opens, then reads nothing
+      throw Error(text + ": cannot read the text file (data.text)" +
+                  (in ? ": it is a directory" : ""));
     for (char c; in.get(c);)
       ids.push_back(static_cast<uint8_t>(c));
   }

@@ -65,6 +65,16 @@ TEST(TrainConfig, BoundsAreChecked) {
   EXPECT_EQ(errorOf([&] { Config::load(path); }), path + ":2: model.layers: must be at least 1");
 }
 
+// Shares and decays are below 1: a held-out share of 1 leaves nothing to train on, and
+// AdamW's bias correction divides by 1 - beta^t.
+TEST(TrainConfig, SharesAndDecaysAreBelowOne) {
+  std::string path = writeConfig("shares.toml", "[optimizer]\nlr = 0.1\n");
+  for (const char *key : {"data.eval_fraction", "optimizer.beta1", "optimizer.beta2",
+                          "ema.decay", "model.dropout"})
+    EXPECT_EQ(errorOf([&] { Config::load(path, {std::string(key) + "=1.0"}); }),
+              "--set " + std::string(key) + "=1.0: " + key + ": must be below 1");
+}
+
 // TOML accepts nan and inf as floats; no key takes them.
 TEST(TrainConfig, NonFiniteNumbersAreRefused) {
   std::string path = writeConfig("nan.toml", "[optimizer]\nlr = nan\n");

@@ -131,6 +131,16 @@ TEST(TokenData, DamagedFilesAreRefusedByName) {
   } catch (const Error &e) {
     EXPECT_NE(std::string(e.what()).find("cannot open the token file"), std::string::npos);
   }
+  // A directory given as a text file (it opens, then reads nothing) is not an empty text.
+  std::string dir = temp("a-directory").string();
+  std::filesystem::create_directories(dir);
+  try {
+    TokenFile::prepareBytes({dir}, temp("from-dir.bin").string());
+    FAIL() << "a directory was read as text";
+  } catch (const Error &e) {
+    EXPECT_EQ(std::string(e.what()), dir + ": cannot read the text file (data.text): it is a "
+                                           "directory");
+  }
 }
 
 TEST(TokenData, TooLittleTextForAWindowIsAnError) {
