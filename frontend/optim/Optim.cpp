@@ -3,7 +3,10 @@
 #include "runtime/Client.h"
 
 #include "frontend/CallerScope.h"
+#include "frontend/Error.h"
 #include "runtime/Device.h"
+
+#include <fmt/format.h>
 
 #include <array>
 #include <cmath>
@@ -126,6 +129,14 @@ std::pair<Tree<Tensor>, Tree<Tensor>>
 optim::adamwUpdate(const AdamWOptions &o, const Tree<Tensor> &params, const Tree<Tensor> &grads,
                    const Tree<Tensor> &state, const Tensor &step, Loc loc) {
   CallerScope scope("optim::adamwUpdate", loc);
+  // A beta of 1 makes a bias correction 1 - beta^t zero: every update would be inf or nan.
+  for (auto [name, beta] :
+       {std::pair<const char *, double>{"beta1", o.beta1}, {"beta2", o.beta2}})
+    if (!(beta >= 0 && beta < 1))
+      fail(loc, "adamwUpdate",
+           fmt::format("{} must be in [0, 1), got {}", name, beta));
+  if (!(o.eps >= 0))
+    fail(loc, "adamwUpdate", fmt::format("eps must be at least 0, got {}", o.eps));
   // The step size, decay and bias corrections are computed in the parameters' precision (at
   // least f32), whatever the step counter's dtype: an f32 counter must not round an f64
   // update. One set per precision. The update is PyTorch's: per element one square root and

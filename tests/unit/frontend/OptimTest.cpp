@@ -1,6 +1,7 @@
 // Optimizer updates against a plain double-precision reference on the host: the step counter's
 // dtype must not limit the precision of an update (an f32 counter with f64 parameters).
 #include "frontend/Loom.h"
+#include "tests/unit/frontend/ErrorOf.h"
 
 #include <gtest/gtest.h>
 
@@ -106,6 +107,25 @@ TEST(Optim, AdamWClipsGradientsByTheirGlobalNorm) {
   for (size_t i = 0; i < p.size(); ++i)
     EXPECT_NEAR(gotP[i], p[i], 1e-12 * std::fabs(p[i]) + 1e-15) << i;
   EXPECT_NEAR(gotQ[0], q[0], 1e-12 * std::fabs(q[0]));
+}
+
+// A beta of 1 would make a bias correction zero and every update inf or nan: refused by name.
+TEST(Optim, AdamWRefusesABetaOfOneOrANegativeEps) {
+  auto update = [](optim::AdamWOptions options) {
+    return errorOf([&] {
+      jit([&](Tensor p, Tensor t) {
+        Tree<Tensor> params, grads, state, zeros;
+        params["p"] = p, grads["p"] = p, zeros["p"] = p * 0.0;
+        state["m"] = zeros, state["v"] = zeros;
+        return optim::adamwUpdate(options, params, grads, state, t).first.at("p").leaf();
+      })(Array::from(std::vector<float>{1, 2}, {2}), Array::scalar(0.0f));
+    });
+  };
+  EXPECT_NE(update({.beta1 = 1.0}).find("adamwUpdate: beta1 must be in [0, 1), got 1"),
+            std::string::npos);
+  EXPECT_NE(update({.beta2 = 1.5}).find("adamwUpdate: beta2 must be in [0, 1), got 1.5"),
+            std::string::npos);
+  EXPECT_NE(update({.eps = -1}).find("adamwUpdate: eps must be at least 0, got -1"), std::string::npos);
 }
 
 } // namespace
