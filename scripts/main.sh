@@ -12,7 +12,9 @@ cd "$root"
 # The demo's run replaces the one before it (--overwrite), unless asked to continue it.
 fresh=(--overwrite)
 for arg in "$@"; do
-  case "$arg" in --resume|--overwrite|--print-config|--help|-h) fresh=() ;; esac
+  case "$arg" in
+    --resume|--resume-or-start|--overwrite|--generate|--print-config|--help|-h) fresh=() ;;
+  esac
 done
 "$build/bin/loom-train" configs/gpt-tiny.toml ${fresh[@]+"${fresh[@]}"} "$@"
 

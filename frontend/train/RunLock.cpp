@@ -32,11 +32,11 @@ loom::train::RunLock::RunLock(const std::string &outDir, const std::string &outD
     throw Error(outDirSetting + " is in use by another training run (process " + pid +
                 "); give this one another training.out_dir");
   }
-  // The holder's pid, for the message above; the lock, not the file, is what counts.
+  // The holder's pid, for the message above (at worst it reads "?"): the lock, not the
+  // file, is what counts.
   std::string pid = std::to_string(::getpid());
-  if (::ftruncate(fd, 0) != 0 || ::pwrite(fd, pid.data(), pid.size(), 0) < 0) {
-    // Without the pid a second run's message shows "?"; the lock holds all the same.
-  }
+  if (::ftruncate(fd, 0) == 0)
+    (void)!::pwrite(fd, pid.data(), pid.size(), 0);
 }
 
 loom::train::RunLock::~RunLock() {

@@ -125,7 +125,8 @@ TEST(Optim, AdamWRefusesABetaOfOneOrANegativeEps) {
             std::string::npos);
   EXPECT_NE(update({.beta2 = 1.5}).find("adamwUpdate: beta2 must be in [0, 1), got 1.5"),
             std::string::npos);
-  EXPECT_NE(update({.eps = -1}).find("adamwUpdate: eps must be at least 0, got -1"), std::string::npos);
+  EXPECT_NE(update({.eps = -1}).find("adamwUpdate: eps must be at least 0, got -1"),
+            std::string::npos);
 }
 
 } // namespace
