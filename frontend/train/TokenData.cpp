@@ -57,6 +57,8 @@ bool TokenFile::preparedFrom(const std::string &path, const std::vector<std::str
 // Layout: an 8-byte little-endian header length H, H bytes of JSON (padded with spaces so the
 // ids start at a multiple of 8), then the ids.
 TokenFile TokenFile::open(const std::string &path) {
+  if (std::filesystem::is_directory(path)) // it opens, then cannot be mapped
+    throw Error(path + ": a directory, not a token file");
   int fd = ::open(path.c_str(), O_RDONLY);
   if (fd < 0)
     throw Error(path + ": cannot open the token file: " + std::strerror(errno));

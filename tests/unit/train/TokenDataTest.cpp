@@ -131,6 +131,13 @@ TEST(TokenData, DamagedFilesAreRefusedByName) {
   } catch (const Error &e) {
     EXPECT_NE(std::string(e.what()).find("cannot open the token file"), std::string::npos);
   }
+  try {
+    TokenFile::open(std::filesystem::temp_directory_path().string());
+    FAIL() << "a directory opened as a token file";
+  } catch (const Error &e) {
+    EXPECT_EQ(std::string(e.what()),
+              std::filesystem::temp_directory_path().string() + ": a directory, not a token file");
+  }
   // A directory given as a text file (it opens, then reads nothing) is not an empty text.
   std::string dir = temp("a-directory").string();
   std::filesystem::create_directories(dir);
