@@ -11,7 +11,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <optional>
-#include <set>
+#include <functional>
+#include <map>
 #include <string>
 
 using namespace loom;
@@ -63,6 +64,40 @@ int main(int argc, char **argv) {
   std::string strategyName = "fsdp";
   std::vector<int64_t> meshShape;
   bool donate = true, initOnly = false;
+  // The flags that take a value, each with what it sets.
+  auto number = [](const std::string &flag, const std::string &value) {
+    char *end = nullptr;
+    long long v = std::strtoll(value.c_str(), &end, 10);
+    if (value.empty() || *end != '\0' || v < 1)
+      throw Error(flag + ": \"" + value + "\" is not a positive integer");
+    return static_cast<int64_t>(v);
+  };
+  auto setInt = [&](int64_t &field) {
+    return [&field, number](const std::string &flag, const std::string &value) {
+      field = number(flag, value);
+    };
+  };
+  const std::map<std::string, std::function<void(const std::string &, const std::string &)>>
+      setters = {
+          {"--strategy", [&](const std::string &, const std::string &v) { strategyName = v; }},
+          {"--devices",
+           [&](const std::string &f, const std::string &v) { meshShape = {number(f, v)}; }},
+          {"--mesh", [&](const std::string &, const std::string &v) { meshShape = parseMesh(v); }},
+          {"--vocab", setInt(config.vocab)},
+          {"--embed", setInt(config.embed)},
+          {"--layers", setInt(config.layers)},
+          {"--heads", setInt(config.heads)},
+          {"--seq", setInt(config.seq)},
+          {"--batch", setInt(config.batch)},
+          {"--precision",
+           [&](const std::string &, const std::string &v) {
+             std::optional<DType> dtype = rt::parseDType(v);
+             if (!dtype ||
+                 !(*dtype == DType::F32 || *dtype == DType::BF16 || *dtype == DType::F16))
+               throw Error("--precision: \"" + v + "\" is not f32, bf16 or f16");
+             config.precision = *dtype;
+           }},
+      };
   try {
     for (int i = 1; i < argc; ++i) {
       std::string flag = argv[i];
@@ -78,38 +113,12 @@ int main(int argc, char **argv) {
         initOnly = true;
         continue;
       }
-      static const std::set<std::string> valued = {"--strategy", "--devices", "--mesh",
-                                                   "--vocab",    "--embed",   "--layers",
-                                                   "--heads",    "--seq",     "--batch",
-                                                   "--precision"};
-      if (!valued.count(flag))
+      auto setter = setters.find(flag);
+      if (setter == setters.end())
         throw Error("unknown flag " + flag + "\n" + usage);
       if (i + 1 >= argc)
         throw Error(flag + " needs a value\n" + usage);
-      std::string value = argv[++i];
-      auto number = [&] {
-        char *end = nullptr;
-        long long v = std::strtoll(value.c_str(), &end, 10);
-        if (value.empty() || *end != '\0' || v < 1)
-          throw Error(flag + ": \"" + value + "\" is not a positive integer");
-        return static_cast<int64_t>(v);
-      };
-      if (flag == "--strategy") strategyName = value;
-      else if (flag == "--devices") meshShape = {number()};
-      else if (flag == "--mesh") meshShape = parseMesh(value);
-      else if (flag == "--vocab") config.vocab = number();
-      else if (flag == "--embed") config.embed = number();
-      else if (flag == "--layers") config.layers = number();
-      else if (flag == "--heads") config.heads = number();
-      else if (flag == "--seq") config.seq = number();
-      else if (flag == "--batch") config.batch = number();
-      else if (flag == "--precision") {
-        std::optional<DType> dtype = rt::parseDType(value);
-        if (!dtype || !(*dtype == DType::F32 || *dtype == DType::BF16 || *dtype == DType::F16))
-          throw Error("--precision: \"" + value + "\" is not f32, bf16 or f16");
-        config.precision = *dtype;
-      }
-      else throw Error("unknown flag " + flag + "\n" + usage);
+      setter->second(flag, argv[++i]);
     }
     nn::GptStrategy strategy = nn::parseGptStrategy(strategyName);
     if (meshShape.empty())

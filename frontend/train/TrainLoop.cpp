@@ -148,10 +148,12 @@ TrainingRun::TrainingRun(const Config &config, const RunOptions &options, std::F
 }
 
 void TrainingRun::startOrResume() {
-  if (options.resume) {
-    std::optional<std::string> latest = latestCheckpoint(runDir.string());
-    if (!latest)
-      throw Error("--resume: no checkpoint in " + (runDir / "checkpoints").string());
+  std::optional<std::string> latest;
+  if (options.resume || options.resumeOrStart)
+    latest = latestCheckpoint(runDir.string());
+  if (options.resume && !latest)
+    throw Error("--resume: no checkpoint in " + (runDir / "checkpoints").string());
+  if (latest) {
     Checkpoint checkpoint = readCheckpoint(*latest);
     state = restoreState(c, *task, checkpoint);
     summary.firstStep = checkpoint.step + 1;
@@ -281,7 +283,7 @@ RunSummary TrainingRun::run() {
   checkStateFits(*task, emaDecay > 0);
   startOrResume();
   summary.metricsPath = (out / "metrics.jsonl").string();
-  metrics = std::make_unique<MetricsWriter>(summary.metricsPath, /*append=*/options.resume);
+  metrics = std::make_unique<MetricsWriter>(summary.metricsPath, /*append=*/summary.firstStep > 0);
   checkpoints = std::make_unique<CheckpointWriter>(
       runDir.string(), static_cast<int>(c.integer("checkpoint.keep")));
   if (!checkpointing && options.stopAfter)

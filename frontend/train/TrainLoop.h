@@ -21,6 +21,8 @@ struct RunOptions {
   std::string dumpIrDir;
   /// Continue from the newest checkpoint in the output directory.
   bool resume = false;
+  /// Continue from it where there is one, else start (a job that a scheduler restarts).
+  bool resumeOrStart = false;
   /// Start afresh where the output directory holds another run's checkpoints, deleting them
   /// (without it, such a start is refused: its saves would replace theirs one by one).
   bool overwrite = false;

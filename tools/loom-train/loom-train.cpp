@@ -9,7 +9,6 @@
 //              frontend/train/GptSample.h)
 #include "frontend/Distributed.h"
 #include "frontend/Error.h"
-#include "frontend/train/Checkpoint.h"
 #include "frontend/train/Config.h"
 #include "frontend/train/GptSample.h"
 #include "frontend/train/Interrupts.h"
@@ -201,13 +200,10 @@ int run(int argc, char **argv) {
     bool stopOnInterrupt = loom::distributed::process_count() == 1;
     if (stopOnInterrupt)
       loom::train::watchInterrupts();
-    // --resume-or-start (a job that a scheduler restarts): resume where a checkpoint is.
-    if (resumeOrStart)
-      resume = loom::train::latestCheckpoint(config.text("training.out_dir")).has_value();
     loom::train::RunSummary s = loom::train::runTraining(
         config,
-        {.dumpIrDir = dumpIr, .resume = resume, .overwrite = overwrite, .stopAfter = stopAfter,
-         .stopOnInterrupt = stopOnInterrupt},
+        {.dumpIrDir = dumpIr, .resume = resume, .resumeOrStart = resumeOrStart,
+         .overwrite = overwrite, .stopAfter = stopAfter, .stopOnInterrupt = stopOnInterrupt},
         stdout);
     if (loom::distributed::process_index() > 0)
       return 0;
