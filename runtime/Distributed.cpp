@@ -132,6 +132,25 @@ Status barrier() {
   return backend.barrier(backend.timeout());
 }
 
+MaxOverProcesses::MaxOverProcesses(int64_t value) : value(value) {
+  if (info.count == 1)
+    return;
+  auto max = MpiCollectives::process(Client::defaultClient().localDeviceCount()).startMax(value);
+  if (max.ok())
+    pending = *max;
+  else
+    started = max.status();
+}
+
+StatusOr<int64_t> MaxOverProcesses::get() {
+  if (!started.isOk())
+    return started;
+  if (!pending)
+    return value;
+  MpiCollectives &backend = MpiCollectives::process(Client::defaultClient().localDeviceCount());
+  return backend.finishMax(pending, backend.timeout());
+}
+
 void abortJob(const std::string &message, int code) {
   std::fprintf(stderr, "[rank %d] %s\n", info.index, message.c_str());
   std::fflush(stderr);

@@ -7,7 +7,13 @@
 
 #include "runtime/Status.h"
 
+#include <cstdint>
+#include <memory>
 #include <string>
+
+namespace loom::rt {
+struct HostRendezvous;
+} // namespace loom::rt
 
 namespace loom::rt::distributed {
 
@@ -53,6 +59,24 @@ std::string describeProcess();
 /// Waits until every process has called barrier() as often as this one; DeadlineExceeded
 /// after LOOM_COLLECTIVE_TIMEOUT_S. Ok at once with one process.
 Status barrier();
+
+/// The largest of a value over the processes, on the host: started now and read later, so
+/// that no process waits for the others in between (the processes of a job agree this way,
+/// e.g. to stop after the same step). Every process starts its maxima in the same order as
+/// its barriers.
+class MaxOverProcesses {
+public:
+  /// Starts it. With one process, it is `value`.
+  explicit MaxOverProcesses(int64_t value);
+  /// Waits for it; DeadlineExceeded after LOOM_COLLECTIVE_TIMEOUT_S, naming the processes
+  /// that no longer answer.
+  StatusOr<int64_t> get();
+
+private:
+  int64_t value;
+  Status started = Status::ok();
+  std::shared_ptr<HostRendezvous> pending;
+};
 
 /// Ends the whole job after an error: prints `message` prefixed with this process's rank,
 /// then MPI_Abort, so that no peer is left waiting in a collective. Without MPI, exits.

@@ -61,11 +61,13 @@ struct MpiCollectives::Slot {
   Status failure;
 };
 
-/// A barrier or a broadcast among the processes, on the host.
-struct MpiCollectives::HostRendezvous {
+struct HostRendezvous {
+  enum class Kind { Barrier, Broadcast, Max } kind = Kind::Barrier;
+  int root = 0; ///< a broadcast's
   MPI_Request request = MPI_REQUEST_NULL;
   bool done = false;
-  std::vector<char> bytes; ///< a broadcast's: MPI writes here, even after a timeout
+  /// A broadcast's bytes, a maximum's int64: MPI writes here, even after a timeout.
+  std::vector<char> bytes;
 };
 
 struct MpiCollectives::Pending {

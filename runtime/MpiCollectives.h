@@ -22,6 +22,9 @@
 
 namespace loom::rt {
 
+/// A barrier, a broadcast or a maximum among the processes, on the host (MpiCollectiveState.h).
+struct HostRendezvous;
+
 /// One instance per process (MpiCollectives::process()), called by the threads of all its
 /// devices. Device ids are global: process p holds p * devicesPerProcess ... + that - 1.
 ///
@@ -65,6 +68,14 @@ public:
   /// NCCL communicators' ids this way.
   Status broadcast(std::vector<char> &bytes, int root, std::chrono::milliseconds timeout);
 
+  /// Starts the largest of `value` over the processes (all start theirs in the same order as
+  /// their barriers and broadcasts), on the host, to be read by finishMax: the processes agree
+  /// this way (e.g. to stop a run after the same step) without waiting for each other.
+  StatusOr<std::shared_ptr<HostRendezvous>> startMax(int64_t value);
+  /// Waits for a maximum startMax started; DeadlineExceeded after `timeout`.
+  StatusOr<int64_t> finishMax(const std::shared_ptr<HostRendezvous> &max,
+                              std::chrono::milliseconds timeout);
+
   /// Stops the progress thread (before MPI_Finalize); later collectives fail.
   void stop();
 
@@ -72,14 +83,15 @@ private:
   struct Group;
   struct Slot;
   struct Pending;
-  struct HostRendezvous;
 
   StatusOr<CollectiveHandle> startValidated(const CollectiveRequest &request) override;
   void progressLoop();
-  /// Posts `b` on the progress thread, a barrier (root < 0) or a broadcast from `root`, and
-  /// waits for it; `what` names it in the timeout's error.
-  Status rendezvousOnHost(std::shared_ptr<HostRendezvous> b, int root,
-                          std::chrono::milliseconds timeout, const std::string &what);
+  /// Posts `b` on the progress thread.
+  Status postOnHost(std::shared_ptr<HostRendezvous> b);
+  /// Waits for `b`; on a timeout, the error names `what` and the processes that no longer
+  /// answer.
+  Status awaitOnHost(const std::shared_ptr<HostRendezvous> &b,
+                     std::chrono::milliseconds timeout, const std::string &what);
   /// On the progress thread: pack the slot's inputs and post its MPI calls.
   void post(Slot &slot);
   /// On the progress thread: whether the slot's MPI calls are all complete.
@@ -99,7 +111,7 @@ private:
   std::condition_variable workArrived; ///< for the progress thread
   std::deque<std::shared_ptr<Slot>> toPost;
   std::deque<std::function<void()>> jobs;
-  /// Barriers and broadcasts in flight (progress thread only) and their communicator.
+  /// Barriers, broadcasts and maxima in flight (progress thread only) and their communicator.
   std::vector<std::shared_ptr<HostRendezvous>> rendezvous;
   uint64_t hostComm = 0; ///< an MPI_Comm, created on the progress thread
   MpiLiveness liveness;      ///< progress thread only

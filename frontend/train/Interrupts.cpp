@@ -1,7 +1,10 @@
 // SIGINT and SIGTERM as requests to stop (see Interrupts.h).
 #include "frontend/train/Interrupts.h"
+#include "frontend/Error.h"
+#include "runtime/Distributed.h"
 
 #include <atomic>
+#include <cstdint>
 #include <csignal>
 #include <cstring>
 #include <unistd.h>
@@ -50,6 +53,33 @@ void loom::train::watchInterrupts() {
 }
 
 int loom::train::interruptSignal() { return requested.load(std::memory_order_relaxed); }
+
+namespace loom::train {
+
+JobInterrupt InterruptAgreement::afterStep() {
+  const rt::distributed::ProcessInfo &me = rt::distributed::process();
+  if (me.count == 1)
+    return {interruptSignal(), 0};
+  // The largest signal wins, and among processes given it, the last.
+  asked.emplace_back(interruptSignal() ? (int64_t{interruptSignal()} << 32) | me.index : 0);
+  if (static_cast<int>(asked.size()) <= lag)
+    return {};
+  rt::StatusOr<int64_t> agreed = asked.front().get();
+  asked.pop_front();
+  if (!agreed.ok())
+    throw Error("asking the other processes whether one was interrupted: " +
+                agreed.status().message());
+  return {static_cast<int>(*agreed >> 32), static_cast<int>(*agreed & 0xffffffff)};
+}
+
+void InterruptAgreement::drain() {
+  for (; !asked.empty(); asked.pop_front())
+    if (rt::StatusOr<int64_t> agreed = asked.front().get(); !agreed.ok())
+      throw Error("asking the other processes whether one was interrupted: " +
+                  agreed.status().message());
+}
+
+} // namespace loom::train
 
 std::string loom::train::signalName(int signal) {
   if (signal == SIGINT)

@@ -153,12 +153,16 @@ void TrainingRun::startOrResume() {
     latest = latestCheckpoint(runDir.string());
   if (options.resume && !latest)
     throw Error("--resume: no checkpoint in " + (runDir / "checkpoints").string());
-  if (latest) {
-    Checkpoint checkpoint = readCheckpoint(*latest);
-    state = restoreState(c, *task, checkpoint);
-    summary.firstStep = checkpoint.step + 1;
+  std::optional<Checkpoint> checkpoint;
+  if (latest)
+    checkpoint = readCheckpoint(*latest);
+  if (options.resume || options.resumeOrStart)
+    checkSameResumePoint(checkpoint ? checkpoint->step : -1, runDir.string());
+  if (checkpoint) {
+    state = restoreState(c, *task, *checkpoint);
+    summary.firstStep = checkpoint->step + 1;
     std::fprintf(log, "resuming from %s (step %ld)\n", latest->c_str(),
-                 static_cast<long>(checkpoint.step));
+                 static_cast<long>(checkpoint->step));
   } else {
     if (checkpointing) // a run that writes none leaves other runs' alone
       clearForFreshRun(runDir.string(), options.overwrite, c.describe("training.out_dir"));
@@ -305,6 +309,9 @@ RunSummary TrainingRun::run() {
   // The collectives' bytes of the training steps: all of this process's, less evaluations'.
   const double receivedAtStart = receivedBytes();
   double receivedInEvals = 0;
+  // A job's processes learn of an interrupt kAhead steps later: the steps before have been
+  // retired by then, so no process waits on another for the answer.
+  InterruptAgreement interrupts(kAhead);
   for (int64_t step = summary.firstStep; step < steps; ++step) {
     // The host's part of the step: loading the batch, dispatching, reading losses.
     rt::profile::Span stepSpan(rt::profile::hostTrack, "step", "step ", std::to_string(step));
@@ -326,11 +333,17 @@ RunSummary TrainingRun::run() {
     bool last = step == steps - 1;
     if (checkpointInterval > 0 && (step + 1) % checkpointInterval == 0 && !last)
       save(step);
-    if (options.stopAfter && step == *options.stopAfter && !last)
+    if (options.stopAfter && step == *options.stopAfter && !last) {
+      interrupts.drain();
       return stopEarly(step);
-    if (options.stopOnInterrupt && !last && interruptSignal() != 0) {
-      summary.interruptSignal = interruptSignal();
-      return stopEarly(step);
+    }
+    if (options.stopOnInterrupt && !last) {
+      if (JobInterrupt interrupt = interrupts.afterStep(); interrupt.signal != 0) {
+        interrupts.drain();
+        summary.interruptSignal = interrupt.signal;
+        summary.interruptedProcess = interrupt.process;
+        return stopEarly(step);
+      }
     }
     bool epochEnd = evalEpochSteps > 0 && (step + 1) % evalEpochSteps == 0;
     if (epochReport.enabled() && (epochEnd || last)) {
@@ -350,6 +363,7 @@ RunSummary TrainingRun::run() {
   readPending();
   while (!inFlight.empty())
     retire();
+  interrupts.drain();
   rt::Client &client = rt::Client::defaultClient();
   if (steps > summary.firstStep)
     summary.collectiveBytesPerStep = (receivedBytes() - receivedAtStart - receivedInEvals) /

@@ -31,6 +31,7 @@ struct RunOptions {
   std::optional<int64_t> stopAfter;
   /// Stop after the step during which SIGINT or SIGTERM came (Interrupts.h), with a
   /// checkpoint where checkpoints are on; the caller installs the handlers (watchInterrupts).
+  /// The processes of a job then agree after each step whether one was interrupted.
   bool stopOnInterrupt = false;
 };
 
@@ -75,8 +76,9 @@ struct RunSummary {
   /// a checkpoint where checkpoints are on (`saves` counts it).
   bool stopped = false;
   int64_t lastStep = 0;
-  /// The signal that stopped it (stopOnInterrupt), else 0.
+  /// The signal that stopped it (stopOnInterrupt), else 0, and the process it came to.
   int interruptSignal = 0;
+  int interruptedProcess = 0;
 };
 
 /// Runs the training the config describes, logging to `log` (in a job of several processes,

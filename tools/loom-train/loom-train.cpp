@@ -195,22 +195,27 @@ int run(int argc, char **argv) {
       generate(config, sample);
       return 0;
     }
-    // Ctrl-C or a scheduler's SIGTERM stops a one-process run after its step, with a
-    // checkpoint; a job's processes keep the default action (Interrupts.h says why).
-    bool stopOnInterrupt = loom::distributed::process_count() == 1;
-    if (stopOnInterrupt)
-      loom::train::watchInterrupts();
+    // Ctrl-C or a scheduler's SIGTERM stops the run after its step (every process of a job
+    // after the same one), with a checkpoint.
+    loom::train::watchInterrupts();
     loom::train::RunSummary s = loom::train::runTraining(
         config,
         {.dumpIrDir = dumpIr, .resume = resume, .resumeOrStart = resumeOrStart,
-         .overwrite = overwrite, .stopAfter = stopAfter, .stopOnInterrupt = stopOnInterrupt},
+         .overwrite = overwrite, .stopAfter = stopAfter, .stopOnInterrupt = true},
         stdout);
+    // Interrupted: the signal's status (128 + its number), as the shell reports one, from
+    // every process of a job (a scheduler reads a zero as the job's success).
+    const int status = s.stopped && s.interruptSignal ? 128 + s.interruptSignal : 0;
     if (loom::distributed::process_index() > 0)
-      return 0;
+      return status;
     if (s.stopped) {
-      std::string why = s.interruptSignal
-                            ? " (" + loom::train::signalName(s.interruptSignal) + ")"
-                            : std::string();
+      std::string why;
+      if (s.interruptSignal)
+        why = " (" + loom::train::signalName(s.interruptSignal) +
+              (loom::distributed::process_count() > 1
+                   ? " to process " + std::to_string(s.interruptedProcess)
+                   : std::string()) +
+              ")";
       if (s.saves)
         std::printf("stopped after step %ld%s with a checkpoint in %s (the loop was held "
                     "%.3f s, the write took %.3f s); continue with --resume\n",
@@ -220,8 +225,7 @@ int run(int argc, char **argv) {
         std::printf("stopped after step %ld%s without a checkpoint (checkpoint.enabled is "
                     "false)\n",
                     static_cast<long>(s.lastStep), why.c_str());
-      // Interrupted: the signal's status (128 + its number), as the shell reports one.
-      return s.interruptSignal ? 128 + s.interruptSignal : 0;
+      return status;
     }
     std::string eval;
     for (const auto &[name, value] : s.eval) {

@@ -2,7 +2,7 @@
 // collective, over every group of a 2-axis mesh (groups inside a process, across processes,
 // and ordered against the process order), against the in-process kernel computing the same
 // output from every member's input; a late peer named on a timeout; byte statistics; the
-// host's broadcast, and the sharing of NCCL's ids that uses it.
+// host's broadcast and maximum, and the sharing of NCCL's ids that uses it.
 #include "runtime/CollectiveKernels.h"
 #include "runtime/Distributed.h"
 #include "runtime/MpiCollectives.h"
@@ -233,6 +233,44 @@ TEST_F(MpiCollectivesTest, ABroadcastGivesEveryProcessTheRootsBytes) {
   ASSERT_TRUE(backend->broadcast(bytes, root, 10s).isOk());
   EXPECT_EQ(bytes, std::vector<char>(300, static_cast<char>(root)));
   // A barrier after it still meets every process's.
+  EXPECT_TRUE(backend->barrier(10s).isOk());
+}
+
+TEST_F(MpiCollectivesTest, AMaximumOverTheProcessesGivesEveryProcessTheLargest) {
+  const int me = distributed::process().index;
+  // Beyond 32 bits, and a process other than the last holding the largest.
+  auto first = backend->startMax((me == 0 ? int64_t{5} << 40 : me) - 7);
+  // Two in flight at once, read in either order.
+  auto second = backend->startMax(-me);
+  ASSERT_TRUE(first.ok() && second.ok());
+  auto secondValue = backend->finishMax(*second, 10s);
+  auto firstValue = backend->finishMax(*first, 10s);
+  ASSERT_TRUE(firstValue.ok() && secondValue.ok()) << firstValue.status().message();
+  EXPECT_EQ(*firstValue, (int64_t{5} << 40) - 7);
+  EXPECT_EQ(*secondValue, 0);
+  // A barrier after them still meets every process's.
+  EXPECT_TRUE(backend->barrier(10s).isOk());
+}
+
+TEST_F(MpiCollectivesTest, AMaximumALatePeerHasNotJoinedTimesOutSayingEveryoneAnswers) {
+  const int last = processes() - 1, me = distributed::process().index;
+  if (me == last)
+    std::this_thread::sleep_for(1500ms); // late, but its progress thread answers probes
+  auto max = backend->startMax(me);
+  ASSERT_TRUE(max.ok());
+  auto value = backend->finishMax(*max, me == last ? 10s : 300ms);
+  if (me == last) {
+    ASSERT_TRUE(value.ok()) << value.status().message(); // the others' requests still stand
+    EXPECT_EQ(*value, last);
+  } else {
+    ASSERT_FALSE(value.ok());
+    EXPECT_NE(value.status().message().find("did not reach a maximum over the processes"),
+              std::string::npos)
+        << value.status().message();
+    EXPECT_NE(value.status().message().find("every process still answers (one is behind)"),
+              std::string::npos)
+        << value.status().message();
+  }
   EXPECT_TRUE(backend->barrier(10s).isOk());
 }
 

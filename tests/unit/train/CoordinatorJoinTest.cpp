@@ -3,37 +3,22 @@
 // LOOM_PROCESS_ID): they train with the losses of one process, a job that cannot meet fails
 // with errors naming the address and the missing or wrong process, and a killed process ends
 // the other with an error naming its rank.
+#include "tests/unit/train/FreePort.h"
 #include "tests/unit/train/RunCommand.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include <arpa/inet.h>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
-#include <netinet/in.h>
 #include <string>
-#include <sys/socket.h>
 #include <unistd.h>
 #include <vector>
 
 namespace {
 
 namespace fs = std::filesystem;
-
-/// A TCP port nothing listens on now.
-int freePort() {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ::bind(fd, reinterpret_cast<sockaddr *>(&a), sizeof a);
-  socklen_t length = sizeof a;
-  ::getsockname(fd, reinterpret_cast<sockaddr *>(&a), &length);
-  ::close(fd);
-  return ntohs(a.sin_port);
-}
 
 std::string trainLine(const std::string &args) {
   return std::string(LOOM_TRAIN_BINARY) + " " + LOOM_SOURCE_DIR + "/configs/gpt-tiny.toml " +

@@ -1,10 +1,13 @@
 // loom-train stopped by SIGINT (Ctrl-C) or SIGTERM (a scheduler's preemption): it finishes the
 // step under way, saves a checkpoint, says so and exits with the signal's status (128 + its
 // number), and --resume continues from the step after it; a second interrupt ends it at once;
-// a signal it was started ignoring (a shell's background job) stays ignored. And a second run
+// a signal it was started ignoring (a shell's background job) stays ignored; a job of two
+// processes, one of them signalled, stops in both after the same step with one checkpoint
+// (Interrupts.h). And a second run
 // started in the directory of one that trains is refused while the first lives (RunLock.h).
 #include "frontend/train/Checkpoint.h"
 #include "tests/unit/train/BackgroundRun.h"
+#include "tests/unit/train/FreePort.h"
 #include "tests/unit/train/RunCommand.h"
 
 #include <gtest/gtest.h>
@@ -119,6 +122,52 @@ TEST(InterruptIgnored, ASigintIgnoredAtStartStaysIgnored) {
   EXPECT_EQ(WEXITSTATUS(status), 128 + SIGTERM) << background::readText(log);
   fs::remove_all(out);
   fs::remove(log);
+}
+
+TEST(InterruptOneProcess, EveryProcessOfTheJobStopsAfterTheSameStepWithOneCheckpoint) {
+  fs::path out = fs::temp_directory_path() /
+                 ("loom-interrupt-job-test-" + std::to_string(::getpid()));
+  fs::remove_all(out);
+  // Two processes started on their own, as a scheduler starts them (it would signal both;
+  // only process 1 is signalled here, the harder case).
+  const std::string address = "127.0.0.1:" + std::to_string(freePort());
+  pid_t processes[2];
+  fs::path logs[2];
+  for (int id : {0, 1}) {
+    logs[id] = out.string() + "-process-" + std::to_string(id) + ".log";
+    processes[id] = background::start(
+        "env LOOM_COORDINATOR_ADDRESS=" + address + " LOOM_NUM_PROCESSES=2 LOOM_PROCESS_ID=" +
+            std::to_string(id) + " " + loomTrain(out, "--set mesh.shape=[2]"),
+        logs[id]);
+  }
+  ASSERT_TRUE(background::waitFor(logs[0], "step     3  loss")) << background::readText(logs[0]);
+  kill(processes[1], SIGTERM);
+  for (int id : {0, 1}) {
+    int status = 0;
+    waitpid(processes[id], &status, 0);
+    ASSERT_TRUE(WIFEXITED(status)) << background::readText(logs[id]);
+    EXPECT_EQ(WEXITSTATUS(status), 128 + SIGTERM) << "process " << id << "\n"
+                                                   << background::readText(logs[id]);
+  }
+  std::string output = background::readText(logs[0]);
+  std::smatch stopped;
+  ASSERT_TRUE(std::regex_search(output, stopped,
+                                std::regex("stopped after step (\\d+) \\(SIGTERM to process "
+                                           "1\\) with a checkpoint in ")))
+      << output;
+  int64_t step = std::stoll(stopped[1]);
+  char dir[32];
+  std::snprintf(dir, sizeof dir, "step_%08ld", static_cast<long>(step));
+  EXPECT_EQ(loom::train::latestCheckpoint(out.string()), (out / "checkpoints" / dir).string());
+  // The job's checkpoint resumes on one process.
+  auto [resumed, resumedLog] =
+      runCommand(loomTrain(out, "--resume --stop-after " + std::to_string(step + 1)));
+  EXPECT_EQ(resumed, 0) << resumedLog;
+  EXPECT_NE(resumedLog.find("(step " + std::to_string(step) + ")"), std::string::npos)
+      << resumedLog;
+  fs::remove_all(out);
+  for (const fs::path &log : logs)
+    fs::remove(log);
 }
 
 TEST(RunLock, ASecondRunInTheDirectoryIsRefusedWhileTheFirstLives) {

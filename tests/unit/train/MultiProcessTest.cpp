@@ -175,6 +175,21 @@ TEST(MultiProcess, ProcessesThatDoNotShareTheOutputDirectoryGetAClearCheckpointE
       "--set training.out_dir=" + a.string() + " : -np 1 " + binary +
       "--set checkpoint.enabled=false --set training.out_dir=" + b.string());
   EXPECT_EQ(status, 0) << output;
+  // Resuming, they would start from different steps: refused before the first step.
+  std::tie(status, output) =
+      runCommand(binary + "--set training.out_dir=" + a.string());
+  ASSERT_EQ(status, 0) << output;
+  std::tie(status, output) = runCommand(
+      std::string(LOOM_MPIRUN) + " -np 1 " + binary + "--resume-or-start " +
+      "--set training.out_dir=" + a.string() + " : -np 1 " + binary + "--resume-or-start " +
+      "--set training.out_dir=" + b.string());
+  EXPECT_NE(status, 0) << output;
+  EXPECT_NE(output.find("found the checkpoint of step 1 in " + (a / "checkpoints").string() +
+                        ", another process no checkpoint: the processes of a job must share "
+                        "training.out_dir"),
+            std::string::npos)
+      << output;
+  EXPECT_EQ(output.find("step     0 "), std::string::npos) << output;
   std::filesystem::remove_all(a), std::filesystem::remove_all(b);
 }
 
