@@ -177,20 +177,8 @@ void TrainingRun::save(int64_t step) {
   if (!checkpointing || step == savedStep) // once a step (an interval's and a stop's)
     return;
   savedStep = step;
-  // A snapshot on the device: the next steps update the state in place meanwhile.
-  TrainState snapshot{functions.copyParams(state.params), {}, {}};
-  snapshot.optState["m"] = functions.copyParams(state.optState.at("m"));
-  snapshot.optState["v"] = functions.copyParams(state.optState.at("v"));
-  if (spec.lossScale)
-    snapshot.optState["loss_scale"] = functions.copyLossScale(state.optState.at("loss_scale"));
-  if (emaDecay > 0)
-    snapshot.ema = functions.copyParams(state.ema);
-  nlohmann::json metadata = {
-      {"config", c.toToml()},
-      {"model", modelMetadata(c, *task)},
-      {"mesh", {{"strategy", c.text("mesh.strategy")}, {"shape", c.integers("mesh.shape")}}},
-      {"seed", seed},
-      {"next_step", step + 1}};
+  TrainState snapshot = snapshotOf(state, functions, spec.lossScale.has_value());
+  nlohmann::json metadata = checkpointMetadata(c, *task, seed, step);
   summary.saveStallSeconds += checkpoints->save(step, snapshot.named(), metadata);
   ++summary.saves;
   summary.checkpointPath = (runDir / "checkpoints").string();

@@ -20,6 +20,27 @@ std::vector<std::pair<std::string, Array>> TrainState::named() const {
   return arrays;
 }
 
+TrainState snapshotOf(const TrainState &state, TrainFunctions &functions, bool lossScale) {
+  TrainState snapshot{functions.copyParams(state.params), {}, {}};
+  snapshot.optState["m"] = functions.copyParams(state.optState.at("m"));
+  snapshot.optState["v"] = functions.copyParams(state.optState.at("v"));
+  if (lossScale)
+    snapshot.optState["loss_scale"] = functions.copyLossScale(state.optState.at("loss_scale"));
+  if (state.ema.numLeaves())
+    snapshot.ema = functions.copyParams(state.ema);
+  return snapshot;
+}
+
+nlohmann::json checkpointMetadata(const Config &config, const TrainTask &task, uint64_t seed,
+                                  int64_t step) {
+  return {{"config", config.toToml()},
+          {"model", modelMetadata(config, task)},
+          {"mesh",
+           {{"strategy", config.text("mesh.strategy")}, {"shape", config.integers("mesh.shape")}}},
+          {"seed", seed},
+          {"next_step", step + 1}};
+}
+
 void checkStateFits(const TrainTask &task, bool ema) {
   uint64_t count = 0;
   for (const Shape &shape : task.paramShapes().flatten()) {

@@ -7,6 +7,7 @@
 #define LOOM_FRONTEND_TRAIN_TRAINSTATE_H
 
 #include "frontend/train/Checkpoint.h"
+#include "frontend/train/TrainFunctions.h"
 #include "frontend/train/TrainTask.h"
 
 namespace loom::train {
@@ -17,6 +18,16 @@ struct TrainState {
   /// Every array, named by its path, for a checkpoint.
   std::vector<std::pair<std::string, Array>> named() const;
 };
+
+/// A copy of `state` on its devices, for a checkpoint to write while the next steps update
+/// the state in place: the parameters, AdamW's moments, the loss scale where `lossScale`,
+/// the EMA where `state` has one.
+TrainState snapshotOf(const TrainState &state, TrainFunctions &functions, bool lossScale);
+
+/// What a checkpoint saved after `step` records beside its tensors: the config, the model
+/// keys, the mesh, the seed and the step to continue from.
+nlohmann::json checkpointMetadata(const Config &config, const TrainTask &task, uint64_t seed,
+                                  int64_t step);
 
 /// Refuses (loom::Error), before anything is allocated, a task whose state (its parameters,
 /// AdamW's two moments, and the EMA if `ema`) in f32 does not fit in memory: a host-side
