@@ -29,6 +29,28 @@ std::string loomTrain(const fs::path &out, const std::string &extra) {
          out.string() + " " + extra;
 }
 
+/// That `output` says the run stopped (`why`: "SIGINT", ...) with a checkpoint, which `latest`
+/// names and a run of one process resumes from.
+void expectCheckpointThatResumes(const fs::path &out, const std::string &output,
+                                 const std::string &why) {
+  std::smatch stopped;
+  ASSERT_TRUE(std::regex_search(
+      output, stopped,
+      std::regex("stopped after step (\\d+) \\(" + why + "\\) with a checkpoint in ")))
+      << output;
+  int64_t step = std::stoll(stopped[1]);
+  char dir[32];
+  std::snprintf(dir, sizeof dir, "step_%08ld", static_cast<long>(step));
+  EXPECT_EQ(loom::train::latestCheckpoint(out.string()), (out / "checkpoints" / dir).string());
+  auto [resumed, resumedLog] =
+      runCommand(loomTrain(out, "--resume --stop-after " + std::to_string(step + 2)));
+  EXPECT_EQ(resumed, 0) << resumedLog;
+  EXPECT_NE(resumedLog.find("resuming from " + (out / "checkpoints" / dir).string() + " (step " +
+                            std::to_string(step) + ")"),
+            std::string::npos)
+      << resumedLog;
+}
+
 class Interrupt : public ::testing::TestWithParam<int> {};
 
 TEST_P(Interrupt, StopsAfterTheStepWithACheckpointThatResumes) {
@@ -50,22 +72,7 @@ TEST_P(Interrupt, StopsAfterTheStepWithACheckpointThatResumes) {
   EXPECT_NE(output.find("loom-train: interrupted; stopping after the current step"),
             std::string::npos)
       << output;
-  std::smatch stopped;
-  ASSERT_TRUE(std::regex_search(
-      output, stopped,
-      std::regex("stopped after step (\\d+) \\(" + name + "\\) with a checkpoint in ")))
-      << output;
-  int64_t step = std::stoll(stopped[1]);
-  char dir[32];
-  std::snprintf(dir, sizeof dir, "step_%08ld", static_cast<long>(step));
-  EXPECT_EQ(loom::train::latestCheckpoint(out.string()), (out / "checkpoints" / dir).string());
-  auto [resumed, resumedLog] =
-      runCommand(loomTrain(out, "--resume --stop-after " + std::to_string(step + 2)));
-  EXPECT_EQ(resumed, 0) << resumedLog;
-  EXPECT_NE(resumedLog.find("resuming from " + (out / "checkpoints" / dir).string() + " (step " +
-                            std::to_string(step) + ")"),
-            std::string::npos)
-      << resumedLog;
+  expectCheckpointThatResumes(out, output, name);
   fs::remove_all(out);
   fs::remove(log);
 }
@@ -149,22 +156,8 @@ TEST(InterruptOneProcess, EveryProcessOfTheJobStopsAfterTheSameStepWithOneCheckp
     EXPECT_EQ(WEXITSTATUS(status), 128 + SIGTERM) << "process " << id << "\n"
                                                    << background::readText(logs[id]);
   }
-  std::string output = background::readText(logs[0]);
-  std::smatch stopped;
-  ASSERT_TRUE(std::regex_search(output, stopped,
-                                std::regex("stopped after step (\\d+) \\(SIGTERM to process "
-                                           "1\\) with a checkpoint in ")))
-      << output;
-  int64_t step = std::stoll(stopped[1]);
-  char dir[32];
-  std::snprintf(dir, sizeof dir, "step_%08ld", static_cast<long>(step));
-  EXPECT_EQ(loom::train::latestCheckpoint(out.string()), (out / "checkpoints" / dir).string());
   // The job's checkpoint resumes on one process.
-  auto [resumed, resumedLog] =
-      runCommand(loomTrain(out, "--resume --stop-after " + std::to_string(step + 1)));
-  EXPECT_EQ(resumed, 0) << resumedLog;
-  EXPECT_NE(resumedLog.find("(step " + std::to_string(step) + ")"), std::string::npos)
-      << resumedLog;
+  expectCheckpointThatResumes(out, background::readText(logs[0]), "SIGTERM to process 1");
   fs::remove_all(out);
   for (const fs::path &log : logs)
     fs::remove(log);
