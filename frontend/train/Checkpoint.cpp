@@ -80,9 +80,8 @@ void CheckpointWriter::commit(const fs::path &temporary, const fs::path &final, 
 void CheckpointWriter::saveWhole(int64_t step, std::vector<std::pair<std::string, Array>> &arrays,
                                  nlohmann::json &metadata) {
   fs::path final = fs::path(root) / stepName(step);
-  // Named with the writer's pid: readers sweep only the temporaries of dead writers.
-  fs::path temporary =
-      fs::path(root) / (".tmp-" + stepName(step) + "." + std::to_string(::getpid()));
+  // Named with its writer: readers sweep only the temporaries of dead writers.
+  fs::path temporary = fs::path(root) / (".tmp-" + stepName(step) + "." + rt::writerTag());
   fs::remove_all(temporary);
   fs::create_directories(temporary);
   try {
@@ -225,10 +224,13 @@ std::optional<std::string> latestCheckpoint(const std::string &outDir) {
     std::string file = entry.path().filename().string();
     if (file.rfind(".tmp-", 0) != 0)
       continue;
-    size_t dot = file.rfind('.');
-    long pid = dot > 0 ? std::strtol(file.c_str() + dot + 1, nullptr, 10) : 0;
-    if (!rt::processAlive(pid))
-      fs::remove_all(entry.path());
+    // ".tmp-step_N.WRITER" (a job's: WRITER "job", swept by any process that resumes it).
+    size_t dot = file.find('.', 1);
+    if (rt::writerGone(dot == std::string::npos ? "" : file.substr(dot + 1))) {
+      // The processes of a resumed job sweep at once: what another removed first is gone.
+      std::error_code ignored;
+      fs::remove_all(entry.path(), ignored);
+    }
   }
   // Saves write the bare name; a hand-edited file (`echo step_00000100 > latest`, to go back
   // to an earlier checkpoint) ends in a newline.

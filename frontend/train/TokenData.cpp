@@ -2,6 +2,7 @@
 #include "frontend/train/TokenData.h"
 
 #include "frontend/Error.h"
+#include "runtime/Process.h"
 
 #include <nlohmann/json.hpp>
 
@@ -130,7 +131,9 @@ void TokenFile::prepareBytes(const std::vector<std::string> &texts, const std::s
   std::filesystem::path target(out);
   if (target.has_parent_path())
     std::filesystem::create_directories(target.parent_path());
-  std::string temporary = out + ".tmp" + std::to_string(::getpid());
+  // Every process of a job prepares it, each into its own temporary (named for hosts that
+  // share the volume), then renames it into place: all write the same bytes.
+  std::string temporary = out + ".tmp-" + rt::writerTag();
   {
     std::ofstream file(temporary, std::ios::binary | std::ios::trunc);
     file.write(reinterpret_cast<const char *>(&headerBytes), 8);

@@ -7,6 +7,7 @@
 #include "frontend/Error.h"
 #include "frontend/train/Checkpoint.h"
 #include "frontend/train/CheckpointIo.h"
+#include "runtime/Process.h"
 #include "tests/unit/train/RunCommand.h"
 #include "tests/unit/train/RunOutputs.h"
 
@@ -233,7 +234,8 @@ namespace {
 /// (e1 = d * e0 + (1 - d) * p1, checked on the host), and evaluations use it.
 /// A save that fails for want of space (here a file size limit: writes past it fail as on a
 /// full disk) ends the run with an error naming the file, and leaves no partial copy behind
-/// to hold the space; a temporary of a dead writer is swept even where no save ever finished.
+/// to hold the space; a temporary of a dead writer is swept even where no save ever finished,
+/// and only a dead writer's.
 TEST(CheckpointFull, AFailedSaveLeavesNothingBehind) {
   fs::path out = fs::temp_directory_path() / ("loom-full-test-" + std::to_string(::getpid()));
   fs::remove_all(out);
@@ -245,9 +247,18 @@ TEST(CheckpointFull, AFailedSaveLeavesNothingBehind) {
   EXPECT_NE(output.find("model.safetensors: cannot write the file"), std::string::npos) << output;
   ASSERT_TRUE(fs::is_directory(out / "checkpoints")) << output;
   EXPECT_TRUE(fs::is_empty(out / "checkpoints")) << "a partial save was left behind";
-  fs::create_directories(out / "checkpoints/.tmp-step_00000007.999999999");
+  // Temporaries named by pid alone (older saves) or by pid@host: a dead writer's here is
+  // swept; a live one's, and one of another host sharing the volume, are not.
+  std::string here = loom::rt::writerTag();
+  std::string dead = "999999999" + here.substr(here.find('@'));
+  for (const std::string &writer :
+       {std::string("999999999"), dead, here, std::string("999999999@another-host.example")})
+    fs::create_directories(out / "checkpoints" / (".tmp-step_00000007." + writer));
   EXPECT_EQ(loom::train::latestCheckpoint(out.string()), std::nullopt);
   EXPECT_FALSE(fs::exists(out / "checkpoints/.tmp-step_00000007.999999999"));
+  EXPECT_FALSE(fs::exists(out / "checkpoints" / (".tmp-step_00000007." + dead)));
+  EXPECT_TRUE(fs::exists(out / "checkpoints" / (".tmp-step_00000007." + here)));
+  EXPECT_TRUE(fs::exists(out / "checkpoints/.tmp-step_00000007.999999999@another-host.example"));
   fs::remove_all(out);
 }
 
