@@ -2,9 +2,13 @@
 #include "frontend/train/GptTask.h"
 
 #include "frontend/Loom.h"
+#include "frontend/MemoryCheck.h"
 #include "frontend/train/ShardingRules.h"
 #include "frontend/train/TokenData.h"
 
+#include <fmt/format.h>
+
+#include <algorithm>
 #include <filesystem>
 
 namespace loom::train {
@@ -132,6 +136,9 @@ public:
     batch["ids"] = place(b.ids, true), batch["targets"] = place(b.targets, true);
     return batch;
   }
+  uint64_t batchBytes() const override { // ids and targets, i32
+    return saturatingProduct({model.batch, model.seq, 2 * sizeof(int32_t)});
+  }
   NamedSharding batchSharding() const override { return act.ids; }
 
   int64_t evalBatches() const override {
@@ -180,6 +187,15 @@ private:
 void validateGptConfig(const Config &c) {
   if (c.integer("model.embed") % c.integer("model.heads") != 0)
     throw Error(c.describe("model.heads") + " does not divide " + c.describe("model.embed"));
+  // The state's least size, from the config alone: a model of millions of layers is refused
+  // here, not after minutes and gigabytes spent describing its layers' parameters.
+  const int64_t embed = c.integer("model.embed"), layers = c.integer("model.layers");
+  uint64_t params = saturatingProduct({layers, 12, embed, embed}) +
+                    saturatingProduct({c.integer("model.vocab"), embed});
+  detail::checkStateFits(fmt::format("the {} or more parameters that {} and {} make, with "
+                                     "AdamW's moments (f32),",
+                                     params, c.describe("model.layers"), c.describe("model.embed")),
+                         std::min(params, UINT64_MAX / 16) * 3 * sizeof(float));
   gptShardingsOf(c); // the mesh against the strategy, the batch and the model's dims
 }
 

@@ -174,6 +174,9 @@ public:
                                    : std::pair<int64_t, int64_t>{0, batch};
     return place(data.trainBatch(seed, step, batch, first, rows), false, /*local=*/true);
   }
+  uint64_t batchBytes() const override { // images f32, labels i32
+    return saturatingProduct({batch, Digits::kPixels + 1, sizeof(float)});
+  }
   NamedSharding batchSharding() const override {
     return shardings ? shardings->batch : NamedSharding();
   }

@@ -41,6 +41,13 @@ const Config &validated(const Config &c) {
   return c;
 }
 
+/// `task`, once its state and batch are known to fit in memory: before anything is traced
+/// or allocated for them (a deep model's trees of shardings alone can take gigabytes).
+std::unique_ptr<TrainTask> fitted(std::unique_ptr<TrainTask> task, const Config &c) {
+  checkStateFits(*task, c.number("ema.decay") > 0);
+  return task;
+}
+
 /// One run of runTraining: its config, task, jitted functions and state, and what reports
 /// on it (log, metrics, loss curve, checkpoints).
 class TrainingRun {
@@ -120,7 +127,7 @@ TrainingRun::TrainingRun(const Config &config, const RunOptions &options, std::F
     : c(validated(config)), options(options),
       quiet(distributed::process_index() > 0 ? std::fopen("/dev/null", "w") : nullptr,
             &std::fclose),
-      log(quiet ? quiet.get() : runLog), task(makeProcessTask(c, log)),
+      log(quiet ? quiet.get() : runLog), task(fitted(makeProcessTask(c, log), c)),
       steps(stepsOf(c, *task)), emaDecay(c.number("ema.decay")),
       seed(static_cast<uint64_t>(c.integer("training.seed"))),
       runDir(c.text("training.out_dir")),
@@ -272,7 +279,6 @@ RunSummary TrainingRun::run() {
   std::fprintf(log, "%s\n", task->describe().c_str());
   summary.unit = task->unit();
   summary.steps = steps;
-  checkStateFits(*task, emaDecay > 0);
   startOrResume();
   summary.metricsPath = (out / "metrics.jsonl").string();
   metrics = std::make_unique<MetricsWriter>(summary.metricsPath, /*append=*/summary.firstStep > 0);

@@ -4,6 +4,7 @@
 #include "frontend/Error.h"
 #include "frontend/MemoryCheck.h"
 #include "frontend/optim/LossScale.h"
+#include "runtime/MemoryLimits.h"
 
 #include <fmt/format.h>
 
@@ -43,17 +44,17 @@ nlohmann::json checkpointMetadata(const Config &config, const TrainTask &task, u
 
 void checkStateFits(const TrainTask &task, bool ema) {
   uint64_t count = 0;
-  for (const Shape &shape : task.paramShapes().flatten()) {
-    uint64_t n = 1;
-    for (int64_t d : shape)
-      if (__builtin_mul_overflow(n, static_cast<uint64_t>(d), &n))
-        n = UINT64_MAX / 16; // saturate: refused below all the same
-    count = std::min(count + n, UINT64_MAX / 16);
-  }
+  for (const Shape &shape : task.paramShapes().flatten())
+    count = std::min(count + saturatingProduct(shape), UINT64_MAX / 16);
   int copies = 3 + ema;
-  detail::checkStateFits(fmt::format("the parameters, AdamW moments{} of {} parameters (f32)",
-                                     ema ? " and EMA" : " (no EMA)", count),
-                         count * copies * sizeof(float));
+  // A batch is made on the host, then copied to the devices.
+  uint64_t batch = std::min(task.batchBytes(), UINT64_MAX / 16);
+  detail::checkStateFits(
+      fmt::format("the parameters, AdamW moments{} of {} parameters (f32){}",
+                  ema ? " and EMA" : " (no EMA)", count,
+                  batch ? fmt::format(" and a training batch of {}", rt::formatBytes(batch))
+                        : ""),
+      count * copies * sizeof(float) + 2 * batch);
 }
 
 nlohmann::json modelMetadata(const Config &c, const TrainTask &task) {

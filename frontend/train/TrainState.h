@@ -30,8 +30,8 @@ nlohmann::json checkpointMetadata(const Config &config, const TrainTask &task, u
                                   int64_t step);
 
 /// Refuses (loom::Error), before anything is allocated, a task whose state (its parameters,
-/// AdamW's two moments, and the EMA if `ema`) in f32 does not fit in memory: a host-side
-/// initialisation would die on std::bad_alloc.
+/// AdamW's two moments, and the EMA if `ema`) in f32 and training batch do not fit in memory:
+/// a host-side initialisation would die on std::bad_alloc, or its pages on the OOM killer.
 void checkStateFits(const TrainTask &task, bool ema);
 
 /// The model keys of `task` with their values in `config`: a checkpoint records them.

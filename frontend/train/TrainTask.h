@@ -13,6 +13,8 @@
 #include "frontend/Tree.h"
 #include "frontend/train/Config.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <map>
 #include <memory>
@@ -81,6 +83,9 @@ public:
   virtual std::unique_ptr<TrainMetrics> trainMetrics() const { return nullptr; }
   /// The training batch of `step`, a function of (seed, step) alone, placed as batchSharding.
   virtual Tree<Array> trainBatch(uint64_t seed, int64_t step) const = 0;
+  /// What one batch takes on the host as it is made, where the config sets its size freely
+  /// (0 where the data bounds it): checked before the first is made.
+  virtual uint64_t batchBytes() const { return 0; }
   /// How every batch is split (a lone leaf: each of its arrays); unspecified on one device.
   virtual NamedSharding batchSharding() const = 0;
 
@@ -99,6 +104,16 @@ public:
     return {};
   }
 };
+
+/// The product of `factors` (sizes, >= 0), or a number too large for any memory (and still
+/// safe to add a few such to) where it overflows.
+inline uint64_t saturatingProduct(const std::vector<int64_t> &factors) {
+  uint64_t product = 1;
+  for (int64_t f : factors)
+    if (__builtin_mul_overflow(product, static_cast<uint64_t>(f), &product))
+      return UINT64_MAX / 16;
+  return std::min(product, UINT64_MAX / 16);
+}
 
 /// The task `config`'s model.kind names, its data loaded (or prepared) and its config
 /// checked against the mesh. Messages go to `log`. Throws loom::Error naming keys.

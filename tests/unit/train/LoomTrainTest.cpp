@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <tuple>
 #include <unistd.h>
 #include <vector>
 
@@ -224,10 +225,37 @@ TEST(LoomTrain, AModelLargerThanTheMachineIsRefusedBeforeItRuns) {
                                         .string());
   EXPECT_EQ(status, 1) << output;
   EXPECT_NE(output.find("loom-train: out of memory: the parameters, AdamW moments (no EMA) of "
-                        "1000076000010 parameters (f32) take at least 10.9 TiB"),
+                        "1000076000010 parameters (f32) and a training batch of "),
             std::string::npos)
       << output;
+  EXPECT_NE(output.find(" take at least 10.9 TiB"), std::string::npos) << output;
   EXPECT_NE(output.find("but this process may take only"), std::string::npos) << output;
+}
+
+TEST(LoomTrain, AGptOfMillionsOfLayersOrABatchLargerThanTheMachineIsRefusedAtOnce) {
+  // Refused from the config's numbers, before a hundred million layers are described (which
+  // took minutes and gigabytes), and before a batch of 2 TiB is made (which the OOM killer
+  // ended).
+  const std::string run = std::string(LOOM_SOURCE_DIR) + "/configs/gpt-tiny.toml --set "
+                          "mesh.strategy=dp --set mesh.shape=[1] --set training.out_dir=" +
+                          (std::filesystem::temp_directory_path() / "loom-train-big").string();
+  auto [status, output] = loomTrain(run + " --set model.layers=100000000");
+  EXPECT_EQ(status, 1) << output;
+  EXPECT_NE(output.find("loom-train: out of memory: the 1966080003276"), std::string::npos)
+      << output;
+  EXPECT_NE(output.find(" or more parameters that model.layers = 100000000 (--set) and "
+                        "model.embed = 128 ("),
+            std::string::npos)
+      << output;
+  EXPECT_NE(output.find("with AdamW's moments (f32), take at least 214.6 TiB"),
+            std::string::npos)
+      << output;
+  std::tie(status, output) = loomTrain(run + " --set data.batch=4294967297");
+  EXPECT_EQ(status, 1) << output;
+  EXPECT_NE(output.find("and a training batch of 2.0 TiB take at least 4.0 TiB"),
+            std::string::npos)
+      << output;
+  std::filesystem::remove_all(std::filesystem::temp_directory_path() / "loom-train-big");
 }
 
 } // namespace
