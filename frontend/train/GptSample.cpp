@@ -3,6 +3,7 @@
 
 #include "frontend/Error.h"
 #include "frontend/Loom.h"
+#include "frontend/MemoryCheck.h"
 #include "frontend/nn/GptDecode.h"
 #include "frontend/train/Checkpoint.h"
 #include "frontend/train/GptTask.h"
@@ -135,9 +136,16 @@ SampleReport generateText(const Config &c, const SampleOptions &options,
                     }),
                     JitOptions{.name = "gpt_decode_step", .donateArgnums = {1}});
   const int64_t S = options.samples;
+  std::string prompt = options.prompt.empty() ? std::string("\n") : options.prompt;
+  // The samples' key-value cache (f32), and their texts as they grow (an i32 context and a
+  // byte each token), before any is made.
+  const int64_t length = static_cast<int64_t>(prompt.size()) + options.tokens;
+  loom::detail::checkStateFits(
+      fmt::format("the key-value caches and texts of --samples {} of up to {} tokens", S, length),
+      saturatingProduct({S, model.layers, 2, T, model.embed, sizeof(float)}) +
+          saturatingProduct({S, length, sizeof(int32_t) + 1}));
   Tree<Array> cache = nn::gptEmptyCache(model, S);
 
-  std::string prompt = options.prompt.empty() ? std::string("\n") : options.prompt;
   std::vector<int32_t> context(prompt.begin(), prompt.end()); // the prompt's tokens
   for (size_t i = 0; i < context.size(); ++i) {
     context[i] = static_cast<unsigned char>(context[i]);

@@ -186,6 +186,15 @@ TEST(LoomTrainGenerate, AGptTrainedOnACycleOfLettersContinuesIt) {
               std::string::npos)
         << output;
   }
+  // More samples or tokens than memory holds: refused before any is made.
+  {
+    auto [status, output] = loomTrain(config + " --generate abc --samples 100000000000");
+    EXPECT_EQ(status, 1);
+    EXPECT_NE(output.find("loom-train: out of memory: the key-value caches and texts of "
+                          "--samples 100000000000 of up to 203 tokens take at least "),
+              std::string::npos)
+        << output;
+  }
   std::filesystem::remove_all(dir);
 }
 
