@@ -3,6 +3,7 @@
 
 #include "runtime/Client.h"
 #include "runtime/Device.h"
+#include "runtime/Distributed.h"
 
 #include <cstdarg>
 #include <unistd.h>
@@ -11,7 +12,9 @@ namespace loom::train {
 
 Progress::Progress(std::FILE *log, int64_t steps, std::string unit, int64_t unitsPerStep)
     : log(log), steps(steps), unitsPerStep(unitsPerStep), unit(std::move(unit)),
-      live(isatty(fileno(log))) {}
+      // mpirun gives its processes a pseudo-terminal whatever its own output is (a job's log
+      // file): under it, plain lines.
+      live(isatty(fileno(log)) && !rt::distributed::launchedByMpi()) {}
 
 Progress::~Progress() {
   if (barShown)

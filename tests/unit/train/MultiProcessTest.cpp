@@ -70,6 +70,9 @@ TEST(MultiProcess, EveryStrategyOnTwoAndFourProcessesGivesTheLossesOfOne) {
       for (size_t i = 0; i < losses.size(); ++i)
         EXPECT_NEAR(losses[i], reference[i], 1e-5 * std::abs(reference[i]))
             << strategy << " on " << processes << " processes, entry " << i;
+      // mpirun gives its processes a terminal whatever its own output is: plain lines, no bar.
+      EXPECT_EQ(output.find("\033["), std::string::npos) << output;
+      EXPECT_NE(output.find("step     0  loss "), std::string::npos) << output;
       // Process 1 kept its files apart; process 0 wrote the run's.
       EXPECT_TRUE(std::filesystem::exists(out / "process-1" / "metrics.jsonl"));
       std::filesystem::remove_all(out);
