@@ -187,6 +187,9 @@ int run(int argc, char **argv) {
       loom::distributed::initialize();
     loom::train::Config config = loom::train::Config::load(configPath, overrides);
     loom::train::validateConfig(config);
+    // One config, one text: process 0's (a job's others would print the same again).
+    if ((printConfig || generating) && loom::distributed::process_index() > 0)
+      return 0;
     if (printConfig) {
       std::fputs(config.toToml().c_str(), stdout);
       return 0;

@@ -87,6 +87,14 @@ TEST(MultiProcess, ACheckpointOfTwoProcessesResumesOnFourAndOnOneWithTheSameLoss
   auto [status, output] = runCommand(train(1, args + "--set training.out_dir=" + whole.string()));
   ASSERT_EQ(status, 0) << output;
   std::vector<double> reference = lossesThenEval(whole);
+  // Generating under mpirun: one text, process 0's.
+  std::tie(status, output) = runCommand(
+      train(2, "--generate Loom --temperature 0 --tokens 8 --set training.out_dir=" +
+                   whole.string()));
+  ASSERT_EQ(status, 0) << output;
+  EXPECT_EQ(output.rfind("Loom", 0), 0u) << output;
+  EXPECT_EQ(output.find("Loom", 1), std::string::npos) << output;
+  EXPECT_EQ(output.find("8 tokens from"), output.rfind("8 tokens from")) << output;
   for (int resumeOn : {4, 1}) {
     auto out = runDir("resume" + std::to_string(resumeOn));
     std::tie(status, output) =
