@@ -155,25 +155,6 @@ void CheckpointWriter::saveInParts(int64_t step, std::vector<std::pair<std::stri
   }
 }
 
-void checkSameResumePoint(int64_t step, const std::string &outDir) {
-  if (distributed::process_count() == 1)
-    return;
-  rt::distributed::MaxOverProcesses latest(step), earliest(-step);
-  rt::StatusOr<int64_t> most = latest.get(), least = earliest.get();
-  if (!most.ok() || !least.ok())
-    throw Error("asking the other processes which checkpoint they resume from: " +
-                (most.ok() ? least : most).status().message());
-  if (*most == -*least)
-    return;
-  auto found = [](int64_t s) {
-    return s < 0 ? std::string("no checkpoint") : "the checkpoint of step " + std::to_string(s);
-  };
-  throw Error(rt::distributed::describeProcess() + " found " + found(step) + " in " +
-              (fs::path(outDir) / "checkpoints").string() + ", another process " +
-              found(step == *most ? -*least : *most) + ": the processes of a job must share " +
-              "training.out_dir (on several hosts, a shared volume)");
-}
-
 CheckpointWriter::CheckpointWriter(std::string outDir, int keep)
     : root((fs::path(outDir) / "checkpoints").string()), keep(std::max(keep, 1)) {}
 

@@ -124,11 +124,6 @@ struct Checkpoint {
 /// directories a crashed save left behind.
 std::optional<std::string> latestCheckpoint(const std::string &outDir);
 
-/// In a job of several processes, checks that all found the same checkpoint to resume from
-/// (its step, or -1 for none), each in its own view of `outDir`: else throws loom::Error
-/// naming what this process found. Every process calls it (it waits for the others).
-void checkSameResumePoint(int64_t step, const std::string &outDir);
-
 /// Before a fresh run (not resumed) writes checkpoints under `outDir`: throws loom::Error where
 /// another run's are there (its saves would replace theirs one by one), naming the newest and
 /// `outDirSetting` (the config's training.out_dir, described), unless `overwrite`: then

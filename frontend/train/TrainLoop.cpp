@@ -3,6 +3,7 @@
 
 #include "frontend/Loom.h"
 #include "frontend/train/Interrupts.h"
+#include "frontend/train/JobAgreement.h"
 #include "frontend/train/LossPlot.h"
 #include "frontend/train/MetricsWriter.h"
 #include "frontend/train/Progress.h"
@@ -279,6 +280,7 @@ RunSummary TrainingRun::run() {
   std::fprintf(log, "%s\n", task->describe().c_str());
   summary.unit = task->unit();
   summary.steps = steps;
+  checkSameConfig(c);
   startOrResume();
   summary.metricsPath = (out / "metrics.jsonl").string();
   metrics = std::make_unique<MetricsWriter>(summary.metricsPath, /*append=*/summary.firstStep > 0);

@@ -1,7 +1,8 @@
 // loom-train over several processes, as a user runs it with mpirun: DP, FSDP, TP and
 // FSDP x TP on 2 and 4 processes give the losses of one process; a stuck peer ends the job
 // with an error naming its rank and the collective; a killed one ends it too, leaving no
-// process behind.
+// process behind; processes that run different configs, or would resume from different
+// checkpoints, are refused before they train.
 #include "tests/unit/train/RunCommand.h"
 
 #include <gtest/gtest.h>
@@ -202,6 +203,25 @@ TEST(MultiProcess, ProcessesThatDoNotShareTheOutputDirectoryGetAClearCheckpointE
       << output;
   EXPECT_EQ(output.find("step     0 "), std::string::npos) << output;
   std::filesystem::remove_all(a), std::filesystem::remove_all(b);
+}
+
+TEST(MultiProcess, ProcessesRunningDifferentConfigsAreRefusedNamingTheKey) {
+  // A replica with another learning rate would train apart from the others, silently.
+  auto out = runDir("configs");
+  std::string binary = std::string(LOOM_TRAIN_BINARY) + " " + LOOM_SOURCE_DIR +
+                       "/configs/gpt-tiny.toml --set training.steps=2 --set training.out_dir=" +
+                       out.string() + " ";
+  auto [status, output] =
+      runCommand(std::string(LOOM_MPIRUN) + " -np 1 " + binary + ": -np 1 " + binary +
+                 "--set optimizer.lr=0.01");
+  EXPECT_NE(status, 0) << output;
+  EXPECT_NE(output.find(" runs optimizer.lr = "), std::string::npos) << output;
+  EXPECT_NE(output.find(", another process of the job another value: its processes must run "
+                        "one config"),
+            std::string::npos)
+      << output;
+  EXPECT_EQ(output.find("step     0 "), std::string::npos) << output;
+  std::filesystem::remove_all(out);
 }
 
 /// Starts a long 2-process run, waits until process 1 has logged a step, sends it `signal`,

@@ -1,0 +1,67 @@
+// The processes of a job checking they agree (see JobAgreement.h).
+#include "frontend/train/JobAgreement.h"
+
+#include "frontend/Error.h"
+#include "runtime/Distributed.h"
+
+#include <filesystem>
+#include <functional>
+#include <vector>
+
+namespace loom::train {
+
+namespace {
+/// The largest and the smallest of each of `values` over the processes, started together.
+std::vector<std::pair<int64_t, int64_t>> extremes(const std::vector<int64_t> &values,
+                                                  const std::string &what) {
+  std::vector<rt::distributed::MaxOverProcesses> most, negatedLeast;
+  for (int64_t v : values)
+    most.emplace_back(v), negatedLeast.emplace_back(-v);
+  std::vector<std::pair<int64_t, int64_t>> result;
+  for (size_t i = 0; i < values.size(); ++i) {
+    rt::StatusOr<int64_t> high = most[i].get(), low = negatedLeast[i].get();
+    if (!high.ok() || !low.ok())
+      throw Error("asking the other processes " + what + ": " +
+                  (high.ok() ? low : high).status().message());
+    result.push_back({*high, -*low});
+  }
+  return result;
+}
+} // namespace
+
+void checkSameConfig(const Config &c) {
+  if (rt::distributed::process().count == 1)
+    return;
+  std::vector<std::string> keys;
+  std::vector<int64_t> hashes;
+  for (const ConfigKey &key : configSchema()) {
+    if (key.path == "training.out_dir" || key.path == "data.text" || key.path == "data.tokens")
+      continue;
+    keys.push_back(key.path);
+    // 62 bits: a value whose negation is one too.
+    hashes.push_back(static_cast<int64_t>(std::hash<std::string>()(c.valueJson(key.path)) >> 2));
+  }
+  std::vector<std::pair<int64_t, int64_t>> seen = extremes(hashes, "which config they run");
+  for (size_t i = 0; i < keys.size(); ++i)
+    if (seen[i].first != seen[i].second)
+      throw Error(rt::distributed::describeProcess() + " runs " + c.describe(keys[i]) +
+                  ", another process of the job another value: its processes must run one "
+                  "config");
+}
+
+void checkSameResumePoint(int64_t step, const std::string &outDir) {
+  if (rt::distributed::process().count == 1)
+    return;
+  auto [most, least] = extremes({step}, "which checkpoint they resume from")[0];
+  if (most == least)
+    return;
+  auto found = [](int64_t s) {
+    return s < 0 ? std::string("no checkpoint") : "the checkpoint of step " + std::to_string(s);
+  };
+  throw Error(rt::distributed::describeProcess() + " found " + found(step) + " in " +
+              (std::filesystem::path(outDir) / "checkpoints").string() + ", another process " +
+              found(step == most ? least : most) + ": the processes of a job must share " +
+              "training.out_dir (on several hosts, a shared volume)");
+}
+
+} // namespace loom::train
