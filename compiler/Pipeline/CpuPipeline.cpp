@@ -172,21 +172,37 @@ LogicalResult mlir::loom::buildCpuPipeline(OpPassManager &pm, const CpuPipelineO
                  succeeded(addPasses(pm, toLLVM)));
 }
 
+void mlir::loom::registerPipelineWithoutOptions(
+    const char *name, const char *summary, std::function<LogicalResult(OpPassManager &)> build) {
+  registerPassPipeline(
+      name, summary,
+      [name, build](OpPassManager &pm, StringRef options,
+                    function_ref<LogicalResult(const Twine &)> errorHandler) {
+        if (!options.empty())
+          return errorHandler("'" + Twine(name) + "' takes no options, got '" + options + "'");
+        return build(pm);
+      },
+      [](function_ref<void(const mlir::detail::PassOptions &)>) {});
+}
+
+void mlir::loom::registerStagePipeline(const char *name, const char *summary,
+                                       const std::vector<std::string> &(*passes)()) {
+  registerPipelineWithoutOptions(name, summary,
+                                 [passes](OpPassManager &pm) { return addPasses(pm, passes()); });
+}
+
 void mlir::loom::registerCpuPipelines() {
-  auto stage = [](const char *name, const char *summary,
-                  const std::vector<std::string> &(*passes)()) {
-    PassPipelineRegistration<>(name, summary, [passes](OpPassManager &pm) {
-      (void)addPasses(pm, passes());
-    });
-  };
-  stage("loom-cpu-to-linalg", "Loom ops to fused linalg on tensors", cpuToLinalgPasses);
-  stage("loom-cpu-bufferize", "tensors to memrefs, BLAS calls and loops", cpuBufferizePasses);
-  stage("loom-cpu-to-llvm", "loops and memrefs to the LLVM dialect with loom_entry",
-        cpuToLLVMPasses);
-  PassPipelineRegistration<>("loom-cpu-pipeline", "the whole CPU pipeline",
-                             [](OpPassManager &pm) { (void)buildCpuPipeline(pm); });
-  stage("loom-spmd", "differentiate, propagate shardings and partition into one device's program",
-        spmdPasses);
+  registerStagePipeline("loom-cpu-to-linalg", "Loom ops to fused linalg on tensors",
+                        cpuToLinalgPasses);
+  registerStagePipeline("loom-cpu-bufferize", "tensors to memrefs, BLAS calls and loops",
+                        cpuBufferizePasses);
+  registerStagePipeline("loom-cpu-to-llvm",
+                        "loops and memrefs to the LLVM dialect with loom_entry", cpuToLLVMPasses);
+  registerPipelineWithoutOptions("loom-cpu-pipeline", "the whole CPU pipeline",
+                                 [](OpPassManager &pm) { return buildCpuPipeline(pm); });
+  registerStagePipeline(
+      "loom-spmd", "differentiate, propagate shardings and partition into one device's program",
+      spmdPasses);
 }
 
 const std::vector<std::string> &mlir::loom::spmdPasses() {

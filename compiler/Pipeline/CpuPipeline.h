@@ -8,6 +8,7 @@
 
 #include "mlir/Pass/PassManager.h"
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,14 @@ std::vector<std::string> spmdPasses(bool keepGathered);
 /// Appends `passes` (textual pass specifications, in order) to `pm`; shared by the CPU and
 /// GPU pipelines.
 LogicalResult addPasses(OpPassManager &pm, const std::vector<std::string> &passes);
+
+/// Registers the pipeline `name` that `build` adds, which takes no options: given some, it
+/// fails saying so (upstream's PassPipelineRegistration<> fails without a word).
+void registerPipelineWithoutOptions(const char *name, const char *summary,
+                                    std::function<LogicalResult(OpPassManager &)> build);
+/// The same for a pipeline of `passes`.
+void registerStagePipeline(const char *name, const char *summary,
+                           const std::vector<std::string> &(*passes)());
 
 /// What the whole pipeline leaves out or adds (to measure what each part buys).
 struct CpuPipelineOptions {

@@ -148,23 +148,19 @@ struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
 } // namespace
 
 void mlir::loom::registerGpuPipelines() {
-  auto stage = [](const char *name, const char *summary,
-                  const std::vector<std::string> &(*passes)()) {
-    PassPipelineRegistration<>(name, summary, [passes](OpPassManager &pm) {
-      (void)addPasses(pm, passes());
-    });
-  };
-  stage("loom-gpu-bufferize", "tensors to memrefs and parallel loops, for the GPU",
-        gpuBufferizePasses);
-  stage("loom-gpu-kernels", "parallel loops to gpu.func kernels on blocks and threads",
-        gpuKernelPasses);
+  registerStagePipeline("loom-gpu-bufferize", "tensors to memrefs and parallel loops, for the GPU",
+                        gpuBufferizePasses);
+  registerStagePipeline("loom-gpu-kernels",
+                        "parallel loops to gpu.func kernels on blocks and threads",
+                        gpuKernelPasses);
   PassPipelineRegistration<GpuPipelineOptions>(
       "loom-gpu-to-binary", "kernels to NVVM, PTX and a cubin",
       [](OpPassManager &pm, const GpuPipelineOptions &o) {
         (void)addPasses(pm, gpuToBinaryPasses(o.chip));
       });
-  stage("loom-gpu-host-to-llvm", "the host function to LLVM, calling the CUDA device",
-        gpuHostToLLVMPasses);
+  registerStagePipeline("loom-gpu-host-to-llvm",
+                        "the host function to LLVM, calling the CUDA device",
+                        gpuHostToLLVMPasses);
   PassPipelineRegistration<GpuPipelineOptions>(
       "loom-gpu-pipeline", "the whole GPU pipeline",
       [](OpPassManager &pm, const GpuPipelineOptions &o) {
