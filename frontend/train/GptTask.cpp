@@ -192,10 +192,10 @@ void validateGptConfig(const Config &c) {
   const int64_t embed = c.integer("model.embed"), layers = c.integer("model.layers");
   uint64_t params = saturatingProduct({layers, 12, embed, embed}) +
                     saturatingProduct({c.integer("model.vocab"), embed});
-  loom::detail::checkStateFits(fmt::format("the {} or more parameters that {} and {} make, with "
-                                     "AdamW's moments (f32),",
-                                     params, c.describe("model.layers"), c.describe("model.embed")),
-                         std::min(params, UINT64_MAX / 16) * 3 * sizeof(float));
+  loom::detail::checkStateFits(
+      fmt::format("the {} or more parameters that {} and {} make, with AdamW's moments (f32),",
+                  params, c.describe("model.layers"), c.describe("model.embed")),
+      std::min(params, UINT64_MAX / 16) * 3 * sizeof(float));
   gptShardingsOf(c); // the mesh against the strategy, the batch and the model's dims
 }
 

@@ -44,11 +44,12 @@ nlohmann::json checkpointMetadata(const Config &config, const TrainTask &task, u
 
 void checkStateFits(const TrainTask &task, bool ema) {
   uint64_t count = 0;
+  // Capped so that the bytes below cannot wrap (16 per parameter, plus two batches).
   for (const Shape &shape : task.paramShapes().flatten())
-    count = std::min(count + saturatingProduct(shape), UINT64_MAX / 16);
+    count = std::min(count + saturatingProduct(shape), UINT64_MAX / 64);
   int copies = 3 + ema;
   // A batch is made on the host, then copied to the devices.
-  uint64_t batch = std::min(task.batchBytes(), UINT64_MAX / 16);
+  uint64_t batch = std::min(task.batchBytes(), UINT64_MAX / 8);
   detail::checkStateFits(
       fmt::format("the parameters, AdamW moments{} of {} parameters (f32){}",
                   ema ? " and EMA" : " (no EMA)", count,
