@@ -151,7 +151,7 @@ void CompilationCache::store(const std::string &key, const std::string &object,
   if (!enabled() || llvm::sys::fs::create_directories(directory))
     return;
   std::string final = directory + "/" + key + ".o";
-  std::string temp = final + ".tmp." + std::to_string(::getpid());
+  std::string temp = final + ".tmp." + ::loom::rt::writerTag();
   {
     std::error_code ec;
     llvm::raw_fd_ostream out(temp, ec);
@@ -203,12 +203,11 @@ void CompilationCache::evict() const {
     llvm::sys::fs::file_status status;
     if (llvm::sys::fs::status(path, status))
       continue;
-    // "KEY.o.tmp.PID": a writer that is gone (killed mid-write) left it.
+    // "KEY.o.tmp.PID@HOST": a writer that is gone (killed mid-write) left it. On a cache
+    // shared by hosts (an NFS home), another host's writer is never judged gone here.
     size_t tmp = path.rfind(".tmp.");
     if (tmp != llvm::StringRef::npos) {
-      int pid = 0;
-      if (!path.drop_front(tmp + 5).getAsInteger(10, pid) && pid > 0 && pid != ::getpid() &&
-          !::loom::rt::processAlive(pid))
+      if (::loom::rt::writerGone(path.drop_front(tmp + 5).str()))
         llvm::sys::fs::remove(path);
       continue;
     }
@@ -230,7 +229,7 @@ void CompilationCache::evict() const {
   }
   // For the next processes: written aside and renamed, so a reader sees all of it or none.
   std::string path = directory + "/" + kSweepFile;
-  std::string temp = path + ".tmp." + std::to_string(::getpid());
+  std::string temp = path + ".tmp." + ::loom::rt::writerTag();
   {
     std::error_code error;
     llvm::raw_fd_ostream out(temp, error);

@@ -6,6 +6,7 @@
 // compiles none of them again, and gives the same losses as a compile from nothing.
 #include "frontend/Loom.h"
 #include "frontend/nn/Gpt.h"
+#include "runtime/Process.h"
 
 #include <gtest/gtest.h>
 
@@ -120,21 +121,27 @@ TEST_F(CacheFault, EveryDamagedEntryIsRemovedRecompiledAndGivesTheSameLosses) {
 
 TEST_F(CacheFault, AKilledWritersTemporaryFileIsSweptAndTheSizeLimitHolds) {
   train();
-  // A writer killed mid-write leaves KEY.o.tmp.PID behind: a pid that is gone.
+  // A writer killed mid-write leaves KEY.o.tmp.PID@HOST behind: a pid that is gone. A name
+  // of another host (a cache on a shared home) is never judged gone here.
   pid_t child = fork();
   if (child == 0)
     _exit(0);
   waitpid(child, nullptr, 0);
-  fs::path stale = dir / ("0123.o.tmp." + std::to_string(child));
-  fs::path live = dir / ("4567.o.tmp." + std::to_string(::getpid()));
-  write(stale, "partial");
-  write(live, "being written");
+  std::string here = loom::rt::writerTag(), host = here.substr(here.find('@'));
+  fs::path stale = dir / ("0123.o.tmp." + std::to_string(child) + host);
+  fs::path older = dir / ("0124.o.tmp." + std::to_string(child)); // pid alone: before hosts
+  fs::path live = dir / ("4567.o.tmp." + here);
+  fs::path elsewhere = dir / ("89ab.o.tmp." + std::to_string(child) + "@another-host.example");
+  for (const fs::path &f : {stale, older, live, elsewhere})
+    write(f, "partial");
   // A store sweeps; a limit of 1 MB keeps only the newest object even if it alone is over.
   setenv("LOOM_CACHE_MAX_MB", "1", 1);
   auto other = jit([](Tensor a) { return exp(a) * 3.0 - a; });
   other(Array::from(std::vector<float>(6, 1.0f), {2, 3}));
   EXPECT_FALSE(fs::exists(stale));
+  EXPECT_FALSE(fs::exists(older));
   EXPECT_TRUE(fs::exists(live)) << "a live writer's file was removed";
+  EXPECT_TRUE(fs::exists(elsewhere)) << "another host's writer's file was removed";
   uint64_t total = 0;
   int objects = 0;
   for (const auto &e : fs::directory_iterator(dir))
