@@ -34,13 +34,22 @@ void checkSameConfig(const Config &c) {
     return;
   std::vector<std::string> keys;
   std::vector<int64_t> hashes;
+  std::string whole;
+  // 62 bits: a value whose negation is one too.
+  auto hashOf = [](const std::string &text) {
+    return static_cast<int64_t>(std::hash<std::string>()(text) >> 2);
+  };
   for (const ConfigKey &key : configSchema()) {
     if (key.path == "training.out_dir" || key.path == "data.text" || key.path == "data.tokens")
       continue;
     keys.push_back(key.path);
-    // 62 bits: a value whose negation is one too.
-    hashes.push_back(static_cast<int64_t>(std::hash<std::string>()(c.valueJson(key.path)) >> 2));
+    hashes.push_back(hashOf(c.valueJson(key.path)));
+    whole += key.path + "=" + c.valueJson(key.path) + "\n";
   }
+  // One comparison of the whole config; key by key only to name the one that differs.
+  auto [most, least] = extremes({hashOf(whole)}, "which config they run")[0];
+  if (most == least)
+    return;
   std::vector<std::pair<int64_t, int64_t>> seen = extremes(hashes, "which config they run");
   for (size_t i = 0; i < keys.size(); ++i)
     if (seen[i].first != seen[i].second)

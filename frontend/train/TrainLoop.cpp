@@ -32,6 +32,10 @@ namespace loom::train {
 namespace {
 using Clock = std::chrono::steady_clock;
 
+/// The host runs at most this many steps ahead of the devices: an unbounded queue would hold
+/// every batch.
+constexpr size_t kAhead = 2;
+
 double secondsSince(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
 }
@@ -99,6 +103,9 @@ private:
   RunSummary summary;
   /// The step of the newest save (-1: none yet).
   int64_t savedStep = -1;
+  /// A job's processes learn of an interrupt kAhead steps later: the steps before have been
+  /// retired by then, so no process waits on another for the answer.
+  InterruptAgreement interrupts{kAhead};
   TrainState state;
   std::unique_ptr<MetricsWriter> metrics;
   std::unique_ptr<CheckpointWriter> checkpoints;
@@ -296,8 +303,6 @@ RunSummary TrainingRun::run() {
   windowStart = Clock::now();
 
   // The loop: step N+1 is enqueued before step N's loss is read, and only logged steps read.
-  // The host runs at most kAhead steps ahead: an unbounded queue would hold every batch.
-  constexpr size_t kAhead = 2;
   const int64_t evalInterval = c.integer("training.eval_interval");
   // training.eval_per_epoch: also at the end of each pass over the training split.
   const int64_t evalEpochSteps =
@@ -305,9 +310,6 @@ RunSummary TrainingRun::run() {
   // The collectives' bytes of the training steps: all of this process's, less evaluations'.
   const double receivedAtStart = receivedBytes();
   double receivedInEvals = 0;
-  // A job's processes learn of an interrupt kAhead steps later: the steps before have been
-  // retired by then, so no process waits on another for the answer.
-  InterruptAgreement interrupts(kAhead);
   for (int64_t step = summary.firstStep; step < steps; ++step) {
     // The host's part of the step: loading the batch, dispatching, reading losses.
     rt::profile::Span stepSpan(rt::profile::hostTrack, "step", "step ", std::to_string(step));
@@ -329,13 +331,10 @@ RunSummary TrainingRun::run() {
     bool last = step == steps - 1;
     if (checkpointInterval > 0 && (step + 1) % checkpointInterval == 0 && !last)
       save(step);
-    if (options.stopAfter && step == *options.stopAfter && !last) {
-      interrupts.drain();
+    if (options.stopAfter && step == *options.stopAfter && !last)
       return stopEarly(step);
-    }
     if (options.stopOnInterrupt && !last) {
       if (JobInterrupt interrupt = interrupts.afterStep(); interrupt.signal != 0) {
-        interrupts.drain();
         summary.interruptSignal = interrupt.signal;
         summary.interruptedProcess = interrupt.process;
         return stopEarly(step);
@@ -370,6 +369,7 @@ RunSummary TrainingRun::run() {
 }
 
 RunSummary TrainingRun::stopEarly(int64_t step) {
+  interrupts.drain();
   readPending();
   save(step);
   summary.saveWriteSeconds = checkpoints->wait();
