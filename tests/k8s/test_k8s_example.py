@@ -6,6 +6,7 @@ with the environment each pod sees, trains the digits MLP over MPI with one proc
 import argparse
 import base64
 import os
+import random
 import re
 import socket
 import subprocess
@@ -39,6 +40,23 @@ def prepare(directory, **overrides):
                           env=dict(os.environ, LOOM_K8S_OUT=directory),
                           capture_output=True, text=True)
 
+
+
+def free_port():
+    """A port nothing listens on, drawn below the kernel's ephemeral range: one the kernel
+    handed out (bind to port 0) is soon handed to another test's outgoing connection."""
+    with open("/proc/sys/net/ipv4/ip_local_port_range") as f:
+        low = int(f.read().split()[0])
+    last = low - 1 if low > 11000 else 29999
+    for _ in range(200):
+        port = random.randint(10000, last)
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+                return port
+            except OSError:
+                continue
+    raise RuntimeError("no free port between 10000 and %d" % last)
 
 class Manifests(unittest.TestCase):
     def test_rendered_manifests_are_valid_and_consistent(self):
@@ -149,9 +167,7 @@ class PodsAsLocalProcesses(unittest.TestCase):
             train = os.path.join(BUILD, "bin", "loom-train")
             one = self.one_process(train, d)
             # Pod 0's name does not resolve here: the coordinator is this machine.
-            with socket.socket() as s:
-                s.bind(("127.0.0.1", 0))
-                port = s.getsockname()[1]
+            port = free_port()
             env = dict(os.environ, LOOM_JOB_NAME="loom-test", LOOM_HOSTS="2",
                        LOOM_DEVICES_PER_HOST="2", LOOM_CONFIG="configs/mlp-digits.toml",
                        LOOM_LAUNCHER="coordinator", LOOM_ROOT=ROOT, LOOM_TRAIN=train,

@@ -148,7 +148,8 @@ TEST(CoordinatorJoin, AKilledPeerEndsTheOtherProcessWithAnErrorNamingItsRank) {
       " LOOM_NUM_PROCESSES=2 LOOM_COLLECTIVE_TIMEOUT_S=5; "
       "LOOM_PROCESS_ID=1 " + trainLine(args) + " > " + p1 + " 2>&1 & one=$!; "
       "LOOM_PROCESS_ID=0 timeout -k 5 120 " + trainLine(args) + " > " + p0 + " 2>&1 & zero=$!; "
-      "for i in $(seq 1200); do grep -q \"^step     2 \" " + p0 + " && break; sleep 0.1; done; "
+      "for i in $(seq 1200); do grep -q \"^step     2 \" " + p0 + " && break; "
+      "kill -0 $zero 2>/dev/null || break; sleep 0.1; done; "
       "kill -9 $one; start=$(date +%s); wait $zero; rc=$?; "
       "echo \"rc=$rc after $(( $(date +%s) - start )) s\"";
   auto [status, output] = runCommand("bash -c '" + script + "'");
