@@ -24,8 +24,9 @@ done_file=${LOOM_DONE_FILE:-/tmp/loom-job-done}
 rsh=${LOOM_RSH_AGENT:-ssh -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -i /root/.ssh/id_ed25519}
 
 host() { echo "$job-$1.$job"; }
-# With checkpoints on the shared volume, a pod the Job restarts continues the run.
-restart=()
+# With checkpoints on the shared volume, a pod the Job restarts continues the run; without,
+# it starts the run over, replacing what its first attempt wrote.
+restart=(--overwrite)
 if [ "${LOOM_CHECKPOINTS:-false}" = true ]; then restart=(--resume-or-start); fi
 
 if [ "${LOOM_LAUNCHER:-coordinator}" = coordinator ]; then

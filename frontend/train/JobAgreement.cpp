@@ -4,6 +4,7 @@
 #include "frontend/Error.h"
 #include "runtime/Distributed.h"
 
+#include <climits>
 #include <filesystem>
 #include <functional>
 #include <vector>
@@ -71,6 +72,20 @@ void checkSameResumePoint(int64_t step, const std::string &outDir) {
               (std::filesystem::path(outDir) / "checkpoints").string() + ", another process " +
               found(step == most ? least : most) + ": the processes of a job must share " +
               "training.out_dir (on several hosts, a shared volume)");
+}
+
+void startTogether(const std::string &problem) {
+  if (rt::distributed::process().count > 1) {
+    // The lowest numbered process that has a problem: its number, negated, is the largest.
+    constexpr int64_t kNone = INT64_MIN / 2;
+    int64_t mine = problem.empty() ? kNone : -int64_t(rt::distributed::process().index);
+    int64_t most = extremes({mine}, "whether they can start").front().first;
+    if (problem.empty() && most != kNone)
+      throw Error(rt::distributed::describeProcess() + " stops: process " +
+                  std::to_string(-most) + " of the job cannot start (its log says why)");
+  }
+  if (!problem.empty())
+    throw Error(problem);
 }
 
 } // namespace loom::train

@@ -21,6 +21,12 @@ void checkSameConfig(const Config &config);
 /// checkpoints to resume from (a step, or -1 for none). Every process calls it.
 void checkSameResumePoint(int64_t step, const std::string &outDir);
 
+/// Every process calls it with what stops it from starting (empty: nothing), so that the job
+/// ends at once on every process rather than on the others when their collectives find the
+/// stopped one gone: throws loom::Error with `problem` where it is not empty, and on the
+/// other processes one naming the first process that has one.
+void startTogether(const std::string &problem);
+
 } // namespace loom::train
 
 #endif // LOOM_FRONTEND_TRAIN_JOBAGREEMENT_H

@@ -3,9 +3,25 @@
 
 #include "frontend/Error.h"
 
+#include <algorithm>
 #include <filesystem>
+#include <iterator>
 
 namespace loom::train {
+
+void checkNoOtherRunsMetrics(const std::string &path, const std::string &outDirSetting) {
+  std::ifstream in(path);
+  if (!in)
+    return;
+  auto lines = std::count(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>(),
+                          '\n');
+  if (lines == 0)
+    return;
+  throw Error(path + " holds the metrics of another run (" + std::to_string(lines) +
+              " records): --overwrite starts afresh and replaces them (and that run's "
+              "checkpoints), --resume continues that run where it saved checkpoints; or set "
+              "another " + outDirSetting);
+}
 
 MetricsWriter::MetricsWriter(const std::string &path, bool append) {
   std::filesystem::path file(path);

@@ -37,6 +37,11 @@ private:
   std::thread worker;
 };
 
+/// A fresh run writes its metrics file (and loss curve) anew: where `path` holds another run's
+/// records, throws loom::Error naming the file and the ways on (`outDirSetting` describes
+/// training.out_dir), rather than replacing them.
+void checkNoOtherRunsMetrics(const std::string &path, const std::string &outDirSetting);
+
 } // namespace loom::train
 
 #endif // LOOM_FRONTEND_TRAIN_METRICSWRITER_H

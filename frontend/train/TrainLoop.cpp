@@ -179,8 +179,19 @@ void TrainingRun::startOrResume() {
     std::fprintf(log, "resuming from %s (step %ld)\n", latest->c_str(),
                  static_cast<long>(checkpoint->step));
   } else {
-    if (checkpointing) // a run that writes none leaves other runs' alone
-      clearForFreshRun(runDir.string(), options.overwrite, c.describe("training.out_dir"));
+    std::string problem;
+    try {
+      // A run that writes none leaves other runs' checkpoints alone, unless it replaces them.
+      if (checkpointing || options.overwrite)
+        clearForFreshRun(runDir.string(), options.overwrite, c.describe("training.out_dir"));
+      // A restart by a scheduler (--resume-or-start) before any save repeats its own run.
+      if (!options.overwrite && !options.resumeOrStart)
+        checkNoOtherRunsMetrics((out / "metrics.jsonl").string(),
+                                c.describe("training.out_dir"));
+    } catch (const Error &e) {
+      problem = e.what();
+    }
+    startTogether(problem);
     state.params = task->init(static_cast<uint32_t>(seed));
     state.optState = initOptState(spec, state.params);
     if (emaDecay > 0)

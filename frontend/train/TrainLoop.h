@@ -23,8 +23,9 @@ struct RunOptions {
   bool resume = false;
   /// Continue from it where there is one, else start (a job that a scheduler restarts).
   bool resumeOrStart = false;
-  /// Start afresh where the output directory holds another run's checkpoints, deleting them
-  /// (without it, such a start is refused: its saves would replace theirs one by one).
+  /// Start afresh where the output directory holds another run's checkpoints or metrics,
+  /// deleting the checkpoints and replacing the metrics and loss curve (without it, such a
+  /// start is refused: its saves would replace theirs one by one, its records theirs at once).
   bool overwrite = false;
   /// If set, stop (with a checkpoint) once this step is done, as if interrupted; the schedule
   /// still spans the whole run, so a resumed run continues it exactly.

@@ -14,10 +14,12 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <cmath>
 #include <csignal>
 #include <sys/wait.h>
@@ -195,8 +197,8 @@ TEST(CheckpointKill, AKillDuringASaveLeavesTheLastCheckpointWhole) {
     pid_t child = fork();
     ASSERT_GE(child, 0);
     if (child == 0) {
-      execl("/bin/sh", "sh", "-c", ("exec " + command + " > /dev/null 2>&1").c_str(),
-            static_cast<char *>(nullptr));
+      std::string fresh = "exec " + command + " --overwrite > /dev/null 2>&1";
+      execl("/bin/sh", "sh", "-c", fresh.c_str(), static_cast<char *>(nullptr));
       _exit(127);
     }
     // Once saving has begun (a slow machine or a sanitizer build starts later), kill it
@@ -290,6 +292,41 @@ TEST(CheckpointOtherRun, AFreshStartOverAnotherRunIsRefusedUnlessAsked) {
   EXPECT_EQ(loom::train::latestCheckpoint(out.string()),
             (out / "checkpoints/step_00000002").string());
   EXPECT_FALSE(fs::exists(out / "checkpoints/step_00000008")) << "--overwrite kept the old run";
+  fs::remove_all(out);
+}
+
+/// A fresh run without checkpoints does not replace another run's metrics and loss curve
+/// either: refused naming the file; --overwrite replaces them (and deletes the other run's
+/// checkpoints, which would no longer match them).
+TEST(CheckpointOtherRun, AFreshRunWithoutCheckpointsKeepsAnotherRunsMetrics) {
+  fs::path out = fs::temp_directory_path() / ("loom-other-metrics-" + std::to_string(::getpid()));
+  fs::remove_all(out);
+  auto [s0, o0] = runCommand(loomTrain(out.string(), "--stop-after 2"));
+  ASSERT_EQ(s0, 0) << o0;
+  auto readAll = [](const fs::path &p) {
+    std::ifstream in(p);
+    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  };
+  const std::string metrics = readAll(out / "metrics.jsonl"), plot = readAll(out / "loss.svg");
+  ASSERT_FALSE(metrics.empty());
+  auto [s1, o1] = runCommand(loomTrain(out.string(), "--set checkpoint.enabled=false"));
+  EXPECT_EQ(s1, 1) << o1;
+  EXPECT_NE(o1.find((out / "metrics.jsonl").string() + " holds the metrics of another run (" +
+                    std::to_string(std::count(metrics.begin(), metrics.end(), '\n')) +
+                    " records): --overwrite starts afresh and replaces them"),
+            std::string::npos)
+      << o1;
+  EXPECT_EQ(readAll(out / "metrics.jsonl"), metrics);
+  EXPECT_EQ(readAll(out / "loss.svg"), plot);
+  // The other run still resumes, appending to its own record.
+  auto [s2, o2] = runCommand(loomTrain(out.string(), "--resume --stop-after 4"));
+  EXPECT_EQ(s2, 0) << o2;
+  EXPECT_EQ(readAll(out / "metrics.jsonl").rfind(metrics, 0), 0u);
+  auto [s3, o3] =
+      runCommand(loomTrain(out.string(), "--set checkpoint.enabled=false --overwrite"));
+  EXPECT_EQ(s3, 0) << o3;
+  EXPECT_NE(readAll(out / "metrics.jsonl").rfind(metrics, 0), 0u);
+  EXPECT_FALSE(loom::train::latestCheckpoint(out.string())) << "--overwrite kept the old run's";
   fs::remove_all(out);
 }
 

@@ -181,15 +181,32 @@ TEST(MultiProcess, ProcessesThatDoNotShareTheOutputDirectoryGetAClearCheckpointE
   EXPECT_NE(status, 0) << output;
   EXPECT_NE(output.find("the processes of a job must share training.out_dir"), std::string::npos)
       << output;
-  // Off, the same run goes through.
+  // Off, the same run goes through (replacing the metrics the first attempt wrote).
+  std::tie(status, output) = runCommand(
+      std::string(LOOM_MPIRUN) + " -np 1 " + binary + "--set checkpoint.enabled=false " +
+      "--overwrite --set training.out_dir=" + a.string() + " : -np 1 " + binary +
+      "--set checkpoint.enabled=false --overwrite --set training.out_dir=" + b.string());
+  EXPECT_EQ(status, 0) << output;
+  // Where one process cannot start a fresh run (its out_dir holds another run's metrics), the
+  // other stops at once too, naming it.
+  auto fresh = runDir("apart-fresh");
   std::tie(status, output) = runCommand(
       std::string(LOOM_MPIRUN) + " -np 1 " + binary + "--set checkpoint.enabled=false " +
       "--set training.out_dir=" + a.string() + " : -np 1 " + binary +
-      "--set checkpoint.enabled=false --set training.out_dir=" + b.string());
-  EXPECT_EQ(status, 0) << output;
+      "--set checkpoint.enabled=false --set training.out_dir=" + fresh.string());
+  EXPECT_NE(status, 0) << output;
+  EXPECT_NE(output.find((a / "metrics.jsonl").string() + " holds the metrics of another run"),
+            std::string::npos)
+      << output;
+  EXPECT_NE(output.find("process 1 of 2 (pid "), std::string::npos) << output;
+  EXPECT_NE(output.find(") stops: process 0 of the job cannot start (its log says why)"),
+            std::string::npos)
+      << output;
+  EXPECT_FALSE(std::filesystem::exists(fresh / "process-1" / "metrics.jsonl")) << output;
+  std::filesystem::remove_all(fresh);
   // Resuming, they would start from different steps: refused before the first step.
   std::tie(status, output) =
-      runCommand(binary + "--set training.out_dir=" + a.string());
+      runCommand(binary + "--overwrite --set training.out_dir=" + a.string());
   ASSERT_EQ(status, 0) << output;
   std::tie(status, output) = runCommand(
       std::string(LOOM_MPIRUN) + " -np 1 " + binary + "--resume-or-start " +
