@@ -2,6 +2,7 @@
 #include "frontend/train/RunLock.h"
 
 #include "frontend/Error.h"
+#include "runtime/Process.h"
 
 #include <cerrno>
 #include <cstring>
@@ -22,21 +23,21 @@ loom::train::RunLock::RunLock(const std::string &outDir, const std::string &outD
     return; // the run's own writes there will say what is wrong with the directory
   if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
     int error = errno;
-    char holder[32] = {};
+    char holder[320] = {};
     ssize_t n = ::pread(fd, holder, sizeof holder - 1, 0);
     ::close(fd);
     fd = -1;
     if (error != EWOULDBLOCK)
       return; // a file system without flock: the lock is advisory, the run goes on
-    std::string pid = n > 0 ? std::string(holder, static_cast<size_t>(n)) : "?";
-    throw Error(outDirSetting + " is in use by another training run (process " + pid +
+    std::string writer = n > 0 ? std::string(holder, static_cast<size_t>(n)) : "?";
+    throw Error(outDirSetting + " is in use by another training run (process " + writer +
                 "); give this one another training.out_dir");
   }
-  // The holder's pid, for the message above (at worst it reads "?"): the lock, not the
-  // file, is what counts.
-  std::string pid = std::to_string(::getpid());
+  // The holder as PID@HOST (on a volume that hosts share, a pid alone names no process), for
+  // the message above (at worst it reads "?"): the lock, not the file, is what counts.
+  std::string writer = loom::rt::writerTag();
   if (::ftruncate(fd, 0) == 0)
-    (void)!::pwrite(fd, pid.data(), pid.size(), 0);
+    (void)!::pwrite(fd, writer.data(), writer.size(), 0);
 }
 
 loom::train::RunLock::~RunLock() {

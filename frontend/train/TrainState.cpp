@@ -50,7 +50,7 @@ void checkStateFits(const TrainTask &task, bool ema) {
   int copies = 3 + ema;
   // A batch is made on the host, then copied to the devices.
   uint64_t batch = std::min(task.batchBytes(), UINT64_MAX / 8);
-  detail::checkStateFits(
+  loom::detail::checkStateFits(
       fmt::format("the parameters, AdamW moments{} of {} parameters (f32){}",
                   ema ? " and EMA" : " (no EMA)", count,
                   batch ? fmt::format(" and a training batch of {}", rt::formatBytes(batch))

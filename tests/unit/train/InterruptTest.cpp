@@ -173,7 +173,7 @@ TEST(RunLock, ASecondRunInTheDirectoryIsRefusedWhileTheFirstLives) {
   EXPECT_EQ(second, 1) << output;
   EXPECT_NE(output.find("training.out_dir = \"" + out.string() +
                         "\" (--set) is in use by another training run (process " +
-                        std::to_string(child) + ")"),
+                        std::to_string(child) + "@"),
             std::string::npos)
       << output;
   kill(child, SIGTERM);
