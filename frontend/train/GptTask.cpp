@@ -196,6 +196,14 @@ void validateGptConfig(const Config &c) {
       fmt::format("the {} or more parameters that {} and {} make, with AdamW's moments (f32),",
                   params, c.describe("model.layers"), c.describe("model.embed")),
       std::min(params, UINT64_MAX / 16) * 3 * sizeof(float));
+  // Tracing and compiling take host memory per layer whatever its size (2.6 MB a layer at
+  // embed 8, measured): 10^8 layers of embed 1 have a small state and are refused here too.
+  constexpr int64_t kCompileBytesPerLayer = int64_t(2) << 20;
+  loom::detail::checkStateFits(
+      fmt::format("the traces and code of the {} layers of {} (about 2 MB of host memory a "
+                  "layer)",
+                  layers, c.describe("model.layers")),
+      saturatingProduct({layers, kCompileBytesPerLayer}));
   gptShardingsOf(c); // the mesh against the strategy, the batch and the model's dims
 }
 

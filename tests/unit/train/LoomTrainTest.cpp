@@ -250,6 +250,15 @@ TEST(LoomTrain, AGptOfMillionsOfLayersOrABatchLargerThanTheMachineIsRefusedAtOnc
   EXPECT_NE(output.find("with AdamW's moments (f32), take at least 214.6 TiB"),
             std::string::npos)
       << output;
+  // A state of a few hundred megabytes, but a hundred million layers to trace and compile.
+  std::tie(status, output) = loomTrain(run + " --set model.layers=100000000 --set model.embed=1 "
+                                             "--set model.heads=1");
+  EXPECT_EQ(status, 1) << output;
+  EXPECT_NE(output.find("loom-train: out of memory: the traces and code of the 100000000 "
+                        "layers of model.layers = 100000000 (--set) (about 2 MB of host memory "
+                        "a layer) take at least 190.7 TiB"),
+            std::string::npos)
+      << output;
   std::tie(status, output) = loomTrain(run + " --set data.batch=4294967297");
   EXPECT_EQ(status, 1) << output;
   EXPECT_NE(output.find("and a training batch of 2.0 TiB take at least 4.0 TiB"),
