@@ -151,8 +151,6 @@ void rowMaxesPortable(const T *rows, int64_t ld, int64_t count, const int64_t *l
 // mask, and one reduction of the lanes. Rows of attention scores are short (a causal block's
 // rows see 1-32 keys), so the scalar tails and lane sums of the portable loops above took
 // about half of their time.
-#define LOOM_AVX512 gnu::target("avx512f")
-
 [[gnu::always_inline, LOOM_AVX512]] inline __mmask16 tailMask(int64_t left) {
   return __mmask16((1u << left) - 1);
 }

@@ -7,6 +7,10 @@
 
 #include <optional>
 
+/// The target of a function holding AVX-512 code in a file built for the baseline CPU: it is
+/// called only where cpuKernels() chose AVX-512 (the AVX2 ones' is LOOM_AVX2, Avx2Lanes.h).
+#define LOOM_AVX512 gnu::target("avx512f")
+
 namespace loom::rt {
 
 enum class CpuKernels { Avx512, Avx2, Portable };

@@ -21,8 +21,6 @@
 
 namespace {
 
-#define LOOM_AVX512 gnu::target("avx512f")
-
 /// One tile: C[MR x (NV vectors)] from its top-left corner; the last vector's columns are
 /// `lastMask`.
 template <int MR, int NV>
