@@ -1,15 +1,22 @@
-// This machine's sgemm rate, measured in the benchmark's own run: the yardstick for model
-// FLOP/s and for the bound on how far any step can beat a baseline.
+// This machine's sgemm rate and its cores' float FMA peak, measured in the benchmark's own run:
+// the sgemm rate is the yardstick for model FLOP/s, the peak (which no product can pass) for
+// the bound on how far any step can beat a baseline.
 #ifndef LOOM_BENCHMARKS_GEMMRATE_H
 #define LOOM_BENCHMARKS_GEMMRATE_H
 
 #include "runtime/Blas.h"
+#include "runtime/CpuKernels.h"
 #include "runtime/WorkerPool.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cblas.h>
 #include <chrono>
 #include <cstdint>
+#include <immintrin.h>
+#include <map>
+#include <string>
+#include <thread>
 #include <vector>
 
 namespace loom::bench {
@@ -46,11 +53,104 @@ inline double blasGflops() {
   return fastest;
 }
 
+namespace detail {
+/// FMA chains enough to keep two FMA pipes busy through a 4- or 5-cycle latency.
+constexpr int kFmaChains = 12;
+
+/// `iterations` steps of kFmaChains independent FMAs on AVX2 vectors (8 floats); the sum
+/// keeps them from being optimized away.
+[[gnu::target("avx2,fma")]] inline float fmaLoopAvx2(int64_t iterations, float seed) {
+  __m256 acc[kFmaChains];
+  const __m256 x = _mm256_set1_ps(0.9999f), y = _mm256_set1_ps(seed);
+  for (int j = 0; j < kFmaChains; ++j)
+    acc[j] = _mm256_set1_ps(float(j));
+  for (int64_t i = 0; i < iterations; ++i)
+#pragma GCC unroll 12
+    for (int j = 0; j < kFmaChains; ++j)
+      acc[j] = _mm256_fmadd_ps(acc[j], x, y);
+  float sum = 0, lanes[8];
+  for (int j = 0; j < kFmaChains; ++j) {
+    _mm256_storeu_ps(lanes, acc[j]);
+    sum += lanes[0];
+  }
+  return sum;
+}
+
+// GCC 12's AVX-512 headers build some intrinsics from a self-initialized variable, which
+// -Wuninitialized reports wherever they are inlined.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+/// The same on AVX-512 vectors (16 floats).
+[[gnu::target("avx512f")]] inline float fmaLoopAvx512(int64_t iterations, float seed) {
+  __m512 acc[kFmaChains];
+  const __m512 x = _mm512_set1_ps(0.9999f), y = _mm512_set1_ps(seed);
+  for (int j = 0; j < kFmaChains; ++j)
+    acc[j] = _mm512_set1_ps(float(j));
+  for (int64_t i = 0; i < iterations; ++i)
+#pragma GCC unroll 12
+    for (int j = 0; j < kFmaChains; ++j)
+      acc[j] = _mm512_fmadd_ps(acc[j], x, y);
+  float sum = 0;
+  for (int j = 0; j < kFmaChains; ++j)
+    sum += _mm512_reduce_add_ps(acc[j]);
+  return sum;
+}
+#pragma GCC diagnostic pop
+} // namespace detail
+
+/// The float FMA peak of `threads` threads in GFLOP/s: each runs independent FMAs on the
+/// widest vectors the runtime's kernels use here (AVX-512 or AVX2), all at once; the fastest
+/// of 5 tries of about 20 ms, and of every earlier call (measured again before each row, as
+/// the GEMM rate). No product (OpenBLAS's or Loom's) can run faster; 0 on a CPU with neither.
+inline double fmaPeakGflops(int threads) {
+  static std::map<int, double> fastest; // by thread count
+  const rt::CpuKernels kernels = rt::cpuKernels();
+  if (kernels == rt::CpuKernels::Portable)
+    return 0;
+  const int lanes = kernels == rt::CpuKernels::Avx512 ? 16 : 8;
+  const int64_t iterations = 2'000'000;
+  double best = 1e30;
+  std::atomic<float> sink{0};
+  for (int attempt = 0; attempt < 5; ++attempt) {
+    std::atomic<int> ready{0};
+    std::atomic<bool> go{false};
+    std::vector<std::thread> workers;
+    for (int t = 0; t < threads; ++t)
+      workers.emplace_back([&, t] {
+        ready.fetch_add(1);
+        while (!go.load())
+          std::this_thread::yield();
+        float s = kernels == rt::CpuKernels::Avx512
+                      ? detail::fmaLoopAvx512(iterations, 1e-6f * float(t + 1))
+                      : detail::fmaLoopAvx2(iterations, 1e-6f * float(t + 1));
+        sink.store(sink.load() + s);
+      });
+    while (ready.load() < threads)
+      std::this_thread::yield();
+    auto start = std::chrono::steady_clock::now();
+    go.store(true);
+    for (std::thread &w : workers)
+      w.join();
+    best = std::min(best,
+                    std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  }
+  double rate = 2.0 * iterations * detail::kFmaChains * lanes * threads / best / 1e9;
+  return fastest[threads] = std::max(fastest[threads], rate);
+}
+
+/// The line that names the FMA peak below a table.
+inline std::string fmaPeakLine(double peakGflops, int threads) {
+  const char *kind = rt::cpuKernels() == rt::CpuKernels::Avx512 ? "AVX-512" : "AVX2";
+  return "FMA peak: " + std::to_string(int(peakGflops + 0.5)) + " GFLOP/s (" +
+         std::to_string(threads) + " threads of " + kind + " FMAs, the bound's rate)";
+}
+
 /// The most that any implementation's step could beat a baseline's on this machine: the
-/// baseline's step time over the time of the step's products alone at `gemmGflops` (nothing
-/// else in the step taking any time). A goal above it cannot be met on this machine's cores.
-inline double speedupBound(double baselineStepSeconds, double productFlops, double gemmGflops) {
-  return baselineStepSeconds / (productFlops / (gemmGflops * 1e9));
+/// baseline's step time over the time of the step's products alone at `peakGflops`, the
+/// cores' FMA peak (nothing else in the step taking any time, and the products running at
+/// the peak). A goal above it cannot be met on this machine's cores.
+inline double speedupBound(double baselineStepSeconds, double productFlops, double peakGflops) {
+  return baselineStepSeconds / (productFlops / (peakGflops * 1e9));
 }
 
 } // namespace loom::bench

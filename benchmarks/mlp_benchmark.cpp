@@ -7,7 +7,7 @@
 // OpenBLAS (swapped in for the Python process through LD_LIBRARY_PATH) and foreach
 // optimizers; PyTorch as shipped is printed next to it for reference. The bound is the most
 // any step could beat PyTorch's on this machine: PyTorch's step time over the step's products
-// alone at the sgemm rate measured in the same run.
+// alone at the cores' FMA peak measured in the same run (GemmRate.h).
 #include "benchmarks/CoreSharing.h"
 #include "benchmarks/GemmRate.h"
 #include "benchmarks/TorchBaseline.h"
@@ -126,26 +126,30 @@ int main(int argc, char **argv) {
   // Before any GEMM: OpenBLAS's threads spin for a while after one, on the probe's cores.
   std::string cores = bench::coreSharingLine();
   bench::blasGflops();
+  const int threads = loom::rt::blasThreads();
+  bench::fmaPeakGflops(threads);
   std::printf("%s\n", bench::kernelsLine(loom::rt::blasKernels()).c_str());
   std::printf("%s\n\n", cores.c_str());
   std::printf("| optimizer | batch | Loom samples/s | PyTorch samples/s (OpenMP OpenBLAS, "
-              "foreach) | Loom / PyTorch | bound: PyTorch's step / its products at the GEMM "
-              "rate | PyTorch as shipped |\n|---|---|---|---|---|---|---|\n");
+              "foreach) | Loom / PyTorch | bound: PyTorch's step / its products at the FMA "
+              "peak | PyTorch as shipped |\n|---|---|---|---|---|---|---|\n");
   for (const char *optimizer : {"sgd", "adamw"})
     for (int64_t batch : {128, 1024}) {
       auto [loom, torch] = bestOfRounds(batch, optimizer, script);
-      double gemm = bench::blasGflops(); // measured again: the fastest so far
+      double peak = bench::fmaPeakGflops(threads); // measured again: the fastest so far
+      bench::blasGflops();
       double shipped = torchSamplesPerSecond(batch, optimizer, script, false);
+      double bound = torch > 0 && peak > 0
+                         ? bench::speedupBound(batch / torch, productFlops(batch), peak)
+                         : 0;
       std::printf("| %s | %lld | %.0f | %.0f | %s | %s | %.0f |\n", optimizer, (long long)batch,
                   loom, torch, bench::ratioText(torch > 0 ? loom / torch : 0).c_str(),
-                  bench::ratioText(torch > 0 ? bench::speedupBound(batch / torch, productFlops(batch), gemm)
-                                  : 0)
-                      .c_str(),
-                  shipped);
+                  bench::ratioText(bound).c_str(), shipped);
       std::fflush(stdout);
     }
   std::printf("\nGEMM rate: OpenBLAS sgemm 1024^3, the fastest in this run (the faster of its "
               "threads and Loom's split, measured before each row): %.1f GFLOP/s\n",
               bench::blasGflops());
+  std::printf("%s\n", bench::fmaPeakLine(bench::fmaPeakGflops(threads), threads).c_str());
   return 0;
 }
