@@ -57,17 +57,21 @@ namespace detail {
 /// FMA chains enough to keep two FMA pipes busy through a 4- or 5-cycle latency.
 constexpr int kFmaChains = 12;
 
-/// `iterations` steps of kFmaChains independent FMAs on AVX2 vectors (8 floats); the sum
-/// keeps them from being optimized away.
+/// `iterations` steps of kFmaChains independent FMAs into `acc`, vectors of type V made by
+/// the ISA's `set1` and multiplied-added by its `fmadd` (the loops of both ISAs below).
+#define LOOM_FMA_CHAINS(V, set1, fmadd)                                                        \
+  V acc[kFmaChains];                                                                           \
+  const V x = set1(0.9999f), y = set1(seed);                                                   \
+  for (int j = 0; j < kFmaChains; ++j)                                                         \
+    acc[j] = set1(float(j));                                                                   \
+  for (int64_t i = 0; i < iterations; ++i)                                                     \
+    _Pragma("GCC unroll 12") for (int j = 0; j < kFmaChains; ++j) /* registers, not memory */  \
+      acc[j] = fmadd(acc[j], x, y);
+
+/// kFmaChains FMAs a step on AVX2 vectors (8 floats); the sum keeps them from being optimized
+/// away.
 [[gnu::target("avx2,fma")]] inline float fmaLoopAvx2(int64_t iterations, float seed) {
-  __m256 acc[kFmaChains];
-  const __m256 x = _mm256_set1_ps(0.9999f), y = _mm256_set1_ps(seed);
-  for (int j = 0; j < kFmaChains; ++j)
-    acc[j] = _mm256_set1_ps(float(j));
-  for (int64_t i = 0; i < iterations; ++i)
-#pragma GCC unroll 12
-    for (int j = 0; j < kFmaChains; ++j)
-      acc[j] = _mm256_fmadd_ps(acc[j], x, y);
+  LOOM_FMA_CHAINS(__m256, _mm256_set1_ps, _mm256_fmadd_ps)
   float sum = 0, lanes[8];
   for (int j = 0; j < kFmaChains; ++j) {
     _mm256_storeu_ps(lanes, acc[j]);
@@ -82,19 +86,13 @@ constexpr int kFmaChains = 12;
 #pragma GCC diagnostic ignored "-Wuninitialized"
 /// The same on AVX-512 vectors (16 floats).
 [[gnu::target("avx512f")]] inline float fmaLoopAvx512(int64_t iterations, float seed) {
-  __m512 acc[kFmaChains];
-  const __m512 x = _mm512_set1_ps(0.9999f), y = _mm512_set1_ps(seed);
-  for (int j = 0; j < kFmaChains; ++j)
-    acc[j] = _mm512_set1_ps(float(j));
-  for (int64_t i = 0; i < iterations; ++i)
-#pragma GCC unroll 12
-    for (int j = 0; j < kFmaChains; ++j)
-      acc[j] = _mm512_fmadd_ps(acc[j], x, y);
+  LOOM_FMA_CHAINS(__m512, _mm512_set1_ps, _mm512_fmadd_ps)
   float sum = 0;
   for (int j = 0; j < kFmaChains; ++j)
     sum += _mm512_reduce_add_ps(acc[j]);
   return sum;
 }
+#undef LOOM_FMA_CHAINS
 #pragma GCC diagnostic pop
 } // namespace detail
 
