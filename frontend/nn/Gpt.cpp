@@ -13,7 +13,8 @@ using namespace loom;
 using namespace loom::nn;
 
 double GptConfig::trainFlopsPerStep() const {
-  double params = double(layers) * 12 * embed * embed + 2.0 * vocab * embed;
+  // The output head is a product; the input embedding a lookup (no FLOPs per parameter).
+  double params = double(layers) * 12 * embed * embed + double(vocab) * embed;
   double tokens = double(batch) * seq;
   double attention = double(layers) * 2 * 2 * seq * seq * embed * batch; // scores + mix
   return 6 * params * tokens + 3 * attention;

@@ -32,8 +32,9 @@ struct GptConfig {
   /// and recomputes the rest of each layer's forward just before its backward.
   bool remat = false;
   int64_t headDim() const { return embed / heads; }
-  /// Model FLOPs of one training step (forward + backward, 6 per parameter per token plus
-  /// attention), for utilisation figures.
+  /// Model FLOPs of one training step (forward + backward, 6 per parameter of the layers and
+  /// the output head per token, plus attention unmasked; the input embedding, a lookup, none),
+  /// for utilisation figures.
   double trainFlopsPerStep() const;
 };
 
