@@ -108,7 +108,7 @@ inline double fmaPeakGflops(int threads) {
   const int lanes = kernels == rt::CpuKernels::Avx512 ? 16 : 8;
   const int64_t iterations = 2'000'000;
   double best = 1e30;
-  std::atomic<float> sink{0};
+  std::atomic<float> sink{0}; // what the loops return, so that they are not optimized away
   for (int attempt = 0; attempt < 5; ++attempt) {
     std::atomic<int> ready{0};
     std::atomic<bool> go{false};
@@ -121,16 +121,16 @@ inline double fmaPeakGflops(int threads) {
         float s = kernels == rt::CpuKernels::Avx512
                       ? detail::fmaLoopAvx512(iterations, 1e-6f * float(t + 1))
                       : detail::fmaLoopAvx2(iterations, 1e-6f * float(t + 1));
-        sink.store(sink.load() + s);
+        sink.store(s, std::memory_order_relaxed);
       });
     while (ready.load() < threads)
       std::this_thread::yield();
-    auto start = std::chrono::steady_clock::now();
+    using Clock = std::chrono::steady_clock;
+    auto start = Clock::now();
     go.store(true);
     for (std::thread &w : workers)
       w.join();
-    best = std::min(best,
-                    std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    best = std::min(best, std::chrono::duration<double>(Clock::now() - start).count());
   }
   double rate = 2.0 * iterations * detail::kFmaChains * lanes * threads / best / 1e9;
   return fastest[threads] = std::max(fastest[threads], rate);

@@ -1,6 +1,7 @@
 // How a training run shows its progress: on a terminal one live bar redrawn in place (step,
 // loss, throughput, ETA, memory per device); otherwise (logs, pipes, CI, and processes mpirun
-// started) one plain line per logged step. Other messages (evaluations, saves) go through it so they never tear the bar.
+// started) one plain line per logged step. Other messages (evaluations, saves) go through it
+// so they never tear the bar.
 #ifndef LOOM_FRONTEND_TRAIN_PROGRESS_H
 #define LOOM_FRONTEND_TRAIN_PROGRESS_H
 
