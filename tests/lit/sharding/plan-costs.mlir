@@ -189,3 +189,24 @@ func.func @small(%x: tensor<16x16xf32> {loom.sharding = #loom.sharding<@mesh, [[
     -> (tensor<16x16xf32> {loom.sharding = #loom.sharding<@mesh, [["b"], []]>}) {
   return %x : tensor<16x16xf32>
 }
+
+// -----
+
+// A product contracting a dim split over [a, b], its result wanted split over [a, b] on its
+// rows. A reduce_scatter of the whole 4 MiB partial product over both axes receives 3.5 MiB
+// per device; the product split over [a] on its rows and [b] on its contraction receives
+// 1.5 MiB of operands (moving its split axes) and reduce_scatters a quarter of it over [b]
+// onto [a, b]: 1.5 MiB, 3 MiB in all.
+// CHECK-LABEL: func.func @contract_two_axes
+// CHECK-NOT: axes = ["a", "b"] {bytes = 3670016
+// CHECK: loom.dot_general {{.*}} -> tensor<512x1024xf32>
+// CHECK-NEXT: loom.reduce_scatter %{{.*}}, @mesh, dim = 0, axes = ["b"] {bytes = 1572864 : i64
+// CHECK-SAME: -> tensor<128x1024xf32>
+// CHECK-NEXT: return
+loom.mesh @mesh axes = ["a", "b"] shape = [2, 4]
+func.func @contract_two_axes(%x: tensor<1024x1024xf32> {loom.sharding = #loom.sharding<@mesh, [[], ["a", "b"]]>},
+                             %w: tensor<1024x1024xf32> {loom.sharding = #loom.sharding<@mesh, [["a", "b"], []]>})
+    -> (tensor<1024x1024xf32> {loom.sharding = #loom.sharding<@mesh, [["a", "b"], []]>}) {
+  %y = loom.dot_general %x, %w, batching_dims = [] x [], contracting_dims = [1] x [0] : (tensor<1024x1024xf32>, tensor<1024x1024xf32>) -> tensor<1024x1024xf32>
+  return %y : tensor<1024x1024xf32>
+}
