@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <sstream>
 
 namespace loom::train {
@@ -276,6 +277,13 @@ Config::Config() {
 
 Config Config::load(const std::string &path, const std::vector<std::string> &overrides) {
   Config config;
+  // toml++ reads a directory as an empty file: a run of every default, not the one asked for.
+  std::error_code error;
+  std::filesystem::file_status status = std::filesystem::status(path, error);
+  if (error)
+    throw Error(path + ": cannot read the config: " + error.message());
+  if (std::filesystem::is_directory(status))
+    throw Error(path + ": is a directory, not a TOML config file");
   toml::table table;
   try {
     table = toml::parse_file(path);

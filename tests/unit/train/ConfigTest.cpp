@@ -37,6 +37,17 @@ TEST(TrainConfig, UnknownKeyNamesFileLineAndTheSectionsKeys) {
                    "hidden, embed_dim, tower_hidden, precision, dropout, attention_dropout");
 }
 
+TEST(TrainConfig, AMissingFileOrADirectoryIsRefusedNotReadAsEmpty) {
+  std::filesystem::path dir = std::filesystem::temp_directory_path() / "loom-config-dir.toml";
+  std::filesystem::create_directories(dir);
+  EXPECT_EQ(errorOf([&] { Config::load(dir.string()); }),
+            dir.string() + ": is a directory, not a TOML config file");
+  std::string missing = (dir / "missing.toml").string();
+  EXPECT_EQ(errorOf([&] { Config::load(missing); }),
+            missing + ": cannot read the config: No such file or directory");
+  std::filesystem::remove_all(dir);
+}
+
 TEST(TrainConfig, UnknownSectionListsTheSections) {
   std::string path = writeConfig("section.toml", "[modle]\nlayers = 2\n");
   EXPECT_EQ(errorOf([&] { Config::load(path); }),
