@@ -164,11 +164,16 @@ struct JitFunction::Impl {
                                           "compile ", options.name);
     CompiledProgram entry;
     if (!options.dumpIrDir.empty()) {
+      // Refused here, not left to every pass's printer to fail in turn.
+      if (std::error_code ec = llvm::sys::fs::create_directories(dumpDir("")))
+        throw Error(fmt::format("the IR dump directory {}: cannot create {}: {}",
+                                options.dumpIrDir, dumpDir(""), ec.message()));
       std::error_code ec;
-      llvm::sys::fs::create_directories(dumpDir(""));
       llvm::raw_fd_ostream traced(dumpDir("traced.mlir"), ec);
-      if (!ec)
-        module->print(traced);
+      if (ec)
+        throw Error(fmt::format("the IR dump directory {}: cannot write {}: {}",
+                                options.dumpIrDir, dumpDir("traced.mlir"), ec.message()));
+      module->print(traced);
     }
     partitionForMesh(*module, entry, options.name,
                      options.dumpIrDir.empty() ? "" : dumpDir("partitioning"),

@@ -88,6 +88,23 @@ TEST(Jit, DumpsEachFunctionsStagesInItsOwnFolder) {
   fs::remove_all(dir);
 }
 
+// A dump directory that cannot be made (a file is in its place) is refused at the compile,
+// naming it, not reported by every pass's printer while the program runs on.
+TEST(Jit, RefusesADumpDirectoryItCannotCreate) {
+  namespace fs = std::filesystem;
+  fs::path file = fs::temp_directory_path() / ("loom-dump-file-" + std::to_string(::getpid()));
+  std::ofstream(file) << "not a directory";
+  auto f = jit([](Tensor x) { return x * 2.0; },
+               {.name = "scale", .useCache = false, .dumpIrDir = file.string()});
+  std::string message = errorOf([&] { f(iotaArray({4})); });
+  EXPECT_EQ(message.rfind("the IR dump directory " + file.string() + ": cannot create " +
+                              file.string() + "/scale/: ",
+                          0),
+            0u)
+      << message;
+  fs::remove(file);
+}
+
 // A program already in the on-disk cache still shows its lowering stages when a dump is
 // asked for: such a compile skips the cache.
 TEST(Jit, DumpsTheStagesOfACachedProgram) {
