@@ -187,7 +187,7 @@ bool Propagation::visit(Operation *op, const ShardingRule &rule) {
       }
     }
   }
-  // Where every tensor of the op is decided (so the choice changes no other op's), also the
+  // Where every tensor of the op is decided (its choice then splits no other value), also the
   // proposed axes' other contiguous parts, weighed last: a product contracting over [a, b]
   // whose result is wanted split over [a, b] can run split over [a] on its result and [b] on
   // its contraction, its sum over b reduce_scattered onto [a, b], moving less than a
