@@ -4,11 +4,14 @@
 // on virtual devices; every device's outputs must equal its block of the unpartitioned result.
 //
 // CI runs a fixed sample; `loom-differential-tests --full` runs every sharding (up to
-// --cap per op and mesh) and --chains random programs (from seed --first-chain).
+// --cap per op and mesh) and --chains random programs (from seed --first-chain); --mesh=3x2
+// (axes a, b, ...) runs the ops and chains on that mesh alone, and every reshard on it.
 #include "tests/differential/OpCases.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <iostream>
 #include <random>
@@ -22,13 +25,32 @@ struct Options {
   int64_t samples = 6;  ///< shardings per op and mesh otherwise
   int64_t chains = 48;  ///< random programs
   int64_t firstChain = 1; ///< the seed of the first
+  MeshAxes mesh;          ///< --mesh: the only mesh of the ops and chains, and its reshards
+  int64_t reshardSide = 0; ///< --reshard-side: the side of those reshards' matrix
 };
 Options options;
 
 const std::vector<MeshAxes> &meshes() {
   static const std::vector<MeshAxes> all = {
       {{"a", 2}}, {{"a", 4}}, {{"x", 2}, {"y", 2}}};
-  return all;
+  static const std::vector<MeshAxes> given = {options.mesh};
+  return options.mesh.empty() ? all : given;
+}
+
+/// A mesh written as its axes' sizes, "3x2": axes a, b, c, ...; empty where it is not one.
+MeshAxes parseMesh(const std::string &text) {
+  MeshAxes mesh;
+  for (size_t at = 0; at <= text.size();) {
+    size_t end = std::min(text.find('x', at), text.size());
+    std::string digits = text.substr(at, end - at);
+    int64_t size = std::atoll(digits.c_str());
+    if (size < 1 || digits.find_first_not_of("0123456789") != std::string::npos ||
+        mesh.size() == 26)
+      return {};
+    mesh.push_back({std::string(1, static_cast<char>('a' + mesh.size())), size});
+    at = end + 1;
+  }
+  return mesh;
 }
 
 std::string meshName(const MeshAxes &mesh) {
@@ -177,6 +199,39 @@ TEST(Differential, MaxOverASplitDimOnFourDevices) {
   }
 }
 
+/// A negation of a `side` x `side` f32 matrix.
+Program negation(int64_t side) {
+  std::mt19937 rng(5);
+  Program p;
+  std::string type = "tensor<" + std::to_string(side) + "x" + std::to_string(side) + "xf32>";
+  p.name = "neg_" + std::to_string(side);
+  p.args = {randomTensor({side, side}, "f32", Gen::Signed, rng)};
+  p.results = {shapeOnly({side, side}, "f32")};
+  p.body = "  %r0 = loom.neg %a0 : " + type;
+  return p;
+}
+
+/// Checks every ordered pair of distinct shardings of `p`'s matrix on `mesh` (a seeded
+/// sample of `most` where there are more); how many it checked.
+int64_t everyReshard(const Program &p, const std::vector<HostTensor> &want, const MeshAxes &mesh,
+                     size_t most = SIZE_MAX) {
+  std::vector<Spec> specs = allSpecs(p.args[0].shape, mesh);
+  std::vector<std::pair<size_t, size_t>> pairs;
+  for (size_t from = 0; from < specs.size(); ++from)
+    for (size_t to = 0; to < specs.size(); ++to)
+      if (from != to)
+        pairs.push_back({from, to});
+  if (pairs.size() > most) {
+    std::shuffle(pairs.begin(), pairs.end(), std::mt19937_64(3));
+    pairs.resize(most);
+  }
+  for (auto [from, to] : pairs)
+    EXPECT_EQ(check(p, want, mesh, {specs[from]}, {specs[to]}, nullptr, 0), "")
+        << "from " << describe(specs[from]) << " to " << describe(specs[to]) << " on mesh "
+        << meshName(mesh);
+  return static_cast<int64_t>(pairs.size());
+}
+
 // Every reshard of a matrix on a 2x2 and a 2x4 mesh, and 68 of the 2352 on 2x2x2: each
 // ordered pair of distinct shardings of a 512x512 f32 value (large enough that bytes, not
 // collectives' start-up, decide the plan: searched plans with free slices, gathers and
@@ -184,26 +239,12 @@ TEST(Differential, MaxOverASplitDimOnFourDevices) {
 // argument of a negation and its result.
 TEST(Differential, EveryReshardOfAMatrixMatchesOneDevice) {
   std::mt19937 rng(5);
-  Program p;
-  p.name = "neg_512";
-  p.args = {randomTensor({512, 512}, "f32", Gen::Signed, rng)};
-  p.results = {shapeOnly({512, 512}, "f32")};
-  p.body = "  %r0 = loom.neg %a0 : tensor<512x512xf32>";
+  Program p = negation(512);
   std::vector<HostTensor> want = reference(p);
   ASSERT_FALSE(want.empty());
   int64_t programs = 0;
-  for (const MeshAxes &mesh : {MeshAxes{{"x", 2}, {"y", 2}}, MeshAxes{{"x", 2}, {"y", 4}}}) {
-    std::vector<Spec> specs = allSpecs({512, 512}, mesh);
-    for (const Spec &from : specs)
-      for (const Spec &to : specs) {
-        if (from == to)
-          continue;
-        ++programs;
-        EXPECT_EQ(check(p, want, mesh, {from}, {to}, nullptr, 0), "")
-            << "from " << describe(from) << " to " << describe(to) << " on mesh "
-            << meshName(mesh);
-      }
-  }
+  for (const MeshAxes &mesh : {MeshAxes{{"x", 2}, {"y", 2}}, MeshAxes{{"x", 2}, {"y", 4}}})
+    programs += everyReshard(p, want, mesh);
   EXPECT_EQ(programs, 220); // 11 shardings of a matrix on either mesh
   MeshAxes cube = {{"x", 2}, {"y", 2}, {"z", 2}};
   std::vector<Spec> specs = allSpecs({512, 512}, cube);
@@ -222,6 +263,42 @@ TEST(Differential, EveryReshardOfAMatrixMatchesOneDevice) {
   for (const auto &[from, to] : exact)
     EXPECT_EQ(check(p, want, cube, {from}, {to}, nullptr, 0), "")
         << "from " << describe(from) << " to " << describe(to) << " on mesh 2x2x2";
+}
+
+// Every reshard of a matrix on meshes whose axes are not powers of two, where a device's
+// piece under one sharding meets several of another's unevenly, at a size where collectives'
+// start-ups weigh as much as the bytes (a 48x48 value on 3, 2x3 and 3x2 devices), and four
+// exchanges of boxes that devices cut differently (BoxExchange.h) at 1440x1440 on 3x2. With
+// --mesh, every reshard on that mesh (a sample of 10 x --cap where there are more) of a
+// matrix of side --reshard-side (default 8 chains' sides).
+TEST(Differential, EveryReshardOnMeshesOfThreesMatchesOneDevice) {
+  Program p = negation(48);
+  std::vector<HostTensor> want = reference(p);
+  ASSERT_FALSE(want.empty());
+  int64_t programs = 0;
+  for (const MeshAxes &mesh :
+       {MeshAxes{{"a", 3}}, MeshAxes{{"a", 2}, {"b", 3}}, MeshAxes{{"a", 3}, {"b", 2}}})
+    programs += everyReshard(p, want, mesh);
+  EXPECT_EQ(programs, 6 + 110 + 110);
+  // At 1440x1440 the bytes these exchanges save outweigh their permutes' start-ups.
+  Program large = negation(1440);
+  std::vector<HostTensor> wantLarge = reference(large);
+  ASSERT_FALSE(wantLarge.empty());
+  MeshAxes threeByTwo = {{"a", 3}, {"b", 2}};
+  const std::pair<Spec, Spec> uneven[] = {{{{"a"}, {"b"}}, {{"b"}, {}}},
+                                          {{{"a"}, {"b"}}, {{"b"}, {"a"}}},
+                                          {{{"b"}, {"a"}}, {{"a"}, {"b"}}},
+                                          {{{}, {"a"}}, {{"a"}, {"b"}}}};
+  for (const auto &[from, to] : uneven)
+    EXPECT_EQ(check(large, wantLarge, threeByTwo, {from}, {to}, nullptr, 0), "")
+        << "from " << describe(from) << " to " << describe(to) << " on mesh 3x2";
+  if (!options.mesh.empty()) {
+    Program q = negation(options.reshardSide > 0 ? options.reshardSide : 8 * chainSize());
+    std::vector<HostTensor> wantQ = reference(q);
+    ASSERT_FALSE(wantQ.empty());
+    std::cout << "differential: " << everyReshard(q, wantQ, options.mesh, options.cap * 10)
+              << " reshards on the given mesh\n";
+  }
 }
 
 // Slices, pads, concatenations and rolls along a dim of [16, 12] values under every sharding
@@ -377,6 +454,22 @@ int main(int argc, char **argv) {
       options.chains = std::atoll(argv[i] + 9);
     else if (!std::strncmp(argv[i], "--first-chain=", 14))
       options.firstChain = std::atoll(argv[i] + 14);
+    else if (!std::strncmp(argv[i], "--reshard-side=", 15))
+      options.reshardSide = std::atoll(argv[i] + 15);
+    else if (!std::strncmp(argv[i], "--mesh=", 7)) {
+      options.mesh = loom::difftest::parseMesh(argv[i] + 7);
+      if (options.mesh.empty()) {
+        std::cerr << "--mesh=" << (argv[i] + 7) << ": not axis sizes such as 3x2\n";
+        return 2;
+      }
+      // Chains of squares every dim of which can split over all of the mesh's devices.
+      int64_t side = 1;
+      for (const auto &[axis, size] : options.mesh)
+        side *= size;
+      while (side < 8 || side % 2)
+        side *= 2;
+      loom::difftest::setChainSize(side);
+    }
   }
   return RUN_ALL_TESTS();
 }

@@ -54,7 +54,10 @@ std::vector<Program> opCases();
 /// distinct axes, each axis used once, each dim divisible.
 std::vector<Spec> allSpecs(const std::vector<int64_t> &shape, const MeshAxes &mesh);
 
-/// A random chain of 3 to 8 ops on 8x8 values with random shardings (arguments, result, and
+/// The side of the chains' square values (8 unless set; even).
+void setChainSize(int64_t size);
+int64_t chainSize();
+/// A random chain of 3 to 8 ops on square values (chainSize()) with random shardings (arguments, result, and
 /// sharding constraints between ops), from `seed`. `steps` lists the chain's ops; a program
 /// made of a subset of them (for shrinking) comes from chainProgram.
 struct Chain {

@@ -7,12 +7,28 @@
 namespace loom::difftest {
 
 namespace {
-// The one type every chain value has: an 8x8 square.
-const std::string Sq = "tensor<8x8xf32>";
+/// The side of every chain value.
+int64_t side = 8;
 } // namespace
 
+void setChainSize(int64_t size) { side = size; }
+int64_t chainSize() { return side; }
+
 namespace {
-/// The ops a random chain draws from, each on the running 8x8 value %v and fresh arguments.
+std::string dims(std::initializer_list<int64_t> shape) {
+  std::string text;
+  for (int64_t d : shape)
+    text += std::to_string(d) + "x";
+  return text;
+}
+// The one type every chain value has: a square of `side`, and a row of it, its halves and a
+// split of its rows.
+std::string Sq() { return "tensor<" + dims({side, side}) + "f32>"; }
+std::string Row() { return "tensor<" + dims({side}) + "f32>"; }
+std::string Half() { return "tensor<" + dims({side / 2, side}) + "f32>"; }
+std::string Split() { return "tensor<" + dims({2, side / 2, side}) + "f32>"; }
+
+/// The ops a random chain draws from, each on the running square value %v and fresh arguments.
 struct ChainOp {
   int freshArgs;
   std::function<std::string(const std::string &v, const std::string &out,
@@ -22,56 +38,60 @@ struct ChainOp {
 
 const std::vector<ChainOp> &chainOps() {
   static const std::vector<ChainOp> ops = {
-      {0, [](auto &v, auto &o, auto &) { return o + " = loom.tanh " + v + " : " + Sq; }},
-      {0, [](auto &v, auto &o, auto &) { return o + " = loom.neg " + v + " : " + Sq; }},
+      {0, [](auto &v, auto &o, auto &) { return o + " = loom.tanh " + v + " : " + Sq(); }},
+      {0, [](auto &v, auto &o, auto &) { return o + " = loom.neg " + v + " : " + Sq(); }},
       {1, [](auto &v, auto &o, auto &a) {
-         return o + " = loom.add " + v + ", " + a[0] + " : " + Sq;
+         return o + " = loom.add " + v + ", " + a[0] + " : " + Sq();
        }},
       {1, [](auto &v, auto &o, auto &a) {
-         return o + " = loom.mul " + v + ", " + a[0] + " : " + Sq;
+         return o + " = loom.mul " + v + ", " + a[0] + " : " + Sq();
        }},
       {1, [](auto &v, auto &o, auto &a) {
-         return o + " = loom.max " + v + ", " + a[0] + " : " + Sq;
+         return o + " = loom.max " + v + ", " + a[0] + " : " + Sq();
        }},
       {0, [](auto &v, auto &o, auto &) {
-         return o + " = loom.transpose " + v + ", permutation = [1, 0] : " + Sq + " -> " + Sq;
+         return o + " = loom.transpose " + v + ", permutation = [1, 0] : " + Sq() + " -> " + Sq();
        }},
       {1, [](auto &v, auto &o, auto &a) {
          return o + " = loom.dot_general " + v + ", " + a[0] +
-                ", batching_dims = [] x [], contracting_dims = [1] x [0] : (" + Sq + ", " + Sq +
-                ") -> " + Sq;
+                ", batching_dims = [] x [], contracting_dims = [1] x [0] : (" + Sq() + ", " + Sq() +
+                ") -> " + Sq();
        }},
       {1, [](auto &v, auto &o, auto &a) {
          return o + " = loom.dot_general " + a[0] + ", " + v +
-                ", batching_dims = [] x [], contracting_dims = [0] x [0] : (" + Sq + ", " + Sq +
-                ") -> " + Sq;
+                ", batching_dims = [] x [], contracting_dims = [0] x [0] : (" + Sq() + ", " + Sq() +
+                ") -> " + Sq();
        }},
       {0, [](auto &v, auto &o, auto &) {
-         return o + "_m = loom.reduce max " + v + ", dims = [1] : " + Sq + " -> tensor<8xf32>\n  " +
-                o + " = loom.broadcast_in_dim " + o + "_m, dims = [0] : tensor<8xf32> -> " + Sq;
+         return o + "_m = loom.reduce max " + v + ", dims = [1] : " + Sq() + " -> " + Row() +
+                "\n  " + o + " = loom.broadcast_in_dim " + o + "_m, dims = [0] : " + Row() +
+                " -> " + Sq();
        }},
       {0, [](auto &v, auto &o, auto &) {
-         return o + "_s = loom.reduce sum " + v + ", dims = [0] : " + Sq + " -> tensor<8xf32>\n  " +
-                o + " = loom.broadcast_in_dim " + o + "_s, dims = [1] : tensor<8xf32> -> " + Sq;
+         return o + "_s = loom.reduce sum " + v + ", dims = [0] : " + Sq() + " -> " + Row() +
+                "\n  " + o + " = loom.broadcast_in_dim " + o + "_s, dims = [1] : " + Row() +
+                " -> " + Sq();
        }},
       {0, [](auto &v, auto &o, auto &) {
-         return o + "_r = loom.reshape " + v + " : " + Sq + " -> tensor<2x4x8xf32>\n  " + o +
-                "_t = loom.tanh " + o + "_r : tensor<2x4x8xf32>\n  " + o + " = loom.reshape " +
-                o + "_t : tensor<2x4x8xf32> -> " + Sq;
+         return o + "_r = loom.reshape " + v + " : " + Sq() + " -> " + Split() + "\n  " + o +
+                "_t = loom.tanh " + o + "_r : " + Split() + "\n  " + o + " = loom.reshape " +
+                o + "_t : " + Split() + " -> " + Sq();
        }},
       {0, [](auto &v, auto &o, auto &) {
-         return o + "_lo = loom.slice " + v + ", start = [0, 0], limit = [4, 8], strides = [1, 1] : " +
-                Sq + " -> tensor<4x8xf32>\n  " + o + "_hi = loom.slice " + v +
-                ", start = [4, 0], limit = [8, 8], strides = [1, 1] : " + Sq +
-                " -> tensor<4x8xf32>\n  " + o + " = loom.concatenate(" + o + "_hi, " + o +
-                "_lo) dim = 0 : (tensor<4x8xf32>, tensor<4x8xf32>) -> " + Sq;
+         std::string h = std::to_string(side / 2), m = std::to_string(side);
+         return o + "_lo = loom.slice " + v + ", start = [0, 0], limit = [" + h + ", " + m +
+                "], strides = [1, 1] : " + Sq() + " -> " + Half() + "\n  " + o +
+                "_hi = loom.slice " + v + ", start = [" + h + ", 0], limit = [" + m + ", " + m +
+                "], strides = [1, 1] : " + Sq() + " -> " + Half() + "\n  " + o +
+                " = loom.concatenate(" + o + "_hi, " + o + "_lo) dim = 0 : (" + Half() + ", " +
+                Half() + ") -> " + Sq();
        }},
   };
   return ops;
 }
 
 Spec randomSpec(std::mt19937 &rng, const MeshAxes &mesh) {
-  std::vector<Spec> specs = allSpecs({8, 8}, mesh);
+  std::vector<Spec> specs = allSpecs({side, side}, mesh);
   return specs[std::uniform_int_distribution<size_t>(0, specs.size() - 1)(rng)];
 }
 } // namespace
@@ -109,26 +129,27 @@ Chain withoutStep(const Chain &chain, size_t i) {
 
 Program chainProgram(const Chain &chain, bool withConstraints) {
   std::mt19937 rng(static_cast<uint32_t>(chain.seed * 7919 + 1));
-  Program p{"chain_seed_" + std::to_string(chain.seed), {}, {shapeOnly({8, 8}, "f32")}, "", ""};
-  p.args.push_back(randomTensor({8, 8}, "f32", Gen::Signed, rng));
+  Program p{"chain_seed_" + std::to_string(chain.seed), {}, {shapeOnly({side, side}, "f32")},
+            "", ""};
+  p.args.push_back(randomTensor({side, side}, "f32", Gen::Signed, rng));
   std::string v = "%a0";
   for (size_t i = 0; i < chain.steps.size(); ++i) {
     const ChainOp &op = chainOps()[chain.steps[i]];
     std::vector<std::string> args;
     for (int a = 0; a < op.freshArgs; ++a) {
       args.push_back("%a" + std::to_string(p.args.size()));
-      p.args.push_back(randomTensor({8, 8}, "f32", Gen::Signed, rng));
+      p.args.push_back(randomTensor({side, side}, "f32", Gen::Signed, rng));
     }
     std::string out = "%v" + std::to_string(i);
     p.body += "  " + op.text(v, out, args) + "\n";
     v = out;
     if (withConstraints && chain.constraints[i]) {
-      p.body += "  " + out + "_c = loom.sharding_constraint " + out + " : " + Sq + " to " +
+      p.body += "  " + out + "_c = loom.sharding_constraint " + out + " : " + Sq() + " to " +
                 shardingAttr(*chain.constraints[i], 2) + "\n";
       v = out + "_c";
     }
   }
-  p.body += "  %r0 = loom.stop_gradient " + v + " : " + Sq;
+  p.body += "  %r0 = loom.stop_gradient " + v + " : " + Sq();
   return p;
 }
 

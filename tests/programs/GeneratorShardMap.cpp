@@ -1,5 +1,5 @@
 // The generator's shard_maps (Generator.h): per-device code on programMesh() whose body runs
-// one collective over one or both axes (in either order), maybe after a unary op on the
+// one collective over one or more axes (in any order), maybe after a unary op on the
 // device's shard. The out spec splits the result over every axis it may vary over: the in
 // spec's axes, less the group's after an all-reduce, plus the group's after any other
 // collective (Loom's rule, VaryingAxes.h), placed where the collective puts its pieces.
@@ -38,7 +38,7 @@ bool Generator::addShardMap(int x) {
     if (chance(rng, 0.6))
       n.axes.push_back(axis);
   if (n.axes.empty())
-    n.axes.push_back(programMesh()[uniform(rng, 0, 1)].first);
+    n.axes.push_back(programMesh()[uniform(rng, 0, int64_t(programMesh().size()) - 1)].first);
   std::shuffle(n.axes.begin(), n.axes.end(), rng);
   int64_t group = meshSize(n.axes);
   n.collective = static_cast<Collective>(uniform(rng, 0, 7));

@@ -35,11 +35,17 @@ ProgramCase makeCase(int64_t number, DType dtype, bool sharded, const GenerateOp
 }
 
 std::string ProgramCase::text() const {
+  std::string sizes, names;
+  for (const auto &[axis, size] : programMesh()) {
+    sizes += (sizes.empty() ? "" : "x") + std::to_string(size);
+    names += (names.empty() ? "" : ", ") + axis;
+  }
   std::string out = "program " + std::to_string(number) +
                     " (rerun alone with --first-program=" + std::to_string(number) +
-                    " --programs=1):\n" + describe(program);
+                    " --programs=1" + (mesh ? " --mesh=" + sizes : "") + "):\n" +
+                    describe(program);
   if (mesh) {
-    out += "on a 2x2 mesh (axes x, y), the arguments split as\n";
+    out += "on a " + sizes + " mesh (axes " + names + "), the arguments split as\n";
     for (size_t i = 0; i < specs.size(); ++i)
       out += "  arg" + std::to_string(i) + ": " + describe(specs[i]) + "\n";
   }

@@ -337,7 +337,18 @@ Program generateProgram(std::mt19937 &rng, const GenerateOptions &options) {
   return detail::Generator(rng, options).run();
 }
 
-std::vector<std::pair<std::string, int64_t>> programMesh() { return {{"x", 2}, {"y", 2}}; }
+namespace {
+std::vector<std::pair<std::string, int64_t>> &meshOfPrograms() {
+  static std::vector<std::pair<std::string, int64_t>> mesh = {{"x", 2}, {"y", 2}};
+  return mesh;
+}
+} // namespace
+
+std::vector<std::pair<std::string, int64_t>> programMesh() { return meshOfPrograms(); }
+
+void setProgramMesh(std::vector<std::pair<std::string, int64_t>> mesh) {
+  meshOfPrograms() = std::move(mesh);
+}
 
 int64_t meshSize(const std::vector<std::string> &axes) {
   int64_t n = 1;

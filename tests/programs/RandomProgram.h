@@ -109,8 +109,10 @@ struct Program {
   std::vector<int> outputs;      ///< nodes returned, in order
 };
 
-/// The mesh a program's constraints and specs refer to: axes "x" and "y" of 2 each.
+/// The mesh a program's constraints and specs refer to: axes "x" and "y" of 2 each unless
+/// set (before any program is made; its devices must exist).
 std::vector<std::pair<std::string, int64_t>> programMesh();
+void setProgramMesh(std::vector<std::pair<std::string, int64_t>> mesh);
 /// How many devices of programMesh() `axes` span together (1 for none).
 int64_t meshSize(const std::vector<std::string> &axes);
 
