@@ -145,31 +145,19 @@ std::optional<BoxExchange> mlir::loom::cheaperBoxExchange(RankedTensorType globa
   return boxes;
 }
 
-/// The boxes of a piece as a grid: per dim, the distinct (offset, size) of the boxes, in order,
-/// if they tile the dim and every combination is a box; else nothing.
-std::optional<SmallVector<SmallVector<std::pair<int64_t, int64_t>>>>
-gridOf(const std::map<std::vector<int64_t>, Value> &cells, ArrayRef<int64_t> piece) {
+/// Per dim, every offset where a box of some device's piece starts or ends, from 0 to the
+/// piece's size: the finest grid that each device's boxes are unions of.
+SmallVector<SmallVector<int64_t>> cutsOf(const std::map<std::vector<int64_t>, Value> &cells,
+                                         ArrayRef<int64_t> piece) {
   const size_t rank = piece.size();
-  SmallVector<SmallVector<std::pair<int64_t, int64_t>>> grid(rank);
-  size_t combinations = 1;
+  SmallVector<SmallVector<int64_t>> cuts(rank);
   for (size_t d = 0; d < rank; ++d) {
-    std::set<std::pair<int64_t, int64_t>> spans;
+    std::set<int64_t> at = {0, piece[d]};
     for (const auto &[key, value] : cells)
-      spans.insert({key[d], key[rank + d]});
-    int64_t next = 0;
-    for (auto [at, size] : spans) {
-      if (at != next)
-        return std::nullopt;
-      next = at + size;
-      grid[d].push_back({at, size});
-    }
-    if (next != piece[d])
-      return std::nullopt;
-    combinations *= grid[d].size();
+      at.insert({key[d], key[d] + key[rank + d]});
+    cuts[d].assign(at.begin(), at.end());
   }
-  if (combinations != cells.size())
-    return std::nullopt;
-  return grid;
+  return cuts;
 }
 
 Value mlir::loom::emitBoxExchange(OpBuilder &b, Location loc, Value v,
@@ -212,35 +200,37 @@ Value mlir::loom::emitBoxExchange(OpBuilder &b, Location loc, Value v,
     Value &cell = cells[key];
     cell = cell ? AddOp::create(b, loc, cell, part).getResult() : part;
   }
-  // The boxes side by side where they form a grid (with power-of-two meshes they do).
-  if (auto grid = gridOf(cells, target.getShape())) {
-    std::function<Value(size_t, std::vector<int64_t> &)> assemble =
-        [&](size_t d, std::vector<int64_t> &key) -> Value {
-      if (d == rank)
-        return cells.at(key);
+  // Devices whose pieces are cut into different boxes (meshes whose axes are not powers of
+  // two) share one finer grid: each of its boxes is the sum of the parts of the cells that
+  // cover it (on each device one holds it, the others are zeros there), and the boxes go side
+  // by side. Where every device's boxes are the same, each box is one cell.
+  const SmallVector<SmallVector<int64_t>> cuts = cutsOf(cells, target.getShape());
+  std::vector<int64_t> lo(rank), hi(rank);
+  std::function<Value(size_t)> assemble = [&](size_t d) -> Value {
+    if (d < rank) {
       SmallVector<Value> parts;
-      for (auto [at, size] : (*grid)[d]) {
-        key[d] = at, key[rank + d] = size;
-        parts.push_back(assemble(d + 1, key));
+      for (size_t k = 0; k + 1 < cuts[d].size(); ++k) {
+        lo[d] = cuts[d][k], hi[d] = cuts[d][k + 1];
+        parts.push_back(assemble(d + 1));
       }
       return parts.size() == 1 ? parts[0] : ConcatenateOp::create(b, loc, parts, d).getResult();
-    };
-    std::vector<int64_t> key(2 * rank);
-    return assemble(0, key);
-  }
-  // Else each box padded with zeros to the piece's shape, all summed.
-  Value zero = ConstantOp::create(
-      b, loc, DenseElementsAttr::get(RankedTensorType::get({}, elem), b.getZeroAttr(elem)));
-  Value total;
-  for (auto &[key, cell] : cells) {
-    Value part = cell;
-    if (cast<RankedTensorType>(part.getType()).getShape() != target.getShape()) {
-      SmallVector<int64_t> low(key.begin(), key.begin() + rank), high, interior(rank, 0);
-      for (size_t d = 0; d < rank; ++d)
-        high.push_back(target.getDimSize(d) - key[d] - key[rank + d]);
-      part = PadOp::create(b, loc, part, zero, low, high, interior);
     }
-    total = total ? AddOp::create(b, loc, total, part).getResult() : part;
-  }
-  return total;
+    Value total;
+    for (const auto &[key, cell] : cells) {
+      bool covers = true, whole = true;
+      SmallVector<int64_t> start(rank), limit(rank), strides(rank, 1);
+      for (size_t e = 0; e < rank; ++e) {
+        covers &= key[e] <= lo[e] && hi[e] <= key[e] + key[rank + e];
+        whole &= key[e] == lo[e] && hi[e] == key[e] + key[rank + e];
+        start[e] = lo[e] - key[e], limit[e] = hi[e] - key[e];
+      }
+      if (!covers)
+        continue;
+      Value part = whole ? cell : SliceOp::create(b, loc, cell, start, limit, strides).getResult();
+      total = total ? AddOp::create(b, loc, total, part).getResult() : part;
+    }
+    assert(total && "every device's boxes tile its piece");
+    return total;
+  };
+  return assemble(0);
 }

@@ -47,8 +47,9 @@ std::optional<BoxExchange> cheaperBoxExchange(RankedTensorType global,
 /// Emits `exchange` on local value `v` before `b`'s insertion point: per move a slice and a
 /// permute (with `reason` and its bytes; none where every device keeps its own box); the
 /// moves into one box of the piece summed (a device gets zeros from the permutes that do not
-/// target it); the boxes side by side in a piece of shape `target`, or zero-padded to it and
-/// summed where they do not form a grid.
+/// target it); the boxes side by side in a piece of shape `target`. Where devices' pieces are
+/// cut into different boxes, the piece is built on the grid of all their cuts, each of its
+/// boxes the sum of the parts of the boxes that cover it.
 Value emitBoxExchange(OpBuilder &b, Location loc, Value v, const BoxExchange &exchange,
                       FlatSymbolRefAttr mesh, RankedTensorType target, StringRef reason);
 

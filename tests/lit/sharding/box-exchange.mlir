@@ -37,3 +37,35 @@ func.func @small_value(%a: tensor<32x32xf32> {loom.sharding = #loom.sharding<@me
     -> (tensor<32x32xf32> {loom.sharding = #loom.sharding<@mesh, [["y"], ["x"]]>}) {
   return %a : tensor<32x32xf32>
 }
+
+// -----
+
+// Tests an exchange whose devices cut their pieces into different boxes: [[a], [b]] to
+// [[b], []] of a 1440x1440 f32 value on a 3x2 mesh. A target piece is 720 rows; the source
+// pieces are 480, so devices 0-1 take rows 0-480 and 480-720 of theirs, devices 2-3 rows 0-240
+// and 240-720. The piece is built on the grid of every device's cuts (rows 0, 240, 480, 720;
+// columns 0, 720): each of its boxes sums the parts of the cells that cover it (zeros on the
+// devices they do not belong to), and the boxes go side by side, with no piece-sized zero
+// padding per cell.
+// CHECK-LABEL: func.func @uneven_boxes
+// CHECK-NOT: loom.pad
+// Rows 0-240: the first 240 of the 480-row cell at row 0, plus the 240-row cell at row 0.
+// CHECK: %[[TOP:.*]] = loom.slice %[[CELL0:[0-9]+]], start = [0, 0], limit = [240, 720], strides = [1, 1] : tensor<480x720xf32> -> tensor<240x720xf32>
+// CHECK: loom.add %{{.*}}, %[[TOP]] : tensor<240x720xf32>
+// CHECK: %[[ROW0:.*]] = loom.concatenate(%{{.*}}, %{{.*}}) dim = 1 : (tensor<240x720xf32>, tensor<240x720xf32>) -> tensor<240x1440xf32>
+// Rows 240-480: the rest of that cell, plus the first 240 of the 480-row cell at row 240.
+// CHECK: %[[LOW:.*]] = loom.slice %[[CELL0]], start = [240, 0], limit = [480, 720]
+// CHECK: %[[HIGH:.*]] = loom.slice %[[CELL240:[0-9]+]], start = [0, 0], limit = [240, 720]
+// CHECK: loom.add %[[LOW]], %[[HIGH]] : tensor<240x720xf32>
+// CHECK: %[[ROW1:.*]] = loom.concatenate(%{{.*}}, %{{.*}}) dim = 1
+// Rows 480-720: the rest of that one, plus the 240-row cell at row 480.
+// CHECK: loom.slice %[[CELL240]], start = [240, 0], limit = [480, 720]
+// CHECK: %[[ROW2:.*]] = loom.concatenate(%{{.*}}, %{{.*}}) dim = 1
+// CHECK: %[[R:.*]] = loom.concatenate(%[[ROW0]], %[[ROW1]], %[[ROW2]]) dim = 0 : (tensor<240x1440xf32>, tensor<240x1440xf32>, tensor<240x1440xf32>) -> tensor<720x1440xf32>
+// CHECK-NOT: loom.pad
+// CHECK: return %[[R]]
+loom.mesh @mesh axes = ["a", "b"] shape = [3, 2]
+func.func @uneven_boxes(%a: tensor<1440x1440xf32> {loom.sharding = #loom.sharding<@mesh, [["a"], ["b"]]>})
+    -> (tensor<1440x1440xf32> {loom.sharding = #loom.sharding<@mesh, [["b"], []]>}) {
+  return %a : tensor<1440x1440xf32>
+}
