@@ -21,12 +21,38 @@ constexpr size_t kMaxTransfers = 1 << 14;
 
 int64_t elementBytes(Type type) { return (type.getIntOrFloatBitWidth() + 7) / 8; }
 
-/// Whether every device of the group sends its own box to itself: a local slice, no permute.
-bool allLocal(const BoxExchange::Move &move, int64_t devices) {
+/// Whether each device of the move sends its box to itself: no permute (where some devices
+/// do not, the others keep zeros, by a select on the device's index).
+bool selfOnly(const BoxExchange::Move &move) {
   for (size_t k = 0; k < move.pairs.size(); k += 2)
     if (move.pairs[k] != move.pairs[k + 1])
       return false;
-  return static_cast<int64_t>(move.pairs.size()) == 2 * devices;
+  return true;
+}
+
+/// Whether every device of the group sends its own box to itself: a local slice.
+bool allLocal(const BoxExchange::Move &move, int64_t devices) {
+  return selfOnly(move) && static_cast<int64_t>(move.pairs.size()) == 2 * devices;
+}
+
+/// `part` on the devices at the move's positions in the group of `axes`, zeros on the others:
+/// what permutes of each of them to itself would leave, without a collective.
+Value keepOnSenders(OpBuilder &b, Location loc, Value part, const BoxExchange::Move &move,
+                    FlatSymbolRefAttr mesh, ArrayAttr axes) {
+  auto type = cast<RankedTensorType>(part.getType());
+  auto index = RankedTensorType::get({}, b.getI32Type());
+  Value here = AxisIndexOp::create(b, loc, index, mesh, axes), keep;
+  for (size_t k = 0; k < move.pairs.size(); k += 2) {
+    Value position = ConstantOp::create(
+        b, loc, DenseElementsAttr::get(index, b.getI32IntegerAttr(move.pairs[k])));
+    Value is = CompareOp::create(b, loc, ComparisonDirection::eq, here, position);
+    keep = keep ? OrOp::create(b, loc, is.getType(), keep, is).getResult() : is;
+  }
+  Value mask = BroadcastInDimOp::create(b, loc, type.clone(b.getI1Type()), keep,
+                                        b.getDenseI64ArrayAttr({}));
+  Value zeros = ConstantOp::create(
+      b, loc, DenseElementsAttr::get(type, b.getZeroAttr(type.getElementType())));
+  return SelectOp::create(b, loc, type, mask, part, zeros);
 }
 
 } // namespace box_exchange
@@ -36,7 +62,7 @@ using namespace box_exchange;
 int64_t BoxExchange::time() const {
   int64_t collectives = 0;
   for (const Move &m : moves)
-    collectives += allLocal(m, devices) ? 0 : 1;
+    collectives += selfOnly(m) ? 0 : 1;
   return ReshardCost{busiest, 0, collectives}.time();
 }
 
@@ -183,7 +209,10 @@ Value mlir::loom::emitBoxExchange(OpBuilder &b, Location loc, Value v,
       }
       part = slice;
     }
-    if (!allLocal(move, exchange.devices)) {
+    if (selfOnly(move)) {
+      if (!allLocal(move, exchange.devices))
+        part = keepOnSenders(b, loc, part, move, mesh, b.getStrArrayAttr(exchange.axes));
+    } else {
       bool receives = false;
       for (size_t k = 0; k < move.pairs.size(); k += 2)
         receives |= move.pairs[k] != move.pairs[k + 1];

@@ -22,7 +22,8 @@ struct BoxExchange {
   SmallVector<StringRef> axes;
   /// One collective_permute: the box at `source` (of `shape`) in each sender's piece goes to
   /// `target` in its receiver's piece. `pairs` as the op's: (sender, receiver) positions in
-  /// the group; a device may send to itself.
+  /// the group; a device may send to itself. A move whose every pair is such is no permute:
+  /// its devices keep the box, the others zeros (a select on the device's index).
   struct Move {
     SmallVector<int64_t> source, target, shape, pairs;
   };

@@ -1,4 +1,8 @@
 // RUN: loom-opt %s -loom-propagate-sharding -loom-partition -split-input-file | FileCheck %s
+// RUN: loom-opt %s -loom-propagate-sharding -loom-partition -split-input-file \
+// RUN:   | FileCheck %s --check-prefix=NOSELF
+// No permute sends only to the devices that hold the box (it would move no byte).
+// NOSELF-NOT: loom.collective_permute {{.*}}{bytes = 0 : i64
 
 // Tests a reshard between shardings with different numbers of pieces per dim as an exchange
 // of boxes (BoxExchange.h): [[x], [y]] to [[y], [x]] of a 512x512 f32 value on a 2x4 mesh.
@@ -49,6 +53,12 @@ func.func @small_value(%a: tensor<32x32xf32> {loom.sharding = #loom.sharding<@me
 // padding per cell.
 // CHECK-LABEL: func.func @uneven_boxes
 // CHECK-NOT: loom.pad
+// Device 0 keeps its own rows 0-480, where the others receive theirs: not a permute of device
+// 0 to itself but a select on the device's index (zeros elsewhere).
+// CHECK: %[[HERE:.*]] = loom.axis_index @mesh, axes = ["a", "b"] : tensor<i32>
+// CHECK: %[[IS0:.*]] = loom.compare eq, %[[HERE]], %{{.*}} : tensor<i32> -> tensor<i1>
+// CHECK: %[[MASK:.*]] = loom.broadcast_in_dim %[[IS0]]
+// CHECK: loom.select %[[MASK]], %arg0, %{{.*}} : tensor<480x720xi1>, tensor<480x720xf32>
 // Rows 0-240: the first 240 of the 480-row cell at row 0, plus the 240-row cell at row 0.
 // CHECK: %[[TOP:.*]] = loom.slice %[[CELL0:[0-9]+]], start = [0, 0], limit = [240, 720], strides = [1, 1] : tensor<480x720xf32> -> tensor<240x720xf32>
 // CHECK: loom.add %{{.*}}, %[[TOP]] : tensor<240x720xf32>
