@@ -212,11 +212,8 @@ Value mlir::loom::emitBoxExchange(OpBuilder &b, Location loc, Value v,
     if (selfOnly(move)) {
       if (!allLocal(move, exchange.devices))
         part = keepOnSenders(b, loc, part, move, mesh, b.getStrArrayAttr(exchange.axes));
-    } else {
-      bool receives = false;
-      for (size_t k = 0; k < move.pairs.size(); k += 2)
-        receives |= move.pairs[k] != move.pairs[k + 1];
-      int64_t bytes = receives ? elementBytes(elem) : 0;
+    } else { // some pair's receiver is not its sender: the box's bytes move
+      int64_t bytes = elementBytes(elem);
       for (int64_t size : move.shape)
         bytes *= size;
       part = CollectivePermuteOp::create(b, loc, part.getType(), part, mesh,

@@ -57,9 +57,9 @@ std::vector<Spec> allSpecs(const std::vector<int64_t> &shape, const MeshAxes &me
 /// The side of the chains' square values (8 unless set; even).
 void setChainSize(int64_t size);
 int64_t chainSize();
-/// A random chain of 3 to 8 ops on square values (chainSize()) with random shardings (arguments, result, and
-/// sharding constraints between ops), from `seed`. `steps` lists the chain's ops; a program
-/// made of a subset of them (for shrinking) comes from chainProgram.
+/// A random chain of 3 to 8 ops on square values (of side chainSize()) with random shardings
+/// (arguments, result, and sharding constraints between ops), from `seed`. `steps` lists the
+/// chain's ops; a program made of a subset of them (for shrinking) comes from chainProgram.
 struct Chain {
   std::vector<int> steps;
   std::vector<Spec> argSpecs;
