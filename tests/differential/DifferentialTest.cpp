@@ -203,11 +203,10 @@ TEST(Differential, MaxOverASplitDimOnFourDevices) {
 Program negation(int64_t side) {
   std::mt19937 rng(5);
   Program p;
-  std::string type = "tensor<" + std::to_string(side) + "x" + std::to_string(side) + "xf32>";
   p.name = "neg_" + std::to_string(side);
   p.args = {randomTensor({side, side}, "f32", Gen::Signed, rng)};
   p.results = {shapeOnly({side, side}, "f32")};
-  p.body = "  %r0 = loom.neg %a0 : " + type;
+  p.body = "  %r0 = loom.neg %a0 : " + p.args[0].mlirType();
   return p;
 }
 

@@ -15,18 +15,12 @@ void setChainSize(int64_t size) { side = size; }
 int64_t chainSize() { return side; }
 
 namespace {
-std::string dims(std::initializer_list<int64_t> shape) {
-  std::string text;
-  for (int64_t d : shape)
-    text += std::to_string(d) + "x";
-  return text;
-}
 // The one type every chain value has: a square of `side`, and a row of it, its halves and a
 // split of its rows.
-std::string Sq() { return "tensor<" + dims({side, side}) + "f32>"; }
-std::string Row() { return "tensor<" + dims({side}) + "f32>"; }
-std::string Half() { return "tensor<" + dims({side / 2, side}) + "f32>"; }
-std::string Split() { return "tensor<" + dims({2, side / 2, side}) + "f32>"; }
+std::string Sq() { return shapeOnly({side, side}, "f32").mlirType(); }
+std::string Row() { return shapeOnly({side}, "f32").mlirType(); }
+std::string Half() { return shapeOnly({side / 2, side}, "f32").mlirType(); }
+std::string Split() { return shapeOnly({2, side / 2, side}, "f32").mlirType(); }
 
 /// The ops a random chain draws from, each on the running square value %v and fresh arguments.
 struct ChainOp {
