@@ -30,8 +30,11 @@
 #include "runtime/WorkerPool.h"
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
+#include <optional>
 #include <string>
 
 using namespace loom;
@@ -62,17 +65,21 @@ TorchRun torchRun(const nn::GptConfig &c, const std::string &script, bool openmp
 
 void row(const char *name, const nn::GptConfig &c, const std::string &script) {
   optim::AdamWOptions adamw;
+  std::string symbol = name; // the compiled functions' names: letters, digits and _
+  for (char &ch : symbol)
+    if (!std::isalnum(static_cast<unsigned char>(ch)))
+      ch = '_';
   auto step = jit(
       [&](Tree<Tensor> params, Tree<Tensor> state, Tensor ids, Tensor targets, Tensor t) {
         return nn::gptTrainStep(c, adamw, params, state, ids, targets, t);
       },
-      {.name = std::string("gpt_") + name, .donateArgnums = {0, 1}});
+      {.name = "gpt_" + symbol, .donateArgnums = {0, 1}});
   setenv("LOOM_OUTLINE_BLOCKS", "0", 1);
   auto apart = jit(
       [&](Tree<Tensor> params, Tree<Tensor> state, Tensor ids, Tensor targets, Tensor t) {
         return nn::gptTrainStep(c, adamw, params, state, ids, targets, t);
       },
-      {.name = std::string("gpt_apart_") + name, .donateArgnums = {0, 1}});
+      {.name = "gpt_apart_" + symbol, .donateArgnums = {0, 1}});
   rt::Device &device = rt::Client::defaultClient().device(0);
   size_t before = device.bytesInUse(); // as PyTorch's figure: growth from before the parameters
   Tree<Array> params = nn::gptInit(c, 0), state = optim::adamwInit(params);
@@ -189,23 +196,57 @@ void row(const char *name, const nn::GptConfig &c, const std::string &script) {
 
 } // namespace
 
+/// A configuration "V,C,L,H,T,B" (vocabulary, embedding, layers, heads, sequence, batch), or
+/// nothing if it is not six positive integers with C divisible by H.
+std::optional<nn::GptConfig> parseConfig(const std::string &text) {
+  int64_t v[6];
+  size_t start = 0;
+  for (int i = 0; i < 6; ++i) {
+    size_t end = i < 5 ? text.find(',', start) : text.size();
+    if (end == std::string::npos)
+      return std::nullopt;
+    std::string item = text.substr(start, end - start);
+    char *rest = nullptr;
+    v[i] = std::strtoll(item.c_str(), &rest, 10);
+    if (item.empty() || *rest != '\0' || v[i] <= 0 || v[i] > (1 << 20))
+      return std::nullopt;
+    start = end + 1;
+  }
+  if (v[1] % v[3] != 0)
+    return std::nullopt;
+  return nn::GptConfig{.vocab = v[0], .embed = v[1], .layers = v[2], .heads = v[3],
+                       .seq = v[4], .batch = v[5]};
+}
+
 int main(int argc, char **argv) {
   bench::runOnOpenBlasOwnKernels(argv); // both sides on the CPU's own kernels
-  const char *usage = "usage: loom-gpt-benchmark [PYTORCH_SCRIPT] [--no-medium]\n"
-                      "  PYTORCH_SCRIPT defaults to benchmarks/gpt_torch.py\n";
+  const char *usage =
+      "usage: loom-gpt-benchmark [PYTORCH_SCRIPT] [--no-medium] [--config V,C,L,H,T,B]...\n"
+      "  PYTORCH_SCRIPT defaults to benchmarks/gpt_torch.py. Rows: tiny, small and medium, or\n"
+      "  with --config one per GPT of vocabulary V, embedding C, L layers, H heads, sequence T\n"
+      "  and batch B\n";
   std::string script = "benchmarks/gpt_torch.py";
   bool medium = true, scriptGiven = false;
+  std::vector<std::pair<std::string, nn::GptConfig>> extra;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     if (arg == "-h" || arg == "--help")
       return std::fputs(usage, stdout), 0;
-    if (arg == "--no-medium")
+    if (arg == "--no-medium") {
       medium = false;
-    else if (arg[0] != '-' && !scriptGiven)
+    } else if (arg == "--config" && i + 1 < argc) {
+      std::optional<nn::GptConfig> c = parseConfig(argv[++i]);
+      if (!c)
+        return std::fprintf(stderr, "loom-gpt-benchmark: --config takes six positive integers "
+                            "V,C,L,H,T,B with C divisible by H, not '%s'\n%s", argv[i], usage),
+               2;
+      extra.emplace_back(argv[i], *c);
+    } else if (arg[0] != '-' && !scriptGiven) {
       script = arg, scriptGiven = true;
-    else
+    } else {
       return std::fprintf(stderr, "loom-gpt-benchmark: unexpected argument '%s'\n%s",
                           arg.c_str(), usage), 2;
+    }
   }
   // Before any GEMM: OpenBLAS's threads spin for a while after one, on the probe's cores.
   std::string cores = bench::coreSharingLine();
@@ -219,12 +260,18 @@ int main(int argc, char **argv) {
               "| model FLOP/s at those tokens/s / GEMM rate | peak device memory | peak memory "
               "Loom / PyTorch | host time per step | compile |\n");
   std::printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
-  row("tiny", {.vocab = 256, .embed = 128, .layers = 2, .heads = 4, .seq = 64, .batch = 8}, script);
-  row("small", {.vocab = 1024, .embed = 256, .layers = 4, .heads = 4, .seq = 128, .batch = 8},
-      script);
-  if (medium)
-    row("medium",
-        {.vocab = 4096, .embed = 512, .layers = 6, .heads = 8, .seq = 256, .batch = 4}, script);
+  std::vector<std::pair<std::string, nn::GptConfig>> rows = std::move(extra);
+  if (rows.empty()) {
+    rows.emplace_back("tiny", nn::GptConfig{.vocab = 256, .embed = 128, .layers = 2,
+                                            .heads = 4, .seq = 64, .batch = 8});
+    rows.emplace_back("small", nn::GptConfig{.vocab = 1024, .embed = 256, .layers = 4,
+                                             .heads = 4, .seq = 128, .batch = 8});
+    if (medium)
+      rows.emplace_back("medium", nn::GptConfig{.vocab = 4096, .embed = 512, .layers = 6,
+                                                .heads = 8, .seq = 256, .batch = 4});
+  }
+  for (const auto &[name, c] : rows)
+    row(name.c_str(), c, script);
   std::printf("\nGEMM rate: OpenBLAS sgemm 1024^3, the fastest in this run (the faster of its "
               "threads and Loom's split, measured before each row): %.1f GFLOP/s\n",
               bench::blasGflops());

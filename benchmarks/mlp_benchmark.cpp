@@ -7,7 +7,9 @@
 // OpenBLAS (swapped in for the Python process through LD_LIBRARY_PATH) and foreach
 // optimizers; PyTorch as shipped is printed next to it for reference. The bound is the most
 // any step could beat PyTorch's on this machine: PyTorch's step time over the step's products
-// alone at the cores' FMA peak measured in the same run (GemmRate.h).
+// alone at the cores' FMA peak measured in the same run (GemmRate.h). Beside it, the most a
+// step could beat PyTorch's with Loom's GEMMs as they are (OpenBLAS and runtime/SmallGemm.h):
+// PyTorch's step over the step's eight products alone, timed in Loom in the same rounds.
 #include "benchmarks/CoreSharing.h"
 #include "benchmarks/GemmRate.h"
 #include "benchmarks/TorchBaseline.h"
@@ -19,7 +21,9 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
+#include <vector>
 
 using namespace loom;
 using Clock = std::chrono::steady_clock;
@@ -62,8 +66,6 @@ Tensor loss(const Tree<Tensor> &params, const Tensor &x, const Tensor &labels) {
   return nn::crossEntropy(h, labels);
 }
 
-/// Loom's and PyTorch's samples/s for one batch size and optimizer, each the best of kRounds
-/// rounds taken in turns (a round: the median of kSteps steps after 10 of warm-up).
 /// FLOPs of one step's products: forward, and the weights' and inputs' gradients (none for
 /// the first layer's input, which is data).
 double productFlops(int64_t batch) {
@@ -73,7 +75,47 @@ double productFlops(int64_t batch) {
   return flops;
 }
 
-std::pair<double, double> bestOfRounds(int64_t batch, const std::string &optimizer,
+/// The seconds of one step's products alone on Loom's GEMMs (the median of kSteps calls after
+/// 10 of warm-up): the forward's three and the backward's five, at the step's shapes and
+/// transposes, without the activations, the loss or the update.
+double productsSeconds(int64_t batch) {
+  auto products = jit(
+      [](Tensor x, Tensor w1, Tensor w2, Tensor w3, Tensor dOut) {
+        Tensor h1 = matmul(x, w1), h2 = matmul(h1, w2);
+        Tensor dH2 = matmul(dOut, transpose(w3)), dH1 = matmul(dH2, transpose(w2));
+        return std::make_tuple(matmul(h2, w3), matmul(transpose(x), dH1),
+                               matmul(transpose(h1), dH2), matmul(transpose(h2), dOut));
+      },
+      {.name = "mlp_products"});
+  auto filled = [](int64_t rows, int64_t cols) {
+    std::vector<float> v(rows * cols);
+    for (size_t i = 0; i < v.size(); ++i)
+      v[i] = static_cast<float>(std::sin(0.37 * i) * 0.05);
+    return Array::from(v, {rows, cols});
+  };
+  Array x = filled(batch, 784), w1 = filled(784, 512), w2 = filled(512, 512),
+        w3 = filled(512, 10), dOut = filled(batch, 10);
+  std::vector<double> times;
+  for (int i = 0; i < 10 + kSteps; ++i) {
+    auto start = Clock::now();
+    auto [o, d1, d2, d3] = products(x, w1, w2, w3, dOut);
+    o.block_until_ready(), d1.block_until_ready(), d2.block_until_ready();
+    d3.block_until_ready();
+    if (i >= 10)
+      times.push_back(std::chrono::duration<double>(Clock::now() - start).count());
+  }
+  std::sort(times.begin(), times.end());
+  return times[times.size() / 2];
+}
+
+/// Loom's and PyTorch's samples/s for one batch size and optimizer, each the best of kRounds
+/// rounds taken in turns (a round: the median of kSteps steps after 10 of warm-up), and the
+/// fastest round of Loom's products alone (productsSeconds) in seconds.
+struct Rounds {
+  double loom = 0, torch = 0, products = 1e30;
+};
+
+Rounds bestOfRounds(int64_t batch, const std::string &optimizer,
                                        const std::string &script) {
   bool adamw = optimizer == "adamw";
   optim::SgdOptions sgd{.lr = optim::constant(0.01), .momentum = 0.9};
@@ -95,7 +137,7 @@ std::pair<double, double> bestOfRounds(int64_t batch, const std::string &optimiz
   for (int64_t i = 0; i < batch; ++i)
     labels[i] = static_cast<int32_t>(i * 7 % 10);
   Array xs = Array::from(x, {batch, 784}), ys = Array::from(labels, {batch});
-  double loom = 0, torch = 0;
+  Rounds best;
   int t = 0;
   for (int round = 0; round < kRounds; ++round) {
     std::vector<double> times;
@@ -108,21 +150,57 @@ std::pair<double, double> bestOfRounds(int64_t batch, const std::string &optimiz
       params = std::move(p), state = std::move(s);
     }
     std::sort(times.begin(), times.end());
-    loom = std::max(loom, batch / times[times.size() / 2]);
-    torch = std::max(torch, torchSamplesPerSecond(batch, optimizer, script, true));
+    best.loom = std::max(best.loom, batch / times[times.size() / 2]);
+    best.products = std::min(best.products, productsSeconds(batch));
+    best.torch = std::max(best.torch, torchSamplesPerSecond(batch, optimizer, script, true));
   }
-  return {loom, torch};
+  return best;
 }
 
 } // namespace
 
+/// The batch sizes of a comma-separated list ("128,1024"); empty if any is not a positive
+/// integer.
+std::vector<int64_t> parseBatches(const std::string &list) {
+  std::vector<int64_t> batches;
+  size_t start = 0;
+  while (start <= list.size()) {
+    size_t end = std::min(list.find(',', start), list.size());
+    std::string item = list.substr(start, end - start);
+    char *rest = nullptr;
+    long long value = std::strtoll(item.c_str(), &rest, 10);
+    if (item.empty() || *rest != '\0' || value <= 0 || value > (1 << 20))
+      return {};
+    batches.push_back(value);
+    start = end + 1;
+  }
+  return batches;
+}
+
 int main(int argc, char **argv) {
   bench::runOnOpenBlasOwnKernels(argv); // both sides on the CPU's own kernels
-  std::string script = argc > 1 ? argv[1] : "benchmarks/mlp_torch.py";
-  if (script == "-h" || script == "--help")
-    return std::puts("usage: loom-mlp-benchmark [PYTORCH_SCRIPT]\n"
-                     "  PYTORCH_SCRIPT defaults to benchmarks/mlp_torch.py"),
-           0;
+  const char *usage = "usage: loom-mlp-benchmark [PYTORCH_SCRIPT] [--batches N,N,...]\n"
+                      "  PYTORCH_SCRIPT defaults to benchmarks/mlp_torch.py; the batch sizes to "
+                      "128,1024\n";
+  std::string script = "benchmarks/mlp_torch.py";
+  std::vector<int64_t> batches = {128, 1024};
+  bool scriptGiven = false;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg == "-h" || arg == "--help")
+      return std::fputs(usage, stdout), 0;
+    if (arg == "--batches" && i + 1 < argc) {
+      batches = parseBatches(argv[++i]);
+      if (batches.empty())
+        return std::fprintf(stderr, "loom-mlp-benchmark: --batches takes positive integers "
+                            "separated by commas, not '%s'\n%s", argv[i], usage), 2;
+    } else if (arg[0] != '-' && !scriptGiven) {
+      script = arg, scriptGiven = true;
+    } else {
+      return std::fprintf(stderr, "loom-mlp-benchmark: unexpected argument '%s'\n%s",
+                          arg.c_str(), usage), 2;
+    }
+  }
   // Before any GEMM: OpenBLAS's threads spin for a while after one, on the probe's cores.
   std::string cores = bench::coreSharingLine();
   bench::blasGflops();
@@ -132,19 +210,24 @@ int main(int argc, char **argv) {
   std::printf("%s\n\n", cores.c_str());
   std::printf("| optimizer | batch | Loom samples/s | PyTorch samples/s (OpenMP OpenBLAS, "
               "foreach) | Loom / PyTorch | bound: PyTorch's step / its products at the FMA "
-              "peak | PyTorch as shipped |\n|---|---|---|---|---|---|---|\n");
+              "peak | bound on Loom's GEMMs: PyTorch's step / its products alone in Loom "
+              "(their GFLOP/s) | PyTorch as shipped |\n|---|---|---|---|---|---|---|---|\n");
   for (const char *optimizer : {"sgd", "adamw"})
-    for (int64_t batch : {128, 1024}) {
-      auto [loom, torch] = bestOfRounds(batch, optimizer, script);
+    for (int64_t batch : batches) {
+      Rounds best = bestOfRounds(batch, optimizer, script);
       double peak = bench::fmaPeakGflops(threads); // measured again: the fastest so far
       bench::blasGflops();
       double shipped = torchSamplesPerSecond(batch, optimizer, script, false);
-      double bound = torch > 0 && peak > 0
-                         ? bench::speedupBound(batch / torch, productFlops(batch), peak)
+      double torchStep = best.torch > 0 ? batch / best.torch : 0;
+      double bound = torchStep > 0 && peak > 0
+                         ? bench::speedupBound(torchStep, productFlops(batch), peak)
                          : 0;
-      std::printf("| %s | %lld | %.0f | %.0f | %s | %s | %.0f |\n", optimizer, (long long)batch,
-                  loom, torch, bench::ratioText(torch > 0 ? loom / torch : 0).c_str(),
-                  bench::ratioText(bound).c_str(), shipped);
+      std::printf("| %s | %lld | %.0f | %.0f | %s | %s | %s (%.0f) | %.0f |\n", optimizer,
+                  (long long)batch, best.loom, best.torch,
+                  bench::ratioText(best.torch > 0 ? best.loom / best.torch : 0).c_str(),
+                  bench::ratioText(bound).c_str(),
+                  bench::ratioText(torchStep / best.products).c_str(),
+                  productFlops(batch) / best.products / 1e9, shipped);
       std::fflush(stdout);
     }
   std::printf("\nGEMM rate: OpenBLAS sgemm 1024^3, the fastest in this run (the faster of its "

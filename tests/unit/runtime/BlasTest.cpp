@@ -1,8 +1,9 @@
 // Tests of the runtime's GEMM entry points (runtime/Blas.h) against a plain triple loop in
 // double, on pools of 1, 2 and 3 threads: products split into blocks of rows on the pool,
 // narrow and batched ones, transposed operands, accumulation (beta 1), offsets, padded
-// leading dimensions and an outer batch (also one summed into C), each on this CPU's register
-// kernel where it pays and on OpenBLAS, on the AVX2 kernel, and with the register kernels
+// leading dimensions, an outer batch (also one summed into C, and one sharing A) and rows
+// whose threads' halves outgrow L2 (finer blocks), each on this CPU's register kernel where it
+// pays and on OpenBLAS, on the AVX2 kernel, and with the register kernels
 // switched off (the path of CPUs without AVX2); and that a product with enough rows runs on
 // the pool's threads (the split) while one with a few rows does not, and one whose B is its
 // largest operand, or a weight's gradient, is split by B's rows (C's columns, or the inner
@@ -97,6 +98,8 @@ const GemmCase kCases[] = {
     {1, 24, 700, 200, true, false, 1, 1, 0, 3}, // ... A transposed, accumulating, offset
     {1, 40, 500, 300, false, true, 1, 1, 2},    // ... B transposed (C's columns), padded
     {3, 64, 48, 700, true, false, 1, 1, 2, 3},  // a batch of weights' gradients (depth)
+    {1, 2100, 128, 128, false, false},          // halves of A past L2: finer blocks of rows
+    {1, 1300, 100, 200, false, true, 1, 2, 2},  // ... B transposed, accumulating, outer, padded
 };
 
 class BlasSplitTest : public ::testing::TestWithParam<int> {};
@@ -158,6 +161,42 @@ TEST(BlasOuterSum, OuterProductsSumIntoC) {
               ASSERT_NEAR(c[i * n + j], sum, 1e-4) << "at (" << i << ", " << j << ")";
             }
         }
+    detail::setCurrentWorkerPool(nullptr);
+  }
+}
+
+/// A's outer stride 0: C_o = A B_o for three B_o (a projection's q, k and v of one x), each
+/// thread's blocks of rows multiplied by every B_o in turn, for rows in blocks that stay in L2
+/// (300) and rows whose halves outgrow it (2100: finer blocks), on pools of 1, 2 and 3 threads.
+TEST(BlasOuterSharedA, EachOuterProductReadsTheSameA) {
+  for (int threads : {1, 2, 3}) {
+    WorkerPool pool(threads);
+    detail::setCurrentWorkerPool(&pool);
+    for (int64_t m : {300, 2100})
+      for (bool transposeB : {false, true}) {
+        SCOPED_TRACE(::testing::Message() << threads << " threads, m " << m
+                                          << ", B transposed " << transposeB);
+        const int64_t n = 128, k = 128, outer = 3;
+        std::mt19937 random(5);
+        std::uniform_real_distribution<float> uniform(-1, 1);
+        std::vector<float> a(m * k), b(outer * k * n), c(outer * m * n);
+        for (auto *v : {&a, &b, &c})
+          for (float &x : *v)
+            x = uniform(random);
+        auto address = [](std::vector<float> &v) { return reinterpret_cast<int64_t>(v.data()); };
+        loom_rt_gemm_f32(1, m, n, k, address(a), 0, k, 0, address(b), 0, transposeB ? k : n, 0,
+                         address(c), 0, n, 0, 0, 0, transposeB, outer, 0, k * n, m * n);
+        for (int64_t o = 0; o < outer; ++o)
+          for (int64_t i = 0; i < m; ++i)
+            for (int64_t j = 0; j < n; ++j) {
+              double sum = 0;
+              for (int64_t l = 0; l < k; ++l)
+                sum += double(a[i * k + l]) *
+                       double(b[o * k * n + (transposeB ? j * k + l : l * n + j)]);
+              ASSERT_NEAR(c[o * m * n + i * n + j], sum, 1e-4)
+                  << "product " << o << " at (" << i << ", " << j << ")";
+            }
+      }
     detail::setCurrentWorkerPool(nullptr);
   }
 }
