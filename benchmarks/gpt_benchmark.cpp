@@ -22,6 +22,7 @@
 // was beaten where a step's products ran faster than a 1024^3 one).
 #include "benchmarks/CoreSharing.h"
 #include "benchmarks/GemmRate.h"
+#include "benchmarks/IntegerList.h"
 #include "benchmarks/TorchBaseline.h"
 #include "frontend/Loom.h"
 #include "runtime/Blas.h"
@@ -33,7 +34,6 @@
 #include <cctype>
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
 #include <optional>
 #include <string>
 
@@ -194,29 +194,17 @@ void row(const char *name, const nn::GptConfig &c, const std::string &script) {
               step.stats().cacheHits ? "cached" : (std::to_string(int(step.stats().lastCompileSeconds)) + " s").c_str());
 }
 
-} // namespace
-
 /// A configuration "V,C,L,H,T,B" (vocabulary, embedding, layers, heads, sequence, batch), or
-/// nothing if it is not six positive integers with C divisible by H.
+/// nothing if it is not six sizes with C divisible by H.
 std::optional<nn::GptConfig> parseConfig(const std::string &text) {
-  int64_t v[6];
-  size_t start = 0;
-  for (int i = 0; i < 6; ++i) {
-    size_t end = i < 5 ? text.find(',', start) : text.size();
-    if (end == std::string::npos)
-      return std::nullopt;
-    std::string item = text.substr(start, end - start);
-    char *rest = nullptr;
-    v[i] = std::strtoll(item.c_str(), &rest, 10);
-    if (item.empty() || *rest != '\0' || v[i] <= 0 || v[i] > (1 << 20))
-      return std::nullopt;
-    start = end + 1;
-  }
-  if (v[1] % v[3] != 0)
+  std::vector<int64_t> v = bench::positiveIntegers(text);
+  if (v.size() != 6 || v[1] % v[3] != 0)
     return std::nullopt;
   return nn::GptConfig{.vocab = v[0], .embed = v[1], .layers = v[2], .heads = v[3],
                        .seq = v[4], .batch = v[5]};
 }
+
+} // namespace
 
 int main(int argc, char **argv) {
   bench::runOnOpenBlasOwnKernels(argv); // both sides on the CPU's own kernels
@@ -227,7 +215,7 @@ int main(int argc, char **argv) {
       "  and batch B\n";
   std::string script = "benchmarks/gpt_torch.py";
   bool medium = true, scriptGiven = false;
-  std::vector<std::pair<std::string, nn::GptConfig>> extra;
+  std::vector<std::pair<std::string, nn::GptConfig>> rows; // --config's, else the three
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     if (arg == "-h" || arg == "--help")
@@ -237,10 +225,9 @@ int main(int argc, char **argv) {
     } else if (arg == "--config" && i + 1 < argc) {
       std::optional<nn::GptConfig> c = parseConfig(argv[++i]);
       if (!c)
-        return std::fprintf(stderr, "loom-gpt-benchmark: --config takes six positive integers "
-                            "V,C,L,H,T,B with C divisible by H, not '%s'\n%s", argv[i], usage),
-               2;
-      extra.emplace_back(argv[i], *c);
+        return std::fprintf(stderr, "loom-gpt-benchmark: --config takes six sizes V,C,L,H,T,B "
+                            "with C divisible by H, not '%s'\n%s", argv[i], usage), 2;
+      rows.emplace_back(argv[i], *c);
     } else if (arg[0] != '-' && !scriptGiven) {
       script = arg, scriptGiven = true;
     } else {
@@ -260,7 +247,6 @@ int main(int argc, char **argv) {
               "| model FLOP/s at those tokens/s / GEMM rate | peak device memory | peak memory "
               "Loom / PyTorch | host time per step | compile |\n");
   std::printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
-  std::vector<std::pair<std::string, nn::GptConfig>> rows = std::move(extra);
   if (rows.empty()) {
     rows.emplace_back("tiny", nn::GptConfig{.vocab = 256, .embed = 128, .layers = 2,
                                             .heads = 4, .seq = 64, .batch = 8});

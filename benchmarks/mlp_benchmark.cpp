@@ -12,6 +12,7 @@
 // PyTorch's step over the step's eight products alone, timed in Loom in the same rounds.
 #include "benchmarks/CoreSharing.h"
 #include "benchmarks/GemmRate.h"
+#include "benchmarks/IntegerList.h"
 #include "benchmarks/TorchBaseline.h"
 #include "frontend/Loom.h"
 #include "frontend/nn/Layers.h"
@@ -21,7 +22,6 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -115,8 +115,7 @@ struct Rounds {
   double loom = 0, torch = 0, products = 1e30;
 };
 
-Rounds bestOfRounds(int64_t batch, const std::string &optimizer,
-                                       const std::string &script) {
+Rounds bestOfRounds(int64_t batch, const std::string &optimizer, const std::string &script) {
   bool adamw = optimizer == "adamw";
   optim::SgdOptions sgd{.lr = optim::constant(0.01), .momentum = 0.9};
   optim::AdamWOptions adam{.lr = optim::constant(1e-3), .weightDecay = 0.01};
@@ -159,24 +158,6 @@ Rounds bestOfRounds(int64_t batch, const std::string &optimizer,
 
 } // namespace
 
-/// The batch sizes of a comma-separated list ("128,1024"); empty if any is not a positive
-/// integer.
-std::vector<int64_t> parseBatches(const std::string &list) {
-  std::vector<int64_t> batches;
-  size_t start = 0;
-  while (start <= list.size()) {
-    size_t end = std::min(list.find(',', start), list.size());
-    std::string item = list.substr(start, end - start);
-    char *rest = nullptr;
-    long long value = std::strtoll(item.c_str(), &rest, 10);
-    if (item.empty() || *rest != '\0' || value <= 0 || value > (1 << 20))
-      return {};
-    batches.push_back(value);
-    start = end + 1;
-  }
-  return batches;
-}
-
 int main(int argc, char **argv) {
   bench::runOnOpenBlasOwnKernels(argv); // both sides on the CPU's own kernels
   const char *usage = "usage: loom-mlp-benchmark [PYTORCH_SCRIPT] [--batches N,N,...]\n"
@@ -190,10 +171,10 @@ int main(int argc, char **argv) {
     if (arg == "-h" || arg == "--help")
       return std::fputs(usage, stdout), 0;
     if (arg == "--batches" && i + 1 < argc) {
-      batches = parseBatches(argv[++i]);
+      batches = bench::positiveIntegers(argv[++i]);
       if (batches.empty())
-        return std::fprintf(stderr, "loom-mlp-benchmark: --batches takes positive integers "
-                            "separated by commas, not '%s'\n%s", argv[i], usage), 2;
+        return std::fprintf(stderr, "loom-mlp-benchmark: --batches takes sizes separated by "
+                            "commas, not '%s'\n%s", argv[i], usage), 2;
     } else if (arg[0] != '-' && !scriptGiven) {
       script = arg, scriptGiven = true;
     } else {
