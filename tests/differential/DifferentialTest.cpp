@@ -6,6 +6,7 @@
 // CI runs a fixed sample; `loom-differential-tests --full` runs every sharding (up to
 // --cap per op and mesh) and --chains random programs (from seed --first-chain); --mesh=3x2
 // (axes a, b, ...) runs the ops and chains on that mesh alone, and every reshard on it.
+#include "tests/differential/MeshFlag.h"
 #include "tests/differential/OpCases.h"
 
 #include <gtest/gtest.h>
@@ -38,21 +39,6 @@ const std::vector<MeshAxes> &meshes() {
 }
 
 /// A mesh written as its axes' sizes, "3x2": axes a, b, c, ...; empty where it is not one.
-MeshAxes parseMesh(const std::string &text) {
-  MeshAxes mesh;
-  for (size_t at = 0; at <= text.size();) {
-    size_t end = std::min(text.find('x', at), text.size());
-    std::string digits = text.substr(at, end - at);
-    int64_t size = std::atoll(digits.c_str());
-    if (size < 1 || digits.find_first_not_of("0123456789") != std::string::npos ||
-        mesh.size() == 26)
-      return {};
-    mesh.push_back({std::string(1, static_cast<char>('a' + mesh.size())), size});
-    at = end + 1;
-  }
-  return mesh;
-}
-
 std::string meshName(const MeshAxes &mesh) {
   std::string text;
   for (const auto &[name, size] : mesh)
@@ -456,7 +442,7 @@ int main(int argc, char **argv) {
     else if (!std::strncmp(argv[i], "--reshard-side=", 15))
       options.reshardSide = std::atoll(argv[i] + 15);
     else if (!std::strncmp(argv[i], "--mesh=", 7)) {
-      options.mesh = loom::difftest::parseMesh(argv[i] + 7);
+      options.mesh = loom::testsupport::meshAxesOf(argv[i] + 7, "abcdefghijklmnopqrstuvwxyz");
       if (options.mesh.empty()) {
         std::cerr << "--mesh=" << (argv[i] + 7) << ": not axis sizes such as 3x2\n";
         return 2;

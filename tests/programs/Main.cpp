@@ -1,6 +1,7 @@
 // The random programs' test main: four virtual CPU devices (the 2x2 mesh), and the flags
 // --programs=N, --first-program=S and --max-ops=K choosing which programs each test runs;
 // --mesh=3x2 runs the sharded programs on that mesh instead (axes x, y, z, ...).
+#include "tests/differential/MeshFlag.h"
 #include "tests/programs/ProgramCase.h"
 
 #include <gtest/gtest.h>
@@ -26,18 +27,7 @@ std::optional<int64_t> flag(const char *arg, const char *name) {
 std::optional<std::vector<std::pair<std::string, int64_t>>> meshFlag(const char *arg) {
   if (std::strncmp(arg, "--mesh=", 7) != 0)
     return std::nullopt;
-  const std::string names = "xyzabcdefghijklmnopqrstuvw";
-  std::vector<std::pair<std::string, int64_t>> mesh;
-  for (const char *at = arg + 7;; ++at) {
-    char *end = nullptr;
-    int64_t size = std::strtoll(at, &end, 10);
-    if (end == at || size < 1 || mesh.size() == names.size() || (*end && *end != 'x'))
-      return std::vector<std::pair<std::string, int64_t>>{};
-    mesh.push_back({names.substr(mesh.size(), 1), size});
-    if (!*end)
-      return mesh;
-    at = end;
-  }
+  return loom::testsupport::meshAxesOf(arg + 7, "xyzabcdefghijklmnopqrstuvw");
 }
 } // namespace
 
