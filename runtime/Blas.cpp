@@ -130,9 +130,10 @@ struct BatchedGemm {
   /// many on each) and of at least kMinBlockRows rows, or 0 where there are no such blocks.
   int64_t finerRowBlocks(int64_t threads) const {
     int64_t fittingRows = kFinerBlockBytes / (k * int64_t(sizeof(T)));
-    int64_t blocks = (m + fittingRows - 1) / std::max<int64_t>(fittingRows, 1);
-    blocks = (blocks + threads - 1) / threads * threads;
-    return fittingRows >= kMinBlockRows && m / blocks >= kMinBlockRows ? blocks : 0;
+    if (fittingRows < kMinBlockRows)
+      return 0;
+    int64_t blocks = ((m + fittingRows - 1) / fittingRows + threads - 1) / threads * threads;
+    return m / blocks >= kMinBlockRows ? blocks : 0;
   }
   /// Whether a unit runs its block of rows for every outer index, in order: where the outer
   /// products sum into one C (its outer stride 0), so that no two units write the same rows,
@@ -356,13 +357,13 @@ void gemm(Gemm call, int64_t batch, int64_t m, int64_t n, int64_t k, int64_t a, 
   }
   const int64_t size = m * n * k;
   const bool narrow = std::min(m, n) <= kNarrowSide;
-  if (products < 2 * threads)
+  if (products < 2 * threads) {
     batched.rowBlocks =
         std::clamp<int64_t>(m / (narrow ? kMinNarrowBlockRows : kMinBlockRows), 1, threads);
-  if (products < 2 * threads && !narrow && n <= kFinerBlockColumns) {
+    // Finer blocks where only they take the register kernel (kFinerBlockColumns).
     BatchedGemm<T, Gemm> finer = batched;
     finer.unitsOnOneThread = true;
-    if (!finer.registerKernelPays()) {
+    if (!narrow && n <= kFinerBlockColumns && !finer.registerKernelPays()) {
       finer.rowBlocks = finer.finerRowBlocks(threads);
       if (finer.rowBlocks > batched.rowBlocks && finer.registerKernelPays())
         batched.rowBlocks = finer.rowBlocks;
