@@ -83,12 +83,16 @@ void gemmRows() {
     gemmRow({n, n, n}, n <= 256 ? 50 : n <= 1024 ? 10 : 5);
 }
 
-/// The tiny GPT step's products (512 tokens, width 128, MLP 512) and an MLP's 10-wide ones.
+/// The tiny GPT step's products (512 tokens, width 128, MLP 512), an MLP's 10-wide ones, and
+/// weights' gradients (A^T): the tiny GPT's MLP weight, and the 784-512-512-10 MLP's first two
+/// at batch 128.
 void smallGemmRows() {
   const GemmShape shapes[] = {{512, 512, 128},        {512, 128, 512},
                               {512, 128, 512, true},  {512, 512, 128, false, true},
                               {512, 128, 512, false, true}, {512, 384, 128},
-                              {1024, 10, 512},        {1024, 512, 10, false, true}};
+                              {1024, 10, 512},        {1024, 512, 10, false, true},
+                              {128, 512, 512, true},  {784, 512, 128, true},
+                              {512, 512, 128, true}};
   for (GemmShape s : shapes)
     gemmRow(s, 200);
 }

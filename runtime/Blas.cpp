@@ -108,9 +108,12 @@ struct BatchedGemm {
   /// The AVX2 kernel (16-column panels of B packed, from B^T directly) takes the same blocks
   /// but those of a transposed A: in the tiny GPT's step, its calls taking turns with
   /// OpenBLAS's (AMD EPYC, Zen 3, 2 cores), the products it took ran 1.03-1.28x faster (all
-  /// of the step's products 5.6% faster), the MLP's 10-wide ones 1.13-1.5x; with A transposed
-  /// (weights' gradients, k = 128 and 512) it ran 5-6% slower than OpenBLAS. (The limits
-  /// below were set for the AVX-512 kernel's 64-column panels; the AVX2 figures are with them.)
+  /// of the step's products 5.6% faster), the MLP's 10-wide ones 1.13-1.5x. A transposed A
+  /// (weights' gradients), read in place, ran 5-6% slower than OpenBLAS; packed in groups of
+  /// a tile's rows, [784 x 128]^T [128 x 512] (the MLP's first weight at batch 128) runs at
+  /// 176-179 GFLOP/s against OpenBLAS's 155-159 on the same blocks (taking turns), and the
+  /// MLP's eight products at batch 128 3-4% faster. (The limits below were set for the
+  /// AVX-512 kernel's 64-column panels; the AVX2 figures are with them.)
   bool registerKernelPays() const {
     if constexpr (!std::is_same_v<T, float>)
       return false;
@@ -234,19 +237,25 @@ struct WeightRowsSplit {
   /// One thread's share: C[m x n] = op(A)[m x k] op(B)[k x n] + beta C. A split of C's
   /// columns (B^T stored: the backward's dY W^T) runs on a register kernel that reads B^T
   /// directly (AVX2: it packs B's panels from it) where A's rows stay in L2 (as
-  /// registerKernelPays): in
-  /// the MLP's step at batch 128, [128 x 512] x [512 x 512]^T ran 1.13x faster, its calls
-  /// taking turns with OpenBLAS's. The inner-dim split stays on OpenBLAS: there the kernel
-  /// ran 1.1x slower ([128 x 784] x [784 x 512] in halves of the inner dim).
+  /// registerKernelPays): in the MLP's step at batch 128, [128 x 512] x [512 x 512]^T ran
+  /// 1.13x faster, its calls taking turns with OpenBLAS's. So does a weight's gradient's
+  /// inner-dim split where the kernel packs A^T (AVX2): at the OpenBLAS's rate or up to 3%
+  /// above it ([512 x 512]^T [512 x 128], [512 x 128]^T [512 x 512], the tiny GPT's). The
+  /// forward's inner-dim split stays on OpenBLAS: there the kernel ran 1.1x slower ([128 x
+  /// 784] x [784 x 512] in halves of the inner dim).
   void product(int64_t n, int64_t k, const T *a, const T *b, T beta, T *c, int64_t ldc) const {
-    if constexpr (std::is_same_v<T, float>)
-      if (g.ta == CblasNoTrans && g.tb == CblasTrans &&
-          registerKernelBlockFits(g.m, k, sizeof(T)) &&
-          loom::rt::smallGemmKernel().readsTransposedB) {
-        loom::rt::smallGemm(g.m, n, k, 1.0f, {a, g.lda, 1},
-                            loom::rt::StridedMatrix<float>{b, 1, g.ldb}, beta, c, ldc);
+    if constexpr (std::is_same_v<T, float>) {
+      const loom::rt::SmallGemmKernel kernel = loom::rt::smallGemmKernel();
+      bool transposedB = g.ta == CblasNoTrans && g.tb == CblasTrans && kernel.readsTransposedB;
+      bool transposedA = g.ta == CblasTrans && g.tb == CblasNoTrans && kernel.packsTransposedA;
+      if ((transposedA || transposedB) && registerKernelBlockFits(g.m, k, sizeof(T))) {
+        bool t = g.ta == CblasTrans;
+        loom::rt::smallGemm(g.m, n, k, 1.0f, {a, t ? 1 : g.lda, t ? g.lda : 1},
+                            loom::rt::StridedMatrix<float>{b, t ? g.ldb : 1, t ? 1 : g.ldb},
+                            beta, c, ldc);
         return;
       }
+    }
     g.call(CblasRowMajor, g.ta, g.tb, g.m, n, k, T(1), a, g.lda, b, g.ldb, beta, c, ldc);
   }
   static void part(void *self, int64_t begin, int64_t end) {

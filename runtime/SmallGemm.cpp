@@ -198,7 +198,8 @@ loom::rt::SmallGemmKernel loom::rt::smallGemmKernel() {
   case CpuKernels::Avx512:
     return {.registers = true, .readsTransposedB = false, .fastTransposedA = true};
   case CpuKernels::Avx2:
-    return {.registers = true, .readsTransposedB = true, .fastTransposedA = false};
+    return {.registers = true, .readsTransposedB = true, .fastTransposedA = true,
+            .packsTransposedA = true};
   case CpuKernels::Portable:
     break;
   }

@@ -40,8 +40,12 @@ struct SmallGemmKernel {
   /// B^T read directly, its panels packed from it (AVX2); otherwise a caller that multiplies
   /// one B^T by several blocks of A turns it once itself.
   bool readsTransposedB = false;
-  /// A transposed A at least at OpenBLAS's speed (not the AVX2 kernel: 5-6% slower there).
+  /// A transposed A at least at OpenBLAS's speed.
   bool fastTransposedA = false;
+  /// A transposed A packed in groups of a tile's rows first (AVX2): fast also where each
+  /// thread takes part of a weight's gradient's inner dim (runtime/Blas.cpp's WeightRowsSplit),
+  /// which the AVX-512 kernel, reading A^T in place, has not been measured at.
+  bool packsTransposedA = false;
 };
 SmallGemmKernel smallGemmKernel();
 

@@ -1,6 +1,7 @@
 // The small products' AVX2 kernel (see SmallGemmAvx2.h): C in tiles of MR rows x NV vectors
 // of 8 floats held in registers over the whole inner dim, each element of A broadcast once
-// per tile and each vector of B loaded once per tile, A read in place, B in place or packed
+// per tile and each vector of B loaded once per tile, A read in place (a transposed one
+// packed in groups of a tile's rows where several panels read it), B in place or packed
 // panel by panel (kMinPackedRows; a transposed B always). Panels are 16 columns wide in
 // 6 x 2 tiles (12 accumulators, 2 vectors of B and a broadcast fill 15 of the 16 registers;
 // 12 independent chains keep both FMA pipes busy through their latency), and a panel's last
@@ -132,6 +133,59 @@ template <int MR, int NV, bool Full>
   tailTile<MR - 1, NV, Full>(m - i, k, scales, rest, b, ldb, c + i * ldc, ldc, lastMask);
 }
 
+/// A transposed A (stored [k x m]: a weight's gradient x^T dY) is packed first where at least
+/// kMinPackedRows rows and more than one panel of B read it. Read in place, a tile's rows
+/// at each step of the inner dim are one line, but the tile touches k lines a row apart
+/// (16 KB at k = 256), which evict B's panel from L1 (the kernel ran such products 5-6%
+/// slower than OpenBLAS). Packed, each group of a tile's rows is [k x rows], contiguous.
+/// The groups: tiles of 6 rows and the rows left, the last tile and a short tail split in
+/// two as panel() splits them (8 rows as 4 + 4). The rows of the group starting at `first`.
+constexpr int64_t rowGroupAt(int64_t m, int64_t first) {
+  constexpr int64_t kRows = 6, kMinRows = 4;
+  int64_t r = m % kRows;
+  bool resplit = m >= kRows && r > 0 && r < kMinRows;
+  int64_t wholeEnd = m - r - (resplit ? kRows : 0);
+  if (first < wholeEnd)
+    return kRows;
+  if (resplit && first == wholeEnd)
+    return std::max(kMinRows, (kRows + r + 1) / 2);
+  return m - first;
+}
+
+/// dst holds A's row groups one after another, group (first, rows) at dst + first * k as
+/// [k x rows]; A is transposed (a.rowStride == 1). dst has 8 floats to spare: each step of
+/// the inner dim stores a whole vector, whose lanes past the group the next step overwrites.
+[[LOOM_AVX2]] void packTransposedA(int64_t m, int64_t k, loom::rt::StridedMatrix<float> a,
+                                    float *dst) {
+  for (int64_t first = 0, rows = 0; first < m; first += rows) {
+    rows = rowGroupAt(m, first);
+    const float *from = a.a + first;
+    float *to = dst + first * k;
+    // Whole vectors where A has 8 rows from here; the last group's under a mask (never
+    // reading past A's last row; AMD's masked loads are slow, so only there).
+    if (first + 8 <= m)
+      for (int64_t p = 0; p < k; ++p, from += a.colStride, to += rows)
+        _mm256_storeu_ps(to, _mm256_loadu_ps(from));
+    else
+      for (int64_t p = 0; p < k; ++p, from += a.colStride, to += rows)
+        _mm256_storeu_ps(to, _mm256_maskload_ps(from, lanesBelow(rows)));
+  }
+}
+
+/// panel() over packed row groups (packTransposedA), each in one tile of its rows.
+template <int NV, bool Full>
+[[LOOM_AVX2]] void packedPanel(int64_t m, int64_t k, float alpha, const float *packedA,
+                                const float *b, int64_t ldb, float beta, float *c, int64_t ldc,
+                                __m256i lastMask) {
+  using Scale = std::conditional_t<NV == 1, const volatile float, const float>;
+  Scale scales[2] = {alpha, beta};
+  for (int64_t first = 0, rows = 0; first < m; first += rows) {
+    rows = rowGroupAt(m, first);
+    loom::rt::StridedMatrix<float> group{packedA + first * k, 1, rows};
+    tailTile<6, NV, Full>(rows, k, scales, group, b, ldb, c + first * ldc, ldc, lastMask);
+  }
+}
+
 /// B's 16-column panels are copied to a contiguous [k x 16] buffer where at least this many
 /// rows of C read them (and always from a transposed B). B read in place with a row length
 /// of a power of two (a layer's 128 or 512 columns) puts the panel's rows into the same few
@@ -182,6 +236,13 @@ constexpr int64_t kMinPackedRows = 24;
   bool pack = (m >= kMinPackedRows && b.rowStride > 16) || b.colStride != 1;
   if (pack && int64_t(packed.size()) < 16 * k)
     packed.resize(16 * k);
+  thread_local std::vector<float> packedA; // A's row groups; kept from call to call
+  bool packA = a.rowStride == 1 && a.colStride != 1 && m >= kMinPackedRows && n > 16;
+  if (packA) {
+    if (int64_t(packedA.size()) < m * k + 8)
+      packedA.resize(m * k + 8);
+    packTransposedA(m, k, a, packedA.data());
+  }
   for (int64_t j = 0; j < n; j += 16) {
     int64_t columns = std::min<int64_t>(16, n - j);
     __m256i lastMask = lanesBelow(columns > 8 ? columns - 8 : columns);
@@ -190,6 +251,21 @@ constexpr int64_t kMinPackedRows = 24;
     if (pack) {
       packPanel(k, j, columns, b, packed.data());
       panelB = packed.data(), ldb = 16;
+    }
+    if (packA) {
+      if (columns == 16)
+        packedPanel<2, true>(m, k, alpha, packedA.data(), panelB, ldb, beta, c + j, ldc,
+                             lastMask);
+      else if (columns > 8)
+        packedPanel<2, false>(m, k, alpha, packedA.data(), panelB, ldb, beta, c + j, ldc,
+                              lastMask);
+      else if (columns == 8)
+        packedPanel<1, true>(m, k, alpha, packedA.data(), panelB, ldb, beta, c + j, ldc,
+                             lastMask);
+      else
+        packedPanel<1, false>(m, k, alpha, packedA.data(), panelB, ldb, beta, c + j, ldc,
+                              lastMask);
+      continue;
     }
     if (columns == 16)
       panel<6, 2, true>(m, k, alpha, a, panelB, ldb, beta, c + j, ldc, lastMask);

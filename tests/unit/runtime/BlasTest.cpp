@@ -84,6 +84,7 @@ const GemmCase kCases[] = {
     {1, 512, 500, 96, false, true, 0, 1, 2},   // a backward's dY W^T: B turned, padded
     {1, 200, 96, 300, true, false},            // a weight's gradient: A transposed
     {1, 130, 90, 40, true, true, 1, 1, 3, 5},  // both transposed, accumulating, padded
+    {1, 301, 70, 64, true, false, 1, 1, 2, 3}, // A transposed in blocks of rows (packed)
     {1, 600, 16, 20, false, false},            // narrow: C has 16 columns
     {1, 9, 700, 33, false, false},             // too few rows to split
     {5, 130, 70, 30, false, true},             // a batch, each product split

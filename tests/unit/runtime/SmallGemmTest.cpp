@@ -1,9 +1,10 @@
 // Tests of the small products' kernel (runtime/SmallGemm.h) against a plain triple loop in
 // double: every tile shape (64, 48, 32 and 16 columns, rows in and beyond whole tiles),
-// columns that end mid-vector, A read in place or transposed (and, for the BLAS fallback,
-// neither), B read in place, transposed or strided, with and without its panels packed,
-// alpha, accumulation (beta 1), a C that beta 0 must not read (NaN), padded leading
-// dimensions and padding left alone; and the 16 x 16 tiled transpose with its edges.
+// columns that end mid-vector, A read in place or transposed (packed in row groups or not;
+// for the BLAS fallback, neither), B read in place, transposed or strided, with and without
+// its panels packed, alpha, accumulation (beta 1), a C that beta 0 must not read (NaN),
+// padded leading dimensions and padding left alone; and the 16 x 16 tiled transpose with its
+// edges.
 #include "runtime/SmallGemm.h"
 #include "tests/unit/runtime/CpuKernelPaths.h"
 
@@ -108,6 +109,18 @@ TEST_P(SmallGemmTest, TransposedAAccumulates) {
   for (int64_t k : {1, 31, 128, 256})
     check({32, 64, k, Layout::Transposed, 1, 1});
   check({37, 45, 70, Layout::Transposed, -0.5f, 1});
+}
+
+// A transposed A read by more than one panel of B from 24 rows on: the AVX2 kernel packs its
+// rows in groups of 6 and a tail (split in two where short: 25 rows as 6 x 3 + 4 + 3), the
+// last group's loads under a mask; panels of 16, of 9-15 and of 8 or fewer columns.
+TEST_P(SmallGemmTest, TransposedAPackedInRowGroups) {
+  for (int64_t m : {24, 25, 26, 27, 28, 29, 30, 31, 100})
+    for (int64_t n : {17, 24, 40, 64, 130})
+      for (int64_t k : {1, 9, 64}) {
+        check({m, n, k, Layout::Transposed, 1, 0});
+        check({m, n, k, Layout::Transposed, 0.25f, 1});
+      }
 }
 
 // B^T stored (a backward's dY W^T) and a strided B: the AVX2 kernel packs their panels at any
