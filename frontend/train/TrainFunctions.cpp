@@ -19,22 +19,21 @@ Tree<Tensor> copyTree(Tree<Tensor> tree) {
 } // namespace
 
 TrainFunctions makeTrainFunctions(const TrainTask &task, const TrainStepSpec &spec,
-                                  double emaDecay, const std::string &dumpIrDir,
-                                  bool keepGathered) {
+                                  const std::string &dumpIrDir, bool keepGathered) {
   JitOptions trainOptions{.name = task.name() + "_train_step", .keepGathered = keepGathered,
                           .dumpIrDir = dumpIrDir, .donateArgnums = {0, 1}};
   JitOptions evalOptions{.name = task.name() + "_eval_step", .dumpIrDir = dumpIrDir};
-  JitOptions emaOptions{.name = "ema_update", .donateArgnums = {0}};
   JitOptions copyOptions{.name = "snapshot"}, copyScaleOptions{.name = "snapshot_loss_scale"};
   if (const Mesh *mesh = task.mesh()) {
     Tree<NamedSharding> params = *task.paramShardings(), state, batch = task.batchSharding();
     Tree<NamedSharding> replicated = NamedSharding(*mesh, P());
     state["m"] = params, state["v"] = params;
+    if (spec.emaDecay > 0)
+      state["ema"] = params;
     if (spec.lossScale)
       state["loss_scale"] = replicated;
     shard(trainOptions, {params, state, batch, replicated}, {params, state, replicated, batch});
     shard(evalOptions, {params, batch}, {replicated});
-    shard(emaOptions, {params, params}, {params});
     shard(copyOptions, {params}, {params});
     shard(copyScaleOptions, {replicated}, {replicated});
   }
@@ -50,10 +49,6 @@ TrainFunctions makeTrainFunctions(const TrainTask &task, const TrainStepSpec &sp
                         return t->evalSums(p, b);
                       }),
                       evalOptions),
-      .emaUpdate = jit(TrainFunctions::OfTwo([emaDecay](Tree<Tensor> e, Tree<Tensor> p) {
-                         return optim::emaUpdate(e, p, emaDecay);
-                       }),
-                       emaOptions),
       .copyParams = jit(TrainFunctions::OfOne(copyTree), copyOptions),
       .copyLossScale = jit(TrainFunctions::OfOne(copyTree), copyScaleOptions),
   };

@@ -48,12 +48,18 @@ RunSummary TrainingRun::run() {
     Tree<Array> batchArrays = task->trainBatch(seed, step);
     if (inFlight.size() >= kAhead)
       retire();
-    auto [p, s, loss, examples] = functions.trainStep(
-        state.params, state.optState, batchArrays, Array::scalar(static_cast<float>(step)));
-    state.params = std::move(p), state.optState = std::move(s); // moved: a Tree copies deeply
-    inFlight.push_back({loss, examples});
+    // The EMA goes through the step in its state (TrainStepSpec::emaDecay), kept apart between
+    // steps: checkpoints and evaluations read it as a tree of its own.
+    Tree<Array> stepState = state.optState;
     if (emaDecay > 0)
-      state.ema = functions.emaUpdate(state.ema, state.params);
+      stepState["ema"] = state.ema;
+    auto [p, s, loss, examples] = functions.trainStep(
+        state.params, std::move(stepState), batchArrays, Array::scalar(float(step)));
+    state.params = std::move(p); // moved: a Tree copies deeply
+    state.optState = Tree<Array>();
+    for (auto &[key, value] : s.dict())
+      (key == "ema" ? state.ema : state.optState[key]) = value;
+    inFlight.push_back({loss, examples});
     ++windowSteps;
     readPending();
     // per_rank logging averages every step's loss over the epoch: each is read.

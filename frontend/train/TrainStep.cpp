@@ -7,10 +7,11 @@
 namespace loom::train {
 
 TrainStepSpec trainStepSpec(const TrainTask &task, const optim::AdamWOptions &adamw,
-                            bool withExamples, int64_t microBatches, uint64_t seed) {
+                            bool withExamples, int64_t microBatches, uint64_t seed,
+                            double emaDecay) {
   TrainStepSpec spec;
   spec.task = &task, spec.adamw = adamw, spec.withExamples = withExamples;
-  spec.microBatches = microBatches, spec.seed = seed;
+  spec.microBatches = microBatches, spec.seed = seed, spec.emaDecay = emaDecay;
   if (task.computeDType() == DType::F16)
     spec.lossScale = optim::DynamicScaleOptions{};
   return spec;
@@ -124,11 +125,17 @@ traceTrainStep(const TrainStepSpec &spec, const Tree<Tensor> &params, const Tree
                              astype(step, DType::I32));
   Tree<Tensor> moments;
   moments["m"] = state.at("m"), moments["v"] = state.at("v");
+  // The EMA follows the parameters the step returns (a skipped step's unchanged ones too).
+  auto withEma = [&](Tree<Tensor> newState, const Tree<Tensor> &newParams) {
+    if (spec.emaDecay > 0)
+      newState["ema"] = optim::emaUpdate(state.at("ema"), newParams, spec.emaDecay);
+    return newState;
+  };
   if (!spec.lossScale) {
     ValueAndGrad vg = overMicroBatches(spec, loss, params, batch, stepKey);
     auto [newParams, newMoments] =
         optim::adamwUpdate(spec.adamw, params, vg.grads[0], moments, step);
-    return {newParams, newMoments, vg.value, vg.aux};
+    return {newParams, withEma(newMoments, newParams), vg.value, vg.aux};
   }
   const Tree<Tensor> &scaleState = state.at("loss_scale");
   Tensor scale = scaleState.at("scale").leaf();
@@ -145,7 +152,8 @@ traceTrainStep(const TrainStepSpec &spec, const Tree<Tensor> &params, const Tree
   // A step with non-finite gradients changes nothing but the scale.
   Tree<Tensor> newState = optim::selectTree(finite, updatedMoments, moments);
   newState["loss_scale"] = optim::dynamicScaleUpdate(*spec.lossScale, scaleState, finite);
-  return {optim::selectTree(finite, updated, params), newState, vg.value / scale, vg.aux};
+  Tree<Tensor> newParams = optim::selectTree(finite, updated, params);
+  return {newParams, withEma(newState, newParams), vg.value / scale, vg.aux};
 }
 
 } // namespace loom::train

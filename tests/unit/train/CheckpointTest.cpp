@@ -232,8 +232,6 @@ TEST(CheckpointKill, AKillDuringASaveLeavesTheLastCheckpointWhole) {
 
 namespace {
 
-/// With ema.decay set, the checkpoint holds the EMA, a resumed run continues it
-/// (e1 = d * e0 + (1 - d) * p1, checked on the host), and evaluations use it.
 /// A save that fails for want of space (here a file size limit: writes past it fail as on a
 /// full disk) ends the run with an error naming the file, and leaves no partial copy behind
 /// to hold the space; a temporary of a dead writer is swept even where no save ever finished,
@@ -354,6 +352,9 @@ TEST(CheckpointKeep, ARunResumedFromAnEarlierCheckpointKeepsItsOwn) {
   fs::remove_all(out);
 }
 
+/// With ema.decay set, the checkpoint holds the EMA, a resumed run continues it
+/// (e1 = d * e0 + (1 - d) * p1, checked on the host; the train step updates it), and
+/// evaluations use it.
 TEST(CheckpointEma, TheEmaIsUpdatedSavedRestoredAndEvaluated) {
   fs::path out = fs::temp_directory_path() / ("loom-ema-test-" + std::to_string(::getpid()));
   fs::remove_all(out);

@@ -1,5 +1,6 @@
 // loom-train's traced train step with an f16 model: the dynamic loss scale lets small
-// gradients through, and a step whose gradients overflow f16 changes nothing but the scale.
+// gradients through, and a step whose gradients overflow f16 changes nothing but the scale
+// (and the EMA of the parameters, which the step carries).
 // The state machine of the scale alone, and allFinite, against hand-worked sequences.
 #include "frontend/Loom.h"
 #include "frontend/train/TrainStep.h"
@@ -92,6 +93,41 @@ TEST(TrainStep, AnF16StepWithOverflowingGradientsIsSkippedAndHalvesTheScale) {
   EXPECT_EQ(s4.at("loss_scale").at("good_steps").leaf().item<float>(), 1.0f);
   for (float w : p4.at("w").leaf().to_host<float>())
     EXPECT_LT(w, w1[0]); // updated this time
+}
+
+// With an EMA the state carries "ema" through the step, moved towards the step's new
+// parameters: a skipped step's unchanged ones too (as an update after the step would).
+TEST(TrainStep, TheEmaFollowsTheParametersTheStepReturns) {
+  HalfDotTask task;
+  const double decay = 0.75;
+  TrainStepSpec spec = trainStepSpec(task, {.lr = optim::constant(0.01)},
+                                     /*withExamples=*/false, 1, 0, decay);
+  auto step = jit([&spec](Tree<Tensor> p, Tree<Tensor> s, Tree<Tensor> b, Tensor t) {
+    return traceTrainStep(spec, p, s, b, t);
+  });
+  Tree<Array> params = task.init(0), state = initOptState(spec, params);
+  EXPECT_THROW(state.at("ema"), Error) << "the caller keeps the EMA";
+  state["ema"]["w"] = Array::from(std::vector<float>{2, -2, 0.5f, 8}, {4});
+  std::vector<float> e0 = state.at("ema").at("w").leaf().to_host<float>();
+  auto batchOf = [](float x) {
+    Tree<Array> b;
+    b["x"] = Array::from(std::vector<float>(4, x), {4});
+    return b;
+  };
+  auto [p1, s1, loss1, none1] = step(params, state, batchOf(1e-3f), Array::scalar(0.0f));
+  std::vector<float> w1 = p1.at("w").leaf().to_host<float>();
+  std::vector<float> e1 = s1.at("ema").at("w").leaf().to_host<float>();
+  ASSERT_EQ(e1.size(), 4u);
+  for (size_t i = 0; i < 4; ++i) {
+    EXPECT_NE(w1[i], 1.0f) << "the step moved the parameters";
+    EXPECT_NEAR(e1[i], decay * e0[i] + (1 - decay) * w1[i], 1e-6) << i;
+  }
+  // Overflowing gradients: the parameters stay, the EMA still moves towards them.
+  auto [p2, s2, loss2, none2] = step(p1, s1, batchOf(4.0f), Array::scalar(1.0f));
+  EXPECT_EQ(p2.at("w").leaf().to_host<float>(), w1);
+  std::vector<float> e2 = s2.at("ema").at("w").leaf().to_host<float>();
+  for (size_t i = 0; i < 4; ++i)
+    EXPECT_NEAR(e2[i], decay * e1[i] + (1 - decay) * w1[i], 1e-6) << i;
 }
 
 TEST(TrainStep, TheLossScaleDoublesAfterItsGrowthIntervalAndHalvesOnOverflow) {
