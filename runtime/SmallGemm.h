@@ -33,7 +33,7 @@ void smallGemm(int64_t m, int64_t n, int64_t k, float alpha, StridedMatrix<float
                StridedMatrix<float> b, float beta, float *c, int64_t ldc);
 
 /// What smallGemm's kernel on this CPU (cpuKernels(), CpuKernels.h) does well: the GEMM entry
-/// points choose between it and OpenBLAS by it (runtime/Blas.cpp).
+/// points choose between it and OpenBLAS by it (runtime/GemmRowBlocks.h, GemmWeightSplit.h).
 struct SmallGemmKernel {
   /// A register-tiled kernel (AVX-512 or AVX2) rather than OpenBLAS.
   bool registers = false;
@@ -43,7 +43,7 @@ struct SmallGemmKernel {
   /// A transposed A at least at OpenBLAS's speed.
   bool fastTransposedA = false;
   /// A transposed A packed in groups of a tile's rows first (AVX2): fast also where each
-  /// thread takes part of a weight's gradient's inner dim (runtime/Blas.cpp's WeightRowsSplit),
+  /// thread takes part of a weight's gradient's inner dim (runtime/GemmWeightSplit.h),
   /// which the AVX-512 kernel, reading A^T in place, has not been measured at.
   bool packsTransposedA = false;
 };
