@@ -36,8 +36,8 @@ struct TrainStepSpec {
   uint64_t seed = 0;
   /// Above 0: the state also holds "ema", an exponential moving average of the parameters,
   /// which the step moves towards its new parameters (ema * decay + params * (1 - decay)).
-  /// Inside the step the average joins each leaf's update loop, where a function of its own
-  /// took a launch and a loop per leaf after every step (about 4% of the tiny GPT's step).
+  /// Inside the step it takes no launch of its own and joins most leaves' update loops, where
+  /// a function of its own ran after every step (about 4% of the tiny GPT's step then).
   double emaDecay = 0;
 };
 
