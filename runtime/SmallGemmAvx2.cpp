@@ -163,12 +163,14 @@ constexpr int64_t rowGroupAt(int64_t m, int64_t first) {
     float *to = dst + first * k;
     // Whole vectors where A has 8 rows from here; the last group's under a mask (never
     // reading past A's last row; AMD's masked loads are slow, so only there).
-    if (first + 8 <= m)
+    if (first + 8 <= m) {
       for (int64_t p = 0; p < k; ++p, from += a.colStride, to += rows)
         _mm256_storeu_ps(to, _mm256_loadu_ps(from));
-    else
-      for (int64_t p = 0; p < k; ++p, from += a.colStride, to += rows)
-        _mm256_storeu_ps(to, _mm256_maskload_ps(from, lanesBelow(rows)));
+      continue;
+    }
+    const __m256i mask = lanesBelow(rows);
+    for (int64_t p = 0; p < k; ++p, from += a.colStride, to += rows)
+      _mm256_storeu_ps(to, _mm256_maskload_ps(from, mask));
   }
 }
 
@@ -184,6 +186,19 @@ template <int NV, bool Full>
     loom::rt::StridedMatrix<float> group{packedA + first * k, 1, rows};
     tailTile<6, NV, Full>(rows, k, scales, group, b, ldb, c + first * ldc, ldc, lastMask);
   }
+}
+
+/// One panel of B's columns (NV vectors, the last whole if Full) over all of C's rows: from
+/// A's packed row groups where there are some (packTransposedA), else from A in place, in
+/// 6 x 2 tiles or, for 8 or fewer columns, 12 x 1 ones.
+template <int NV, bool Full>
+[[LOOM_AVX2]] void anyPanel(int64_t m, int64_t k, float alpha, loom::rt::StridedMatrix<float> a,
+                             const float *packedA, const float *b, int64_t ldb, float beta,
+                             float *c, int64_t ldc, __m256i lastMask) {
+  if (packedA)
+    packedPanel<NV, Full>(m, k, alpha, packedA, b, ldb, beta, c, ldc, lastMask);
+  else
+    panel<NV == 2 ? 6 : 12, NV, Full>(m, k, alpha, a, b, ldb, beta, c, ldc, lastMask);
 }
 
 /// B's 16-column panels are copied to a contiguous [k x 16] buffer where at least this many
@@ -243,6 +258,7 @@ constexpr int64_t kMinPackedRows = 24;
       packedA.resize(m * k + 8);
     packTransposedA(m, k, a, packedA.data());
   }
+  const float *groups = packA ? packedA.data() : nullptr;
   for (int64_t j = 0; j < n; j += 16) {
     int64_t columns = std::min<int64_t>(16, n - j);
     __m256i lastMask = lanesBelow(columns > 8 ? columns - 8 : columns);
@@ -252,29 +268,14 @@ constexpr int64_t kMinPackedRows = 24;
       packPanel(k, j, columns, b, packed.data());
       panelB = packed.data(), ldb = 16;
     }
-    if (packA) {
-      if (columns == 16)
-        packedPanel<2, true>(m, k, alpha, packedA.data(), panelB, ldb, beta, c + j, ldc,
-                             lastMask);
-      else if (columns > 8)
-        packedPanel<2, false>(m, k, alpha, packedA.data(), panelB, ldb, beta, c + j, ldc,
-                              lastMask);
-      else if (columns == 8)
-        packedPanel<1, true>(m, k, alpha, packedA.data(), panelB, ldb, beta, c + j, ldc,
-                             lastMask);
-      else
-        packedPanel<1, false>(m, k, alpha, packedA.data(), panelB, ldb, beta, c + j, ldc,
-                              lastMask);
-      continue;
-    }
     if (columns == 16)
-      panel<6, 2, true>(m, k, alpha, a, panelB, ldb, beta, c + j, ldc, lastMask);
+      anyPanel<2, true>(m, k, alpha, a, groups, panelB, ldb, beta, c + j, ldc, lastMask);
     else if (columns > 8)
-      panel<6, 2, false>(m, k, alpha, a, panelB, ldb, beta, c + j, ldc, lastMask);
+      anyPanel<2, false>(m, k, alpha, a, groups, panelB, ldb, beta, c + j, ldc, lastMask);
     else if (columns == 8)
-      panel<12, 1, true>(m, k, alpha, a, panelB, ldb, beta, c + j, ldc, lastMask);
+      anyPanel<1, true>(m, k, alpha, a, groups, panelB, ldb, beta, c + j, ldc, lastMask);
     else
-      panel<12, 1, false>(m, k, alpha, a, panelB, ldb, beta, c + j, ldc, lastMask);
+      anyPanel<1, false>(m, k, alpha, a, groups, panelB, ldb, beta, c + j, ldc, lastMask);
   }
 }
 

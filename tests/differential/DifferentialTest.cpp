@@ -38,7 +38,7 @@ const std::vector<MeshAxes> &meshes() {
   return options.mesh.empty() ? all : given;
 }
 
-/// A mesh written as its axes' sizes, "3x2": axes a, b, c, ...; empty where it is not one.
+/// A mesh's sizes as --mesh writes them ("3x2"), for messages.
 std::string meshName(const MeshAxes &mesh) {
   std::string text;
   for (const auto &[name, size] : mesh)
