@@ -152,7 +152,9 @@ void loom::rt::setBlasThreads(int threads) {
   openblas_set_num_threads(configuredThreads);
 }
 
-int loom::rt::blasThreads() { return openblas_get_num_threads(); }
+// The configured count, not OpenBLAS's current one: a OneBlasThread on a device's thread sets
+// 1 for the whole process while it lives, and a reader elsewhere would take that for the share.
+int loom::rt::blasThreads() { return configuredBlasThreads(); }
 
 std::string loom::rt::blasKernels() {
   const char *name = openblas_get_corename();

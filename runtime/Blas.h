@@ -35,7 +35,8 @@ void loom_rt_gemm_f64(LOOM_GEMM_PARAMETERS);
 namespace loom::rt {
 /// Sets the number of threads OpenBLAS uses (so N devices don't oversubscribe the cores).
 void setBlasThreads(int threads);
-/// The number of threads OpenBLAS uses.
+/// The number of threads OpenBLAS is given (setBlasThreads, else its own count), also while a
+/// OneBlasThread keeps a device's products on one thread.
 int blasThreads();
 /// OpenBLAS's name for the kernels it runs (chosen for the CPU, or by OPENBLAS_CORETYPE, which
 /// this says): benchmark figures depend on it.

@@ -93,6 +93,17 @@ TEST(ClientBlas, DevicesShareTheCoresForGemm) {
   setBlasThreads(before);
 }
 
+TEST(ClientBlas, TheThreadCountIsTheConfiguredOneWhileAProductRunsOnOneThread) {
+  int before = blasThreads();
+  setBlasThreads(2);
+  {
+    OneBlasThread oneThread; // as a device's small products hold it, for the whole process
+    EXPECT_EQ(blasThreads(), 2) << "the share the devices were given, not the scope's 1";
+  }
+  EXPECT_EQ(blasThreads(), 2);
+  setBlasThreads(before);
+}
+
 TEST(ClientGpus, OneProcessTakesTheGpusItAsksForFromTheFirst) {
   EXPECT_EQ(*gpusOfProcess(4, 0, 1, 0), (std::vector<int>{0, 1, 2, 3}));
   EXPECT_EQ(*gpusOfProcess(4, 2, 1, 0), (std::vector<int>{0, 1}));
