@@ -44,6 +44,12 @@ constexpr int64_t kWeightSplitSumRows = 8;
 ///   [256 x 1024] x [1024 x 256] gradients ran at 131-181 GFLOP/s, where OpenBLAS's threads
 ///   ran the same product alone at 290-300. The inner dim is split instead: the step's
 ///   weight-gradient products took 8% less time, and that product alone ran at 336.
+///   So are the gradients of weights that read the same x (a [3, C, H, D] projection's q, k
+///   and v: outer products sharing A), each thread taking its tokens of all of them: split
+///   by C's rows instead, each thread read all of x and of each dY and packed both, for each
+///   product. [128 x 512]^T [3] x [512 x 128] (the tiny GPT's) ran at 128-131 GFLOP/s against
+///   109-114 (medians, taking turns), [256 x 1024]^T [3] x [1024 x 256] (the small GPT's) at
+///   133-139 against 116-129.
 /// An inner-dim split sums per-thread partial products (at most kMaxWeightSplitPartials
 /// bytes, in L2) into C in a second pass by rows. It is weighed before the blocks of rows,
 /// which it replaces.
@@ -56,7 +62,15 @@ struct WeightRowsSplit {
   T *partials = nullptr;
   /// Whether the inner dim is split (B stored [k x n]), rather than C's columns.
   bool depthSplit() const { return g.tb != CblasTrans; }
-  T *partial(int64_t t, int64_t j) const { return partials + ((t - 1) * g.batch + j) * g.m * g.n; }
+  /// Products of the split: outer x batch, product q's operands at outer q / batch, batch
+  /// entry q % batch.
+  int64_t products() const { return g.outerCount * g.batch; }
+  const T *aOf(int64_t q) const { return g.pa + q / g.batch * g.aOuter + q % g.batch * g.aStride; }
+  const T *bOf(int64_t q) const { return g.pb + q / g.batch * g.bOuter + q % g.batch * g.bStride; }
+  T *cOf(int64_t q) const { return g.pc + q / g.batch * g.cOuter + q % g.batch * g.cStride; }
+  T *partial(int64_t t, int64_t q) const {
+    return partials + ((t - 1) * products() + q) * g.m * g.n;
+  }
   /// One thread's share: C[m x n] = op(A)[m x k] op(B)[k x n] + beta C. A split of C's
   /// columns (B^T stored: the backward's dY W^T) runs on a register kernel that reads B^T
   /// directly (AVX2: it packs B's panels from it) where A's rows stay in L2 (as
@@ -87,16 +101,16 @@ struct WeightRowsSplit {
     for (int64_t t = begin; t < end; ++t) {
       int64_t size = s.depthSplit() ? g.k : g.n;
       int64_t first = size * t / s.threads, count = size * (t + 1) / s.threads - first;
-      for (int64_t j = 0; j < g.batch; ++j) {
-        const T *a = g.pa + j * g.aStride, *b = g.pb + j * g.bStride;
-        T *c = g.pc + j * g.cStride;
+      for (int64_t q = 0; q < s.products(); ++q) {
+        const T *a = s.aOf(q), *b = s.bOf(q);
+        T *c = s.cOf(q);
         if (!s.depthSplit()) {
           s.product(count, g.k, a, b + first * g.ldb, g.beta, c + first, g.ldc);
           continue;
         }
         a += g.ta == CblasTrans ? first * g.lda : first;
         s.product(g.n, count, a, b + first * g.ldb, t == 0 ? g.beta : T(0),
-                  t == 0 ? c : s.partial(t, j), t == 0 ? g.ldc : g.n);
+                  t == 0 ? c : s.partial(t, q), t == 0 ? g.ldc : g.n);
       }
     }
   }
@@ -106,10 +120,10 @@ struct WeightRowsSplit {
     const WeightRowsSplit &s = *static_cast<const WeightRowsSplit *>(self);
     const BatchedGemm<T, Gemm> &g = s.g;
     for (int64_t r = begin; r < end; ++r) {
-      int64_t j = r / g.m, i = r % g.m;
-      T *c = g.pc + j * g.cStride + i * g.ldc;
+      int64_t q = r / g.m, i = r % g.m;
+      T *c = s.cOf(q) + i * g.ldc;
       for (int64_t t = 1; t < s.threads; ++t) {
-        const T *p = s.partial(t, j) + i * g.n;
+        const T *p = s.partial(t, q) + i * g.n;
         for (int64_t e = 0; e < g.n; ++e)
           c[e] += p[e];
       }
@@ -117,13 +131,18 @@ struct WeightRowsSplit {
   }
   /// Whether this split suits `g` on `threads` threads.
   static bool suits(const BatchedGemm<T, Gemm> &g, int64_t threads) {
-    if (g.outerCount != 1 || g.m * g.n * g.k < kMinWeightSplitProduct)
+    if (g.m * g.n * g.k < kMinWeightSplitProduct)
       return false;
-    bool partialsFit =
-        (threads - 1) * g.batch * g.m * g.n * int64_t(sizeof(T)) <= kMaxWeightSplitPartials;
+    bool partialsFit = (threads - 1) * g.outerCount * g.batch * g.m * g.n *
+                           int64_t(sizeof(T)) <= kMaxWeightSplitPartials;
     bool longDepth = g.k >= kMinWeightSplitRows * threads;
+    // Outer products that each write their own C (cOuter != 0): the gradients of weights
+    // that read the same x (a [3, C, H, D] projection's).
+    bool ownOutputs = g.outerCount == 1 || g.cOuter != 0;
     if (g.ta == CblasTrans && g.tb == CblasNoTrans && g.k >= std::max(g.m, g.n))
-      return longDepth && partialsFit; // a weight's gradient
+      return longDepth && partialsFit && ownOutputs; // a weight's gradient
+    if (g.outerCount != 1)
+      return false;
     if (g.batch != 1 || g.m >= std::min(g.n, g.k))
       return false;
     if (g.tb == CblasTrans)
@@ -133,12 +152,12 @@ struct WeightRowsSplit {
   void run() {
     thread_local std::vector<T> scratch; // the calling thread's; grows to the largest split
     if (depthSplit()) {
-      scratch.resize(std::max<size_t>(scratch.size(), (threads - 1) * g.batch * g.m * g.n));
+      scratch.resize(std::max<size_t>(scratch.size(), (threads - 1) * products() * g.m * g.n));
       partials = scratch.data();
     }
     loom_rt_parallel_for(&part, this, threads, 1); // thread t's home is unit t
     if (depthSplit())
-      loom_rt_parallel_for(&sum, this, g.batch * g.m, kWeightSplitSumRows);
+      loom_rt_parallel_for(&sum, this, products() * g.m, kWeightSplitSumRows);
   }
 };
 

@@ -1,13 +1,13 @@
 // Tests of the runtime's GEMM entry points (runtime/Blas.h) against a plain triple loop in
 // double, on pools of 1, 2 and 3 threads: products split into blocks of rows on the pool,
 // narrow and batched ones, transposed operands, accumulation (beta 1), offsets, padded
-// leading dimensions, an outer batch (also one summed into C, and one sharing A) and rows
-// whose threads' halves outgrow L2 (finer blocks), each on this CPU's register kernel where it
-// pays and on OpenBLAS, on the AVX2 kernel, and with the register kernels
-// switched off (the path of CPUs without AVX2); and that a product with enough rows runs on
-// the pool's threads (the split) while one with a few rows does not, and one whose B is its
-// largest operand, or a weight's gradient, is split by B's rows (C's columns, or the inner
-// dim and a sum).
+// leading dimensions, an outer batch (also one summed into C, and one sharing A, also as
+// weights' gradients of one x) and rows whose threads' halves outgrow L2 (finer blocks), each
+// on this CPU's register kernel where it pays and on OpenBLAS, on the AVX2 kernel, and with
+// the register kernels switched off (the path of CPUs without AVX2); and that a product with
+// enough rows runs on the pool's threads (the split) while one with a few rows does not, and
+// one whose B is its largest operand, or a weight's gradient, is split by B's rows (C's
+// columns, or the inner dim and a sum).
 #include "runtime/Blas.h"
 #include "runtime/CpuKernels.h"
 #include "runtime/SmallGemm.h"
@@ -99,6 +99,7 @@ const GemmCase kCases[] = {
     {1, 24, 700, 200, true, false, 1, 1, 0, 3}, // ... A transposed, accumulating, offset
     {1, 40, 500, 300, false, true, 1, 1, 2},    // ... B transposed (C's columns), padded
     {3, 64, 48, 700, true, false, 1, 1, 2, 3},  // a batch of weights' gradients (depth)
+    {1, 64, 48, 700, true, false, 1, 3, 2, 3},  // ... an outer batch of them
     {1, 2100, 128, 128, false, false},          // halves of A past L2: finer blocks of rows
     {1, 1300, 100, 200, false, true, 1, 2, 2},  // ... B transposed, accumulating, outer, padded
 };
@@ -198,6 +199,44 @@ TEST(BlasOuterSharedA, EachOuterProductReadsTheSameA) {
                   << "product " << o << " at (" << i << ", " << j << ")";
             }
       }
+    detail::setCurrentWorkerPool(nullptr);
+  }
+}
+
+/// The gradients of weights that read the same x (a projection's q, k and v): x^T dY_o with
+/// A's outer stride 0, each thread taking its own tokens of x and of every dY_o (the partial
+/// products of all three, then their sum: two loops on a pool of 2), with beta 0 and 1, on
+/// pools of 1, 2 and 3 threads.
+TEST(BlasOuterSharedA, WeightsGradientsOfOneXAreSplitByItsTokens) {
+  for (int threads : {1, 2, 3}) {
+    WorkerPool pool(threads);
+    detail::setCurrentWorkerPool(&pool);
+    for (int64_t beta : {0, 1}) {
+      SCOPED_TRACE(::testing::Message() << threads << " threads, beta " << beta);
+      const int64_t m = 96, n = 80, k = 512, outer = 3; // x [k x m], dY_o [k x n]
+      std::mt19937 random(9);
+      std::uniform_real_distribution<float> uniform(-1, 1);
+      std::vector<float> a(k * m), b(outer * k * n), c(outer * m * n);
+      for (auto *v : {&a, &b, &c})
+        for (float &x : *v)
+          x = uniform(random);
+      const std::vector<float> before = c;
+      auto address = [](std::vector<float> &v) { return reinterpret_cast<int64_t>(v.data()); };
+      uint64_t loops = pool.loopsShared();
+      loom_rt_gemm_f32(1, m, n, k, address(a), 0, m, 0, address(b), 0, n, 0, address(c), 0, n,
+                       0, beta, 1, 0, outer, 0, k * n, m * n);
+      if (threads == 2)
+        EXPECT_EQ(pool.loopsShared(), loops + 2) << "the partial products, then their sum";
+      for (int64_t o = 0; o < outer; ++o)
+        for (int64_t i = 0; i < m; ++i)
+          for (int64_t j = 0; j < n; ++j) {
+            double sum = beta ? double(before[o * m * n + i * n + j]) : 0.0;
+            for (int64_t l = 0; l < k; ++l)
+              sum += double(a[l * m + i]) * double(b[o * k * n + l * n + j]);
+            ASSERT_NEAR(c[o * m * n + i * n + j], sum, 1e-4)
+                << "product " << o << " at (" << i << ", " << j << ")";
+          }
+    }
     detail::setCurrentWorkerPool(nullptr);
   }
 }
