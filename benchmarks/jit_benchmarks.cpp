@@ -83,9 +83,30 @@ void gemmRows() {
     gemmRow({n, n, n}, n <= 256 ? 50 : n <= 1024 ? 10 : 5);
 }
 
+/// The gradients of three weights that read the same x (a projection's q, k and v): x^T dY_o
+/// for o < 3, x [k x m] and dY_o [k x n], jitted as one product with an outer dim, against
+/// OpenBLAS called for each on its threads.
+void sharedXGradientsRow(int64_t m, int64_t n, int64_t k, int reps) {
+  auto fn = jit([](Tensor x, Tensor dy) { return einsum("km,okn->omn", x, dy); },
+                {.name = "shared_x_gradients"});
+  std::vector<float> x = randomVector(k * m, 3), dy = randomVector(3 * k * n, 4);
+  std::vector<float> c(3 * m * n);
+  Array dx = Array::from(x, {k, m}), ddy = Array::from(dy, {3, k, n});
+  double blas = medianSeconds(reps, [&] {
+    for (int64_t o = 0; o < 3; ++o)
+      cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, m, n, k, 1.0f, x.data(), m,
+                  dy.data() + o * k * n, n, 0.0f, c.data() + o * m * n, n);
+  });
+  double loom = medianSeconds(reps, [&] { fn(dx, ddy).block_until_ready(); });
+  double flops = 2.0 * 3 * m * n * k;
+  std::printf("| GEMM [%ldx%ld]^T x 3 [%ldx%ld] f32 (q, k, v weights' gradients) | %.1f GFLOP/s "
+              "| %.1f GFLOP/s (OpenBLAS) | %.2f |\n",
+              k, m, k, n, flops / loom / 1e9, flops / blas / 1e9, blas / loom);
+}
+
 /// The tiny GPT step's products (512 tokens, width 128, MLP 512), an MLP's 10-wide ones, and
-/// weights' gradients (A^T): the tiny GPT's MLP weight, and the 784-512-512-10 MLP's first two
-/// at batch 128.
+/// weights' gradients (A^T): the tiny GPT's MLP weight and its q, k and v weights, and the
+/// 784-512-512-10 MLP's first two at batch 128.
 void smallGemmRows() {
   const GemmShape shapes[] = {{512, 512, 128},        {512, 128, 512},
                               {512, 128, 512, true},  {512, 512, 128, false, true},
@@ -95,6 +116,7 @@ void smallGemmRows() {
                               {512, 512, 128, true}};
   for (GemmShape s : shapes)
     gemmRow(s, 200);
+  sharedXGradientsRow(128, 128, 512, 200);
 }
 
 // The baseline for the fused chain: what a C++ programmer writes, built -O3.
