@@ -4,12 +4,15 @@
 // shard_maps with collectives. This catches what the per-op tests and the differential tester
 // cannot: lowering and fusion bugs that only a combination of ops, shapes and layouts meets,
 // and that a sharded program would share with its one-device twin. Every third program has
-// dims up to 65.
+// dims up to 65. A program whose jump op compares two values that tie up to rounding (about
+// 1 in 100) is not compared: either branch is right there.
 #include "tests/e2e/Harness.h"
 #include "tests/programs/ProgramCase.h"
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <limits>
 
 using namespace loom;
 using namespace loom::e2e;
@@ -25,18 +28,42 @@ double scaleOf(const RefTensor &t) {
   return m;
 }
 
-/// The largest magnitude of any value the program computes (at least 1). In bf16 every op
-/// rounds its result to 8 bits, so an output's error scales with the values it came from.
-double programScale(const ProgramCase &c) {
+/// Every value the program computes, by node, in the reference.
+std::vector<RefTensor> everyValue(const ProgramCase &c) {
   Program all = c.program;
   all.outputs.clear();
   for (size_t v = 0; v < all.nodes.size(); ++v)
     all.outputs.push_back(static_cast<int>(v));
   ReferenceBackend reference = c.reference();
+  return evaluate(all, c.inputs, reference);
+}
+
+/// The largest magnitude of any value the program computes (at least 1). In bf16 every op
+/// rounds its result to 8 bits, so an output's error scales with the values it came from.
+double programScale(const ProgramCase &c) {
   double m = 1;
-  for (const RefTensor &t : evaluate(all, c.inputs, reference))
+  for (const RefTensor &t : everyValue(c))
     m = std::max(m, scaleOf(t));
   return m;
+}
+
+/// The closest the operands of a jump op (a > b ? a : b / 2) come in the reference, relative
+/// to the larger of them (and 1), where they are two values: log_softmax of a log_softmax
+/// against that log_softmax ties exactly in the reference but not in f32. (A value against
+/// itself ties the same way everywhere.)
+double closestJump(const ProgramCase &c) {
+  std::vector<RefTensor> values = everyValue(c);
+  double closest = std::numeric_limits<double>::infinity();
+  for (const Node &n : c.program.nodes) {
+    if (n.kind != OpKind::Binary || n.binary != Binary::WhereGreater || n.args[0] == n.args[1])
+      continue;
+    RefTensor gaps = ref::zip(values[n.args[0]], values[n.args[1]], [](double x, double y) {
+      return std::fabs(x - y) / std::max({1.0, std::fabs(x), std::fabs(y)});
+    });
+    for (double g : gaps.data)
+      closest = std::min(closest, g);
+  }
+  return closest;
 }
 
 void checkProgram(int64_t number, DType dtype, bool sharded) {
@@ -47,6 +74,14 @@ void checkProgram(int64_t number, DType dtype, bool sharded) {
   SCOPED_TRACE(c.text());
   ReferenceBackend reference = c.reference();
   std::vector<RefTensor> want = evaluate(c.program, c.inputs, reference);
+  // A jump op whose operands tie up to a few roundings of the float tested goes either way:
+  // such a program's outputs test nothing (program 16269 in f32 drew one).
+  double gap = closestJump(c), tie = dtype == DType::F64 ? 1e-12 : 1e-5;
+  if (gap < tie) {
+    std::printf("program %ld: a jump op's operands tie (%.1e apart); not compared\n",
+                static_cast<long>(number), gap);
+    return;
+  }
   LoomBackend backend{c.mesh};
   auto f = jit(
       [&](const Tree<Tensor> &floats, const Tree<Tensor> &indices) {
