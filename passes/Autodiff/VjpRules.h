@@ -1,5 +1,6 @@
 // The vector-Jacobian product of each Loom op: given the cotangent of an op's result, the
-// cotangents of its operands. All rules live in VjpRules.cpp, one screen per op family.
+// cotangents of its operands. The rules live in VjpRules.cpp and VjpDataRules.cpp, one screen
+// per op family.
 #ifndef LOOM_PASSES_AUTODIFF_VJPRULES_H
 #define LOOM_PASSES_AUTODIFF_VJPRULES_H
 
