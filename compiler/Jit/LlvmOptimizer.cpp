@@ -2,6 +2,9 @@
 // MLIR's makeOptimizingTransformer, built here so that a TimePassesHandler can observe it.
 #include "compiler/Jit/LlvmOptimizer.h"
 
+#include "llvm/Analysis/LoopInfo.h"
+#include "llvm/IR/Dominators.h"
+#include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/PassManager.h"
 #include "llvm/IR/PassTimingInfo.h"
@@ -11,6 +14,7 @@
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/Transforms/Scalar/DCE.h"
 #include "llvm/Transforms/Scalar/InstSimplifyPass.h"
+#include "llvm/Transforms/Utils/LoopUtils.h"
 
 #include <cstdlib>
 #include <string_view>
@@ -20,8 +24,41 @@ bool mlir::loom::compileTimingEnabled() {
   return value && *value && std::string_view(value) != "0";
 }
 
+namespace {
+/// Innermost loops with at least this many floating-point ops in their body (a tanh's or an
+/// exp's polynomial beside a division) are interleaved twice (interleaveLongFloatLoops).
+constexpr int kLongFloatLoop = 16;
+
+/// Floating-point operations in a loop's own blocks (not its inner loops').
+int floatOps(const llvm::Loop &loop, const llvm::LoopInfo &info) {
+  int count = 0;
+  for (llvm::BasicBlock *block : loop.blocks()) {
+    if (info.getLoopFor(block) != &loop)
+      continue;
+    for (llvm::Instruction &inst : *block)
+      if (inst.getType()->isFPOrFPVectorTy() &&
+          llvm::isa<llvm::BinaryOperator, llvm::UnaryOperator, llvm::IntrinsicInst>(inst))
+        ++count;
+  }
+  return count;
+}
+} // namespace
+
+void mlir::loom::interleaveLongFloatLoops(llvm::Module &module) {
+  for (llvm::Function &fn : module) {
+    if (fn.isDeclaration())
+      continue;
+    llvm::DominatorTree dominators(fn);
+    llvm::LoopInfo loops(dominators);
+    for (llvm::Loop *loop : loops.getLoopsInPreorder())
+      if (loop->isInnermost() && floatOps(*loop, loops) >= kLongFloatLoop)
+        llvm::addStringMetadataToLoop(loop, "llvm.loop.interleave.count", 2);
+  }
+}
+
 llvm::Error mlir::loom::optimizeLlvmModule(llvm::Module &module, llvm::TargetMachine &tm,
                                            bool timing) {
+  interleaveLongFloatLoops(module);
   llvm::LoopAnalysisManager loops;
   llvm::FunctionAnalysisManager functions;
   llvm::CGSCCAnalysisManager sccs;

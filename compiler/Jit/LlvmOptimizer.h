@@ -18,6 +18,13 @@ bool compileTimingEnabled();
 /// for `tm`. With `timing`, LLVM's per-pass timing report goes to stderr.
 llvm::Error optimizeLlvmModule(llvm::Module &module, llvm::TargetMachine &tm, bool timing);
 
+/// Asks the loop vectorizer (in optimizeLlvmModule) to interleave two vectors in each
+/// innermost loop with many floating-point ops (a tanh's or an exp's polynomial): its cost
+/// model keeps one, and their chains of dependent FMAs and a division then hold the
+/// scheduler; two independent chains per step ran GELU's forward and backward 12-18% faster
+/// ([512, 512] and [1024, 2048], taking turns), the cross-entropy's 4-16%, compiles no slower.
+void interleaveLongFloatLoops(llvm::Module &module);
+
 /// Readies a module of sequencers (straight-line calls, see ModuleSplitter.h) for the fast
 /// code generator (FastISel): their memref descriptors' insertvalue/extractvalue chains are
 /// folded away (FastISel cannot select aggregates and would hand each function's one big
