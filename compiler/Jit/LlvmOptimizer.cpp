@@ -1,5 +1,6 @@
 // LLVM's -O3 pipeline with optional pass timing (see LlvmOptimizer.h). The same pipeline as
-// MLIR's makeOptimizingTransformer, built here so that a TimePassesHandler can observe it.
+// MLIR's makeOptimizingTransformer, built here so that a TimePassesHandler can observe it,
+// after the interleave counts of long floating-point loops are set.
 #include "compiler/Jit/LlvmOptimizer.h"
 
 #include "llvm/Analysis/LoopInfo.h"

@@ -15,7 +15,8 @@ namespace mlir::loom {
 bool compileTimingEnabled();
 
 /// Runs the -O3 pipeline (loop unrolling, interleaving and both vectorizers on) on `module`
-/// for `tm`. With `timing`, LLVM's per-pass timing report goes to stderr.
+/// for `tm`, its long floating-point loops marked first (interleaveLongFloatLoops). With
+/// `timing`, LLVM's per-pass timing report goes to stderr.
 llvm::Error optimizeLlvmModule(llvm::Module &module, llvm::TargetMachine &tm, bool timing);
 
 /// Asks the loop vectorizer (in optimizeLlvmModule) to interleave two vectors in each
