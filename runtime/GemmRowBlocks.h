@@ -100,6 +100,10 @@ struct BatchedGemm {
   /// and where they share A (its outer stride 0), so that the block's rows of A stay in cache
   /// (a [3, C, H, D] projection's three products of the same x).
   bool unitsRunOuter() const { return outerCount > 1 && (cOuter == 0 || aOuter == 0); }
+  /// The operands of product (outer o, batch entry j).
+  const T *aAt(int64_t o, int64_t j) const { return pa + o * aOuter + j * aStride; }
+  const T *bAt(int64_t o, int64_t j) const { return pb + o * bOuter + j * bStride; }
+  T *cAt(int64_t o, int64_t j) const { return pc + o * cOuter + j * cStride; }
   /// The products that are units: outer x batch, or the batch when units run the outer ones.
   int64_t products() const { return unitsRunOuter() ? batch : outerCount * batch; }
   /// A transposed B turned into a thread's scratch for the register kernel: which product's
@@ -131,7 +135,7 @@ struct BatchedGemm {
     if constexpr (std::is_same_v<T, float>)
       if (registers) {
         bool t = ta == CblasTrans;
-        const T *b = pb + o * bOuter + j * bStride;
+        const T *b = bAt(o, j);
         loom::rt::StridedMatrix<float> bView{b, ldb, 1};
         if (tb == CblasTrans) // B is [n, k]: read so by the kernel, or turned to [k, n] once
           bView = {b, 1, ldb};
@@ -143,14 +147,12 @@ struct BatchedGemm {
           }
           bView = {turned.rows.data(), n, 1};
         }
-        loom::rt::smallGemm(rows, n, k, 1.0f,
-                            {pa + o * aOuter + j * aStride + aRow, t ? 1 : lda, t ? lda : 1},
-                            bView, blockBeta, pc + o * cOuter + j * cStride + first * ldc, ldc);
+        loom::rt::smallGemm(rows, n, k, 1.0f, {aAt(o, j) + aRow, t ? 1 : lda, t ? lda : 1},
+                            bView, blockBeta, cAt(o, j) + first * ldc, ldc);
         return;
       }
-    call(CblasRowMajor, ta, tb, rows, n, k, T(1), pa + o * aOuter + j * aStride + aRow, lda,
-         pb + o * bOuter + j * bStride, ldb, blockBeta,
-         pc + o * cOuter + j * cStride + first * ldc, ldc);
+    call(CblasRowMajor, ta, tb, rows, n, k, T(1), aAt(o, j) + aRow, lda, bAt(o, j), ldb,
+         blockBeta, cAt(o, j) + first * ldc, ldc);
   }
   static void chunk(void *self, int64_t begin, int64_t end) {
     static_cast<const BatchedGemm *>(self)->run(begin, end);

@@ -62,12 +62,12 @@ struct WeightRowsSplit {
   T *partials = nullptr;
   /// Whether the inner dim is split (B stored [k x n]), rather than C's columns.
   bool depthSplit() const { return g.tb != CblasTrans; }
-  /// Products of the split: outer x batch, product q's operands at outer q / batch, batch
-  /// entry q % batch.
+  /// Products of the split: outer x batch, product q at outer q / batch, batch entry
+  /// q % batch.
   int64_t products() const { return g.outerCount * g.batch; }
-  const T *aOf(int64_t q) const { return g.pa + q / g.batch * g.aOuter + q % g.batch * g.aStride; }
-  const T *bOf(int64_t q) const { return g.pb + q / g.batch * g.bOuter + q % g.batch * g.bStride; }
-  T *cOf(int64_t q) const { return g.pc + q / g.batch * g.cOuter + q % g.batch * g.cStride; }
+  const T *aOf(int64_t q) const { return g.aAt(q / g.batch, q % g.batch); }
+  const T *bOf(int64_t q) const { return g.bAt(q / g.batch, q % g.batch); }
+  T *cOf(int64_t q) const { return g.cAt(q / g.batch, q % g.batch); }
   T *partial(int64_t t, int64_t q) const {
     return partials + ((t - 1) * products() + q) * g.m * g.n;
   }

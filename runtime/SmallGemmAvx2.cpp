@@ -140,8 +140,9 @@ template <int MR, int NV, bool Full>
 /// slower than OpenBLAS). Packed, each group of a tile's rows is [k x rows], contiguous.
 /// The groups: tiles of 6 rows and the rows left, the last tile and a short tail split in
 /// two as panel() splits them (8 rows as 4 + 4). The rows of the group starting at `first`.
+constexpr int64_t kGroupRows = 6; // a 6 x 2 tile's
 constexpr int64_t rowGroupAt(int64_t m, int64_t first) {
-  constexpr int64_t kRows = 6, kMinRows = 4;
+  constexpr int64_t kRows = kGroupRows, kMinRows = 4;
   int64_t r = m % kRows;
   bool resplit = m >= kRows && r > 0 && r < kMinRows;
   int64_t wholeEnd = m - r - (resplit ? kRows : 0);
@@ -163,7 +164,7 @@ constexpr int64_t rowGroupAt(int64_t m, int64_t first) {
   // down the inner dim touches; each line then came from L2 again for each of the 2-3
   // groups that read it (the loads were a tenth of [512 x 512]^T [512 x 128]'s time). Eight
   // groups read a row's 48 floats at once.
-  constexpr int64_t kWide = 8, kRows = 6;
+  constexpr int64_t kWide = 8, kRows = kGroupRows;
   auto wholeGroups = [&](int64_t from) { // 8 groups of 6 rows, A read 2 floats past them
     return k > 0 && from + kWide * kRows + 2 <= m &&
            rowGroupAt(m, from + (kWide - 1) * kRows) == kRows;
@@ -208,7 +209,8 @@ template <int NV, bool Full>
   for (int64_t first = 0, rows = 0; first < m; first += rows) {
     rows = rowGroupAt(m, first);
     loom::rt::StridedMatrix<float> group{packedA + first * k, 1, rows};
-    tailTile<6, NV, Full>(rows, k, scales, group, b, ldb, c + first * ldc, ldc, lastMask);
+    tailTile<kGroupRows, NV, Full>(rows, k, scales, group, b, ldb, c + first * ldc, ldc,
+                                   lastMask);
   }
 }
 

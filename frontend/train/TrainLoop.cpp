@@ -51,7 +51,7 @@ RunSummary TrainingRun::run() {
     // The EMA goes through the step in its state (TrainStepSpec::emaDecay), kept apart between
     // steps: checkpoints and evaluations read it as a tree of its own.
     Tree<Array> stepState = state.optState;
-    if (emaDecay > 0)
+    if (spec.emaDecay > 0)
       stepState["ema"] = state.ema;
     auto [p, s, loss, examples] = functions.trainStep(
         state.params, std::move(stepState), batchArrays, Array::scalar(float(step)));

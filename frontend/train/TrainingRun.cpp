@@ -36,7 +36,7 @@ TrainingRun::TrainingRun(const Config &config, const RunOptions &options, std::F
       quiet(distributed::process_index() > 0 ? std::fopen("/dev/null", "w") : nullptr,
             &std::fclose),
       log(quiet ? quiet.get() : runLog), task(fitted(makeProcessTask(c, log), c)),
-      steps(stepsOf(c, *task)), emaDecay(c.number("ema.decay")),
+      steps(stepsOf(c, *task)),
       seed(static_cast<uint64_t>(c.integer("training.seed"))),
       runDir(c.text("training.out_dir")),
       out(distributed::process_index() > 0
@@ -50,7 +50,7 @@ TrainingRun::TrainingRun(const Config &config, const RunOptions &options, std::F
             .clipNorm = c.number("optimizer.clip_norm")},
       trainMetrics(c.flag("training.eval_per_epoch") ? task->trainMetrics() : nullptr),
       spec(trainStepSpec(*task, adamw, trainMetrics != nullptr, microBatchesOf(c, *task),
-                         static_cast<uint64_t>(c.integer("training.seed")), emaDecay)),
+                         seed, c.number("ema.decay"))),
       functions(makeTrainFunctions(*task, spec, options.dumpIrDir,
                                    c.flag("mesh.keep_gathered"))),
       epochReport(std::move(trainMetrics), spec.exampleNames),
@@ -94,7 +94,7 @@ void TrainingRun::startOrResume() {
     startTogether(problem);
     state.params = task->init(static_cast<uint32_t>(seed));
     state.optState = initOptState(spec, state.params);
-    if (emaDecay > 0)
+    if (spec.emaDecay > 0)
       state.ema = functions.copyParams(state.params);
   }
 }
@@ -113,11 +113,11 @@ void TrainingRun::save(int64_t step) {
 void TrainingRun::evaluate(int64_t step) {
   std::vector<Tree<Array>> sums;
   for (int64_t k = 0; k < task->evalBatches(); ++k)
-    sums.push_back(functions.evalStep(emaDecay > 0 ? state.ema : state.params,
+    sums.push_back(functions.evalStep(spec.emaDecay > 0 ? state.ema : state.params,
                                       task->evalBatch(k)));
   EvalReport report = evalReport(*task, sums);
   nlohmann::json record = {{"step", step},
-                           {"eval_of", std::string(emaDecay > 0 ? "ema" : "params")},
+                           {"eval_of", std::string(spec.emaDecay > 0 ? "ema" : "params")},
                            {"eval_count", static_cast<int64_t>(report.count)}};
   std::string text;
   for (const auto &[name, value] : report.values) {
@@ -129,7 +129,8 @@ void TrainingRun::evaluate(int64_t step) {
   }
   metrics->write(record.dump());
   progress->line("step %5ld  %sover %.0f held-out %s%s", static_cast<long>(step), text.c_str(),
-                 report.count, task->unit().c_str(), emaDecay > 0 ? " (EMA parameters)" : "");
+                 report.count, task->unit().c_str(),
+                 spec.emaDecay > 0 ? " (EMA parameters)" : "");
   plot->addEval(step, summary.eval["loss"]);
   plot->write(summary.plotPath);
 }

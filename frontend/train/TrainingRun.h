@@ -68,7 +68,6 @@ private:
   std::FILE *log;
   std::unique_ptr<TrainTask> task;
   const int64_t steps;
-  const double emaDecay;
   const uint64_t seed;
   /// Checkpoints are shared by the processes of a job (each writes its parts); process 0
   /// writes the run's other files, and the others keep theirs apart, for inspection.
