@@ -1,8 +1,9 @@
 // The training cookbook's sharding strategies for the GPT decoder (Gpt.h): data parallel,
 // FSDP and tensor parallel, with the parameter and activation PartitionSpecs as the cookbook's
 // tables in "Achieving High Performance" write them, with one change: FSDP also splits the
-// embedding table (in_kernel) along the vocabulary (see GptSharding.cpp). A strategy is
-// annotations only: the model code is the same for all of them.
+// embedding table (in_kernel) along the vocabulary (see GptSharding.cpp); and where a
+// parameter's FSDP dim does not divide by the devices, another of its dims takes the split.
+// A strategy is annotations only: the model code is the same for all of them.
 #ifndef LOOM_FRONTEND_NN_GPTSHARDING_H
 #define LOOM_FRONTEND_NN_GPTSHARDING_H
 
@@ -52,10 +53,16 @@ struct GptShardings {
   /// {"m": params, "v": params}, as optim::adamwInit builds the state.
   Tree<NamedSharding> adamwState;
   GptActivationShardings activations;
+  /// Parameters whose FSDP split left the table's dim, which does not divide by the "fsdp"
+  /// axis: one line each (key, shape, where it is split now or that it is whole).
+  std::vector<std::string> fsdpFitted;
 };
 
 /// The shardings of `strategy` on `mesh`, checked against the shapes of `config` (an Error
-/// names the parameter or activation, the dim and the axes that do not fit).
+/// names the parameter or activation, the dim and the axes that do not fit). A parameter
+/// whose table dim does not divide by the "fsdp" axis is split along its largest other dim
+/// that does, or kept whole along "fsdp" (GptShardings::fsdpFitted lists them); the batch
+/// and a "tensor" split must divide.
 GptShardings gptShardings(const GptConfig &config, GptStrategy strategy, const Mesh &mesh);
 
 /// Sets the in/out shardings of a jitted train step called as

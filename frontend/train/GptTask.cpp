@@ -50,7 +50,7 @@ std::optional<nn::GptShardings> gptShardingsOf(const Config &c) {
       throw Error(c.describe("mesh.batch_axes") + " and " + c.describe("data.batch") + ": " +
                   e.what());
     }
-    return nn::GptShardings{r.mesh, r.params, state, act};
+    return nn::GptShardings{r.mesh, r.params, state, act, {}};
   }
   nn::GptStrategy strategy = nn::parseGptStrategy(c.text("mesh.strategy"));
   try {
@@ -100,7 +100,10 @@ public:
                   shardings ? (strategy + " over " + shardings->mesh.describe()).c_str()
                             : "1 device",
                   tokens.size(), split->trainTokens, split->evalWindows());
-    return text;
+    std::string lines = text;
+    for (const std::string &fitted : shardings ? shardings->fsdpFitted : std::vector<std::string>{})
+      lines += "\n  " + fitted;
+    return lines;
   }
   std::string unit() const override { return "tokens"; }
   DType computeDType() const override { return model.precision; }

@@ -41,7 +41,8 @@ public:
 
   /// "gpt" or "mlp": names the jitted functions ("gpt_train_step").
   virtual std::string name() const = 0;
-  /// One log line: the model, the data, the mesh.
+  /// One log line: the model, the data, the mesh; then indented lines for what the config
+  /// could not have exactly as written (parameters whose FSDP split moved).
   virtual std::string describe() const = 0;
   /// What throughput counts ("tokens", "examples") and how many one step trains on.
   virtual std::string unit() const = 0;

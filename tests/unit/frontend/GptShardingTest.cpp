@@ -123,12 +123,13 @@ TEST(GptSharding, ErrorsNameTheParameterOrActivation) {
             }),
             "gptShardings: strategy fsdp needs mesh axis \"fsdp\", which mesh @mesh {\"data\": 2} "
             "does not have (see gptMesh)");
+  // A "tensor" split is the model's layout: 4 heads over 3 devices is an error.
   EXPECT_EQ(errorOf([&] {
-              nn::gptShardings(config, GptStrategy::FSDP, nn::gptMesh(GptStrategy::FSDP, {3}));
+              nn::gptShardings(config, GptStrategy::TP, nn::gptMesh(GptStrategy::TP, {3}));
             }),
-            "gptShardings(fsdp): parameter in_kernel f32[64,32]: sharding P(\"fsdp\", None) on "
-            "@mesh {\"fsdp\": 3}: dim 0 (size 64) does not divide by the 3 devices of mesh "
-            "axes [\"fsdp\"]");
+            "gptShardings(tp): parameter layers[0].att_qkv f32[3,32,4,8]: sharding P(None, "
+            "\"fsdp\", \"tensor\", None) on @mesh {\"fsdp\": 1, \"tensor\": 3}: dim 2 (size "
+            "4) does not divide by the 3 devices of mesh axes [\"tensor\"]");
   config.batch = 6;
   EXPECT_EQ(errorOf([&] {
               nn::gptShardings(config, GptStrategy::DP, nn::gptMesh(GptStrategy::DP, {4}));
@@ -136,6 +137,41 @@ TEST(GptSharding, ErrorsNameTheParameterOrActivation) {
             "gptShardings(dp): act_ids (token ids) i32[6,16]: sharding P(\"data\") on @mesh "
             "{\"data\": 4}: dim 0 (size 6) does not divide by the 4 devices of mesh axes "
             "[\"data\"]");
+}
+
+/// Where a table's FSDP dim does not divide by the devices, the parameter is split along its
+/// largest other free dim that does, or kept whole along "fsdp"; each such parameter is
+/// listed once, not once per layer.
+TEST(GptSharding, FsdpMovesASplitThatDoesNotDivide) {
+  // 3 heads, a width of 24 and a vocabulary of 66 over 4 devices.
+  nn::GptConfig config{.vocab = 66, .embed = 24, .layers = 2, .heads = 3, .seq = 16, .batch = 8};
+  Mesh mesh = nn::gptMesh(GptStrategy::FSDP, {4});
+  nn::GptShardings s = nn::gptShardings(config, GptStrategy::FSDP, mesh);
+  const Tree<NamedSharding> &layer = s.params.at("layers").list()[1];
+  EXPECT_EQ(layer.at("att_out").leaf(), NamedSharding(mesh, P(None, None, "fsdp")));
+  EXPECT_EQ(layer.at("att_qkv").leaf(), NamedSharding(mesh, P(None, "fsdp", None, None)));
+  EXPECT_EQ(layer.at("mlp_in").leaf(), NamedSharding(mesh, P("fsdp", None)));
+  EXPECT_EQ(s.params.at("in_kernel").leaf(), NamedSharding(mesh, P(None, "fsdp")));
+  EXPECT_EQ(s.adamwState.at("m").flatten(), s.params.flatten());
+  EXPECT_EQ(s.fsdpFitted,
+            (std::vector<std::string>{
+                "att_out f32[3,8,24]: split by \"fsdp\" along dim 2 (size 24): dim 0 (size 3) "
+                "does not divide by its 4 devices",
+                "in_kernel f32[66,24]: split by \"fsdp\" along dim 1 (size 24): dim 0 (size 66) "
+                "does not divide by its 4 devices"}));
+  // A width of 6: no dim of the embedding table divides, nor of attention's weights.
+  config.embed = 6;
+  s = nn::gptShardings(config, GptStrategy::FSDP, mesh);
+  EXPECT_EQ(s.params.at("in_kernel").leaf(), NamedSharding(mesh, P()));
+  EXPECT_EQ(s.params.at("layers").list()[0].at("mlp_in").leaf(),
+            NamedSharding(mesh, P(None, "fsdp")));
+  EXPECT_EQ(s.fsdpFitted.front(),
+            "att_out f32[3,2,6]: whole on each device of \"fsdp\": no dim divides by its 4 "
+            "devices");
+  // The table's own split where it divides: nothing listed.
+  config.embed = 24, config.heads = 2;
+  EXPECT_TRUE(nn::gptShardings(config, GptStrategy::FSDP, nn::gptMesh(GptStrategy::FSDP, {2}))
+                  .fsdpFitted.empty());
 }
 
 /// The train step of gpt_sharded_ir, traced for `strategy`.

@@ -155,10 +155,10 @@ TEST(MeshJit, FsdpTrainingMatchesOneDevice) {
 /// body, four layers compile in seconds per strategy. The vocabulary being four times the width
 /// matters: the embedding table then has the MLP weights' shape, so their updates share
 /// constants, which once made bufferization reuse a buffer a collective still had to read.
+const nn::GptConfig kSmallGpt{.vocab = 1024, .embed = 256, .layers = 4, .heads = 4,
+                                  .seq = 128, .batch = 8};
 std::vector<float> trainGpt(nn::GptStrategy strategy, const std::vector<int64_t> &meshShape,
-                            bool keepGathered = false) {
-  nn::GptConfig config{.vocab = 1024, .embed = 256, .layers = 4, .heads = 4, .seq = 128,
-                       .batch = 8};
+                            bool keepGathered = false, const nn::GptConfig &config = kSmallGpt) {
   std::optional<nn::GptShardings> shardings;
   if (!meshShape.empty())
     shardings = nn::gptShardings(config, strategy, nn::gptMesh(strategy, meshShape));
@@ -192,6 +192,19 @@ TEST(MeshJit, GptTrainStepUnderEveryStrategyMatchesOneDevice) {
   expectGptClose(trainGpt(nn::GptStrategy::FSDP, {4}), one, "FSDP over 4");
   expectGptClose(trainGpt(nn::GptStrategy::TP, {2}), one, "TP over 2");
   expectGptClose(trainGpt(nn::GptStrategy::FSDP_TP, {2, 2}), one, "FSDP x TP on 2x2");
+}
+
+/// FSDP where the tables' dims do not divide by the devices: 3 heads and a vocabulary of 1030
+/// over 4, so that att_out and the embedding table are split along the width instead.
+TEST(MeshJit, FsdpOfDimsThatDoNotDivideMatchesOneDevice) {
+  nn::GptConfig config{.vocab = 1030, .embed = 96, .layers = 2, .heads = 3, .seq = 32,
+                       .batch = 4};
+  EXPECT_EQ(nn::gptShardings(config, nn::GptStrategy::FSDP, nn::gptMesh(nn::GptStrategy::FSDP,
+                                                                        {4}))
+                .fsdpFitted.size(),
+            2u);
+  expectGptClose(trainGpt(nn::GptStrategy::FSDP, {4}, false, config),
+                 trainGpt(nn::GptStrategy::DP, {}, false, config), "FSDP over 4, dims moved");
 }
 
 /// FSDP keeping each gathered parameter for the backward (JitOptions::keepGathered) computes

@@ -157,6 +157,23 @@ TEST(LoomTrain, ABadConfigFailsBeforeCompilingAndNamesTheKey) {
       << output;
 }
 
+TEST(LoomTrain, FsdpOfDimsThatDoNotDivideTrainsAndListsWhatMoved) {
+  std::filesystem::path out = std::filesystem::temp_directory_path() /
+                              ("loom-train-fitted-" + std::to_string(::getpid()));
+  auto [status, output] = loomTrain(
+      std::string(LOOM_SOURCE_DIR) + "/configs/gpt-tiny.toml --set model.heads=3 --set "
+      "model.embed=120 --set model.vocab=258 --set training.steps=2 --set training.out_dir=" +
+      out.string());
+  EXPECT_EQ(status, 0) << output;
+  EXPECT_NE(output.find("on fsdp over @mesh {\"fsdp\": 4}; "), std::string::npos) << output;
+  EXPECT_NE(output.find("\n  att_out f32[3,40,120]: split by \"fsdp\" along dim 2 (size 120): "
+                        "dim 0 (size 3) does not divide by its 4 devices\n"),
+            std::string::npos)
+      << output;
+  EXPECT_NE(output.find("done: 2 steps"), std::string::npos) << output;
+  std::filesystem::remove_all(out);
+}
+
 TEST(LoomTrain, AnOutDirThatCannotBeMadeIsNamed) {
   auto [status, output] = loomTrain(std::string(LOOM_SOURCE_DIR) +
                                     "/configs/gpt-tiny.toml --set training.out_dir=/proc/loom");
