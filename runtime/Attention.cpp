@@ -2,7 +2,8 @@
 // products on the small products' kernel (SmallGemm.h; OpenBLAS for doubles).
 //
 // Forward, per block of 32 queries (all blocks of a (batch, head) in one unit of work where
-// there are enough heads, so that its keys are turned for the products once): for each span
+// there are enough heads, so that its keys are turned for the products once, and up to 128
+// queries then one block): for each span
 // of up to 256 keys, S = scale Q K^T; the running row max m and denominator l are updated and
 // the accumulated P V rescaled by e^(m_old - m_new), so the softmax is never stored; at the
 // end O = acc / l and the logsumexp m + log l is kept for the gradient.
@@ -15,7 +16,10 @@
 // dS = P (F (dO V^T) - delta) scale, delta being dO . O as before.
 #include "runtime/Attention.h"
 
+#include "runtime/AttentionCover.h"
 #include "runtime/AttentionRows.h"
+#include "runtime/Avx2Lanes.h"
+#include "runtime/CpuKernels.h"
 #include "runtime/Blas.h"
 #include "runtime/Profiler.h"
 #include "runtime/SmallGemm.h"
@@ -50,12 +54,31 @@ namespace {
 /// 1% fewer at T = 256 (callgrind); 16 was no better.
 constexpr int64_t kBlock = 32;
 constexpr int64_t kSpan = 256;
-/// Under a causal mask the diagonal's staircase runs in groups of this many rows (the small
-/// products' 8-row tiles), each up to the last key its rows see: the rest of the block is
-/// masked, its probabilities zero. At T = 64 this skips a quarter of the products. Groups of
-/// 6 (the AVX2 kernel's tiles), 12 or 16 ran no faster at the GPT benchmark's shapes, 4 and
-/// 32 slower (one core, taking turns in one process).
-constexpr int64_t kGroup = 8;
+/// Where there are enough heads to busy the threads, a forward unit of at most this many
+/// queries is one block: half as many products and passes over short rows as in blocks of
+/// 32, and its keys' staircase in one cover. The tiny GPT's forward (T = 64) took 11% less
+/// time, the small one's (T = 128) 3-7% less (taking turns in one process, on one core and on
+/// two), though blocks of 64 take more instructions (above); the backward's blocks of keys,
+/// so widened, ran 3% faster at T = 64 and 16% slower at 128.
+constexpr int64_t kWholeHeadQueries = 128;
+
+/// out[r * ldOut + e] = acc[r * width + e] / denominators[r]: the forward's last step, its
+/// divisions in 8-float vectors on AVX2 (compiled plainly they were 4-float SSE, about 4%
+/// of the tiny GPT's forward).
+template <typename T>
+void divideRows(T *out, int64_t ldOut, const T *acc, int64_t width, int64_t rows,
+                const T *denominators) {
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t e = 0; e < width; ++e)
+      out[r * ldOut + e] = acc[r * width + e] / denominators[r];
+}
+template <typename T>
+[[LOOM_AVX2]] void divideRowsAvx2(T *out, int64_t ldOut, const T *acc, int64_t width,
+                                   int64_t rows, const T *denominators) {
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t e = 0; e < width; ++e)
+      out[r * ldOut + e] = acc[r * width + e] / denominators[r];
+}
 
 template <typename T>
 struct Attention {
@@ -71,69 +94,8 @@ struct Attention {
            h * l.head;
   }
   int64_t ld(AttentionCall::Tensor which) const { return call.layouts[which].sequence; }
-  /// Keys query t sees in the block starting at key s0 of `cols` keys.
-  int64_t visible(int64_t t, int64_t s0, int64_t cols) const {
-    return call.causal ? std::clamp<int64_t>(t - s0 + 1, 0, cols) : cols;
-  }
-
-  /// Covers what query rows [t0, t0 + rows) see of keys [s0, s0 + cols) with products
-  /// f(i, n, k0, k1, first): rows [i, i + n) with keys [k0, k1) of the block, `first` where
-  /// it is the rows' first product (the others add to it). Without a mask one product does.
-  /// Under a causal mask the rows at or past the diagonal's end see every key (one product),
-  /// the keys before the diagonal's start are seen by every row (one product), and only the
-  /// diagonal's staircase runs in groups of kGroup rows, each up to the last key its rows
-  /// see (the rest of a group is masked, its probabilities zero). Row by row in groups, the
-  /// blocks off the diagonal ran as 8-row products reading B from L2 at a power-of-two
-  /// stride (L1 set conflicts), not as one product over packed panels.
-  template <typename F>
-  void forVisibleKeys(int64_t t0, int64_t rows, int64_t s0, int64_t cols, F &&f) const {
-    if (!call.causal)
-      return f(0, rows, 0, cols, true);
-    // Rows from `seeAll` on see every key; few such rows join the staircase.
-    int64_t seeAll = std::clamp<int64_t>(s0 + cols - 1 - t0, 0, rows);
-    if (rows - seeAll < kGroup)
-      seeAll = rows;
-    // The keys the staircase's first row sees, which all of its rows see.
-    int64_t common = visible(t0, s0, cols);
-    if (common < kGroup)
-      common = 0;
-    if (seeAll > 0 && common > 0)
-      f(0, seeAll, 0, common, true);
-    for (int64_t i = 0; i < seeAll; i += kGroup) {
-      int64_t n = std::min(kGroup, seeAll - i), last = visible(t0 + i + n - 1, s0, cols);
-      if (last > common || common == 0)
-        f(i, n, common, last, common == 0);
-    }
-    if (seeAll < rows)
-      f(seeAll, rows - seeAll, 0, cols, true);
-  }
-  /// The same cover seen from the keys: f(j, n, r0, r1, first) for keys [j, j + n) of
-  /// [s0, s0 + cols) with query rows [r0, r1) of [t0, t0 + rows), `first` where it is the
-  /// keys' first product. Key j is seen by the rows from firstRow(j) on.
-  template <typename F>
-  void forVisibleRows(int64_t s0, int64_t cols, int64_t t0, int64_t rows, F &&f) const {
-    if (!call.causal)
-      return f(0, cols, 0, rows, true);
-    auto firstRow = [&](int64_t j) { return std::clamp<int64_t>(s0 + j - t0, 0, rows); };
-    // Keys before `seenByAll` are seen by every row; few such keys join the staircase.
-    int64_t seenByAll = std::clamp<int64_t>(t0 - s0 + 1, 0, cols);
-    if (seenByAll < kGroup)
-      seenByAll = 0;
-    // The rows that the staircase's last key is seen by, which see all of its keys.
-    int64_t common = firstRow(cols - 1);
-    if (rows - common < kGroup)
-      common = rows;
-    if (seenByAll > 0)
-      f(0, seenByAll, 0, rows, true);
-    if (seenByAll < cols && common < rows)
-      f(seenByAll, cols - seenByAll, common, rows, true);
-    for (int64_t j = seenByAll; j < cols; j += kGroup) {
-      int64_t n = std::min(kGroup, cols - j), first = firstRow(j);
-      if (first < common || common == rows)
-        f(j, n, first, common, common == rows);
-    }
-  }
-
+  /// The products covering what the queries of a block see of its keys.
+  loom::rt::AttentionCover cover{call.causal != 0};
   /// Dropout keeps p[t, s] of (b, h) where its word reaches `threshold`, scaled by
   /// keepScale; threshold 0: no dropout.
   uint32_t threshold = 0;
@@ -163,36 +125,38 @@ struct Attention {
   /// Query blocks a forward unit takes: all of a (batch, head)'s where there are enough heads
   /// to busy the device's threads (its keys are then turned once), else one.
   int64_t blocksPerUnit = 1;
+  /// The queries of a forward block: kBlock, or all of a (batch, head)'s (kWholeHeadQueries).
+  int64_t blockRows = kBlock;
 
   /// One (batch, head, group of blocksPerUnit blocks of queries).
   void forward(int64_t unit) const {
     using A = AttentionCall;
-    int64_t blocks = (call.queries + kBlock - 1) / kBlock;
+    int64_t blocks = (call.queries + blockRows - 1) / blockRows;
     int64_t groups = (blocks + blocksPerUnit - 1) / blocksPerUnit;
     int64_t b = unit / (call.heads * groups), h = unit / groups % call.heads;
     int64_t first = unit % groups * blocksPerUnit, last = std::min(blocks, first + blocksPerUnit);
     thread_local std::vector<T> keysT;
     keysT.resize(call.dim * kSpan);
     // The keys of the group's last block, turned once when they fit one span.
-    int64_t lastQuery = std::min(call.queries, last * kBlock);
+    int64_t lastQuery = std::min(call.queries, last * blockRows);
     int64_t keyEnd = call.causal ? std::min(call.keys, lastQuery) : call.keys;
     bool turned = keyEnd <= kSpan;
     if (turned)
       transposeBlock(keyEnd, call.dim, row(A::Key, b, 0, h), ld(A::Key), keysT.data(), kSpan);
     for (int64_t block = first; block < last; ++block)
-      forwardBlock(b, h, block * kBlock, keysT.data(), turned);
+      forwardBlock(b, h, block * blockRows, keysT.data(), turned);
   }
 
-  /// Queries [t0, t0 + kBlock) of (b, h); `keysT` holds the first span's keys turned if
+  /// Queries [t0, t0 + blockRows) of (b, h); `keysT` holds the first span's keys turned if
   /// `turned`, else is where each span's keys are turned.
   void forwardBlock(int64_t b, int64_t h, int64_t t0, T *keysT, bool turned) const {
     using A = AttentionCall;
-    int64_t rows = std::min(kBlock, call.queries - t0), dv = call.valueDim;
+    int64_t rows = std::min(blockRows, call.queries - t0), dv = call.valueDim;
     thread_local std::vector<T> scores, acc, max, denominator, top, sums, mask;
     thread_local std::vector<int64_t> seen;
-    scores.resize(kBlock * kSpan), acc.assign(rows * dv, T(0));
-    top.resize(kBlock), sums.resize(kBlock), seen.resize(kBlock);
-    mask.resize(threshold != 0 ? kBlock * kSpan : 0);
+    scores.resize(blockRows * kSpan), acc.assign(rows * dv, T(0));
+    top.resize(blockRows), sums.resize(blockRows), seen.resize(blockRows);
+    mask.resize(threshold != 0 ? blockRows * kSpan : 0);
     max.assign(rows, -std::numeric_limits<T>::infinity()), denominator.assign(rows, T(0));
     const T *q = row(A::Query, b, t0, h);
     int64_t keyEnd = call.causal ? std::min(call.keys, t0 + rows) : call.keys;
@@ -200,12 +164,13 @@ struct Attention {
       int64_t cols = std::min(kSpan, keyEnd - s0);
       if (!turned)
         transposeBlock(cols, call.dim, row(A::Key, b, s0, h), ld(A::Key), keysT, kSpan);
-      forVisibleKeys(t0, rows, s0, cols, [&](int64_t i, int64_t n, int64_t k0, int64_t k1, bool) {
+      cover.forVisibleKeys(t0, rows, s0, cols, [&](int64_t i, int64_t n, int64_t k0, int64_t k1,
+                                                   bool) {
         smallGemm(n, k1 - k0, call.dim, scale, {q + i * ld(A::Query), ld(A::Query), 1},
                   keysT + k0, kSpan, T(0), scores.data() + i * kSpan + k0, kSpan);
       });
       for (int64_t r = 0; r < rows; ++r)
-        seen[r] = visible(t0 + r, s0, cols);
+        seen[r] = cover.visible(t0 + r, s0, cols);
       // Each row's new max, then its exponentials shifted by it (masked keys zeroed).
       rowMaxes(scores.data(), kSpan, rows, seen.data(), top.data());
       for (int64_t r = 0; r < rows; ++r)
@@ -229,17 +194,20 @@ struct Attention {
         maskOf(mask.data(), kSpan, rows, seen.data(), t0, s0, b, h);
         applyMask(scores.data(), mask.data(), kSpan, rows, seen.data());
       }
-      forVisibleKeys(t0, rows, s0, cols, [&](int64_t i, int64_t n, int64_t k0, int64_t k1, bool) {
+      cover.forVisibleKeys(t0, rows, s0, cols, [&](int64_t i, int64_t n, int64_t k0, int64_t k1,
+                                                   bool) {
         smallGemm(n, dv, k1 - k0, T(1), {scores.data() + i * kSpan + k0, kSpan, 1},
                   row(A::Value, b, s0 + k0, h), ld(A::Value), T(1), acc.data() + i * dv, dv);
       });
     }
-    for (int64_t r = 0; r < rows; ++r) {
-      T *o = row(A::Result, b, t0 + r, h);
-      for (int64_t e = 0; e < dv; ++e)
-        o[e] = acc[r * dv + e] / denominator[r];
+    if (loom::rt::cpuKernels() != loom::rt::CpuKernels::Portable)
+      divideRowsAvx2(row(A::Result, b, t0, h), ld(A::Result), acc.data(), dv, rows,
+                     denominator.data());
+    else
+      divideRows(row(A::Result, b, t0, h), ld(A::Result), acc.data(), dv, rows,
+                 denominator.data());
+    for (int64_t r = 0; r < rows; ++r)
       *row(A::Logsumexp, b, t0 + r, h) = max[r] + std::log(denominator[r]);
-    }
   }
 
   /// One (batch, head).
@@ -274,17 +242,19 @@ struct Attention {
         const T *q = row(A::Query, b, t0, h);
         const T *g = row(A::ResultGrad, b, t0, h);
         const int64_t ldQ = ld(A::Query), ldG = ld(A::ResultGrad);
-        forVisibleKeys(t0, rows, s0, cols, [&](int64_t i, int64_t n, int64_t k0, int64_t k1, bool) {
+        cover.forVisibleKeys(t0, rows, s0, cols, [&](int64_t i, int64_t n, int64_t k0, int64_t k1,
+                                                     bool) {
           smallGemm(n, k1 - k0, d, scale, {q + i * ldQ, ldQ, 1}, keysT.data() + k0, kBlock,
                     T(0), probs.data() + i * kBlock + k0, kBlock);
         });
         for (int64_t r = 0; r < rows; ++r) {
-          seen[r] = visible(t0 + r, s0, cols);
+          seen[r] = cover.visible(t0 + r, s0, cols);
           logsumexp[r] = *row(A::Logsumexp, b, t0 + r, h);
         }
         expRows(probs.data(), kBlock, rows, cols, seen.data(), logsumexp.data(), nullptr);
         // dP = dO V^T, through the mask; then dS, and the mask applied to P for dV.
-        forVisibleKeys(t0, rows, s0, cols, [&](int64_t i, int64_t n, int64_t k0, int64_t k1, bool) {
+        cover.forVisibleKeys(t0, rows, s0, cols, [&](int64_t i, int64_t n, int64_t k0, int64_t k1,
+                                                     bool) {
           smallGemm(n, k1 - k0, dv, T(1), {g + i * ldG, ldG, 1}, valuesT.data() + k0, kBlock,
                     T(0), dprobs.data() + i * kBlock + k0, kBlock);
         });
@@ -297,19 +267,19 @@ struct Attention {
         if (threshold != 0)
           applyMask(probs.data(), mask.data(), kBlock, rows, seen.data());
         // dV += P^T dO (P^T read in place: rows of P are its columns).
-        forVisibleRows(s0, cols, t0, rows, [&](int64_t j, int64_t n, int64_t r0, int64_t r1,
+        cover.forVisibleRows(s0, cols, t0, rows, [&](int64_t j, int64_t n, int64_t r0, int64_t r1,
                                                bool first) {
           smallGemm(n, dv, r1 - r0, T(1), {probs.data() + r0 * kBlock + j, 1, kBlock},
                     g + r0 * ldG, ldG, first ? spanBeta : T(1), dvOut + j * ld(A::ValueGrad),
                     ld(A::ValueGrad));
         });
-        forVisibleKeys(t0, rows, s0, cols, [&](int64_t i, int64_t n, int64_t k0, int64_t k1,
+        cover.forVisibleKeys(t0, rows, s0, cols, [&](int64_t i, int64_t n, int64_t k0, int64_t k1,
                                                bool first) {
           smallGemm(n, d, k1 - k0, T(1), {dprobs.data() + i * kBlock + k0, kBlock, 1},
                     k + k0 * ld(A::Key), ld(A::Key), first ? queryBeta : T(1),
                     row(A::QueryGrad, b, t0 + i, h), ld(A::QueryGrad));
         });
-        forVisibleRows(s0, cols, t0, rows, [&](int64_t j, int64_t n, int64_t r0, int64_t r1,
+        cover.forVisibleRows(s0, cols, t0, rows, [&](int64_t j, int64_t n, int64_t r0, int64_t r1,
                                                bool first) {
           smallGemm(n, d, r1 - r0, T(1), {dprobs.data() + r0 * kBlock + j, 1, kBlock},
                     q + r0 * ldQ, ldQ, first ? spanBeta : T(1), dk + j * ld(A::KeyGrad),
@@ -370,8 +340,11 @@ void run(int64_t callAddress, const int64_t *buffers, bool gradient) {
   auto span = profileSpan<T>(call, gradient);
   loom::rt::OneBlasThread oneThread;
   if (!gradient) {
-    int64_t blocks = (call.queries + kBlock - 1) / kBlock;
-    if (call.batch * call.heads >= 4 * loom::rt::currentKernelThreads())
+    bool manyHeads = call.batch * call.heads >= 4 * loom::rt::currentKernelThreads();
+    if (manyHeads && call.queries <= kWholeHeadQueries)
+      attention.blockRows = call.queries;
+    int64_t blocks = (call.queries + attention.blockRows - 1) / attention.blockRows;
+    if (manyHeads)
       attention.blocksPerUnit = blocks;
     int64_t groups = (blocks + attention.blocksPerUnit - 1) / attention.blocksPerUnit;
     loom_rt_parallel_for(&Attention<T>::forwardChunk, &attention,

@@ -50,8 +50,11 @@ INSTANTIATE_TEST_SUITE_P(
                     AttentionCase{1, 530, 530, 2, 16, 16, true, DType::F32}, // 3 spans
                     AttentionCase{1, 90, 200, 2, 100, 128, false, DType::F32},
                     AttentionCase{1, 33, 33, 2, 40, 24, true, DType::F32},
+                    // Heads enough for 16 threads' units: a forward block of all 100 queries.
+                    AttentionCase{8, 100, 100, 8, 16, 16, true, DType::F32},
                     AttentionCase{1, 70, 600, 1, 4, 6, false, DType::F64},   // 3 spans
                     AttentionCase{2, 63, 63, 3, 7, 7, true, DType::F64},
+                    AttentionCase{8, 128, 128, 8, 8, 8, true, DType::F64},
                     AttentionCase{1, 130, 70, 2, 5, 9, false, DType::F64}),
     [](const testing::TestParamInfo<AttentionCase> &info) {
       const AttentionCase &c = info.param;
