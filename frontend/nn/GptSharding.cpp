@@ -122,7 +122,7 @@ const PartitionSpec &specOf(const GptPartitionSpecs &specs, const std::string &k
 PartitionSpec fitFsdp(const PartitionSpec &spec, const Shape &shape, const Mesh &mesh,
                       std::string &note) {
   note.clear();
-  if (!mesh.hasAxis("fsdp"))
+  if (!mesh.hasAxis("fsdp") || spec.size() > shape.size()) // the latter: check() says so
     return spec;
   const int64_t devices = mesh.axisSize("fsdp");
   std::vector<MeshAxes> dims = spec.entries();
