@@ -86,7 +86,7 @@ template <int MR, int NV, bool Full, typename Scale>
 /// The last r < MR rows of a panel in one tile of r rows.
 template <int R, int NV, bool Full, typename Scale>
 [[gnu::always_inline, LOOM_AVX2]] inline void tailTile(int64_t r, int64_t k, Scale *scales,
-                                                        loom::rt::StridedMatrix<float> a,
+                                                        const loom::rt::StridedMatrix<float> &a,
                                                         const float *b, int64_t ldb,
                                                         float *c, int64_t ldc,
                                                         __m256i lastMask) {
@@ -100,7 +100,7 @@ template <int R, int NV, bool Full, typename Scale>
 
 /// A panel of NV vectors' columns: tiles of MR rows, then one or two tiles of the rows left.
 template <int MR, int NV, bool Full>
-[[LOOM_AVX2]] void panel(int64_t m, int64_t k, float alpha, loom::rt::StridedMatrix<float> a,
+[[LOOM_AVX2]] void panel(int64_t m, int64_t k, float alpha, const loom::rt::StridedMatrix<float> &a,
                           const float *b, int64_t ldb, float beta, float *c, int64_t ldc,
                           __m256i lastMask) {
   // alpha and beta: in 1-vector tiles read from memory after the inner loop. Held in
@@ -156,7 +156,7 @@ constexpr int64_t rowGroupAt(int64_t m, int64_t first) {
 /// dst holds A's row groups one after another, group (first, rows) at dst + first * k as
 /// [k x rows]; A is transposed (a.rowStride == 1). dst has 8 floats to spare: each step of
 /// the inner dim stores a whole vector, whose lanes past the group the next step overwrites.
-[[LOOM_AVX2]] void packTransposedA(int64_t m, int64_t k, loom::rt::StridedMatrix<float> a,
+[[LOOM_AVX2]] void packTransposedA(int64_t m, int64_t k, const loom::rt::StridedMatrix<float> &a,
                                     float *dst) {
   int64_t first = 0;
   // Eight whole groups at a time, row by row of A^T: A^T's rows lie a power of two apart in
@@ -218,9 +218,10 @@ template <int NV, bool Full>
 /// A's packed row groups where there are some (packTransposedA), else from A in place, in
 /// 6 x 2 tiles or, for 8 or fewer columns, 12 x 1 ones.
 template <int NV, bool Full>
-[[LOOM_AVX2]] void anyPanel(int64_t m, int64_t k, float alpha, loom::rt::StridedMatrix<float> a,
-                             const float *packedA, const float *b, int64_t ldb, float beta,
-                             float *c, int64_t ldc, __m256i lastMask) {
+[[LOOM_AVX2]] void anyPanel(int64_t m, int64_t k, float alpha,
+                             const loom::rt::StridedMatrix<float> &a, const float *packedA,
+                             const float *b, int64_t ldb, float beta, float *c, int64_t ldc,
+                             __m256i lastMask) {
   if (packedA)
     packedPanel<NV, Full>(m, k, alpha, packedA, b, ldb, beta, c, ldc, lastMask);
   else
@@ -239,7 +240,7 @@ constexpr int64_t kMinPackedRows = 24;
 /// dst[p * 16 + q] = B(p, j0 + q) for q < columns, zero for the rest of the 16 (B's panel
 /// starting at column j0; B(p, j) is b.a[p * b.rowStride + j * b.colStride]).
 [[LOOM_AVX2]] void packPanel(int64_t k, int64_t j0, int64_t columns,
-                              loom::rt::StridedMatrix<float> b, float *dst) {
+                              const loom::rt::StridedMatrix<float> &b, float *dst) {
   const float *from = b.a + j0 * b.colStride;
   int64_t p = 0;
   if (b.colStride == 1) {
@@ -268,8 +269,9 @@ constexpr int64_t kMinPackedRows = 24;
 } // namespace
 
 [[LOOM_AVX2]] void loom::rt::detail::smallGemmAvx2(int64_t m, int64_t n, int64_t k, float alpha,
-                                                   StridedMatrix<float> a, StridedMatrix<float> b,
-                                                   float beta, float *c, int64_t ldc) {
+                                                   const StridedMatrix<float> &a,
+                                                   const StridedMatrix<float> &b, float beta,
+                                                   float *c, int64_t ldc) {
   thread_local std::vector<float> packed; // one panel of B; kept from call to call
   // A B of at most a panel's width is one contiguous block already, its rows no power of two
   // apart in L1: packing only copies it (when that copy went element by element,
