@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <fmt/format.h>
 #include <map>
+#include <optional>
 
 using namespace loom;
 using namespace loom::detail;
@@ -267,4 +268,46 @@ std::vector<NamedSharding> loom::detail::leafShardings(const Tree<NamedSharding>
                             "tree {} it annotates (they differ at {})",
                             what, shardings.structure(), tree.structure(), where));
   return out;
+}
+
+PartitionSpec loom::fitSplit(const PartitionSpec &spec, const Shape &shape, const Mesh &mesh,
+                             const std::string &axis, std::string &note) {
+  note.clear();
+  if (!mesh.hasAxis(axis) || spec.size() > shape.size()) // the latter: check() says so
+    return spec;
+  const int64_t devices = mesh.axisSize(axis);
+  std::vector<MeshAxes> dims = spec.entries();
+  dims.resize(shape.size());
+  auto devicesOf = [&](const MeshAxes &d) {
+    int64_t n = 1;
+    for (const std::string &a : d.axes)
+      n *= mesh.axisSize(a);
+    return n;
+  };
+  for (size_t d = 0; d < dims.size(); ++d) {
+    std::vector<std::string> &axes = dims[d].axes;
+    auto at = std::find(axes.begin(), axes.end(), axis);
+    if (at == axes.end() || shape[d] % devicesOf(dims[d]) == 0)
+      continue;
+    axes.erase(at);
+    std::optional<size_t> best;
+    for (size_t e = 0; e < dims.size(); ++e)
+      if (e != d && dims[e].axes.empty() && shape[e] % devices == 0 &&
+          (!best || shape[e] > shape[*best]))
+        best = e;
+    if (best)
+      dims[*best] = MeshAxes(axis);
+    note = best ? fmt::format("split by \"{}\" along dim {} (size {}): dim {} (size {}) does "
+                              "not divide by its {} devices",
+                              axis, *best, shape[*best], d, shape[d], devices)
+                : fmt::format("whole on each device of \"{}\": no dim divides by its {} "
+                              "devices",
+                              axis, devices);
+    break;
+  }
+  if (note.empty())
+    return spec;
+  while (!dims.empty() && dims.back().axes.empty()) // P("fsdp", None) stays as it was written
+    dims.pop_back();
+  return PartitionSpec::of(dims);
 }

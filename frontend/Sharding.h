@@ -132,6 +132,15 @@ private:
   PartitionSpec specValue;
 };
 
+/// `spec` for a value of `shape` with its split over mesh axis `axis` fitted to the shape:
+/// where that split's dim does not divide (3 heads over 4 devices), it moves to the largest
+/// other dim that no axis splits and that divides by `axis`, or, with none, the value is whole
+/// along `axis`, as FSDP recipes place parameters. Other axes' splits stay. `note` says what
+/// changed ("split by "fsdp" along dim 2 (size 120): dim 0 (size 3) does not divide by its 4
+/// devices"), empty where nothing did.
+PartitionSpec fitSplit(const PartitionSpec &spec, const Shape &shape, const Mesh &mesh,
+                       const std::string &axis, std::string &note);
+
 /// `x`, required to be laid out as `sharding` (`loom.sharding_constraint`); the compiler
 /// reshards to it. On one device it is the identity. An unspecified sharding returns `x`
 /// unconstrained.

@@ -1,10 +1,8 @@
 // The cookbook's sharding tables for the GPT decoder (see GptSharding.h).
 #include "frontend/nn/GptSharding.h"
 
-#include <algorithm>
 #include <fmt/format.h>
 #include <functional>
-#include <optional>
 #include <set>
 
 using namespace loom;
@@ -114,53 +112,6 @@ const PartitionSpec &specOf(const GptPartitionSpecs &specs, const std::string &k
   throw Error("gptShardings: no sharding for GPT parameter \"" + key + "\"");
 }
 
-/// FSDP's split of one parameter where the table's dim does not divide by the "fsdp" axis
-/// (3 heads over 4 devices, a vocabulary of 50257): the split moves to the largest other dim
-/// that no axis splits and that divides, or, with none, the parameter stays whole along
-/// "fsdp", as the FSDP recipes do for such parameters. A "tensor" split is the model's layout
-/// and never moves. `note` says what changed, empty where nothing did.
-PartitionSpec fitFsdp(const PartitionSpec &spec, const Shape &shape, const Mesh &mesh,
-                      std::string &note) {
-  note.clear();
-  if (!mesh.hasAxis("fsdp") || spec.size() > shape.size()) // the latter: check() says so
-    return spec;
-  const int64_t devices = mesh.axisSize("fsdp");
-  std::vector<MeshAxes> dims = spec.entries();
-  dims.resize(shape.size());
-  auto devicesOf = [&](const MeshAxes &d) {
-    int64_t n = 1;
-    for (const std::string &axis : d.axes)
-      n *= mesh.axisSize(axis);
-    return n;
-  };
-  for (size_t d = 0; d < dims.size(); ++d) {
-    std::vector<std::string> &axes = dims[d].axes;
-    auto at = std::find(axes.begin(), axes.end(), "fsdp");
-    if (at == axes.end() || shape[d] % devicesOf(dims[d]) == 0)
-      continue;
-    axes.erase(at);
-    std::optional<size_t> best;
-    for (size_t e = 0; e < dims.size(); ++e)
-      if (e != d && dims[e].axes.empty() && shape[e] % devices == 0 &&
-          (!best || shape[e] > shape[*best]))
-        best = e;
-    if (best)
-      dims[*best] = MeshAxes("fsdp");
-    note = best ? fmt::format("split by \"fsdp\" along dim {} (size {}): dim {} (size {}) does "
-                              "not divide by its {} devices",
-                              *best, shape[*best], d, shape[d], devices)
-                : fmt::format("whole on each device of \"fsdp\": no dim divides by its {} "
-                              "devices",
-                              devices);
-    break;
-  }
-  if (note.empty())
-    return spec;
-  while (!dims.empty() && dims.back().axes.empty()) // P("fsdp", None) stays as it was written
-    dims.pop_back();
-  return PartitionSpec::of(dims);
-}
-
 /// Checks that `mesh` has every axis the table names.
 void checkAxes(const GptPartitionSpecs &specs, GptStrategy strategy, const Mesh &mesh) {
   for (const PartitionSpec *spec :
@@ -188,7 +139,7 @@ GptShardings nn::gptShardings(const GptConfig &c, GptStrategy strategy, const Me
     switch (node.nodeKind()) {
     case Tree<Shape>::Kind::Value: {
       std::string note;
-      PartitionSpec spec = fitFsdp(specOf(specs, key), node.leaf(), mesh, note);
+      PartitionSpec spec = fitSplit(specOf(specs, key), node.leaf(), mesh, "fsdp", note);
       if (!note.empty())
         fitted.insert(fmt::format("{} {}: {}", key, describe(DType::F32, node.leaf()), note));
       return NamedSharding(mesh, spec);

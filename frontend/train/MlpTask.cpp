@@ -7,6 +7,7 @@
 #include "frontend/train/ShardingRules.h"
 
 #include <cmath>
+#include <fmt/format.h>
 
 namespace loom::train {
 
@@ -36,6 +37,8 @@ struct MlpShardings {
   Mesh mesh;
   Tree<NamedSharding> params;
   NamedSharding batch;
+  /// Weights whose FSDP split moved or went (fitSplit's notes).
+  std::vector<std::string> fsdpFitted;
 };
 
 std::optional<MlpShardings> mlpShardingsOf(const Config &c) {
@@ -50,7 +53,7 @@ std::optional<MlpShardings> mlpShardingsOf(const Config &c) {
       throw Error(c.describe("mesh.batch_axes") + " and " + c.describe("data.batch") + ": " +
                   e.what());
     }
-    return MlpShardings{r.mesh, r.params, r.batch};
+    return MlpShardings{r.mesh, r.params, r.batch, {}};
   }
   const std::vector<int64_t> &shape = c.integers("mesh.shape");
   bool twoD = strategy == "fsdp_tp";
@@ -81,33 +84,33 @@ std::optional<MlpShardings> mlpShardingsOf(const Config &c) {
         throw Error(c.describe("model.hidden") + ": width " + std::to_string(h) +
                     " does not divide over the " + std::to_string(mesh.axisSize("tensor")) +
                     " devices of mesh axis \"tensor\" (" + c.describe("mesh.shape") + ")");
-  // An axis for a dim where it divides the dim, else none.
-  auto on = [&](const char *axis, int64_t dim) -> MeshAxes {
-    return mesh.hasAxis(axis) && dim % mesh.axisSize(axis) == 0 ? MeshAxes(axis)
-                                                                : MeshAxes(std::nullopt);
-  };
   std::vector<int64_t> widths = widthsOf(c);
   size_t layers = widths.size() - 1;
   std::vector<Tree<NamedSharding>> list;
+  std::vector<std::string> fitted;
   for (size_t i = 0; i < layers; ++i) {
     int64_t in = widths[i], out = widths[i + 1];
     bool hidden = i + 1 < layers;
     // Tensor parallel: column-split layers feed row-split ones (no collective between them).
     bool columns = tensor && hidden && i % 2 == 0;
     bool rows = tensor && i % 2 == 1;
-    MeshAxes inAxes = rows ? MeshAxes("tensor") : fsdp ? on("fsdp", in) : MeshAxes(std::nullopt);
-    MeshAxes outAxes = columns ? MeshAxes("tensor")
-                       : fsdp && rows ? on("fsdp", out)
-                                      : MeshAxes(std::nullopt);
+    MeshAxes none(std::nullopt);
+    MeshAxes inAxes = rows ? MeshAxes("tensor") : fsdp ? MeshAxes("fsdp") : none;
+    MeshAxes outAxes = columns ? MeshAxes("tensor") : fsdp && rows ? MeshAxes("fsdp") : none;
+    // FSDP's split where it divides, else along the other dim or nowhere (fitSplit).
+    std::string note;
+    PartitionSpec spec = fitSplit(P(inAxes, outAxes), {in, out}, mesh, "fsdp", note);
+    if (!note.empty())
+      fitted.push_back(fmt::format("layers[{}].w f32[{},{}]: {}", i, in, out, note));
     Tree<NamedSharding> layer;
-    layer["w"] = NamedSharding(mesh, P(inAxes, outAxes));
+    layer["w"] = NamedSharding(mesh, spec);
     layer["b"] = NamedSharding(mesh, P(columns ? MeshAxes("tensor") : MeshAxes(std::nullopt)));
     list.push_back(layer);
   }
   Tree<NamedSharding> params;
   params["layers"] = Tree<NamedSharding>::list(list);
   NamedSharding batch(mesh, batchAxis ? P(MeshAxes(*batchAxis)) : P());
-  return MlpShardings{mesh, params, batch};
+  return MlpShardings{mesh, params, batch, fitted};
 }
 
 class MlpTask final : public TrainTask {
@@ -127,7 +130,14 @@ public:
     return text + " batch=" + std::to_string(batch) + " on " +
            (shardings ? strategy + " over " + shardings->mesh.describe() : "1 device") + "; " +
            std::to_string(data.trainExamples()) + " train and " +
-           std::to_string(data.evalExamples()) + " held-out digits";
+           std::to_string(data.evalExamples()) + " held-out digits" + fittedLines();
+  }
+  /// The weights whose FSDP split moved, a line each.
+  std::string fittedLines() const {
+    std::string lines;
+    for (const std::string &fitted : shardings ? shardings->fsdpFitted : std::vector<std::string>{})
+      lines += "\n  " + fitted;
+    return lines;
   }
   std::string unit() const override { return "examples"; }
   int64_t unitsPerStep() const override { return batch; }

@@ -171,6 +171,16 @@ TEST(LoomTrain, FsdpOfDimsThatDoNotDivideTrainsAndListsWhatMoved) {
             std::string::npos)
       << output;
   EXPECT_NE(output.find("done: 2 steps"), std::string::npos) << output;
+  // The MLP's weights the same way: 66 rows over 4 devices, its 96 columns split instead.
+  std::tie(status, output) = loomTrain(
+      std::string(LOOM_SOURCE_DIR) + "/configs/mlp-digits.toml --set mesh.strategy=\"fsdp\" "
+      "--set mesh.shape=[4] --set model.hidden=[66,96] --set training.epochs=1 --set "
+      "training.out_dir=" + out.string() + " --overwrite");
+  EXPECT_EQ(status, 0) << output;
+  EXPECT_NE(output.find("\n  layers[1].w f32[66,96]: split by \"fsdp\" along dim 1 (size 96): "
+                        "dim 0 (size 66) does not divide by its 4 devices\n"),
+            std::string::npos)
+      << output;
   std::filesystem::remove_all(out);
 }
 
