@@ -100,10 +100,7 @@ public:
                   shardings ? (strategy + " over " + shardings->mesh.describe()).c_str()
                             : "1 device",
                   tokens.size(), split->trainTokens, split->evalWindows());
-    std::string lines = text;
-    for (const std::string &fitted : shardings ? shardings->fsdpFitted : std::vector<std::string>{})
-      lines += "\n  " + fitted;
-    return lines;
+    return text + (shardings ? linesBelow(shardings->fsdpFitted) : "");
   }
   std::string unit() const override { return "tokens"; }
   DType computeDType() const override { return model.precision; }

@@ -130,14 +130,8 @@ public:
     return text + " batch=" + std::to_string(batch) + " on " +
            (shardings ? strategy + " over " + shardings->mesh.describe() : "1 device") + "; " +
            std::to_string(data.trainExamples()) + " train and " +
-           std::to_string(data.evalExamples()) + " held-out digits" + fittedLines();
-  }
-  /// The weights whose FSDP split moved, a line each.
-  std::string fittedLines() const {
-    std::string lines;
-    for (const std::string &fitted : shardings ? shardings->fsdpFitted : std::vector<std::string>{})
-      lines += "\n  " + fitted;
-    return lines;
+           std::to_string(data.evalExamples()) + " held-out digits" +
+           (shardings ? linesBelow(shardings->fsdpFitted) : "");
   }
   std::string unit() const override { return "examples"; }
   int64_t unitsPerStep() const override { return batch; }

@@ -116,6 +116,15 @@ inline uint64_t saturatingProduct(const std::vector<int64_t> &factors) {
   return std::min(product, UINT64_MAX / 16);
 }
 
+/// `lines` each on a line of its own, indented by two spaces: what describe() lists under its
+/// first line.
+inline std::string linesBelow(const std::vector<std::string> &lines) {
+  std::string text;
+  for (const std::string &line : lines)
+    text += "\n  " + line;
+  return text;
+}
+
 /// The task `config`'s model.kind names, its data loaded (or prepared) and its config
 /// checked against the mesh. Messages go to `log`. Throws loom::Error naming keys.
 std::unique_ptr<TrainTask> makeTask(const Config &config, std::FILE *log);
