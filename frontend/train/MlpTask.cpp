@@ -174,8 +174,9 @@ public:
   }
   Tree<Array> trainBatch(uint64_t seed, int64_t step) const override {
     // Each process loads only the rows its devices hold (all of them in one process).
-    auto [first, rows] = shardings ? Array::processRowSpan(shardings->batch, {batch, Digits::kPixels})
-                                   : std::pair<int64_t, int64_t>{0, batch};
+    auto [first, rows] = shardings
+                             ? Array::processRowSpan(shardings->batch, {batch, Digits::kPixels})
+                             : std::pair<int64_t, int64_t>{0, batch};
     return place(data.trainBatch(seed, step, batch, first, rows), false, /*local=*/true);
   }
   uint64_t batchBytes() const override { // images f32, labels i32
