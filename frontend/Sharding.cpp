@@ -23,6 +23,14 @@ std::string quotedList(const std::vector<std::string> &names) {
     q.push_back(quoted(n));
   return fmt::format("[{}]", fmt::join(q, ", "));
 }
+
+/// The devices a dim split over `axes` of `mesh` is cut into.
+int64_t devicesOf(const Mesh &mesh, const std::vector<std::string> &axes) {
+  int64_t devices = 1;
+  for (const std::string &axis : axes)
+    devices *= mesh.axisSize(axis);
+  return devices;
+}
 } // namespace
 
 //===----------------------------------------------------------------------===//
@@ -144,9 +152,7 @@ void NamedSharding::check(const Shape &shape, const std::string &what) const {
     throw Error(fmt::format("{}: sharding {} has {} entries, but the tensor has rank {}", what,
                             self, specValue.size(), shape.size()));
   for (size_t d = 0; d < specValue.size(); ++d) {
-    int64_t devices = 1;
-    for (const std::string &axis : specValue.axes(d))
-      devices *= meshValue->axisSize(axis);
+    int64_t devices = devicesOf(*meshValue, specValue.axes(d));
     if (shape[d] % devices != 0)
       throw Error(fmt::format("{}: sharding {}: dim {} (size {}) does not divide by the {} "
                               "devices of mesh axes {}",
@@ -278,16 +284,10 @@ PartitionSpec loom::fitSplit(const PartitionSpec &spec, const Shape &shape, cons
   const int64_t devices = mesh.axisSize(axis);
   std::vector<MeshAxes> dims = spec.entries();
   dims.resize(shape.size());
-  auto devicesOf = [&](const MeshAxes &d) {
-    int64_t n = 1;
-    for (const std::string &a : d.axes)
-      n *= mesh.axisSize(a);
-    return n;
-  };
   for (size_t d = 0; d < dims.size(); ++d) {
     std::vector<std::string> &axes = dims[d].axes;
     auto at = std::find(axes.begin(), axes.end(), axis);
-    if (at == axes.end() || shape[d] % devicesOf(dims[d]) == 0)
+    if (at == axes.end() || shape[d] % devicesOf(mesh, axes) == 0)
       continue;
     axes.erase(at);
     std::optional<size_t> best;

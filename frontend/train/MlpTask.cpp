@@ -104,7 +104,7 @@ std::optional<MlpShardings> mlpShardingsOf(const Config &c) {
       fitted.push_back(fmt::format("layers[{}].w f32[{},{}]: {}", i, in, out, note));
     Tree<NamedSharding> layer;
     layer["w"] = NamedSharding(mesh, spec);
-    layer["b"] = NamedSharding(mesh, P(columns ? MeshAxes("tensor") : MeshAxes(std::nullopt)));
+    layer["b"] = NamedSharding(mesh, P(columns ? MeshAxes("tensor") : none));
     list.push_back(layer);
   }
   Tree<NamedSharding> params;

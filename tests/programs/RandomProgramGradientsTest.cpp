@@ -77,6 +77,19 @@ void checkGradients(int64_t number, bool sharded) {
     inputs[k].data[i] = x;
     return (up - down) / (2 * h);
   };
+  // Central differences err by ~h^2 f''' (truncation) plus the loss's rounding over the
+  // step, ~eps |loss| / h: with h = 1e-5 about 1e-9 for a loss near 1, but 4e-6 for a loss
+  // of 3e5 (program 18155's dot of 8192 values with themselves), so the rounding's share is
+  // allowed for, and such a loss is also checked with a step of 1e-4 (a tenth of the
+  // rounding). max, min, abs and relu have kinks, and two values within h of each other
+  // (about once in a thousand programs) put one inside the step: then the step shrinks to
+  // 1e-7, which a kink is 100 times less likely to be inside; there the rounding is not
+  // allowed for (a loss of 3e5 would allow 1e-2). A wrong gradient fails all three.
+  const double loss0 = std::fabs(referenceLoss(c, inputs, weights));
+  auto close = [loss0](double loom, double fd, double h, double relative) {
+    double rounding = h < 1e-5 ? 0 : 16 * std::numeric_limits<double>::epsilon() * loss0 / h;
+    return std::fabs(loom - fd) <= relative * (1 + std::fabs(fd)) + rounding;
+  };
   for (size_t k = 0, nextFloat = 0; k < inputs.size(); ++k) {
     if (c.program.inputs[k].index)
       continue; // indices are not differentiated
@@ -88,19 +101,6 @@ void checkGradients(int64_t number, bool sharded) {
       std::shuffle(checked.begin(), checked.end(), rng);
       checked.resize(kCheckedPerLargeInput);
     }
-    // Central differences err by ~h^2 f''' (truncation) plus the loss's rounding over the
-    // step, ~eps |loss| / h: with h = 1e-5 about 1e-9 for a loss near 1, but 4e-6 for a loss
-    // of 3e5 (program 18155's dot of 8192 values with themselves), so the rounding's share is
-    // allowed for, and such a loss is also checked with a step of 1e-4 (a tenth of the
-    // rounding). max, min, abs and relu have kinks, and two values within h of each other
-    // (about once in a thousand programs) put one inside the step: then the step shrinks to
-    // 1e-7, which a kink is 100 times less likely to be inside; there the rounding is not
-    // allowed for (a loss of 3e5 would allow 1e-2). A wrong gradient fails all three.
-    const double loss0 = std::fabs(referenceLoss(c, inputs, weights));
-    auto close = [loss0](double loom, double fd, double h, double relative) {
-      double rounding = h < 1e-5 ? 0 : 16 * std::numeric_limits<double>::epsilon() * loss0 / h;
-      return std::fabs(loom - fd) <= relative * (1 + std::fabs(fd)) + rounding;
-    };
     for (size_t i : checked) {
       double fd = centralDifference(k, i, 1e-5);
       if (close(got[i], fd, 1e-5, 1e-6))
