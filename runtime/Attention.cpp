@@ -1,16 +1,17 @@
 // The CPU's attention kernel (see Attention.h): flash attention's blocking, each block's
 // products on the small products' kernel (SmallGemm.h; OpenBLAS for doubles).
 //
-// Forward, per block of 32 queries (all blocks of a (batch, head) in one unit of work where
-// there are enough heads, so that its keys are turned for the products once, and up to 128
-// queries then one block): for each span
-// of up to 256 keys, S = scale Q K^T; the running row max m and denominator l are updated and
-// the accumulated P V rescaled by e^(m_old - m_new), so the softmax is never stored; at the
-// end O = acc / l and the logsumexp m + log l is kept for the gradient.
-// Gradient, per (batch, head): with delta_t = dO_t . O_t, for each block of 32 keys and each
-// span of up to 256 queries that sees it, P = e^(S - lse) is recomputed and dV += P^T dO,
-// dS = P (dO V^T - delta) scale, dQ += dS K, dK += dS^T Q. A (batch, head) owns its rows of
-// dQ, dK and dV, so the problems run on the device's threads without sharing a row.
+// Forward, per block of 32 queries (where there are enough heads, all of a (batch, head)'s
+// queries in one unit of work, in blocks of up to 128, its keys turned for the products
+// once): for each span of up to 256 keys, S = scale Q K^T; the running row max m and
+// denominator l are updated and the accumulated P V rescaled by e^(m_old - m_new), so the
+// softmax is never stored; at the end O = acc / l and the logsumexp m + log l is kept for
+// the gradient.
+// Gradient, per (batch, head): with delta_t = dO_t . O_t, for each block of 32 keys (64 past
+// 128 keys) and each span of up to 256 queries that sees it, P = e^(S - lse) is recomputed
+// and dV += P^T dO, dS = P (dO V^T - delta) scale, dQ += dS K, dK += dS^T Q. A (batch,
+// head) owns its rows of dQ, dK and dV, so the problems run on the device's threads without
+// sharing a row.
 // Dropout (runtime/cuda/AttentionDropout.h) scales P by the mask F (0 or 1 / (1 - rate))
 // after the denominators are summed: O = (P F) V / l; the gradient takes dV += (P F)^T dO and
 // dS = P (F (dO V^T) - delta) scale, delta being dO . O as before.
@@ -54,13 +55,25 @@ namespace {
 /// 1% fewer at T = 256 (callgrind); 16 was no better.
 constexpr int64_t kBlock = 32;
 constexpr int64_t kSpan = 256;
-/// Where there are enough heads to busy the threads, a forward unit of at most this many
-/// queries is one block: half as many products and passes over short rows as in blocks of
-/// 32, and its keys' staircase in one cover. The tiny GPT's forward (T = 64) took 11% less
-/// time, the small one's (T = 128) 3-7% less (taking turns in one process, on one core and on
-/// two), though blocks of 64 take more instructions (above); the backward's blocks of keys,
-/// so widened, ran 3% faster at T = 64 and 16% slower at 128.
+/// Where there are enough heads to busy the threads, a forward unit is a (batch, head), its
+/// keys turned once, and its blocks have up to this many queries: half as many products and
+/// passes over short rows as in blocks of 32, and each block's staircase in one cover. The
+/// tiny GPT's forward (T = 64) took 11% less time, the small one's (T = 128) 3-7% less
+/// (taking turns in one process, on one core and on two), though blocks of 64 take more
+/// instructions (above); the backward's blocks of keys, so widened, ran 3% faster at T = 64
+/// and 16% slower at 128. At T = 1024 ([2, 1024, 8, 64], 2 cores) the forward took 15% less
+/// time than in blocks of 32 that turned each span of keys again; at T = 256 the same.
 constexpr int64_t kWholeHeadQueries = 128;
+/// The most elements of keys a forward unit turns at once (1 MB of floats: 4096 keys of 64);
+/// longer keys are turned span by span in each block, as a thread keeps its turned keys.
+constexpr int64_t kMaxTurnedKeys = int64_t(1) << 18;
+/// The backward's blocks of keys where there are more than kWholeHeadQueries: each block
+/// packs the rows of Q and dO its queries span for two of its products, and wider blocks
+/// pack them half as often. On 2 cores (AMD EPYC, Zen 3), taking turns, the backward at
+/// [2, 1024, 8, 64] took 5-10% less time, at [4, 512, 8, 64] 3-5% and at [4, 256, 8, 64] 3%
+/// (blocks of 128 were no faster at 1024 and slower below); at 128 keys it made no
+/// difference.
+constexpr int64_t kWideKeyBlock = 64;
 
 /// out[r * ldOut + e] = acc[r * width + e] / denominators[r]: the forward's last step, its
 /// divisions in 8-float vectors on AVX2 (compiled plainly they were 4-float SSE, about 4%
@@ -126,6 +139,8 @@ struct Attention {
   int64_t blocksPerUnit = 1;
   /// The queries of a forward block: kBlock, or all of a (batch, head)'s (kWholeHeadQueries).
   int64_t blockRows = kBlock;
+  /// The keys of a backward block: kBlock, or kWideKeyBlock past kWholeHeadQueries keys.
+  int64_t keyBlock = kBlock;
 
   /// One (batch, head, group of blocksPerUnit blocks of queries).
   void forward(int64_t unit) const {
@@ -134,21 +149,25 @@ struct Attention {
     int64_t groups = (blocks + blocksPerUnit - 1) / blocksPerUnit;
     int64_t b = unit / (call.heads * groups), h = unit / groups % call.heads;
     int64_t first = unit % groups * blocksPerUnit, last = std::min(blocks, first + blocksPerUnit);
-    thread_local std::vector<T> keysT;
-    keysT.resize(call.dim * kSpan);
-    // The keys of the group's last block, turned once when they fit one span.
+    // The keys the group's last block sees, turned once for all its blocks and spans where
+    // they take at most kMaxTurnedKeys, else span by span in each block. Rows of the turned
+    // keys a power of two apart beyond a span would share L1's sets: padded.
     int64_t lastQuery = std::min(call.queries, last * blockRows);
     int64_t keyEnd = call.causal ? std::min(call.keys, lastQuery) : call.keys;
-    bool turned = keyEnd <= kSpan;
-    if (turned)
-      transposeBlock(keyEnd, call.dim, row(A::Key, b, 0, h), ld(A::Key), keysT.data(), kSpan);
+    bool whole = call.dim * keyEnd <= kMaxTurnedKeys;
+    int64_t ldKeys = !whole || keyEnd <= kSpan ? kSpan : (keyEnd + 15) / 16 * 16 + 16;
+    thread_local std::vector<T> keysT;
+    keysT.resize(call.dim * ldKeys);
+    if (whole)
+      transposeBlock(keyEnd, call.dim, row(A::Key, b, 0, h), ld(A::Key), keysT.data(), ldKeys);
     for (int64_t block = first; block < last; ++block)
-      forwardBlock(b, h, block * blockRows, keysT.data(), turned);
+      forwardBlock(b, h, block * blockRows, keysT.data(), ldKeys, whole);
   }
 
-  /// Queries [t0, t0 + blockRows) of (b, h); `keysT` holds the first span's keys turned if
-  /// `turned`, else is where each span's keys are turned.
-  void forwardBlock(int64_t b, int64_t h, int64_t t0, T *keysT, bool turned) const {
+  /// Queries [t0, t0 + blockRows) of (b, h); `keysT` holds the keys they see turned ([dim,
+  /// keys], rows ldKeys apart) if `whole`, else is where each span of them is turned.
+  void forwardBlock(int64_t b, int64_t h, int64_t t0, T *keysT, int64_t ldKeys,
+                    bool whole) const {
     using A = AttentionCall;
     int64_t rows = std::min(blockRows, call.queries - t0), dv = call.valueDim;
     thread_local std::vector<T> scores, acc, max, denominator, top, sums, mask;
@@ -161,12 +180,13 @@ struct Attention {
     int64_t keyEnd = call.causal ? std::min(call.keys, t0 + rows) : call.keys;
     for (int64_t s0 = 0; s0 < keyEnd; s0 += kSpan) {
       int64_t cols = std::min(kSpan, keyEnd - s0);
-      if (!turned)
+      if (!whole)
         transposeBlock(cols, call.dim, row(A::Key, b, s0, h), ld(A::Key), keysT, kSpan);
+      const T *spanKeys = whole ? keysT + s0 : keysT;
       cover.forVisibleKeys(t0, rows, s0, cols, [&](int64_t i, int64_t n, int64_t k0, int64_t k1,
                                                    bool) {
         smallGemm(n, k1 - k0, call.dim, scale, {q + i * ld(A::Query), ld(A::Query), 1},
-                  keysT + k0, kSpan, T(0), scores.data() + i * kSpan + k0, kSpan);
+                  spanKeys + k0, ldKeys, T(0), scores.data() + i * kSpan + k0, kSpan);
       });
       for (int64_t r = 0; r < rows; ++r)
         seen[r] = cover.visible(t0 + r, s0, cols);
@@ -215,21 +235,21 @@ struct Attention {
     int64_t b = unit / call.heads, h = unit % call.heads, d = call.dim, dv = call.valueDim;
     thread_local std::vector<T> probs, dprobs, delta, keysT, valuesT, logsumexp, mask;
     thread_local std::vector<int64_t> seen;
-    probs.resize(kSpan * kBlock), dprobs.resize(kSpan * kBlock), delta.resize(call.queries);
-    mask.resize(threshold != 0 ? kSpan * kBlock : 0);
+    probs.resize(kSpan * keyBlock), dprobs.resize(kSpan * keyBlock), delta.resize(call.queries);
+    mask.resize(threshold != 0 ? kSpan * keyBlock : 0);
     logsumexp.resize(kSpan), seen.resize(kSpan);
-    keysT.resize(d * kBlock), valuesT.resize(dv * kBlock);
+    keysT.resize(d * keyBlock), valuesT.resize(dv * keyBlock);
     for (int64_t t = 0; t < call.queries; ++t) {
       delta[t] = rowDot(row(A::Result, b, t, h), row(A::ResultGrad, b, t, h), dv);
       if (call.keys == 0) // else the first block of keys writes dQ
         std::fill_n(row(A::QueryGrad, b, t, h), d, T(0));
     }
-    for (int64_t s0 = 0; s0 < call.keys; s0 += kBlock) {
-      int64_t cols = std::min(kBlock, call.keys - s0);
+    for (int64_t s0 = 0; s0 < call.keys; s0 += keyBlock) {
+      int64_t cols = std::min(keyBlock, call.keys - s0);
       const T *k = row(A::Key, b, s0, h), *v = row(A::Value, b, s0, h);
       T *dk = row(A::KeyGrad, b, s0, h), *dvOut = row(A::ValueGrad, b, s0, h);
-      transposeBlock(cols, d, k, ld(A::Key), keysT.data(), kBlock);
-      transposeBlock(cols, dv, v, ld(A::Value), valuesT.data(), kBlock);
+      transposeBlock(cols, d, k, ld(A::Key), keysT.data(), keyBlock);
+      transposeBlock(cols, dv, v, ld(A::Value), valuesT.data(), keyBlock);
       // Causal: the queries before s0 see none of these keys.
       const int64_t firstQuery = call.causal ? s0 : 0;
       // The first span writes dK's and dV's rows of this block, and the first block dQ's
@@ -243,44 +263,44 @@ struct Attention {
         const int64_t ldQ = ld(A::Query), ldG = ld(A::ResultGrad);
         cover.forVisibleKeys(t0, rows, s0, cols, [&](int64_t i, int64_t n, int64_t k0, int64_t k1,
                                                      bool) {
-          smallGemm(n, k1 - k0, d, scale, {q + i * ldQ, ldQ, 1}, keysT.data() + k0, kBlock,
-                    T(0), probs.data() + i * kBlock + k0, kBlock);
+          smallGemm(n, k1 - k0, d, scale, {q + i * ldQ, ldQ, 1}, keysT.data() + k0, keyBlock,
+                    T(0), probs.data() + i * keyBlock + k0, keyBlock);
         });
         for (int64_t r = 0; r < rows; ++r) {
           seen[r] = cover.visible(t0 + r, s0, cols);
           logsumexp[r] = *row(A::Logsumexp, b, t0 + r, h);
         }
-        expRows(probs.data(), kBlock, rows, cols, seen.data(), logsumexp.data(), nullptr);
+        expRows(probs.data(), keyBlock, rows, cols, seen.data(), logsumexp.data(), nullptr);
         // dP = dO V^T, through the mask; then dS, and the mask applied to P for dV.
         cover.forVisibleKeys(t0, rows, s0, cols, [&](int64_t i, int64_t n, int64_t k0, int64_t k1,
                                                      bool) {
-          smallGemm(n, k1 - k0, dv, T(1), {g + i * ldG, ldG, 1}, valuesT.data() + k0, kBlock,
-                    T(0), dprobs.data() + i * kBlock + k0, kBlock);
+          smallGemm(n, k1 - k0, dv, T(1), {g + i * ldG, ldG, 1}, valuesT.data() + k0, keyBlock,
+                    T(0), dprobs.data() + i * keyBlock + k0, keyBlock);
         });
         if (threshold != 0) {
-          maskOf(mask.data(), kBlock, rows, seen.data(), t0, s0, b, h);
-          applyMask(dprobs.data(), mask.data(), kBlock, rows, seen.data());
+          maskOf(mask.data(), keyBlock, rows, seen.data(), t0, s0, b, h);
+          applyMask(dprobs.data(), mask.data(), keyBlock, rows, seen.data());
         }
-        softmaxGradRows(dprobs.data(), probs.data(), kBlock, rows, cols, seen.data(),
+        softmaxGradRows(dprobs.data(), probs.data(), keyBlock, rows, cols, seen.data(),
                         delta.data() + t0, scale);
         if (threshold != 0)
-          applyMask(probs.data(), mask.data(), kBlock, rows, seen.data());
+          applyMask(probs.data(), mask.data(), keyBlock, rows, seen.data());
         // dV += P^T dO (P^T read in place: rows of P are its columns).
         cover.forVisibleRows(s0, cols, t0, rows, [&](int64_t j, int64_t n, int64_t r0, int64_t r1,
                                                bool first) {
-          smallGemm(n, dv, r1 - r0, T(1), {probs.data() + r0 * kBlock + j, 1, kBlock},
+          smallGemm(n, dv, r1 - r0, T(1), {probs.data() + r0 * keyBlock + j, 1, keyBlock},
                     g + r0 * ldG, ldG, first ? spanBeta : T(1), dvOut + j * ld(A::ValueGrad),
                     ld(A::ValueGrad));
         });
         cover.forVisibleKeys(t0, rows, s0, cols, [&](int64_t i, int64_t n, int64_t k0, int64_t k1,
                                                bool first) {
-          smallGemm(n, d, k1 - k0, T(1), {dprobs.data() + i * kBlock + k0, kBlock, 1},
+          smallGemm(n, d, k1 - k0, T(1), {dprobs.data() + i * keyBlock + k0, keyBlock, 1},
                     k + k0 * ld(A::Key), ld(A::Key), first ? queryBeta : T(1),
                     row(A::QueryGrad, b, t0 + i, h), ld(A::QueryGrad));
         });
         cover.forVisibleRows(s0, cols, t0, rows, [&](int64_t j, int64_t n, int64_t r0, int64_t r1,
                                                bool first) {
-          smallGemm(n, d, r1 - r0, T(1), {dprobs.data() + r0 * kBlock + j, 1, kBlock},
+          smallGemm(n, d, r1 - r0, T(1), {dprobs.data() + r0 * keyBlock + j, 1, keyBlock},
                     q + r0 * ldQ, ldQ, first ? spanBeta : T(1), dk + j * ld(A::KeyGrad),
                     ld(A::KeyGrad));
         });
@@ -340,8 +360,8 @@ void run(int64_t callAddress, const int64_t *buffers, bool gradient) {
   loom::rt::OneBlasThread oneThread;
   if (!gradient) {
     bool manyHeads = call.batch * call.heads >= 4 * loom::rt::currentKernelThreads();
-    if (manyHeads && call.queries <= kWholeHeadQueries)
-      attention.blockRows = call.queries;
+    if (manyHeads)
+      attention.blockRows = std::min(call.queries, kWholeHeadQueries);
     int64_t blocks = (call.queries + attention.blockRows - 1) / attention.blockRows;
     if (manyHeads)
       attention.blocksPerUnit = blocks;
@@ -349,6 +369,8 @@ void run(int64_t callAddress, const int64_t *buffers, bool gradient) {
     loom_rt_parallel_for(&Attention<T>::forwardChunk, &attention,
                          call.batch * call.heads * groups, 1);
   } else {
+    if (call.keys > kWholeHeadQueries)
+      attention.keyBlock = kWideKeyBlock;
     loom_rt_parallel_for(&Attention<T>::backwardChunk, &attention, call.batch * call.heads, 1);
   }
 }

@@ -52,6 +52,12 @@ INSTANTIATE_TEST_SUITE_P(
                     AttentionCase{1, 33, 33, 2, 40, 24, true, DType::F32},
                     // Heads enough for 16 threads' units: a forward block of all 100 queries.
                     AttentionCase{8, 100, 100, 8, 16, 16, true, DType::F32},
+                    // Heads enough for 2 threads' units: a unit's blocks of 128 queries read
+                    // its keys turned once, over spans of them (300) and unmasked (530).
+                    AttentionCase{4, 300, 300, 2, 16, 16, true, DType::F32},
+                    AttentionCase{4, 140, 530, 2, 8, 8, false, DType::F32},
+                    // Keys past the most a unit turns at once (2^18 elements): span by span.
+                    AttentionCase{1, 70, 2700, 1, 100, 8, false, DType::F32},
                     AttentionCase{1, 70, 600, 1, 4, 6, false, DType::F64},   // 3 spans
                     AttentionCase{2, 63, 63, 3, 7, 7, true, DType::F64},
                     AttentionCase{8, 128, 128, 8, 8, 8, true, DType::F64},
