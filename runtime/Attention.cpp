@@ -19,8 +19,6 @@
 
 #include "runtime/AttentionCover.h"
 #include "runtime/AttentionRows.h"
-#include "runtime/Avx2Lanes.h"
-#include "runtime/CpuKernels.h"
 #include "runtime/Blas.h"
 #include "runtime/Profiler.h"
 #include "runtime/SmallGemm.h"
@@ -37,6 +35,7 @@
 #include <vector>
 
 using loom::rt::AttentionCall;
+using loom::rt::divideRows;
 using loom::rt::expRows;
 using loom::rt::rowDot;
 using loom::rt::rowMaxes;
@@ -74,23 +73,6 @@ constexpr int64_t kMaxTurnedKeys = int64_t(1) << 18;
 /// (blocks of 128 were no faster at 1024 and slower below); at 128 keys it made no
 /// difference.
 constexpr int64_t kWideKeyBlock = 64;
-
-/// out[r * ldOut + e] = acc[r * width + e] / denominators[r]: the forward's last step, its
-/// divisions in 8-float vectors on AVX2 (compiled plainly they were 4-float SSE, about 4%
-/// of the tiny GPT's forward).
-template <typename T>
-[[gnu::always_inline]] inline void divideRows(T *out, int64_t ldOut, const T *acc,
-                                              int64_t width, int64_t rows,
-                                              const T *denominators) {
-  for (int64_t r = 0; r < rows; ++r)
-    for (int64_t e = 0; e < width; ++e)
-      out[r * ldOut + e] = acc[r * width + e] / denominators[r];
-}
-template <typename T>
-[[LOOM_AVX2]] void divideRowsAvx2(T *out, int64_t ldOut, const T *acc, int64_t width,
-                                   int64_t rows, const T *denominators) {
-  divideRows(out, ldOut, acc, width, rows, denominators); // the same loop, compiled for AVX2
-}
 
 template <typename T>
 struct Attention {
@@ -219,12 +201,8 @@ struct Attention {
                   row(A::Value, b, s0 + k0, h), ld(A::Value), T(1), acc.data() + i * dv, dv);
       });
     }
-    if (loom::rt::cpuKernels() != loom::rt::CpuKernels::Portable)
-      divideRowsAvx2(row(A::Result, b, t0, h), ld(A::Result), acc.data(), dv, rows,
-                     denominator.data());
-    else
-      divideRows(row(A::Result, b, t0, h), ld(A::Result), acc.data(), dv, rows,
-                 denominator.data());
+    divideRows(row(A::Result, b, t0, h), ld(A::Result), acc.data(), dv, rows,
+               denominator.data());
     for (int64_t r = 0; r < rows; ++r)
       *row(A::Logsumexp, b, t0 + r, h) = max[r] + std::log(denominator[r]);
   }
