@@ -1,7 +1,8 @@
 // The attention kernel's passes over the rows of a block of scores (runtime/Attention.cpp):
 // the exponentials of the online softmax with their sums, the rows' maxima, the division by
-// the denominators and the gradient's dot products. Each takes its sums or maxima in vector lanes, so its rounding differs from a
-// serial loop's; the float exponential is a vectorized polynomial, the double one libm's.
+// the denominators and the gradient's dot products. Each takes its sums or maxima in vector
+// lanes, so its rounding differs from a serial loop's; the float exponential is a vectorized
+// polynomial, the double one libm's.
 // On AVX-512 (and AVX2: AttentionRowsAvx2.h; CpuKernels.h chooses) the float passes end a row
 // in one masked vector rather than scalar steps, and a block's rows run in one loop, so that
 // one row's exponentials overlap the last one's sum.
@@ -41,6 +42,7 @@ void divideRows(float *out, int64_t ldOut, const float *acc, int64_t width, int6
                 const float *denominators);
 void divideRows(double *out, int64_t ldOut, const double *acc, int64_t width, int64_t count,
                 const double *denominators);
+
 /// The dot product of x[0, n) and y[0, n).
 float rowDot(const float *x, const float *y, int64_t n);
 double rowDot(const double *x, const double *y, int64_t n);
