@@ -1,9 +1,11 @@
 // End-to-end tests of dot_product_attention (loom.attention, run by the CPU's blocked
 // kernel): causal and not, sequences that end inside a block, more keys than queries, a
-// value dim unlike the query's, f32 and f64, strided operands, and bf16 (run in f32).
+// value dim unlike the query's, f32 and f64, strided operands, bf16 (run in f32), and a sweep
+// of random shapes.
 #include "tests/e2e/Harness.h"
 
 #include <cmath>
+#include <cstdlib>
 
 using namespace loom;
 using namespace loom::e2e;
@@ -198,6 +200,60 @@ TEST(AttentionGradientTest, F32MatchesTheComposedAttentionAtModelHeadDims) {
       for (size_t j = 0; j < g.size(); ++j)
         ASSERT_NEAR(g[j], w[j], 2e-5 + 1e-4 * std::abs(w[j])) << "gradient "
                                                               << "qkv"[i] << " at " << j;
+    }
+  }
+}
+
+// Shapes drawn at random (from a fixed seed): batch and heads 1-4, so that a forward unit is
+// a whole (batch, head) or one block depending on the device's threads; sequences of 1-400
+// ending anywhere in a block or a span; head and value dims 1-80; causal or not. Forward
+// against the plain reference, gradients against autodiff of the composed attention, in f32
+// on the small products' kernel and in f64 on OpenBLAS. LOOM_ATTENTION_SWEEP=N draws N.
+TEST(AttentionSweep, RandomShapesMatchTheReferenceAndTheComposedGradients) {
+  std::mt19937 draw(20261201);
+  const char *count = std::getenv("LOOM_ATTENTION_SWEEP");
+  const int shapes = count ? std::atoi(count) : 8;
+  for (int i = 0; i < shapes; ++i) {
+    auto between = [&](int64_t lo, int64_t hi) {
+      return std::uniform_int_distribution<int64_t>(lo, hi)(draw);
+    };
+    int64_t batch = between(1, 4), heads = between(1, 4), queries = between(1, 400);
+    bool causal = between(0, 1) == 1;
+    int64_t keys = causal ? queries : between(1, 400), dim = between(1, 80);
+    int64_t valueDim = between(1, 80);
+    DType dtype = i % 2 ? DType::F64 : DType::F32;
+    SCOPED_TRACE(testing::Message() << "shape " << i << ": [" << batch << ", " << queries
+                                    << "/" << keys << ", " << heads << ", " << dim << "/"
+                                    << valueDim << "] " << (causal ? "causal " : "")
+                                    << (dtype == DType::F64 ? "f64" : "f32"));
+    std::mt19937 rng(kSeed + i);
+    std::vector<RefTensor> in = {
+        uniform({batch, queries, heads, dim}, rng, -1, 1, dtype),
+        uniform({batch, keys, heads, dim}, rng, -1, 1, dtype),
+        uniform({batch, keys, heads, valueDim}, rng, -1, 1, dtype),
+        uniform({batch, queries, heads, valueDim}, rng, -1, 1, dtype)};
+    auto f = jit([causal](Tensor q, Tensor k, Tensor v) {
+      return dot_product_attention(q, k, v, causal);
+    });
+    Array got = f(toArray(in[0], dtype), toArray(in[1], dtype), toArray(in[2], dtype));
+    RefTensor want = ref::attention(in[0], in[1], in[2], 1.0 / std::sqrt(double(dim)), causal);
+    EXPECT_TRUE(allClose(got, want, dtype == DType::F64 ? kF64 : kF32Approx));
+    std::vector<Array> grads = attentionGrads(true, causal, in, dtype);
+    std::vector<Array> composed = attentionGrads(false, causal, in, dtype);
+    const double absolute = dtype == DType::F64 ? 1e-10 : 2e-5;
+    const double relative = dtype == DType::F64 ? 1e-10 : 1e-4;
+    auto values = [dtype](const Array &x) {
+      if (dtype == DType::F64)
+        return x.to_host<double>();
+      std::vector<float> f = x.to_host<float>();
+      return std::vector<double>(f.begin(), f.end());
+    };
+    for (size_t g = 0; g < 3; ++g) {
+      std::vector<double> a = values(grads[g]), b = values(composed[g]);
+      ASSERT_EQ(a.size(), b.size());
+      for (size_t j = 0; j < a.size(); ++j)
+        ASSERT_NEAR(a[j], b[j], absolute + relative * std::abs(b[j]))
+            << "gradient " << "qkv"[g] << " at " << j;
     }
   }
 }
