@@ -121,8 +121,6 @@ struct Attention {
   int64_t blocksPerUnit = 1;
   /// The queries of a forward block: kBlock, or all of a (batch, head)'s (kWholeHeadQueries).
   int64_t blockRows = kBlock;
-  /// The keys of a backward block: kBlock, or kWideKeyBlock past kWholeHeadQueries keys.
-  int64_t keyBlock = kBlock;
 
   /// One (batch, head, group of blocksPerUnit blocks of queries).
   void forward(int64_t unit) const {
@@ -211,6 +209,7 @@ struct Attention {
   void backward(int64_t unit) const {
     using A = AttentionCall;
     int64_t b = unit / call.heads, h = unit % call.heads, d = call.dim, dv = call.valueDim;
+    const int64_t keyBlock = call.keys > kWholeHeadQueries ? kWideKeyBlock : kBlock;
     thread_local std::vector<T> probs, dprobs, delta, keysT, valuesT, logsumexp, mask;
     thread_local std::vector<int64_t> seen;
     probs.resize(kSpan * keyBlock), dprobs.resize(kSpan * keyBlock), delta.resize(call.queries);
@@ -347,8 +346,6 @@ void run(int64_t callAddress, const int64_t *buffers, bool gradient) {
     loom_rt_parallel_for(&Attention<T>::forwardChunk, &attention,
                          call.batch * call.heads * groups, 1);
   } else {
-    if (call.keys > kWholeHeadQueries)
-      attention.keyBlock = kWideKeyBlock;
     loom_rt_parallel_for(&Attention<T>::backwardChunk, &attention, call.batch * call.heads, 1);
   }
 }

@@ -240,21 +240,10 @@ TEST(AttentionSweep, RandomShapesMatchTheReferenceAndTheComposedGradients) {
     EXPECT_TRUE(allClose(got, want, dtype == DType::F64 ? kF64 : kF32Approx));
     std::vector<Array> grads = attentionGrads(true, causal, in, dtype);
     std::vector<Array> composed = attentionGrads(false, causal, in, dtype);
-    const double absolute = dtype == DType::F64 ? 1e-10 : 2e-5;
-    const double relative = dtype == DType::F64 ? 1e-10 : 1e-4;
-    auto values = [dtype](const Array &x) {
-      if (dtype == DType::F64)
-        return x.to_host<double>();
-      std::vector<float> f = x.to_host<float>();
-      return std::vector<double>(f.begin(), f.end());
-    };
-    for (size_t g = 0; g < 3; ++g) {
-      std::vector<double> a = values(grads[g]), b = values(composed[g]);
-      ASSERT_EQ(a.size(), b.size());
-      for (size_t j = 0; j < a.size(); ++j)
-        ASSERT_NEAR(a[j], b[j], absolute + relative * std::abs(b[j]))
-            << "gradient " << "qkv"[g] << " at " << j;
-    }
+    const Tolerance gradients = dtype == DType::F64 ? Tolerance{1e-10, 1e-10}
+                                                    : Tolerance{2e-5, 1e-4};
+    for (size_t g = 0; g < 3; ++g)
+      EXPECT_TRUE(allClose(grads[g], toRef(composed[g]), gradients)) << "gradient " << "qkv"[g];
   }
 }
 
