@@ -3,14 +3,14 @@
 // and an MLP's shapes), a fused elementwise chain vs a plain C++ loop, causal attention's
 // forward and backward as one op (the blocked kernel) vs the same attention written as
 // products, mask and softmax, a layer norm's, the cross-entropy loss's and the GELU's
-// forward and backward vs PyTorch's own fused CPU kernels (rows_torch.py, 2 threads,
-// the OpenMP OpenBLAS), a sum over rows into columns vs a plain C++ loop, transposing copies
+// forward and backward vs PyTorch's own fused CPU kernels (those two groups in
+// jit_row_benchmarks.cpp), a sum over rows into columns vs a plain C++ loop, transposing copies
 // vs PyTorch's, and the compile time of a 2-layer MLP forward pass (cold and with a warm
 // cache). Run from the repository's root (the PyTorch script's path is relative). One group
 // of rows runs alone when named.
+#include "benchmarks/JitBenchmarkGroups.h"
 #include "benchmarks/TorchBaseline.h"
 #include "frontend/Loom.h"
-#include "frontend/nn/Layers.h"
 
 #include <algorithm>
 #include <chrono>
@@ -20,35 +20,16 @@
 #include <string>
 #include <filesystem>
 #include <functional>
-#include <random>
 #include <vector>
 
 using namespace loom;
+using loom::bench::attentionRows;
+using loom::bench::medianSeconds;
+using loom::bench::randomVector;
+using loom::bench::rowKernelRows;
 using Clock = std::chrono::steady_clock;
 
 namespace {
-
-/// Median wall time in seconds of `reps` runs of `fn` (after one warm-up run).
-double medianSeconds(int reps, const std::function<void()> &fn) {
-  fn();
-  std::vector<double> times;
-  for (int i = 0; i < reps; ++i) {
-    auto start = Clock::now();
-    fn();
-    times.push_back(std::chrono::duration<double>(Clock::now() - start).count());
-  }
-  std::sort(times.begin(), times.end());
-  return times[times.size() / 2];
-}
-
-std::vector<float> randomVector(int64_t n, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  std::vector<float> v(n);
-  for (float &x : v)
-    x = dist(rng);
-  return v;
-}
 
 /// One product C[m x n] = op(A) op(B), A or B transposed as stored, jitted (the transposes
 /// folded into the product) against OpenBLAS called directly on its threads: one table row.
@@ -165,146 +146,6 @@ void columnSumRows() {
     std::printf("| sum(x*y) over rows [%ld, %ld] f32 | %.1f GB/s | %.1f GB/s (C++ loop -O3) | "
                 "%.2f |\n",
                 rows, width, bytes / loom / 1e9, bytes / plain / 1e9, plain / loom);
-  }
-}
-
-/// Causal attention written out, as it was before dot_product_attention: the [B, H, T, T]
-/// scores, mask and softmax made in full.
-Tensor composedAttention(const Tensor &q, const Tensor &k, const Tensor &v) {
-  int64_t seq = q.dim(1);
-  Tensor scores = einsum("bthd,bshd->bhts", q, k) * (1.0 / std::sqrt(double(q.dim(3))));
-  Tensor allowed = greater_equal(iota({seq, seq}, 0), iota({seq, seq}, 1));
-  scores = where(allowed, scores, full({}, -1e9, scores.dtype()));
-  return einsum("bhts,bshd->bthd", softmax(scores, -1), v);
-}
-
-/// Forward and backward of causal attention at the GPT benchmark's shapes and a longer
-/// sequence: one step's attention, with the gradients of q, k and v.
-void attentionRows() {
-  struct Shape4 {
-    const char *name;
-    int64_t batch, seq, heads, dim;
-  };
-  for (Shape4 s : {Shape4{"GPT tiny", 8, 64, 4, 32}, Shape4{"GPT small", 8, 128, 4, 64},
-                   Shape4{"GPT medium", 4, 256, 8, 64}, Shape4{"T = 1024", 2, 1024, 8, 64}}) {
-    auto step = [](auto attention) {
-      return jit([attention](Tensor q, Tensor k, Tensor v, Tensor r) {
-        auto loss = [&](Tree<Tensor> p, Tensor weights) {
-          return sum(attention(p.at("q").leaf(), p.at("k").leaf(), p.at("v").leaf()) * weights);
-        };
-        Tree<Tensor> params;
-        params["q"] = q, params["k"] = k, params["v"] = v;
-        Tree<Tensor> g = grad(loss)(params, r);
-        return std::make_tuple(g.at("q").leaf(), g.at("k").leaf(), g.at("v").leaf());
-      });
-    };
-    auto fused = step([](const Tensor &q, const Tensor &k, const Tensor &v) {
-      return dot_product_attention(q, k, v, true);
-    });
-    auto composed = step(composedAttention);
-    auto dropped = step([](const Tensor &q, const Tensor &k, const Tensor &v) {
-      return dot_product_attention(q, k, v, {0.1, random::keyConstant(1)}, true);
-    });
-    int64_t n = s.batch * s.seq * s.heads * s.dim;
-    Shape shape = {s.batch, s.seq, s.heads, s.dim};
-    Array q = Array::from(randomVector(n, 11), shape), k = Array::from(randomVector(n, 12), shape),
-          v = Array::from(randomVector(n, 13), shape), r = Array::from(randomVector(n, 14), shape);
-    auto run = [&](auto &fn) {
-      auto [dq, dk, dv] = fn(q, k, v, r);
-      dv.block_until_ready();
-    };
-    int reps = s.seq >= 1024 ? 5 : 20;
-    // In turns, each keeping its best median (the machine's speed drifts).
-    double fusedTime = 1e30, composedTime = 1e30, droppedTime = 1e30;
-    for (int round = 0; round < 3; ++round) {
-      fusedTime = std::min(fusedTime, medianSeconds(reps, [&] { run(fused); }));
-      composedTime = std::min(composedTime, medianSeconds(reps, [&] { run(composed); }));
-      droppedTime = std::min(droppedTime, medianSeconds(reps, [&] { run(dropped); }));
-    }
-    std::printf("| causal attention fwd+bwd, %s [%ld, %ld, %ld, %ld] f32 | %.2f ms | %.2f ms "
-                "(products, mask, softmax) | %.2f |\n",
-                s.name, s.batch, s.seq, s.heads, s.dim, fusedTime * 1e3, composedTime * 1e3,
-                composedTime / fusedTime);
-    // Dropout's cost: the kernels draw each probability's keep bit where they use it.
-    std::printf("| the same with dropout 0.1 on the probabilities | %.2f ms | %.2f ms "
-                "(no dropout) | %.2f |\n",
-                droppedTime * 1e3, fusedTime * 1e3, fusedTime / droppedTime);
-  }
-}
-
-/// A layer norm's and the loss's forward and backward (each a few passes over the same rows,
-/// run row by row in cache) against PyTorch's fused kernels, at GPT medium's [B*T, C] and
-/// [B*T, vocab] and GPT-2's width; the GELU's (tanh form) at the tiny and medium GPTs' MLP
-/// hidden activations.
-void rowKernelRows() {
-  enum Kind { LayerNorm, CrossEntropy, Gelu };
-  const char *names[] = {"layer norm", "cross-entropy", "GELU (tanh)"};
-  const char *torchKinds[] = {"layernorm", "xent", "gelu"}; // rows_torch.py's names
-  struct Case {
-    Kind kind;
-    int64_t rows, width;
-  };
-  for (Case c : {Case{LayerNorm, 1024, 512}, Case{LayerNorm, 2048, 768},
-                 Case{CrossEntropy, 1024, 4096}, Case{Gelu, 512, 512}, Case{Gelu, 1024, 2048}}) {
-    int64_t n = c.rows * c.width;
-    Array x = Array::from(randomVector(n, 21), {c.rows, c.width});
-    Array weights = Array::from(randomVector(n, 22), {c.rows, c.width});
-    Array scale = Array::from(std::vector<float>(c.width, 1.0f), {c.width});
-    Array bias = Array::from(std::vector<float>(c.width, 0.0f), {c.width});
-    std::vector<int32_t> labels(c.rows);
-    for (int64_t i = 0; i < c.rows; ++i)
-      labels[i] = static_cast<int32_t>((i * 7919) % c.width);
-    Array targets = Array::from(labels, {c.rows});
-    // Only the case's program is traced and compiled (on its first call).
-    std::function<void()> run;
-    if (c.kind == LayerNorm) {
-      auto layerNorm = jit([](Tensor x, Tensor scale, Tensor bias, Tensor weights) {
-        auto loss = [](Tree<Tensor> p, Tensor w) {
-          return sum(nn::layerNorm(p, p.at("x").leaf()) * w);
-        };
-        Tree<Tensor> p;
-        p["x"] = x, p["scale"] = scale, p["bias"] = bias;
-        Tree<Tensor> g = grad(loss)(p, weights);
-        return std::make_tuple(g.at("x").leaf(), g.at("scale").leaf(), g.at("bias").leaf());
-      });
-      run = [=]() mutable {
-        auto [dx, dscale, dbias] = layerNorm(x, scale, bias, weights);
-        dbias.block_until_ready();
-      };
-    } else if (c.kind == Gelu) {
-      // The activation and its gradient, as a training step needs both.
-      auto gelu = jit([](Tensor x, Tensor weights) {
-        Tensor dx = grad([](Tensor x, Tensor w) { return sum(loom::gelu(x) * w); })(x, weights);
-        return std::make_tuple(loom::gelu(x), dx);
-      });
-      run = [=]() mutable {
-        auto [y, dx] = gelu(x, weights);
-        dx.block_until_ready();
-      };
-    } else {
-      auto loss = jit([](Tensor logits, Tensor targets) {
-        return grad([](Tensor l, Tensor t) { return nn::crossEntropy(l, t); })(logits, targets);
-      });
-      run = [=]() mutable { loss(x, targets).block_until_ready(); };
-    }
-    // In turns, each keeping its best median: PyTorch's time here varies up to 5x run to run.
-    double loom = 1e30, torch = 0; // 0: PyTorch not measured
-    for (int round = 0; round < 3; ++round) {
-      loom = std::min(loom, medianSeconds(20, run));
-      std::vector<double> t = bench::runTorchBaseline(
-          "benchmarks/rows_torch.py",
-          {torchKinds[c.kind], std::to_string(c.rows), std::to_string(c.width), "20"},
-          /*openmp=*/true, 1, bench::Better::Lower);
-      if (!t.empty())
-        torch = torch == 0 ? t[0] : std::min(torch, t[0]);
-    }
-    char baseline[64] = "n/a", ratio[32] = "n/a";
-    if (torch > 0) {
-      std::snprintf(baseline, sizeof baseline, "%.2f ms", torch * 1e3);
-      std::snprintf(ratio, sizeof ratio, "%.2f", torch / loom);
-    }
-    std::printf("| %s fwd+bwd [%ld, %ld] f32 | %.2f ms | %s (PyTorch's kernel) | %s |\n",
-                names[c.kind], c.rows, c.width, loom * 1e3, baseline, ratio);
   }
 }
 

@@ -11,6 +11,7 @@
 #define LOOM_COMPILER_IR_SHARDINGRULE_H
 
 #include "compiler/IR/LoomDialect.h"
+#include "mlir/IR/Value.h"
 #include "llvm/ADT/SmallVector.h"
 
 #include <cstdint>
@@ -58,6 +59,11 @@ struct ShardingRule {
   /// "(m,k) x (k,n) -> (m,n)" with factor letters, for tests and explanations.
   std::string toString() const;
 };
+
+/// loom.reshape's rule (ReshapeShardingRule.cpp): dims are grouped into runs of equal size on
+/// both sides; a run's boundaries refine into common factors where they form a divisibility
+/// chain, else its dims get blocked factors of their own.
+ShardingRule reshapeShardingRule(Value operand, Value result);
 
 } // namespace mlir::loom
 
