@@ -21,6 +21,7 @@ import itertools
 import os
 import re
 import subprocess
+import sys
 import tempfile
 
 
@@ -97,11 +98,15 @@ def run_loom_opt(build, lines):
     with tempfile.NamedTemporaryFile("w", suffix=".mlir", delete=False) as source:
         source.write("\n".join(lines) + "\n")
     try:
-        return subprocess.run([os.path.join(build, "bin", "loom-opt"), source.name,
-                               "--loom-propagate-sharding", "--loom-partition"],
-                              capture_output=True, text=True, check=True).stdout
+        run = subprocess.run([os.path.join(build, "bin", "loom-opt"), source.name,
+                              "--loom-propagate-sharding", "--loom-partition"],
+                             capture_output=True, text=True)
     finally:
         os.unlink(source.name)
+    if run.returncode != 0:  # e.g. a --size that the mesh's axes do not divide
+        errors = [line for line in run.stderr.splitlines() if "error:" in line]
+        sys.exit("loom-opt refused the audit's module: " + (errors[0] if errors else run.stderr))
+    return run.stdout
 
 
 def mesh_line(mesh):
@@ -144,6 +149,12 @@ def main():
     args = parser.parse_args()
     mesh = [(a, int(s)) for a, s in (item.split("=") for item in args.mesh.split(","))]
     n = args.size
+    devices = 1
+    for _, size in mesh:
+        devices *= size
+    if n % devices != 0:  # every axis may split one dim
+        sys.exit(f"reshard_audit.py: --size {n} does not divide by the mesh's {devices} devices "
+                 f"({args.mesh}); take a multiple of {devices}")
     specs = all_specs([a for a, _ in mesh])
     if args.partial:
         return partial_products(args, mesh, specs)
