@@ -103,7 +103,7 @@ def run_loom_opt(build, lines):
                              capture_output=True, text=True)
     finally:
         os.unlink(source.name)
-    if run.returncode != 0:  # e.g. a --size that the mesh's axes do not divide
+    if run.returncode != 0:
         errors = [line for line in run.stderr.splitlines() if "error:" in line]
         sys.exit("loom-opt refused the audit's module: " + (errors[0] if errors else run.stderr))
     return run.stdout

@@ -1,7 +1,7 @@
 // Folds and canonicalization patterns of the Loom ops: only rewrites that are obviously right
 // (identities, constant folding of elementwise ops, zero pads side by side added up as one
-// concatenation; the folds of broadcast, reshape, transpose and slice, which merge
-// back-to-back shape ops, are in ShapeFolds.cpp).
+// concatenation; those of broadcast, reshape, transpose and slice, which merge back-to-back
+// shape ops, and of a dot_general reading a transposed operand are in ShapeFolds.cpp).
 //
 // One deliberate relaxation: `x + 0 -> x` and `x - 0 -> x` also fold for floats, although
 // IEEE gives `-0 + 0 = +0`. Like XLA, Loom treats the sign of zero as insignificant.

@@ -10,10 +10,6 @@
 using namespace mlir;
 using namespace mlir::loom;
 
-/// Reshape: dims are grouped into runs of equal size on both sides; within a run, the
-/// boundaries of both sides refine into common factors when they form a divisibility chain
-/// ([B*S, C] -> [B, S, C] gives b, s, c). Otherwise the run's dims get blocked factors of
-/// their own.
 ShardingRule mlir::loom::reshapeShardingRule(Value operand, Value result) {
   ShardingRule rule;
   ArrayRef<int64_t> a = cast<RankedTensorType>(operand.getType()).getShape();

@@ -62,7 +62,8 @@ struct ShardingRule {
 
 /// loom.reshape's rule (ReshapeShardingRule.cpp): dims are grouped into runs of equal size on
 /// both sides; a run's boundaries refine into common factors where they form a divisibility
-/// chain, else its dims get blocked factors of their own.
+/// chain ([B*S, C] -> [B, S, C] gives b, s, c), else its dims get blocked factors of their
+/// own.
 ShardingRule reshapeShardingRule(Value operand, Value result);
 
 } // namespace mlir::loom
