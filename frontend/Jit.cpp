@@ -199,6 +199,16 @@ struct JitFunction::Impl {
     return options.dumpIrDir.empty() ? "" : options.dumpIrDir + "/" + options.name + "/" + part;
   }
 
+  /// Counts a compile (CPU or GPU) begun at `start` in the stats, with its stages' times.
+  void recordCompile(const auto &compiled, std::chrono::steady_clock::time_point start) {
+    stats.cacheHits += compiled.cacheHit;
+    stats.lastCompileSeconds = since(start);
+    stats.lastLowerSeconds = compiled.lowerSeconds;
+    stats.lastCodegenSeconds = compiled.codegenSeconds;
+    stats.lastLoadSeconds = compiled.loadSeconds;
+    stats.lastKernels = compiled.kernels;
+  }
+
   /// The program for this host's CPU (the default), through the compile cache.
   std::shared_ptr<const rt::Executable> compileForCpu(mlir::ModuleOp module,
                                                       std::chrono::steady_clock::time_point start,
@@ -211,12 +221,7 @@ struct JitFunction::Impl {
     if (!compiled.ok())
       throw Error(fmt::format("{}: compilation failed: {}", options.name,
                               compiled.status().message()));
-    stats.cacheHits += compiled->cacheHit;
-    stats.lastCompileSeconds = since(start);
-    stats.lastLowerSeconds = compiled->lowerSeconds;
-    stats.lastCodegenSeconds = compiled->codegenSeconds;
-    stats.lastLoadSeconds = compiled->loadSeconds;
-    stats.lastKernels = compiled->kernels;
+    recordCompile(*compiled, start);
     stats.lastKernelsFromCache = compiled->kernelsFromCache;
     if (mlir::loom::compileTimingEnabled())
       fmt::print(stderr,
@@ -248,12 +253,7 @@ struct JitFunction::Impl {
     if (!compiled.ok())
       throw Error(fmt::format("{}: compilation for {} failed: {}", options.name,
                               gpu.description(), compiled.status().message()));
-    stats.cacheHits += compiled->cacheHit;
-    stats.lastCompileSeconds = since(start);
-    stats.lastLowerSeconds = compiled->lowerSeconds;
-    stats.lastCodegenSeconds = compiled->codegenSeconds;
-    stats.lastLoadSeconds = compiled->loadSeconds;
-    stats.lastKernels = compiled->kernels;
+    recordCompile(*compiled, start);
     if (mlir::loom::compileTimingEnabled())
       fmt::print(stderr,
                  "loom: compile timing of '{}' for {}: trace {:.2f} s, {}load {:.2f} s\n",

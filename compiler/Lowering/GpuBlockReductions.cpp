@@ -143,6 +143,31 @@ int64_t threadsFor(int64_t length) {
   return threads;
 }
 
+/// The block's combination of each thread's `partial`. gpu.all_reduce's warp shuffles move
+/// 32 or 64 bits (NVVM's shfl.sync takes an i32): a narrower value (a bf16 softmax's row
+/// maximum) is widened for them and narrowed back, which is exact for maxima, minima and
+/// integer bits, and for sums and products, reassociated anyway, rounds once at the end.
+Value allReduce(OpBuilder &b, Location loc, Value partial, gpu::AllReduceOperation kind) {
+  using K = gpu::AllReduceOperation;
+  Type type = partial.getType();
+  Value value = partial;
+  if (auto f = dyn_cast<FloatType>(type); f && f.getWidth() < 32)
+    value = arith::ExtFOp::create(b, loc, b.getF32Type(), partial);
+  else if (auto i = dyn_cast<IntegerType>(type); i && i.getWidth() < 32)
+    value = kind == K::MAXSI || kind == K::MINSI
+                ? arith::ExtSIOp::create(b, loc, b.getI32Type(), partial).getResult()
+                : arith::ExtUIOp::create(b, loc, b.getI32Type(), partial).getResult();
+  Value all =
+      gpu::AllReduceOp::create(b, loc, value,
+                               gpu::AllReduceOperationAttr::get(b.getContext(), kind),
+                               b.getUnitAttr())
+          .getResult();
+  if (value == partial)
+    return all;
+  return isa<FloatType>(type) ? arith::TruncFOp::create(b, loc, type, all).getResult()
+                              : arith::TruncIOp::create(b, loc, type, all).getResult();
+}
+
 /// Rewrites `r` into a gpu.launch: block b takes row b, thread t the row's elements t, t + T,
 /// ...; all_reduce combines the partials; thread 0 runs what followed the row's loop.
 void rewrite(RowReduction &r, IRRewriter &rewriter) {
@@ -200,12 +225,7 @@ void rewrite(RowReduction &r, IRRewriter &rewriter) {
 
   // The block's partials combined, then with the loop's initial value.
   for (auto [i, combiner] : llvm::enumerate(r.combiners)) {
-    Value partial = strided.getResult(i);
-    Value all = gpu::AllReduceOp::create(
-                    rewriter, loc, partial,
-                    gpu::AllReduceOperationAttr::get(rewriter.getContext(), r.kinds[i]),
-                    rewriter.getUnitAttr())
-                    .getResult();
+    Value all = allReduce(rewriter, loc, strided.getResult(i), r.kinds[i]);
     IRMapping withInit;
     Value acc = row.getRegionIterArgs()[i];
     Value other = combiner->getOperand(0) == acc ? combiner->getOperand(1)

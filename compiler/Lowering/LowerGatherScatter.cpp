@@ -1,6 +1,6 @@
 // Lowers loom.gather (a linalg.generic that reads the table with tensor.extract at a clamped
 // row) and loom.scatter_add (an scf.for over the indices adding one row at a time; rows may
-// repeat, so this is a sequential accumulation).
+// repeat, so this is a sequential accumulation; one index: a pass that writes the row).
 #include "compiler/IR/LoomOps.h"
 #include "compiler/Lowering/LoweringPatterns.h"
 
@@ -47,6 +47,33 @@ struct LowerGather : OpConversionPattern<GatherOp> {
   }
 };
 
+/// A scatter-add of one row (a gather's gradient at a scalar index) into zeros, [rows,
+/// rowSize]: one pass over the result, the row where the index says, zeros elsewhere. A loop
+/// of one iteration would fold away, leaving the row a view at a start that only the device
+/// knows: the GPU's host side cannot place it. The row is added to zero as below (-0 becomes
+/// 0), so both give the same bits.
+Value oneRow(OpBuilder &b, Location loc, RankedTensorType flatType, Value updates,
+             Value indices) {
+  Type elementType = flatType.getElementType();
+  MLIRContext *context = b.getContext();
+  AffineExpr r, j, zero = getAffineConstantExpr(0, context);
+  bindDims(context, r, j);
+  SmallVector<AffineMap> maps = {AffineMap::get(2, 0, {zero, j}, context),
+                                 AffineMap::get(2, 0, {zero}, context)};
+  return parallelGeneric(
+      b, loc, flatType, ValueRange{updates, indices}, maps,
+      [&](OpBuilder &bb, Location l, ValueRange args) -> Value {
+        Value row = clampedRow(bb, l, args[1], flatType.getDimSize(0));
+        Value here = arith::CmpIOp::create(bb, l, arith::CmpIPredicate::eq,
+                                           linalg::IndexOp::create(bb, l, 0), row);
+        Value none = arith::ConstantOp::create(bb, l, bb.getZeroAttr(elementType));
+        Value added = isa<FloatType>(elementType)
+                          ? arith::AddFOp::create(bb, l, none, args[0]).getResult()
+                          : args[0];
+        return arith::SelectOp::create(bb, l, here, added, none);
+      });
+}
+
 struct LowerScatterAdd : OpConversionPattern<ScatterAddOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(ScatterAddOp op, OpAdaptor adaptor,
@@ -69,6 +96,12 @@ struct LowerScatterAdd : OpConversionPattern<ScatterAddOp> {
     Value updates = reshapeTensor(rewriter, loc, adaptor.getUpdates(), {count, rowSize});
     Value indices = reshapeTensor(rewriter, loc, adaptor.getIndices(), {count});
     auto flatType = RankedTensorType::get({rows, rowSize}, elementType);
+    if (count == 1) {
+      rewriter.replaceOp(op, reshapeTensor(rewriter, loc,
+                                           oneRow(rewriter, loc, flatType, updates, indices),
+                                           resultType.getShape()));
+      return success();
+    }
     Value init = filledTensor(rewriter, loc, flatType, rewriter.getZeroAttr(elementType));
     auto rowType = RankedTensorType::get({1, rowSize}, elementType);
 

@@ -2,6 +2,8 @@
 // scatter_add (its adjoint, accumulating repeated indices) and one_hot.
 #include "tests/e2e/Harness.h"
 
+#include <cmath>
+
 using namespace loom;
 using namespace loom::e2e;
 
@@ -97,7 +99,11 @@ INSTANTIATE_TEST_SUITE_P(, ScatterAddTest,
                                          ScatterCase{"out_of_range", {13}, {3}, 5, -10, 15},
                                          ScatterCase{"scalar_rows", {13}, {}, 4, 0, 3},
                                          ScatterCase{"row_3d", {9}, {2, 3}, 4, 0, 3},
-                                         ScatterCase{"one_row", {7}, {5}, 1, -2, 2}),
+                                         ScatterCase{"one_row", {7}, {5}, 1, -2, 2},
+                                         // One index (a gather's gradient at it), in range
+                                         // or clamped: one pass over the result.
+                                         ScatterCase{"scalar_index", {}, {6}, 9, 0, 8},
+                                         ScatterCase{"one_index_clamped", {1}, {2, 3}, 4, 5, 9}),
                          [](const testing::TestParamInfo<ScatterCase> &info) {
                            return info.param.name;
                          });
@@ -121,6 +127,21 @@ TEST(ScatterAddEdgeTest, IntegerUpdates) {
   Array got = f(toArray(updates, DType::I32), toArray(indices, DType::I32));
   EXPECT_EQ(got.dtype(), DType::I32);
   EXPECT_TRUE(allClose(got, ref::scatterAdd(updates, indices, 5), kExact));
+}
+
+// One index: the update lands on its (clamped) row and every other row is zero, with an
+// integer update exact and a -0 update added to zero as the loop over indices adds it (+0).
+TEST(ScatterAddEdgeTest, OneIndex) {
+  auto f = jit([](Tensor u, Tensor i) { return scatter_add(u, i, 3); });
+  RefTensor ints{{2}, {7, -4}}, want{{3, 2}, {0, 0, 0, 0, 7, -4}};
+  Array got = f(toArray(ints, DType::I32), toArray(RefTensor{{}, {12}}, DType::I32));
+  EXPECT_TRUE(allClose(got, want, kExact));
+  std::vector<float> signs = f(Array::from(std::vector<float>{-0.0f, 1.5f}, {2}),
+                               toArray(RefTensor{{}, {0}}, DType::I32))
+                                 .to_host<float>();
+  ASSERT_EQ(signs.size(), 6u);
+  EXPECT_FALSE(std::signbit(signs[0])) << "-0 + 0 is +0";
+  EXPECT_EQ(signs[1], 1.5f);
 }
 
 //===--- one_hot ---===//

@@ -143,3 +143,66 @@ func.func @left_alone(%in: memref<256x512xf32>, %short: memref<256x32xf32>,
   }
   return
 }
+
+// -----
+
+// Tests that a bf16 row max (a bf16 softmax's) is widened to f32 for all_reduce, whose warp
+// shuffles move 32 bits (NVVM's shfl.sync takes an i32), and narrowed back before it is
+// combined with the initial value.
+// CHECK-LABEL: func.func @row_max_bf16
+// CHECK: %[[P:.*]] = scf.for {{.*}} -> (bf16) {
+// CHECK: %[[WIDE:.*]] = arith.extf %[[P]] : bf16 to f32
+// CHECK: %[[ALL:.*]] = gpu.all_reduce maximumf %[[WIDE]] uniform
+// CHECK: %[[NARROW:.*]] = arith.truncf %[[ALL]] : f32 to bf16
+// CHECK: arith.maximumf %[[NARROW]], %{{.*}} : bf16
+func.func @row_max_bf16(%in: memref<16x512xbf16>, %out: memref<16xbf16>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c512 = arith.constant 512 : index
+  %c16 = arith.constant 16 : index
+  scf.parallel (%i) = (%c0) to (%c16) step (%c1) {
+    %init = memref.load %out[%i] : memref<16xbf16>
+    %m = scf.for %j = %c0 to %c512 step %c1 iter_args(%a = %init) -> (bf16) {
+      %x = memref.load %in[%i, %j] : memref<16x512xbf16>
+      %n = arith.maximumf %x, %a : bf16
+      scf.yield %n : bf16
+    }
+    memref.store %m, %out[%i] : memref<16xbf16>
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+// Tests that an i8 row minimum is sign-extended to i32 for all_reduce (a signed minimum of
+// the extended values is that of the i8 ones) and truncated back; an unsigned maximum is
+// zero-extended.
+// CHECK-LABEL: func.func @row_min_i8
+// CHECK: %[[P:.*]]:2 = scf.for {{.*}} -> (i8, i8) {
+// CHECK: %[[S:.*]] = arith.extsi %[[P]]#0 : i8 to i32
+// CHECK: %[[MIN:.*]] = gpu.all_reduce minsi %[[S]] uniform
+// CHECK: arith.trunci %[[MIN]] : i32 to i8
+// CHECK: %[[U:.*]] = arith.extui %[[P]]#1 : i8 to i32
+// CHECK: %[[MAX:.*]] = gpu.all_reduce maxui %[[U]] uniform
+// CHECK: arith.trunci %[[MAX]] : i32 to i8
+func.func @row_min_i8(%in: memref<16x512xi8>, %lo: memref<16xi8>, %hi: memref<16xi8>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c512 = arith.constant 512 : index
+  %c16 = arith.constant 16 : index
+  scf.parallel (%i) = (%c0) to (%c16) step (%c1) {
+    %l0 = memref.load %lo[%i] : memref<16xi8>
+    %h0 = memref.load %hi[%i] : memref<16xi8>
+    %m:2 = scf.for %j = %c0 to %c512 step %c1 iter_args(%a = %l0, %b = %h0) -> (i8, i8) {
+      %x = memref.load %in[%i, %j] : memref<16x512xi8>
+      %n = arith.minsi %x, %a : i8
+      %u = arith.maxui %x, %b : i8
+      scf.yield %n, %u : i8, i8
+    }
+    memref.store %m#0, %lo[%i] : memref<16xi8>
+    memref.store %m#1, %hi[%i] : memref<16xi8>
+    scf.reduce
+  }
+  return
+}

@@ -751,6 +751,29 @@ func.func @scatter_add(%u: tensor<4x8x16xf32>, %i: tensor<4x8xi32>) -> tensor<10
 
 // -----
 
+// Tests that a scatter_add of one row (a gather's gradient at a scalar index) is one parallel
+// pass over the result, writing the update (added to zero, as the loop adds it) on the
+// clamped row and zero elsewhere: no loop of one iteration, which would fold into a slice at
+// a start the GPU's host side cannot read.
+// CHECK-LABEL: func.func @scatter_add_one_row
+// CHECK-NOT: scf.for
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel"]{{.*}} outs(%{{.*}} : tensor<8x4xf32>)
+// CHECK-NEXT: ^bb0(%[[U:[a-z0-9_]+]]: f32, %[[I:[a-z0-9_]+]]: i32, %{{.*}}: f32):
+// CHECK: %[[LO:[a-z0-9_]+]] = arith.maxsi
+// CHECK: %[[ROW:[a-z0-9_]+]] = arith.minsi %[[LO]], %{{[a-z0-9_]+}} : index
+// CHECK: %[[R:[a-z0-9_]+]] = linalg.index 0 : index
+// CHECK: %[[HERE:[a-z0-9_]+]] = arith.cmpi eq, %[[R]], %[[ROW]] : index
+// CHECK: %[[ADDED:[a-z0-9_]+]] = arith.addf %[[ZERO:[a-z0-9_]+]], %[[U]] : f32
+// CHECK: %[[V:[a-z0-9_]+]] = arith.select %[[HERE]], %[[ADDED]], %[[ZERO]] : f32
+// CHECK: linalg.yield %[[V]] : f32
+// CHECK-NOT: scf.for
+func.func @scatter_add_one_row(%u: tensor<4xf32>, %i: tensor<i32>) -> tensor<8x4xf32> {
+  %0 = loom.scatter_add %u[%i] : (tensor<4xf32>, tensor<i32>) -> tensor<8x4xf32>
+  return %0 : tensor<8x4xf32>
+}
+
+// -----
+
 // Tests that a rank-1 scatter_add result works on a [rows, 1] view, adds with arith.addi on
 // integers, and is collapsed back to rank 1.
 // CHECK-LABEL: func.func @scatter_add_rank1
