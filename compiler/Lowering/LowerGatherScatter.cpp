@@ -56,8 +56,8 @@ Value oneRow(OpBuilder &b, Location loc, RankedTensorType flatType, Value update
              Value indices) {
   Type elementType = flatType.getElementType();
   MLIRContext *context = b.getContext();
-  AffineExpr r, j, zero = getAffineConstantExpr(0, context);
-  bindDims(context, r, j);
+  // Over (row r, column j): the update's row 0 at column j, and the one index.
+  AffineExpr j = getAffineDimExpr(1, context), zero = getAffineConstantExpr(0, context);
   SmallVector<AffineMap> maps = {AffineMap::get(2, 0, {zero, j}, context),
                                  AffineMap::get(2, 0, {zero}, context)};
   return parallelGeneric(
