@@ -107,7 +107,7 @@ struct GpuHostToDevicePass : mlir::loom::impl::GpuHostToDeviceBase<GpuHostToDevi
         continue;
       }
       if (isa<gpu::LaunchOp>(o) || o->hasTrait<OpTrait::IsTerminator>()) {
-        if (failed(flush(run, rewriter)))
+        if (failed(flush(run, o, rewriter, constants)))
           return failure();
         continue;
       }
@@ -115,7 +115,7 @@ struct GpuHostToDevicePass : mlir::loom::impl::GpuHostToDeviceBase<GpuHostToDevi
         run.push_back(o);
         continue;
       }
-      if (failed(flush(run, rewriter)))
+      if (failed(flush(run, o, rewriter, constants)))
         return failure();
       rewriter.setInsertionPoint(o);
       if (auto alloc = dyn_cast<memref::AllocOp>(o)) {
@@ -177,19 +177,47 @@ struct GpuHostToDevicePass : mlir::loom::impl::GpuHostToDeviceBase<GpuHostToDevi
           }
       }
     }
-    return flush(run, rewriter);
+    return flush(run, nullptr, rewriter, constants);
   }
 
-  /// Moves `run` (consecutive ops of one block) into a kernel of one thread.
-  LogicalResult flush(SmallVector<Operation *> &run, IRRewriter &rewriter) {
+  /// Moves `run` (consecutive ops of one block) into a kernel of one thread, where `at` (the
+  /// launch, host op or terminator that ends it; null at the block's end) is reached. A
+  /// scalar it computes for a later kernel (a load before a collective's wait, used after it)
+  /// goes through a device buffer of its own (in `slots`, freed with the constants): stored
+  /// by this kernel, loaded where it is used. A value `at` itself takes (a call's argument, a
+  /// launch's size), or one that is not a scalar (a view), is an error.
+  LogicalResult flush(SmallVector<Operation *> &run, Operation *at, IRRewriter &rewriter,
+                      SmallVector<Value> &slots) {
     if (run.empty())
       return success();
     llvm::SmallPtrSet<Operation *, 8> inRun(run.begin(), run.end());
+    Block *block = run.front()->getBlock();
+    SmallVector<Operation *> stores;
     for (Operation *op : run)
-      for (Value result : op->getResults())
-        for (Operation *user : result.getUsers())
-          if (!inRun.contains(run.front()->getBlock()->findAncestorOpInBlock(*user)))
-            return op->emitOpError("computes a value the GPU program's host side uses");
+      for (Value result : op->getResults()) {
+        SmallVector<OpOperand *> later;
+        for (OpOperand &use : result.getUses())
+          if (!inRun.contains(block->findAncestorOpInBlock(*use.getOwner())))
+            later.push_back(&use);
+        if (later.empty())
+          continue;
+        if (!MemRefType::isValidElementType(result.getType()) ||
+            llvm::any_of(later, [&](OpOperand *use) { return use->getOwner() == at; }))
+          return op->emitOpError("computes a value the GPU program's host side uses");
+        Location loc = op->getLoc();
+        rewriter.setInsertionPoint(run.front());
+        Value slot = gpu::AllocOp::create(rewriter, loc, MemRefType::get({}, result.getType()),
+                                          Type(), ValueRange{}, ValueRange{}, ValueRange{})
+                         .getMemref();
+        slots.push_back(slot);
+        rewriter.setInsertionPointAfter(run.back());
+        stores.push_back(memref::StoreOp::create(rewriter, loc, result, slot));
+        for (OpOperand *use : later) {
+          rewriter.setInsertionPoint(use->getOwner());
+          use->set(memref::LoadOp::create(rewriter, loc, slot));
+        }
+      }
+    llvm::append_range(run, stores);
     Location loc = run.front()->getLoc();
     // After the run's last op: host ops between its ops stay before the kernel.
     rewriter.setInsertionPointAfter(run.back());

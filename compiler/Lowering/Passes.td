@@ -1099,10 +1099,13 @@ def GpuHostToDevice : Pass<"loom-gpu-host-to-device"> {
     - each run of consecutive ops that read or write memory (the loops of a full reduction to
       a scalar) becomes a kernel of one thread, `gpu.launch` on a 1x1x1 grid;
     - a loop around launches stays on the host, and its body is treated the same way.
+    A scalar such a run computes for a later kernel (a load before a collective's wait, used
+    after it) goes through a one-element `gpu.alloc` buffer: stored by the first kernel,
+    loaded by the later one, freed at the return.
     Calls of the runtime's GPU entry points (`loom_rt_gpu_*`: cuBLAS GEMMs, attention) and of
     the program's own functions (a layer's, whose host side launches its kernels on the same
     stream) stay; another call (a collective) and a value such a run computes for the host
-    are errors that name the op.
+    itself (a call's argument, a launch's size) are errors that name the op.
   }];
   let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::arith::ArithDialect",
                            "mlir::scf::SCFDialect"];

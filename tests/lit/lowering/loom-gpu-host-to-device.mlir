@@ -102,6 +102,54 @@ func.func @escapes(%n: memref<index>, %out: memref<?xf32>) {
 
 // -----
 
+// Tests that a value a run computes for a later run (a load before a collective's wait, used
+// after it: a one-element add scheduled around the wait on a mesh) goes through a device
+// buffer of its own: the first kernel stores it, the second loads it, and it is freed at the
+// return. So does one used inside a later kernel.
+// CHECK-LABEL: func.func @across_wait
+// CHECK: %[[SLOT:.*]] = gpu.alloc () : memref<f32>
+// CHECK: gpu.launch
+// CHECK:   %[[X:.*]] = memref.load %arg0[]
+// CHECK:   memref.store %[[X]], %[[SLOT]][]
+// CHECK: call @loom_rt_collective_wait
+// CHECK: gpu.launch
+// CHECK-DAG:   %[[Y:.*]] = memref.load %arg1[]
+// CHECK-DAG:   %[[X2:.*]] = memref.load %[[SLOT]][]
+// CHECK:   arith.addf %[[X2]], %[[Y]]
+// CHECK: gpu.launch
+// CHECK:   %[[X3:.*]] = memref.load %[[SLOT]][]
+// CHECK:   memref.store %[[X3]], %arg3[]
+// CHECK: gpu.dealloc %[[SLOT]]
+// CHECK-NEXT: return
+func.func @across_wait(%a: memref<f32>, %b: memref<f32>, %out: memref<f32>, %out2: memref<f32>,
+                       %h: i64) {
+  %c1 = arith.constant 1 : index
+  %x = memref.load %a[] : memref<f32>
+  func.call @loom_rt_collective_wait(%h) : (i64) -> ()
+  %y = memref.load %b[] : memref<f32>
+  %s = arith.addf %x, %y : f32
+  memref.store %s, %out[] : memref<f32>
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1) threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    memref.store %x, %out2[] : memref<f32>
+    gpu.terminator
+  }
+  return
+}
+func.func private @loom_rt_collective_wait(i64)
+
+// -----
+
+// Tests that a value loaded on the device that a host call takes is an error naming the op.
+func.func @to_a_call(%n: memref<i64>) {
+  // expected-error @+1 {{computes a value the GPU program's host side uses}}
+  %v = memref.load %n[] : memref<i64>
+  func.call @loom_rt_collective_wait(%v) : (i64) -> ()
+  return
+}
+func.func private @loom_rt_collective_wait(i64)
+
+// -----
+
 // Tests that a constant read inside a host loop around kernels is copied to the device in
 // each iteration and freed at its end (its copy does not outlive the iteration).
 // CHECK-LABEL: func.func @constant_in_loop
