@@ -225,8 +225,9 @@ TEST(BlasOuterSharedA, WeightsGradientsOfOneXAreSplitByItsTokens) {
       uint64_t loops = pool.loopsShared();
       loom_rt_gemm_f32(1, m, n, k, address(a), 0, m, 0, address(b), 0, n, 0, address(c), 0, n,
                        0, beta, 1, 0, outer, 0, k * n, m * n);
-      if (threads == 2)
+      if (threads == 2) {
         EXPECT_EQ(pool.loopsShared(), loops + 2) << "the partial products, then their sum";
+      }
       for (int64_t o = 0; o < outer; ++o)
         for (int64_t i = 0; i < m; ++i)
           for (int64_t j = 0; j < n; ++j) {
