@@ -75,8 +75,11 @@ Tree<Array> ProgramCase::arrays(bool index) const {
 
 JitOptions ProgramCase::jitOptions(const std::string &name) const {
   JitOptions options{.name = name, .useCache = false};
+  // The module after every compiler stage, for debugging: each program's in a folder of its
+  // own (DIR/NUMBER-DTYPE[-mesh]/NAME/...), so that a run of many keeps every one.
   if (const char *dir = std::getenv("LOOM_TEST_DUMP"))
-    options.dumpIrDir = dir; // the module after every compiler stage, for debugging
+    options.dumpIrDir = std::string(dir) + "/" + std::to_string(number) + "-" +
+                        std::string(rt::name(dtype)) + (mesh ? "-mesh" : "");
   if (mesh) {
     std::vector<Tree<NamedSharding>> floats, indices;
     for (size_t i = 0; i < specs.size(); ++i)
