@@ -171,6 +171,17 @@ std::optional<BoxExchange> mlir::loom::cheaperBoxExchange(RankedTensorType globa
   return boxes;
 }
 
+int64_t mlir::loom::reshardTime(RankedTensorType global, const TensorSharding &from,
+                                const TensorSharding &to, MeshOp mesh) {
+  std::string whyNot;
+  FailureOr<ReshardPlan> plan = planReshard(global, from, to, mesh, whyNot);
+  if (failed(plan))
+    return kUnreachableReshard;
+  if (auto boxes = cheaperBoxExchange(global, from, to, mesh, plan->steps))
+    return boxes->time();
+  return costOf(plan->steps).time();
+}
+
 /// Per dim, every offset where a box of some device's piece starts or ends, from 0 to the
 /// piece's size: the finest grid that each device's boxes are unions of.
 SmallVector<SmallVector<int64_t>> cutsOf(const std::map<std::vector<int64_t>, Value> &cells,

@@ -13,6 +13,7 @@
 
 #include "mlir/IR/Builders.h"
 
+#include <limits>
 #include <optional>
 
 namespace mlir::loom {
@@ -44,6 +45,13 @@ std::optional<BoxExchange> cheaperBoxExchange(RankedTensorType global,
                                               const TensorSharding &from,
                                               const TensorSharding &to, MeshOp mesh,
                                               ArrayRef<ReshardStep> steps);
+
+/// What the partitioner's move of a `global` value from `from` to `to` costs (ReshardCost::time
+/// of the planned steps, or of the box exchange where that is cheaper); kUnreachableReshard
+/// where there is none.
+constexpr int64_t kUnreachableReshard = std::numeric_limits<int64_t>::max() / 4;
+int64_t reshardTime(RankedTensorType global, const TensorSharding &from,
+                    const TensorSharding &to, MeshOp mesh);
 
 /// Emits `exchange` on local value `v` before `b`'s insertion point: per move a slice and a
 /// permute (with `reason` and its bytes; none where every device keeps its own box); the

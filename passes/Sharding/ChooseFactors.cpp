@@ -7,6 +7,7 @@
 // end's sharding or the other, never at a compromise that gathers both.
 #include "passes/Sharding/BoxExchange.h"
 #include "passes/Sharding/Propagation.h"
+#include "passes/Sharding/Rebroadcast.h"
 #include "passes/Sharding/ReshardPlan.h"
 #include "passes/Sharding/ReshardSearch.h"
 
@@ -21,7 +22,7 @@ using namespace mlir;
 using namespace mlir::loom;
 
 namespace {
-constexpr int64_t kUnreachable = std::numeric_limits<int64_t>::max() / 4;
+constexpr int64_t kUnreachable = kUnreachableReshard;
 /// The cost model is alpha-beta plus compute, in bytes: a collective costs its start-up
 /// latency (kCollectiveLatencyBytes, ReshardPlan.h) plus the bytes it moves; a contraction
 /// costs its local flops at a conservative machine balance (CPUs do 10-50 flops per byte of
@@ -38,20 +39,22 @@ bool holdsFactor(ArrayRef<SmallVector<int>> dims, int f) {
 } // namespace
 
 int64_t Propagation::planCost(Value v, const TensorSharding &from, const TensorSharding &to) {
-  std::string key = std::to_string(reinterpret_cast<uintptr_t>(v.getType().getAsOpaquePointer()));
-  key += from.toString() + "|" + to.toString();
-  auto [it, inserted] = planCosts.try_emplace(key, 0);
-  if (!inserted)
+  auto cached = [&](RankedTensorType type, const TensorSharding &a, const TensorSharding &b) {
+    std::string key = std::to_string(reinterpret_cast<uintptr_t>(type.getAsOpaquePointer()));
+    key += a.toString() + "|" + b.toString();
+    auto [it, inserted] = planCosts.try_emplace(key, 0);
+    if (inserted)
+      it->second = reshardTime(type, a, b, mesh);
     return it->second;
-  std::string whyNot;
-  FailureOr<ReshardPlan> plan =
-      planReshard(cast<RankedTensorType>(v.getType()), from, to, mesh, whyNot);
-  if (failed(plan))
-    return it->second = kUnreachable;
-  // As loom-partition chooses: the planned steps or, where cheaper, an exchange of boxes.
-  auto boxes =
-      cheaperBoxExchange(cast<RankedTensorType>(v.getType()), from, to, mesh, plan->steps);
-  return it->second = boxes ? boxes->time() : mlir::loom::costOf(plan->steps).time();
+  };
+  int64_t direct = cached(cast<RankedTensorType>(v.getType()), from, to);
+  // As loom-partition moves a broadcast's result: through its operand where that is cheaper.
+  if (auto broadcast = v.getDefiningOp<BroadcastInDimOp>()) {
+    auto operandType = cast<RankedTensorType>(broadcast.getOperand().getType());
+    if (auto route = rebroadcastShardings(broadcast, operandType.getShape(), from, to))
+      direct = std::min(direct, cached(operandType, route->first, route->second));
+  }
+  return direct;
 }
 
 ValueState &Propagation::state(Value v) {

@@ -6,12 +6,14 @@
 #include "passes/Sharding/FuseCollectives.h"
 #include "passes/Sharding/BoxExchange.h"
 #include "passes/Sharding/EmitAllToAll.h"
+#include "passes/Sharding/Rebroadcast.h"
 #include "passes/Sharding/ReshardPlan.h"
 #include "passes/Sharding/WindowExchange.h"
 
 #include "mlir/IR/Builders.h"
 
 #include <map>
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringExtras.h"
 
 namespace mlir::loom {
@@ -70,6 +72,8 @@ private:
   bool keepGathered;
   /// Reshards already emitted that later users reuse, by value and target sharding.
   std::map<std::pair<void *, std::string>, Value> reused;
+  /// Broadcasts made again for some user: erased at the end where none uses them.
+  llvm::SmallPtrSet<Operation *, 8> remade;
 };
 
 SmallVector<Axes> Partitioner::factorsOf(Operation *op, const ShardingRule &rule) {
@@ -114,13 +118,28 @@ FailureOr<Value> Partitioner::reshardUncached(Value v, TensorSharding from,
   for (auto [d, axes] : llvm::enumerate(from.dims))
     shape[d] *= groupSize(mesh, axes);
   RankedTensorType global = localType.clone(shape);
+  OpBuilder b(user);
+  Location loc = user->getLoc();
+  // A broadcast made again from its operand, moved instead where that moves less.
+  if (auto broadcast = v.getDefiningOp<BroadcastInDimOp>()) {
+    Value operand = broadcast.getOperand();
+    if (auto wanted = cheaperRebroadcast(broadcast, sharding[operand], from, to, mesh)) {
+      FailureOr<Value> moved = reshard(operand, sharding[operand], *wanted, user,
+                                       origin(v) + " made again for " + why);
+      if (failed(moved))
+        return failure();
+      sharding[*moved] = *wanted;
+      remade.insert(broadcast);
+      return BroadcastInDimOp::create(b, loc, local(global, to), *moved,
+                                      broadcast.getBroadcastDimensionsAttr())
+          .getResult();
+    }
+  }
   std::string whyNot;
   FailureOr<ReshardPlan> plan = planReshard(global, from, to, mesh, whyNot);
   if (failed(plan))
     return user->emitOpError("cannot reshard ") << origin(v) << " for " << why << ": " << whyNot;
 
-  OpBuilder b(user);
-  Location loc = user->getLoc();
   std::string change = from.toString() + " to " + to.toString();
   std::string source = origin(v);
   MLIRContext *ctx = b.getContext();
@@ -359,6 +378,9 @@ LogicalResult Partitioner::run() {
       return failure();
     ret.setOperand(i, *v);
   }
+  for (Operation *broadcast : remade)
+    if (broadcast->use_empty())
+      broadcast->erase();
   exchangeWindows(fn, mesh);
   fuseCombineThenSlice(fn, mesh);
   fn.setFunctionType(FunctionType::get(fn.getContext(), fn.getBody().getArgumentTypes(),

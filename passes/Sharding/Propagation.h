@@ -50,7 +50,8 @@ private:
   TensorSharding targetOf(Value v, const TensorSharding &produced);
   /// What moving `v` from `from` to `to` costs, in bytes plus each collective's start-up
   /// (kUnreachable when it cannot), remembered per type and pair of shardings: the sweeps
-  /// ask for the same reshards again and again.
+  /// ask for the same reshards again and again. A broadcast's result may move through its
+  /// operand (Rebroadcast.h), as loom-partition moves it where that is cheaper.
   int64_t planCost(Value v, const TensorSharding &from, const TensorSharding &to);
   /// Whether the dim of `t` that holds factor `f` is decided.
   bool isClosed(Value t, ArrayRef<SmallVector<int>> dims, int f);

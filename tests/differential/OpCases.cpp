@@ -152,6 +152,13 @@ std::vector<Program> opCases() {
           {shapeOnly(sq, "f32")},
           "  %r0 = loom.broadcast_in_dim %a0, dims = [" + std::to_string(dim) +
               "] : tensor<8xf32> -> " + F);
+  // A vector broadcast onto a matrix split another way: its result may be made again from
+  // the vector moved (Rebroadcast.h) rather than moved itself.
+  for (int dim : {0, 1})
+    t.add("scale_by_broadcast" + std::to_string(dim), {{sq, "f32"}, {{8}, "f32"}},
+          {G::Signed, G::Signed}, {shapeOnly(sq, "f32")},
+          "  %b = loom.broadcast_in_dim %a1, dims = [" + std::to_string(dim) +
+              "] : tensor<8xf32> -> " + F + "\n  %r0 = loom.mul %a0, %b : " + F);
   t.add("reshape_flatten", {{sq, "f32"}}, {G::Signed}, {shapeOnly({64}, "f32")},
         "  %r0 = loom.reshape %a0 : " + F + " -> tensor<64xf32>");
   t.add("reshape_split", {{sq, "f32"}}, {G::Signed}, {shapeOnly({2, 4, 8}, "f32")},
