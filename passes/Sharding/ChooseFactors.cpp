@@ -190,6 +190,19 @@ bool Propagation::visit(Operation *op, const ShardingRule &rule) {
       }
     }
   }
+  // A factor's axes are proposed to the factors merged above it in some tensor's dim too: a
+  // merged dim shows a minor factor's split only under fully split major ones, so a reshape
+  // of [B, T, C] split on T to [B * T, C] may move the split to B (one all_to_all) rather
+  // than gather T.
+  for (ArrayRef<SmallVector<int>> tensorDims : dims)
+    for (const SmallVector<int> &merged : tensorDims)
+      for (size_t minor = 1; minor < merged.size(); ++minor)
+        for (const Axes &axes : SmallVector<Axes>(candidates[merged[minor]]))
+          for (size_t major = 0; major < minor && !axes.empty(); ++major)
+            if (!rule.blocked[merged[major]] &&
+                rule.factorSizes[merged[major]] % groupSize(mesh, axes) == 0 &&
+                !llvm::is_contained(candidates[merged[major]], axes))
+              candidates[merged[major]].push_back(axes);
   // Where every tensor of the op is decided (its choice then splits no other value), also the
   // proposed axes' other contiguous parts, weighed last: a product contracting over [a, b]
   // whose result is wanted split over [a, b] can run split over [a] on its result and [b] on

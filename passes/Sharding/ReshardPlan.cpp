@@ -169,6 +169,16 @@ FailureOr<ReshardPlan> mlir::loom::planReshard(RankedTensorType global, TensorSh
                "\"";
       return failure();
     }
+  // Every step below divides dims by their axes: shardings whose pieces do not tile are no
+  // plan's start or end.
+  for (const TensorSharding *s : {&from, &to})
+    for (auto [d, axes] : llvm::enumerate(s->dims))
+      if (global.getDimSize(d) % groupSize(mesh, axes) != 0) {
+        whyNot = "dim " + std::to_string(d) + " of " + std::to_string(global.getDimSize(d)) +
+                 " elements does not divide over " + s->toString() + "'s " +
+                 std::to_string(groupSize(mesh, axes)) + " devices";
+        return failure();
+      }
   Planner p(global, from, mesh);
   TensorSharding &cur = p.cur;
   auto resolving = [&](StringRef a) {

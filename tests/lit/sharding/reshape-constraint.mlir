@@ -94,3 +94,23 @@ func.func @fsdp_tp(%x: tensor<128x16xf32> {loom.sharding = #loom.sharding<@mesh,
   %z = loom.tanh %y : tensor<128x16xf32>
   return %z : tensor<128x16xf32>
 }
+
+// -----
+
+// Tests a reshape merging a split dim under an unsplit one: [8, 64, 32] split over "a" on its
+// 64 (sequence parallelism) to [512, 32]. The merged dim can show the split only on its major
+// part, so the split moves to the 8 by one all_to_all (12 KB a device) and the result stays
+// split, where gathering the 64 received 48 KB and left the result whole on every device.
+// CHECK-LABEL: func.func @minor_split_moved_to_the_major_dim
+// CHECK: loom.all_to_all %arg0, @mesh, split_dim = 0, concat_dim = 1, axes = ["a"] {bytes = 12288 : i64, {{.*}}} : tensor<8x16x32xf32> -> tensor<2x64x32xf32>
+// CHECK-NEXT: loom.reshape {{.*}} : tensor<2x64x32xf32> -> tensor<128x32xf32>
+// CHECK-NOT: loom.all_
+// CHECK: return {{.*}} : tensor<128x32xf32>
+loom.mesh @mesh axes = ["a"] shape = [4]
+func.func @minor_split_moved_to_the_major_dim(
+    %x: tensor<8x64x32xf32> {loom.sharding = #loom.sharding<@mesh, [[], ["a"], []]>})
+    -> tensor<512x32xf32> {
+  %r = loom.reshape %x : tensor<8x64x32xf32> -> tensor<512x32xf32>
+  %e = loom.exp %r : tensor<512x32xf32>
+  return %e : tensor<512x32xf32>
+}
