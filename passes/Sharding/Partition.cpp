@@ -121,7 +121,8 @@ FailureOr<Value> Partitioner::reshardUncached(Value v, TensorSharding from,
   OpBuilder b(user);
   Location loc = user->getLoc();
   // A broadcast made again from its operand, moved instead where that moves less.
-  if (auto broadcast = v.getDefiningOp<BroadcastInDimOp>()) {
+  auto broadcast = v.getDefiningOp<BroadcastInDimOp>();
+  if (broadcast && sharding.count(broadcast.getOperand())) { // not one the partitioner made
     Value operand = broadcast.getOperand();
     if (auto wanted = cheaperRebroadcast(broadcast, sharding[operand], from, to, mesh)) {
       FailureOr<Value> moved = reshard(operand, sharding[operand], *wanted, user,
