@@ -68,6 +68,26 @@ bool matches(const std::string &pattern, const std::string &path) {
   std::replace(s.begin(), s.end(), '.', '/');
   return fnmatch(p.c_str(), s.c_str(), FNM_PATHNAME) == 0;
 }
+/// The parameters' paths with list indices as * ("layers.*.ln1.scale"), each once, in order:
+/// what a rule can name.
+std::string pathPatterns(const std::vector<std::pair<std::string, Shape>> &params) {
+  std::vector<std::string> seen;
+  for (const auto &[path, shape] : params) {
+    std::string pattern, component;
+    std::istringstream parts(path);
+    while (std::getline(parts, component, '.')) {
+      bool index = !component.empty() &&
+                   std::all_of(component.begin(), component.end(), ::isdigit);
+      pattern += (pattern.empty() ? "" : ".") + (index ? std::string("*") : component);
+    }
+    if (std::find(seen.begin(), seen.end(), pattern) == seen.end())
+      seen.push_back(pattern);
+  }
+  std::string text;
+  for (const std::string &pattern : seen)
+    text += (text.empty() ? "" : ", ") + pattern;
+  return text;
+}
 } // namespace
 
 RuleShardings shardingsFromRules(const Config &c, const Tree<Shape> &shapes) {
@@ -134,7 +154,7 @@ RuleShardings shardingsFromRules(const Config &c, const Tree<Shape> &shapes) {
       throw Error(c.describe("mesh.rules") + ": rule \"" + r.text + "\" is never used: an "
                   "earlier rule takes every parameter it matches (the first match wins)");
     throw Error(c.describe("mesh.rules") + ": rule \"" + r.text +
-                "\" matches no parameter (paths look like " + params.front().first + ")");
+                "\" matches no parameter (the parameters: " + pathPatterns(params) + ")");
   }
   return {mesh, shapes.unflattenLike(placements), batch};
 }

@@ -219,7 +219,10 @@ TEST(TrainConfig, ShardingRulesAreCheckedRuleByRule) {
               validateConfig(Config::load(path, {"mesh.rules=[\"layers.*.mlp = [fsdp]\"]"}));
             }),
             "mesh.rules = [layers.*.mlp = [fsdp]] (--set): rule \"layers.*.mlp = [fsdp]\" matches "
-            "no parameter (paths look like in_kernel)");
+            "no parameter (the parameters: in_kernel, layers.*.att_out, layers.*.att_qkv, "
+            "layers.*.ln1.bias, layers.*.ln1.scale, layers.*.ln2.bias, layers.*.ln2.scale, "
+            "layers.*.mlp_in, layers.*.mlp_out, ln_final.bias, ln_final.scale, out_bias, "
+            "out_kernel, pos_embed)");
   EXPECT_EQ(errorOf([&] {
               validateConfig(Config::load(path, {"mesh.rules=[\"* = [fsdp]\", \"in_kernel = [_]\"]"}));
             }),
