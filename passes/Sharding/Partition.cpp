@@ -5,7 +5,7 @@
 #include "passes/Sharding/SplitTableRows.h"
 #include "passes/Sharding/FuseCollectives.h"
 #include "passes/Sharding/BoxExchange.h"
-#include "passes/Sharding/EmitAllToAll.h"
+#include "passes/Sharding/EmitReshard.h"
 #include "passes/Sharding/Rebroadcast.h"
 #include "passes/Sharding/ReshardPlan.h"
 #include "passes/Sharding/WindowExchange.h"
@@ -143,61 +143,12 @@ FailureOr<Value> Partitioner::reshardUncached(Value v, TensorSharding from,
 
   std::string change = from.toString() + " to " + to.toString();
   std::string source = origin(v);
-  MLIRContext *ctx = b.getContext();
   if (auto boxes = cheaperBoxExchange(global, from, to, mesh, plan->steps))
     return emitBoxExchange(b, loc, v, *boxes, meshRef, local(global, to),
                            "boxes of " + source + " for " + why + " (" + change + ")");
-  auto reason = [&](StringRef kind) {
+  return emitReshardSteps(b, loc, v, plan->steps, global, mesh, meshRef, [&](StringRef kind) {
     return (kind + " of " + source + " for " + why + " (" + change + ")").str();
-  };
-  for (const ReshardStep &step : plan->steps) {
-    using K = ReshardStep::Kind;
-    if (step.kind == K::AllToAll) { // with the local reshapes around it
-      v = emitAllToAll(b, loc, v, step, mesh, meshRef, reason("moving a split between dims"));
-      continue;
-    }
-    RankedTensorType type = local(global, step.after);
-    ArrayAttr axes = b.getStrArrayAttr(step.axes);
-    Operation *op = nullptr;
-    std::string kind;
-    switch (step.kind) {
-    case K::Slice:
-      op = ShardSliceOp::create(b, loc, type, v, meshRef, b.getI64IntegerAttr(step.dim), axes,
-                                StringAttr(), IntegerAttr());
-      kind = "replicated value";
-      break;
-    case K::ReduceScatter:
-      op = ReduceScatterOp::create(b, loc, type, v, meshRef, b.getI64IntegerAttr(step.dim), axes,
-                                   ReduceKindAttr::get(ctx, step.combiner), StringAttr(),
-                                   IntegerAttr());
-      kind = "partial " + stringifyReduceKind(step.combiner).str();
-      break;
-    case K::AllReduce:
-      op = AllReduceOp::create(b, loc, type, ReduceKindAttr::get(ctx, step.combiner), v, meshRef,
-                               axes, StringAttr(), IntegerAttr());
-      kind = "partial " + stringifyReduceKind(step.combiner).str();
-      break;
-    case K::AllToAll:
-      llvm_unreachable("emitted above");
-    case K::AllGather:
-      op = AllGatherOp::create(b, loc, type, v, meshRef, b.getI64IntegerAttr(step.dim), axes,
-                               StringAttr(), IntegerAttr());
-      kind = "split dim";
-      break;
-    case K::Permute:
-      op = CollectivePermuteOp::create(b, loc, type, v, meshRef, axes,
-                                       b.getDenseI64ArrayAttr(step.pairs), StringAttr(),
-                                       IntegerAttr());
-      kind = "pieces changing devices";
-      break;
-    }
-    op->setAttr("reason", b.getStringAttr(reason(kind)));
-    op->setAttr("bytes", b.getI64IntegerAttr(step.bytes));
-    v = op->getResult(0);
-    if (!step.concatOrder.empty()) // a gather after an all_to_all of a dim's major axes
-      v = reorderBlocks(b, loc, v, step.dim, step.arrivalOrder, step.concatOrder, mesh);
-  }
-  return v;
+  });
 }
 
 LogicalResult Partitioner::rewriteOp(Operation *op, const ShardingRule &rule) {
