@@ -24,34 +24,40 @@ Value reshape(OpBuilder &b, Location loc, Value v, ArrayRef<int64_t> shape) {
 }
 } // namespace
 
-Value mlir::loom::emitAllToAll(OpBuilder &b, Location loc, Value v, const ReshardStep &step,
-                               MeshOp mesh, FlatSymbolRefAttr meshRef, StringRef reason) {
+Value mlir::loom::presliceFreeAxes(OpBuilder &b, Location loc, Value v, const ReshardStep &step,
+                                   MeshOp mesh, FlatSymbolRefAttr meshRef) {
+  if (step.presliced.empty())
+    return v;
   auto type = cast<RankedTensorType>(v.getType());
   int64_t n = groupSize(mesh, step.axes), sliced = groupSize(mesh, step.presliced);
-  if (!step.presliced.empty()) {
-    // Dim `dim`'s blocks are indexed by its new axes (the moved and the sliced ones, in the
-    // order of its new split), then the rest: keep this device's piece of each sliced one.
-    ArrayRef<StringRef> added = ArrayRef(step.after.dims[step.dim])
-                                    .take_back(step.axes.size() + step.presliced.size());
-    SmallVector<int64_t> parts;
-    for (StringRef axis : added)
-      parts.push_back(groupSize(mesh, {axis}));
-    int64_t rest = type.getDimSize(step.dim) / (n * sliced);
-    parts.push_back(rest);
-    v = reshape(b, loc, v, splitDim(type, step.dim, parts));
-    for (auto [i, axis] : llvm::enumerate(added)) {
-      if (!llvm::is_contained(step.presliced, axis))
-        continue;
-      auto split = cast<RankedTensorType>(v.getType());
-      SmallVector<int64_t> kept(split.getShape());
-      kept[step.dim + i] = 1;
-      v = ShardSliceOp::create(b, loc, split.clone(kept), v, meshRef,
-                               b.getI64IntegerAttr(step.dim + i), b.getStrArrayAttr({axis}),
-                               StringAttr(), IntegerAttr());
-    }
-    v = reshape(b, loc, v, splitDim(type, step.dim, {n * rest}));
-    type = cast<RankedTensorType>(v.getType());
+  // Dim `dim`'s blocks are indexed by its new axes (the step's and the sliced ones, in the
+  // order of its new split), then the rest: keep this device's piece of each sliced one.
+  ArrayRef<StringRef> added = ArrayRef(step.after.dims[step.dim])
+                                  .take_back(step.axes.size() + step.presliced.size());
+  SmallVector<int64_t> parts;
+  for (StringRef axis : added)
+    parts.push_back(groupSize(mesh, {axis}));
+  int64_t rest = type.getDimSize(step.dim) / (n * sliced);
+  parts.push_back(rest);
+  v = reshape(b, loc, v, splitDim(type, step.dim, parts));
+  for (auto [i, axis] : llvm::enumerate(added)) {
+    if (!llvm::is_contained(step.presliced, axis))
+      continue;
+    auto split = cast<RankedTensorType>(v.getType());
+    SmallVector<int64_t> kept(split.getShape());
+    kept[step.dim + i] = 1;
+    v = ShardSliceOp::create(b, loc, split.clone(kept), v, meshRef,
+                             b.getI64IntegerAttr(step.dim + i), b.getStrArrayAttr({axis}),
+                             StringAttr(), IntegerAttr());
   }
+  return reshape(b, loc, v, splitDim(type, step.dim, {n * rest}));
+}
+
+Value mlir::loom::emitAllToAll(OpBuilder &b, Location loc, Value v, const ReshardStep &step,
+                               MeshOp mesh, FlatSymbolRefAttr meshRef, StringRef reason) {
+  int64_t n = groupSize(mesh, step.axes);
+  v = presliceFreeAxes(b, loc, v, step, mesh, meshRef);
+  auto type = cast<RankedTensorType>(v.getType());
   SmallVector<int64_t> shape(type.getShape());
   shape[step.dim] /= n, shape[step.fromDim] *= n;
   auto op = AllToAllOp::create(b, loc, type.clone(shape), v, meshRef,

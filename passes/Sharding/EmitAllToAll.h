@@ -16,6 +16,12 @@ namespace mlir::loom {
 Value reorderBlocks(OpBuilder &b, Location loc, Value v, int64_t dim, ArrayRef<StringRef> arrival,
                     ArrayRef<StringRef> wanted, MeshOp mesh);
 
+/// Slices from dim `step.dim` of `v` the free axes `step.presliced` that its new split names
+/// right after the step's own axes (each device keeps its piece of each), so that the step's
+/// collective over `step.axes` moves only those pieces; `v` where none.
+Value presliceFreeAxes(OpBuilder &b, Location loc, Value v, const ReshardStep &step,
+                       MeshOp mesh, FlatSymbolRefAttr meshRef);
+
 /// Emits `step` (an all_to_all) on local value `v` before `b`'s insertion point; the
 /// collective gets `reason` and the step's bytes. Returns the value under `step.after`.
 Value emitAllToAll(OpBuilder &b, Location loc, Value v, const ReshardStep &step, MeshOp mesh,

@@ -38,6 +38,7 @@ Value mlir::loom::emitReshardSteps(OpBuilder &b, Location loc, Value v,
       kind = "replicated value";
       break;
     case K::ReduceScatter:
+      v = presliceFreeAxes(b, loc, v, step, mesh, meshRef);
       op = ReduceScatterOp::create(b, loc, type, v, meshRef, b.getI64IntegerAttr(step.dim), axes,
                                    ReduceKindAttr::get(ctx, step.combiner), StringAttr(),
                                    IntegerAttr());

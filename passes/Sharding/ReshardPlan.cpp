@@ -27,11 +27,14 @@ public:
 
   /// Appends a step; a slice or reduce_scatter right after one of the same kind on the same
   /// dim joins it (one collective over both axes, major first, moves the same bytes).
-  void push(ReshardStep::Kind kind, int64_t dim, Axes axes, int64_t sent, int64_t fromDim = 0) {
+  /// Steps that slice free axes first (`presliced`) join none.
+  void push(ReshardStep::Kind kind, int64_t dim, Axes axes, int64_t sent, int64_t fromDim = 0,
+            Axes presliced = {}) {
     using K = ReshardStep::Kind;
-    if (!plan.steps.empty() && (kind == K::Slice || kind == K::ReduceScatter)) {
+    if (!plan.steps.empty() && (kind == K::Slice || kind == K::ReduceScatter) &&
+        presliced.empty()) {
       ReshardStep &last = plan.steps.back();
-      if (last.kind == kind && last.dim == dim) {
+      if (last.kind == kind && last.dim == dim && last.presliced.empty()) {
         last.axes.append(axes.begin(), axes.end());
         last.bytes += sent;
         last.after = cur;
@@ -39,6 +42,7 @@ public:
       }
     }
     ReshardStep step{kind, dim, fromDim, std::move(axes), cur.combiner, sent, cur};
+    step.presliced = std::move(presliced);
     plan.steps.push_back(std::move(step));
   }
 
@@ -63,6 +67,8 @@ std::string ReshardStep::toString() const {
     break;
   case K::ReduceScatter:
     text = combine + "reduce_scatter over " + list + " onto dim " + std::to_string(dim);
+    if (!presliced.empty())
+      text += ", slicing [" + llvm::join(presliced, ", ") + "] first";
     break;
   case K::AllReduce:
     text = (combine.empty() ? "sum " : combine) + "all_reduce over " + list;
@@ -201,7 +207,16 @@ FailureOr<ReshardPlan> mlir::loom::planReshard(RankedTensorType global, TensorSh
       break;
     auto [d, a] = slice ? *slice : *scatter;
     int64_t n = p.size(a);
-    if (!divides(p, d, n, whyNot))
+    // A reduce_scatter first slices the free axes `to` splits the dim over right after it
+    // (ReshardStep::presliced): [[a, b]] from a value pending over a scatters a b-th.
+    Axes presliced;
+    for (size_t k = cur.dims[d].size() + 1; scatter && !slice && k < to.dims[d].size(); ++k) {
+      if (cur.uses(to.dims[d][k]))
+        break;
+      presliced.push_back(to.dims[d][k]);
+    }
+    int64_t sliced = groupSize(mesh, presliced);
+    if (!divides(p, d, n * sliced, whyNot))
       return failure();
     int64_t before = p.bytes();
     cur.dims[d].push_back(a);
@@ -209,7 +224,8 @@ FailureOr<ReshardPlan> mlir::loom::planReshard(RankedTensorType global, TensorSh
       p.push(K::Slice, d, {a}, 0);
     } else {
       cur.partial.erase(llvm::find(cur.partial, a));
-      p.push(K::ReduceScatter, d, {a}, before * (n - 1) / n);
+      cur.dims[d].append(presliced.begin(), presliced.end());
+      p.push(K::ReduceScatter, d, {a}, before / sliced * (n - 1) / n, 0, presliced);
     }
   }
 

@@ -33,9 +33,11 @@ struct ReshardStep {
   TensorSharding after;
   /// collective_permute only: (source, target) positions in the group of `axes`, flat.
   std::vector<int64_t> pairs;
-  /// all_to_all only: axes no dim splits yet that the step slices from `dim` first, as the
-  /// axes after `axes` in its new split ([b] to [b, a] by one all_to_all over b, each device
-  /// sending only the columns of its a); none slice from the dim's major end instead.
+  /// all_to_all and reduce_scatter: axes no dim splits yet that the step slices from `dim`
+  /// first, as the axes after `axes` in its new split ([b] to [b, a] by one all_to_all over
+  /// b, each device sending only the columns of its a; a sum pending over a to [[a, b]] by a
+  /// reduce_scatter over a of each device's b-th of both halves); none slice from the dim's
+  /// major end instead.
   Axes presliced;
   /// all_to_all and all_gather, where the blocks that the dim which gains them (`fromDim`,
   /// `dim`) receives arrive in another order than the one its split names: the order they

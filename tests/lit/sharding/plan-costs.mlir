@@ -79,7 +79,10 @@ func.func @sequence_parallel_mlp(%x: tensor<16x8xf32> {loom.sharding = #loom.sha
 
 // On a 2-d mesh, a sum partial over x wanted split over [y, x]: the product runs on the rows
 // split over y (its operand sliced for free, half the work), then reduce_scatter over x on
-// the quarter; in the other order, reduce_scatter over x, then slice.
+// the quarter. In the other order, [x, y], the reduce_scatter over x first slices y's rows
+// from each half (ReshardStep::presliced: each device keeps the rows of its y in both x
+// halves), so it too moves a quarter: 512 bytes, where scattering the halves and slicing
+// after moved 1024.
 // CHECK-LABEL: func.func @partial_x_to_yx
 // CHECK-NEXT: loom.shard_slice %arg0, @mesh, dim = 0, axes = ["y"] {bytes = 0 : i64
 // CHECK-NEXT: loom.dot_general %{{.*}} -> tensor<8x32xf32>
@@ -87,8 +90,10 @@ func.func @sequence_parallel_mlp(%x: tensor<16x8xf32> {loom.sharding = #loom.sha
 // CHECK-NEXT: return
 // CHECK-LABEL: func.func @partial_x_to_xy
 // CHECK: loom.dot_general {{.*}} -> tensor<16x32xf32>
-// CHECK-NEXT: loom.reduce_scatter {{.*}} dim = 0, axes = ["x"] {bytes = 1024 : i64
-// CHECK-NEXT: loom.shard_slice {{.*}} dim = 0, axes = ["y"] {bytes = 0 : i64
+// CHECK-NEXT: loom.reshape {{.*}} : tensor<16x32xf32> -> tensor<2x2x4x32xf32>
+// CHECK-NEXT: loom.shard_slice {{.*}} dim = 1, axes = ["y"] : tensor<2x2x4x32xf32> -> tensor<2x1x4x32xf32>
+// CHECK-NEXT: loom.reshape {{.*}} : tensor<2x1x4x32xf32> -> tensor<8x32xf32>
+// CHECK-NEXT: loom.reduce_scatter {{.*}} dim = 0, axes = ["x"] {bytes = 512 : i64{{.*}} : tensor<8x32xf32> -> tensor<4x32xf32>
 // CHECK-NEXT: return
 // CHECK-LABEL: func.func @pinned_x_to_yx
 // CHECK: loom.shard_slice {{.*}} dim = 0, axes = ["y"]
