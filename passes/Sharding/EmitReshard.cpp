@@ -7,15 +7,6 @@
 using namespace mlir;
 using namespace mlir::loom;
 
-namespace {
-RankedTensorType pieceType(RankedTensorType global, const TensorSharding &s, MeshOp mesh) {
-  SmallVector<int64_t> shape(global.getShape());
-  for (auto [d, axes] : llvm::enumerate(s.dims))
-    shape[d] /= groupSize(mesh, axes);
-  return global.clone(shape);
-}
-} // namespace
-
 Value mlir::loom::emitReshardSteps(OpBuilder &b, Location loc, Value v,
                                    ArrayRef<ReshardStep> steps, RankedTensorType global,
                                    MeshOp mesh, FlatSymbolRefAttr meshRef,

@@ -51,10 +51,7 @@ private:
     return local(cast<RankedTensorType>(global.getType()), s);
   }
   RankedTensorType local(RankedTensorType type, const TensorSharding &s) {
-    SmallVector<int64_t> shape(type.getShape());
-    for (auto [d, axes] : llvm::enumerate(s.dims))
-      shape[d] /= groupSize(mesh, axes);
-    return type.clone(shape);
+    return pieceType(type, s, mesh);
   }
   std::string origin(Value v) {
     if (auto arg = dyn_cast<BlockArgument>(v))
@@ -112,19 +109,14 @@ FailureOr<Value> Partitioner::reshard(Value v, TensorSharding from, const Tensor
 FailureOr<Value> Partitioner::reshardUncached(Value v, TensorSharding from,
                                               const TensorSharding &to, Operation *user,
                                               const std::string &why) {
-  // The global type, from the local one and its sharding.
-  auto localType = cast<RankedTensorType>(v.getType());
-  SmallVector<int64_t> shape(localType.getShape());
-  for (auto [d, axes] : llvm::enumerate(from.dims))
-    shape[d] *= groupSize(mesh, axes);
-  RankedTensorType global = localType.clone(shape);
+  RankedTensorType global = wholeType(cast<RankedTensorType>(v.getType()), from, mesh);
   OpBuilder b(user);
   Location loc = user->getLoc();
   // A broadcast made again from its operand, moved instead where that moves less.
   auto broadcast = v.getDefiningOp<BroadcastInDimOp>();
   if (broadcast && sharding.count(broadcast.getOperand())) { // not one the partitioner made
     Value operand = broadcast.getOperand();
-    if (auto wanted = cheaperRebroadcast(broadcast, sharding[operand], from, to, mesh)) {
+    if (auto wanted = cheaperRebroadcast(broadcast, sharding[operand], global, from, to, mesh)) {
       FailureOr<Value> moved = reshard(operand, sharding[operand], *wanted, user,
                                        origin(v) + " made again for " + why);
       if (failed(moved))

@@ -21,23 +21,15 @@ mlir::loom::rebroadcastShardings(BroadcastInDimOp op, ArrayRef<int64_t> operandS
   return shardings;
 }
 
-std::optional<TensorSharding> mlir::loom::cheaperRebroadcast(BroadcastInDimOp op,
-                                                             const TensorSharding &operandSharding,
-                                                             const TensorSharding &from,
-                                                             const TensorSharding &to,
-                                                             MeshOp mesh) {
-  // The global shapes, from the local ones and their shardings.
-  auto globalOf = [&](Value v, const TensorSharding &s) {
-    auto type = cast<RankedTensorType>(v.getType());
-    SmallVector<int64_t> shape(type.getShape());
-    for (auto [d, axes] : llvm::enumerate(s.dims))
-      shape[d] *= groupSize(mesh, axes);
-    return type.clone(shape);
-  };
-  RankedTensorType operandType = globalOf(op.getOperand(), operandSharding);
+std::optional<TensorSharding>
+mlir::loom::cheaperRebroadcast(BroadcastInDimOp op, const TensorSharding &operandSharding,
+                               RankedTensorType global, const TensorSharding &from,
+                               const TensorSharding &to, MeshOp mesh) {
+  RankedTensorType operandType =
+      wholeType(cast<RankedTensorType>(op.getOperand().getType()), operandSharding, mesh);
   auto route = rebroadcastShardings(op, operandType.getShape(), from, to);
   if (!route || reshardTime(operandType, operandSharding, route->second, mesh) >=
-                    reshardTime(globalOf(op.getResult(), from), from, to, mesh))
+                    reshardTime(global, from, to, mesh))
     return std::nullopt;
   return route->second;
 }

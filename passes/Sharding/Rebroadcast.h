@@ -24,10 +24,11 @@ rebroadcastShardings(BroadcastInDimOp op, ArrayRef<int64_t> operandShape,
                      const TensorSharding &from, const TensorSharding &to);
 
 /// For loom-partition: where making local broadcast `op` (its operand `operandSharding`)
-/// again moves fewer bytes than moving its result from `from` to `to`, the sharding its
-/// operand must be moved to.
+/// again moves fewer bytes than moving its result (of type `global`) from `from` to `to`,
+/// the sharding its operand must be moved to.
 std::optional<TensorSharding> cheaperRebroadcast(BroadcastInDimOp op,
                                                  const TensorSharding &operandSharding,
+                                                 RankedTensorType global,
                                                  const TensorSharding &from,
                                                  const TensorSharding &to, MeshOp mesh);
 

@@ -185,6 +185,22 @@ TensorSharding mlir::loom::resultSharding(const ShardingRule &rule, int j,
   return s;
 }
 
+RankedTensorType mlir::loom::pieceType(RankedTensorType global, const TensorSharding &sharding,
+                                       MeshOp mesh) {
+  SmallVector<int64_t> shape(global.getShape());
+  for (auto [d, axes] : llvm::enumerate(sharding.dims))
+    shape[d] /= groupSize(mesh, axes);
+  return global.clone(shape);
+}
+
+RankedTensorType mlir::loom::wholeType(RankedTensorType piece, const TensorSharding &sharding,
+                                       MeshOp mesh) {
+  SmallVector<int64_t> shape(piece.getShape());
+  for (auto [d, axes] : llvm::enumerate(sharding.dims))
+    shape[d] *= groupSize(mesh, axes);
+  return piece.clone(shape);
+}
+
 int64_t mlir::loom::localBytes(RankedTensorType type, const TensorSharding &sharding,
                                MeshOp mesh) {
   int64_t bytes = (type.getElementTypeBitWidth() + 7) / 8;

@@ -84,6 +84,10 @@ TensorSharding operandSharding(const ShardingRule &rule, int i, ArrayRef<Axes> f
 TensorSharding resultSharding(const ShardingRule &rule, int j, ArrayRef<Axes> factors,
                               const PassedPartial &passed, MeshOp mesh);
 
+/// The type of each device's piece of a `global` tensor under `sharding`, and back.
+RankedTensorType pieceType(RankedTensorType global, const TensorSharding &sharding, MeshOp mesh);
+RankedTensorType wholeType(RankedTensorType piece, const TensorSharding &sharding, MeshOp mesh);
+
 /// Bytes of a `type` tensor each device holds under `sharding`.
 int64_t localBytes(RankedTensorType type, const TensorSharding &sharding, MeshOp mesh);
 
