@@ -97,8 +97,11 @@ struct GpuAtomicScatterPass : mlir::loom::impl::GpuAtomicScatterBase<GpuAtomicSc
       auto all = scf::ParallelOp::create(rewriter, loc, lbs, ubs, steps);
       IRMapping map;
       map.map(loop.getInductionVar(), all.getInductionVars()[0]);
-      for (auto [from, to] :
-           llvm::zip(row->rowLoop.getInductionVars(), ArrayRef<Value>(all.getInductionVars()).drop_front()))
+      // getInductionVars() returns a vector by value: kept here, as a view of the temporary
+      // would dangle inside the loop.
+      SmallVector<Value> rowVars = row->rowLoop.getInductionVars();
+      SmallVector<Value> allVars = all.getInductionVars();
+      for (auto [from, to] : llvm::zip(rowVars, ArrayRef<Value>(allVars).drop_front()))
         map.map(from, to);
       rewriter.setInsertionPoint(all.getBody()->getTerminator());
       // The row's index and views; temporaries and copies of the row are not needed any more.
