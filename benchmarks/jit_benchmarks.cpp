@@ -87,7 +87,8 @@ void sharedXGradientsRow(int64_t m, int64_t n, int64_t k, int reps) {
 
 /// The tiny GPT step's products (512 tokens, width 128, MLP 512), an MLP's 10-wide ones, and
 /// weights' gradients (A^T): the tiny GPT's MLP weight and its q, k and v weights, and the
-/// 784-512-512-10 MLP's first two at batch 128.
+/// 784-512-512-10 MLP's first two at batch 128; products of depth 1 and 16 (the outer
+/// product of a regression head's gradient; the deepest one lowered as an elementwise loop).
 void smallGemmRows() {
   const GemmShape shapes[] = {{512, 512, 128},        {512, 128, 512},
                               {512, 128, 512, true},  {512, 512, 128, false, true},
@@ -97,6 +98,8 @@ void smallGemmRows() {
                               {512, 512, 128, true}};
   for (GemmShape s : shapes)
     gemmRow(s, 200);
+  for (int64_t k : {1, 16}) // shallow products: elementwise loops, not GEMMs (K <= 16)
+    gemmRow({1024, 512, k, false, true}, 200);
   sharedXGradientsRow(128, 128, 512, 200);
 }
 

@@ -87,8 +87,8 @@ Value i64Constant(OpBuilder &b, Location loc, int64_t v) {
 LogicalResult replaceWithGemm(Operation *op, linalg::FillOp fill, ModuleOp module,
                               StringRef name, ArrayRef<Value> args) {
   OpBuilder b(op);
-  func::CallOp::create(b, op->getLoc(), loom::declareRuntimeFunction(module, name, kGemmArgs),
-                       args);
+  func::CallOp::create(
+      b, op->getLoc(), mlir::loom::declareRuntimeFunction(module, name, kGemmArgs), args);
   op->erase();
   if (fill)
     fill->erase();
@@ -135,7 +135,7 @@ LogicalResult lowerMatmul(linalg::LinalgOp op, ModuleOp module, bool onGpu) {
   int64_t m = c.getDimSize(rank - 2), n = c.getDimSize(rank - 1),
           k = a.getDimSize(a.getRank() - (transposeA ? 2 : 1));
   auto i64 = [&](int64_t v) { return i64Constant(b, loc, v); };
-  auto pointer = [&](Value memref) { return loom::bufferAddress(b, loc, memref); };
+  auto pointer = [&](Value memref) { return mlir::loom::bufferAddress(b, loc, memref); };
   linalg::FillOp fill = zeroFillBefore(op, op.getDpsInits()[0]);
   SmallVector<Value> args = {i64(batch), i64(m), i64(n), i64(k)};
   for (auto [value, layout] : {std::pair{op.getDpsInputs()[0], *la},
@@ -206,7 +206,7 @@ LogicalResult lowerStridedContraction(linalg::GenericOp op, ModuleOp module, boo
   SmallVector<Value> args = {i64(sizes[B2]), i64(sizes[M]), i64(sizes[N]), i64(sizes[K])};
   for (auto [value, strides, leading] :
        {std::tuple{a, &*sa, lda}, {bValue, &*sb, ldb}, {c, &*sc, sc->first[M]}})
-    llvm::append_range(args, SmallVector<Value>{loom::bufferAddress(b, loc, value),
+    llvm::append_range(args, SmallVector<Value>{mlir::loom::bufferAddress(b, loc, value),
                                                 i64(strides->second), i64(leading),
                                                 i64(strides->first[B2])});
   llvm::append_range(args, SmallVector<Value>{i64(fill ? 0 : 1), i64(transposeA),

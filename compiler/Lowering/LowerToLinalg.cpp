@@ -92,6 +92,7 @@ struct LowerToLinalgPass : mlir::loom::impl::LowerToLinalgBase<LowerToLinalgPass
     populateElementwiseLowering(patterns);
     populateShapeLowering(patterns);
     populateDotGeneralLowering(patterns);
+    populateShallowProductLowering(patterns);
     populateReduceLowering(patterns);
     populateGatherScatterLowering(patterns);
     populateCollectiveLowering(patterns);

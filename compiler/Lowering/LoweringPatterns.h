@@ -12,6 +12,9 @@ namespace mlir::loom {
 void populateElementwiseLowering(RewritePatternSet &patterns);
 void populateShapeLowering(RewritePatternSet &patterns);
 void populateDotGeneralLowering(RewritePatternSet &patterns);
+/// A product summing at most a few products per element becomes an elementwise loop nest
+/// (LowerShallowProducts.cpp); it takes precedence over the GEMM lowering.
+void populateShallowProductLowering(RewritePatternSet &patterns);
 void populateReduceLowering(RewritePatternSet &patterns);
 void populateGatherScatterLowering(RewritePatternSet &patterns);
 /// loom.axis_index becomes a call of the runtime (LowerCollectives.cpp).

@@ -102,7 +102,16 @@ INSTANTIATE_TEST_SUITE_P(
         // Everything contracted: a rank-0 result.
         DotCase{"full_contraction", {7, 13}, {7, 13}, {}, {}, {0, 1}, {0, 1}},
         // Size-1 free and contracting dims.
-        DotCase{"unit_dims", {1, 7, 1}, {1, 1, 33}, {}, {}, {0, 2}, {1, 0}}),
+        DotCase{"unit_dims", {1, 7, 1}, {1, 1, 33}, {}, {}, {0, 2}, {1, 0}},
+        // Shallow products (at most 16 products per element: elementwise loops, not GEMMs):
+        // a 10-class head's input gradient g w^T (the rhs transposed first), two contracting
+        // dims in different orders, an rhs contracted in its middle, and the deepest one
+        // next to the shallowest GEMM.
+        DotCase{"shallow_head_gradient", {64, 10}, {32, 10}, {}, {}, {1}, {1}},
+        DotCase{"shallow_two_contracting", {5, 2, 3}, {3, 7, 2}, {}, {}, {1, 2}, {2, 0}},
+        DotCase{"shallow_rhs_middle", {4, 3, 5}, {6, 3, 2}, {}, {}, {1}, {1}},
+        DotCase{"shallow_depth_16", {9, 16}, {16, 11}, {}, {}, {1}, {0}},
+        DotCase{"gemm_depth_17", {9, 17}, {17, 11}, {}, {}, {1}, {0}}),
     [](const testing::TestParamInfo<DotCase> &info) { return info.param.name; });
 
 //===--- einsum ---===//
@@ -226,6 +235,34 @@ TEST(EinsumRandom, EveryOutputOrderMatchesTheReference) {
       auto f = jit([spec](Tensor x, Tensor y) { return einsum(spec, x, y); });
       ASSERT_TRUE(allClose(f(toArray(a), toArray(b)), ref::einsum(spec, a, b), kF32)) << spec;
     } while (std::next_permutation(out.begin(), out.end()));
+  }
+}
+
+//===--- shallow products fused with their users ---===//
+
+// The MLP's backward through its last ReLU: select(h > 0, g w^T, 0) with a 10-class g, the
+// product fused into the select (one loop), against the reference computed element by
+// element in double; in f32 and f64.
+TEST(ShallowProduct, FusedIntoAReluBackwardMatchesTheReference) {
+  for (DType dtype : {DType::F32, DType::F64}) {
+    std::mt19937 rng(kSeed);
+    RefTensor h = uniform({48, 40}, rng, -1, 1, dtype), g = uniform({48, 10}, rng, -1, 1, dtype),
+              w = uniform({40, 10}, rng, -1, 1, dtype);
+    auto f = jit([](Tensor h, Tensor g, Tensor w) {
+      Tensor dh = dot_general(g, w, {}, {}, {1}, {1});
+      return where(greater(h, zeros(h.shape(), h.dtype())), dh, zeros(dh.shape(), dh.dtype()));
+    });
+    RefTensor want{{48, 40}, std::vector<double>(48 * 40)};
+    for (int64_t i = 0; i < 48; ++i)
+      for (int64_t j = 0; j < 40; ++j) {
+        double sum = 0;
+        for (int64_t k = 0; k < 10; ++k)
+          sum += g.data[i * 10 + k] * w.data[j * 10 + k];
+        want.data[i * 40 + j] = h.data[i * 40 + j] > 0 ? sum : 0;
+      }
+    EXPECT_TRUE(allClose(f(toArray(h, dtype), toArray(g, dtype), toArray(w, dtype)), want,
+                         dtype == DType::F32 ? kF32 : kF64))
+        << rt::name(dtype);
   }
 }
 

@@ -517,17 +517,17 @@ func.func @concatenate(%a: tensor<2x1xi32>, %b: tensor<2x4xi32>, %c: tensor<2x2x
 // Tests that a plain matmul becomes linalg.matmul into a zero-filled init, with no transpose
 // or reshape.
 // CHECK-LABEL: func.func @dot_matmul
-// CHECK-SAME: (%[[L:[a-z0-9_]+]]: tensor<4x8xf32>, %[[R:[a-z0-9_]+]]: tensor<8x16xf32>)
+// CHECK-SAME: (%[[L:[a-z0-9_]+]]: tensor<4x32xf32>, %[[R:[a-z0-9_]+]]: tensor<32x16xf32>)
 // CHECK-NOT: linalg.transpose
 // CHECK-NOT: tensor.collapse_shape
 // CHECK: %[[ZERO:[a-z0-9_]+]] = arith.constant 0.000000e+00 : f32
 // CHECK: %[[E:[a-z0-9_]+]] = tensor.empty() : tensor<4x16xf32>
 // CHECK: %[[INIT:[a-z0-9_]+]] = linalg.fill ins(%[[ZERO]] : f32) outs(%[[E]] : tensor<4x16xf32>) -> tensor<4x16xf32>
-// CHECK: %[[P:[a-z0-9_]+]] = linalg.matmul ins(%[[L]], %[[R]] : tensor<4x8xf32>, tensor<8x16xf32>) outs(%[[INIT]] : tensor<4x16xf32>) -> tensor<4x16xf32>
+// CHECK: %[[P:[a-z0-9_]+]] = linalg.matmul ins(%[[L]], %[[R]] : tensor<4x32xf32>, tensor<32x16xf32>) outs(%[[INIT]] : tensor<4x16xf32>) -> tensor<4x16xf32>
 // CHECK-NEXT: return %[[P]]
-func.func @dot_matmul(%l: tensor<4x8xf32>, %r: tensor<8x16xf32>) -> tensor<4x16xf32> {
+func.func @dot_matmul(%l: tensor<4x32xf32>, %r: tensor<32x16xf32>) -> tensor<4x16xf32> {
   %0 = loom.dot_general %l, %r, batching_dims = [] x [], contracting_dims = [1] x [0]
-      : (tensor<4x8xf32>, tensor<8x16xf32>) -> tensor<4x16xf32>
+      : (tensor<4x32xf32>, tensor<32x16xf32>) -> tensor<4x16xf32>
   return %0 : tensor<4x16xf32>
 }
 

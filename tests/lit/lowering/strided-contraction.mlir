@@ -13,12 +13,12 @@ func.func @heads_scores(%q: tensor<2x8x3x4xf32>, %k: tensor<2x8x3x4xf32>) -> ten
 
 // A projection whose free dim k stands before its contracting dim (x [b, t, c] times
 // w [k, c, h, d], as a GPT's fused q/k/v weight): one GEMM per k, as an outer batch of 3
-// (A's outer stride 0, B's 512, C's 32: [b t, k, h d] rows of 96), no transpose of w.
+// (A's outer stride 0, B's 1024, C's 32: [b t, k, h d] rows of 96), no transpose of w.
 // CHECK-LABEL: func.func @projection
 // CHECK-NOT: linalg.transpose
-// CHECK: call @loom_rt_gemm_f32(%c1_i64, %c16_i64, %c32_i64, %c16_i64, %{{[0-9]+}}, %c0_i64, %c16_i64, %c0_i64, %{{[0-9]+}}, %c0_i64, %c32_i64, %c0_i64, %{{[0-9]+}}, %c0_i64, %c96_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c3_i64, %c0_i64, %c512_i64, %c32_i64)
-func.func @projection(%x: tensor<2x8x16xf32>, %w: tensor<3x16x4x8xf32>) -> tensor<2x8x3x4x8xf32> {
-  %0 = loom.dot_general %x, %w, batching_dims = [] x [], contracting_dims = [2] x [1] : (tensor<2x8x16xf32>, tensor<3x16x4x8xf32>) -> tensor<2x8x3x4x8xf32>
+// CHECK: call @loom_rt_gemm_f32(%c1_i64, %c16_i64, %c32_i64, %c32_i64, %{{[0-9]+}}, %c0_i64, %c32_i64, %c0_i64, %{{[0-9]+}}, %c0_i64, %c32_i64, %c0_i64, %{{[0-9]+}}, %c0_i64, %c96_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c3_i64, %c0_i64, %c1024_i64, %c32_i64)
+func.func @projection(%x: tensor<2x8x32xf32>, %w: tensor<3x32x4x8xf32>) -> tensor<2x8x3x4x8xf32> {
+  %0 = loom.dot_general %x, %w, batching_dims = [] x [], contracting_dims = [2] x [1] : (tensor<2x8x32xf32>, tensor<3x32x4x8xf32>) -> tensor<2x8x3x4x8xf32>
   return %0 : tensor<2x8x3x4x8xf32>
 }
 
@@ -36,10 +36,10 @@ func.func @projection_input_grad(%g: tensor<2x8x3x4x8xf32>, %w: tensor<3x16x4x8x
 // transposed by the GEMM (C's outer stride 512, rows of 32), the transpose folded away.
 // CHECK-LABEL: func.func @projection_weight_grad
 // CHECK-NOT: linalg.transpose
-// CHECK: call @loom_rt_gemm_f32(%c1_i64, %c16_i64, %c32_i64, %c16_i64, %{{[0-9]+}}, %c0_i64, %c16_i64, %c0_i64, %{{[0-9]+}}, %c0_i64, %c96_i64, %c0_i64, %{{[0-9]+}}, %c0_i64, %c32_i64, %c0_i64, %c0_i64, %c1_i64, %c0_i64, %c3_i64, %c0_i64, %c32_i64, %c512_i64)
+// CHECK: call @loom_rt_gemm_f32(%c1_i64, %c16_i64, %c32_i64, %c32_i64, %{{[0-9]+}}, %c0_i64, %c16_i64, %c0_i64, %{{[0-9]+}}, %c0_i64, %c96_i64, %c0_i64, %{{[0-9]+}}, %c0_i64, %c32_i64, %c0_i64, %c0_i64, %c1_i64, %c0_i64, %c3_i64, %c0_i64, %c32_i64, %c512_i64)
 // CHECK-NOT: linalg.transpose
-func.func @projection_weight_grad(%x: tensor<2x8x16xf32>, %g: tensor<2x8x3x4x8xf32>) -> tensor<3x16x4x8xf32> {
-  %0 = loom.dot_general %x, %g, batching_dims = [] x [], contracting_dims = [0, 1] x [0, 1] : (tensor<2x8x16xf32>, tensor<2x8x3x4x8xf32>) -> tensor<16x3x4x8xf32>
+func.func @projection_weight_grad(%x: tensor<4x8x16xf32>, %g: tensor<4x8x3x4x8xf32>) -> tensor<3x16x4x8xf32> {
+  %0 = loom.dot_general %x, %g, batching_dims = [] x [], contracting_dims = [0, 1] x [0, 1] : (tensor<4x8x16xf32>, tensor<4x8x3x4x8xf32>) -> tensor<16x3x4x8xf32>
   %1 = loom.transpose %0, permutation = [1, 0, 2, 3] : tensor<16x3x4x8xf32> -> tensor<3x16x4x8xf32>
   return %1 : tensor<3x16x4x8xf32>
 }

@@ -15,9 +15,9 @@
 // LINALG-DAG: #[[ID:[a-z0-9_]+]] = affine_map<(d0, d1) -> (d0, d1)>
 // LINALG-DAG: #[[ROW:[a-z0-9_]+]] = affine_map<(d0, d1) -> (d1)>
 // LINALG-LABEL: func.func @main
-// LINALG-SAME: (%[[X:[a-z0-9_]+]]: tensor<4x8xf32>, %[[W:[a-z0-9_]+]]: tensor<8x16xf32>, %[[B:[a-z0-9_]+]]: tensor<16xf32>) -> tensor<4x16xf32>
+// LINALG-SAME: (%[[X:[a-z0-9_]+]]: tensor<4x32xf32>, %[[W:[a-z0-9_]+]]: tensor<32x16xf32>, %[[B:[a-z0-9_]+]]: tensor<16xf32>) -> tensor<4x16xf32>
 // LINALG-NOT: linalg.generic
-// LINALG: %[[MM:[a-z0-9_]+]] = linalg.matmul ins(%[[X]], %[[W]] : tensor<4x8xf32>, tensor<8x16xf32>)
+// LINALG: %[[MM:[a-z0-9_]+]] = linalg.matmul ins(%[[X]], %[[W]] : tensor<4x32xf32>, tensor<32x16xf32>)
 // LINALG-NEXT: %[[R:[a-z0-9_]+]] = linalg.generic {indexing_maps = [#[[ID]], #[[ROW]], #[[ID]]], iterator_types = ["parallel", "parallel"]} ins(%[[MM]], %[[B]] : tensor<4x16xf32>, tensor<16xf32>)
 // LINALG-NEXT: ^bb0(%[[A:[a-z0-9_]+]]: f32, %[[BIAS:[a-z0-9_]+]]: f32, %{{[a-z0-9_]+}}: f32):
 // LINALG-NEXT: %[[SUM:[a-z0-9_]+]] = arith.addf %[[A]], %[[BIAS]] : f32
@@ -28,7 +28,7 @@
 
 // BUF: func.func private @loom_rt_gemm_f32(
 // BUF-LABEL: func.func @main
-// BUF-SAME: (%[[X:[a-z0-9_]+]]: memref<4x8xf32>, %[[W:[a-z0-9_]+]]: memref<8x16xf32>, %[[B:[a-z0-9_]+]]: memref<16xf32>, %[[OUT:[a-z0-9_]+]]: memref<4x16xf32>) {
+// BUF-SAME: (%[[X:[a-z0-9_]+]]: memref<4x32xf32>, %[[W:[a-z0-9_]+]]: memref<32x16xf32>, %[[B:[a-z0-9_]+]]: memref<16xf32>, %[[OUT:[a-z0-9_]+]]: memref<4x16xf32>) {
 // BUF-NOT: memref.copy
 // BUF-NOT: memref.alloc
 // BUF-NOT: linalg
@@ -62,10 +62,10 @@
 // LLVM: llvm.call @main(
 // LLVM-NEXT: llvm.return
 // LLVM-NOT: tanhf
-func.func @main(%x: tensor<4x8xf32>, %w: tensor<8x16xf32>, %b: tensor<16xf32>)
+func.func @main(%x: tensor<4x32xf32>, %w: tensor<32x16xf32>, %b: tensor<16xf32>)
     -> tensor<4x16xf32> {
   %0 = loom.dot_general %x, %w, batching_dims = [] x [], contracting_dims = [1] x [0]
-      : (tensor<4x8xf32>, tensor<8x16xf32>) -> tensor<4x16xf32>
+      : (tensor<4x32xf32>, tensor<32x16xf32>) -> tensor<4x16xf32>
   %1 = loom.broadcast_in_dim %b, dims = [1] : tensor<16xf32> -> tensor<4x16xf32>
   %2 = loom.add %0, %1 : tensor<4x16xf32>
   %3 = loom.tanh %2 : tensor<4x16xf32>

@@ -65,7 +65,7 @@ TEST(Profiler, TraceOfADataParallelStepHoldsEachDevicesWorkInOrder) {
       },
       {.name = "dp_step", .useCache = false, .inShardings = {replicated, rows},
        .outShardings = {replicated}});
-  Array w = step(rampArray({16, 8}, 0.1f), rampArray({32, 16}, 0.05f));
+  Array w = step(rampArray({32, 8}, 0.1f), rampArray({64, 32}, 0.05f));
   w.block_until_ready();
   ASSERT_TRUE(rt::profile::stop().isOk());
 
@@ -90,7 +90,8 @@ TEST(Profiler, TraceOfADataParallelStepHoldsEachDevicesWorkInOrder) {
     const json &launch = device.at(0);
     EXPECT_EQ(launch.at("name"), "dp_step");
     EXPECT_EQ(launch.at("cat"), "launch");
-    // Forward GEMM [16,16]x[16,8] on the device's half of the batch, then the backward's.
+    // Forward GEMM [32,32]x[32,8] on the device's half of the batch, then the backward's
+    // (each deeper than the 16 products per element that an elementwise loop takes).
     std::vector<json> gemms, kernels;
     for (size_t i = 1; i < device.size(); ++i) {
       const json &e = device[i];
@@ -100,9 +101,9 @@ TEST(Profiler, TraceOfADataParallelStepHoldsEachDevicesWorkInOrder) {
     }
     ASSERT_GE(gemms.size(), 2u);
     EXPECT_EQ(gemms[0].at("name"), "sgemm");
-    EXPECT_EQ(gemms[0].at("args").at("m"), 16);
+    EXPECT_EQ(gemms[0].at("args").at("m"), 32);
     EXPECT_EQ(gemms[0].at("args").at("n"), 8);
-    EXPECT_EQ(gemms[0].at("args").at("k"), 16);
+    EXPECT_EQ(gemms[0].at("args").at("k"), 32);
     ASSERT_FALSE(kernels.empty());
     bool tanhKernel = false;
     for (const json &k : kernels) {
@@ -114,7 +115,7 @@ TEST(Profiler, TraceOfADataParallelStepHoldsEachDevicesWorkInOrder) {
     const auto &collectives = tracks.at("device " + std::to_string(d) + " collectives");
     ASSERT_EQ(collectives.size(), 1u);
     EXPECT_EQ(collectives[0].at("name"), "all_reduce");
-    EXPECT_EQ(collectives[0].at("args").at("input_bytes"), 16 * 8 * 4);
+    EXPECT_EQ(collectives[0].at("args").at("input_bytes"), 32 * 8 * 4);
     EXPECT_GT(collectives[0].at("ts").get<double>(), endOf(gemms[0]));
     EXPECT_LE(endOf(collectives[0]), endOf(launch) + 1e-3);
   }
