@@ -88,7 +88,7 @@ template <typename T> T maxOf(const T *row, int64_t n) {
 
 /// row[i] = e^(row[i] - shift), vectorized; returns their sum, taken in 16 lanes in the same
 /// pass (the softmax's denominator).
-__attribute__((target_clones("avx512f", "avx2", "default"))) float
+LOOM_TARGET_CLONES("avx512f", "avx2", "default") float
 expShiftedPortable(float *row, int64_t n, float shift) {
   float lanes[16] = {};
   int64_t i = 0;
@@ -371,13 +371,13 @@ inline void dropoutFactorsOf(T *out, int64_t n, uint32_t seed, uint32_t t, uint3
                  : T(0);
 }
 
-__attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) void
+LOOM_TARGET_CLONES("arch=x86-64-v4", "avx2", "default") void
 dropoutFactorsFloat(float *out, int64_t n, uint32_t seed, uint32_t t, uint32_t s0,
                     uint32_t threshold, float keep) {
   dropoutFactorsOf(out, n, seed, t, s0, threshold, keep);
 }
 
-__attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) void
+LOOM_TARGET_CLONES("arch=x86-64-v4", "avx2", "default") void
 dropoutFactorsDouble(double *out, int64_t n, uint32_t seed, uint32_t t, uint32_t s0,
                      uint32_t threshold, double keep) {
   dropoutFactorsOf(out, n, seed, t, s0, threshold, keep);

@@ -11,6 +11,15 @@
 /// called only where cpuKernels() chose AVX-512 (the AVX2 ones' is LOOM_AVX2, Avx2Lanes.h).
 #define LOOM_AVX512 gnu::target("avx512f")
 
+/// A function compiled once per instruction set, the clone picked by an ifunc resolver as the
+/// program is relocated. Under ThreadSanitizer that resolver would run before the sanitizer's
+/// runtime is up and crash, so its builds keep the default clone alone.
+#if defined(__SANITIZE_THREAD__)
+#define LOOM_TARGET_CLONES(...)
+#else
+#define LOOM_TARGET_CLONES(...) __attribute__((target_clones(__VA_ARGS__)))
+#endif
+
 namespace loom::rt {
 
 enum class CpuKernels { Avx512, Avx2, Portable };

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cstring>
 #include <vector>
 
@@ -41,7 +42,9 @@ public:
     ++ended;
     return failLaunches ? Status::error(StatusCode::Internal, "the kernel faulted") : Status::ok();
   }
-  int allocations = 0, releases = 0, copiesIn = 0, copiesOut = 0, begun = 0, ended = 0;
+  // Buffers are released on whichever thread drops them last (a device's, the test's).
+  std::atomic<int> allocations = 0, releases = 0, copiesIn = 0, copiesOut = 0, begun = 0,
+                   ended = 0;
   bool failLaunches = false;
 };
 
