@@ -12,6 +12,8 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
+#include <numeric>
+
 using namespace mlir;
 using namespace mlir::loom;
 
@@ -74,8 +76,7 @@ struct LowerShallowProduct : OpConversionPattern<DotGeneralOp> {
         shape.push_back(rhsType.getDimSize(p));
       Value init = emptyTensor(rewriter, loc, RankedTensorType::get(shape, element));
       rhs = linalg::TransposeOp::create(rewriter, loc, rhs, init, perm).getResult()[0];
-      for (auto [i, d] : llvm::enumerate(rc))
-        d = static_cast<int64_t>(i);
+      std::iota(rc.begin(), rc.end(), 0); // the contracting dims now lead
     }
 
     // One slice of each operand per index of the contracting dims (lhs order; rhs dims
