@@ -26,18 +26,6 @@ int64_t product(RankedTensorType type, ArrayRef<int64_t> dims) {
   return n;
 }
 
-/// `value` with its dims in the order `perm` (a no-op for the identity).
-Value permute(OpBuilder &b, Location loc, Value value, ArrayRef<int64_t> perm) {
-  if (llvm::equal(perm, llvm::seq<int64_t>(0, perm.size())))
-    return value;
-  auto type = cast<RankedTensorType>(value.getType());
-  SmallVector<int64_t> shape;
-  for (int64_t p : perm)
-    shape.push_back(type.getDimSize(p));
-  Value init = emptyTensor(b, loc, RankedTensorType::get(shape, type.getElementType()));
-  return linalg::TransposeOp::create(b, loc, value, init, perm).getResult()[0];
-}
-
 /// A dot_general's operand types and dims: batch (b), contracting (c) and free (f), of the
 /// lhs (l) and the rhs (r).
 struct DotDims {
@@ -279,9 +267,9 @@ struct LowerDotGeneral : OpConversionPattern<DotGeneralOp> {
         return success();
       }
     Value lhs = transposeLhs ? adaptor.getLhs()
-                             : permute(rewriter, loc, adaptor.getLhs(), order(lb, lf, lc));
+                             : permuteTensor(rewriter, loc, adaptor.getLhs(), order(lb, lf, lc));
     Value rhs = transposeRhs ? adaptor.getRhs()
-                             : permute(rewriter, loc, adaptor.getRhs(), order(rb, rc, rf));
+                             : permuteTensor(rewriter, loc, adaptor.getRhs(), order(rb, rc, rf));
 
     bool batched = !lb.empty();
     auto shape = [&](int64_t rows, int64_t cols) {

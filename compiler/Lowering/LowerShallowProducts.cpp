@@ -70,12 +70,9 @@ struct LowerShallowProduct : OpConversionPattern<DotGeneralOp> {
     // it, each slice of the rhs would be read with a stride: the rhs (depth x its free
     // elements, small) is transposed once to [contracting..., free...].
     if (!rf.empty() && rf.back() != rhsType.getRank() - 1) {
-      SmallVector<int64_t> perm(rc), shape;
+      SmallVector<int64_t> perm(rc);
       llvm::append_range(perm, rf);
-      for (int64_t p : perm)
-        shape.push_back(rhsType.getDimSize(p));
-      Value init = emptyTensor(rewriter, loc, RankedTensorType::get(shape, element));
-      rhs = linalg::TransposeOp::create(rewriter, loc, rhs, init, perm).getResult()[0];
+      rhs = permuteTensor(rewriter, loc, rhs, perm);
       std::iota(rc.begin(), rc.end(), 0); // the contracting dims now lead
     }
 

@@ -65,6 +65,18 @@ Value mlir::loom::reshapeTensor(OpBuilder &b, Location loc, Value value,
   return flat;
 }
 
+Value mlir::loom::permuteTensor(OpBuilder &b, Location loc, Value value,
+                               ArrayRef<int64_t> perm) {
+  if (llvm::equal(perm, llvm::seq<int64_t>(0, perm.size())))
+    return value;
+  auto type = cast<RankedTensorType>(value.getType());
+  SmallVector<int64_t> shape;
+  for (int64_t p : perm)
+    shape.push_back(type.getDimSize(p));
+  Value init = emptyTensor(b, loc, RankedTensorType::get(shape, type.getElementType()));
+  return linalg::TransposeOp::create(b, loc, value, init, perm).getResult()[0];
+}
+
 Value mlir::loom::parallelGeneric(OpBuilder &b, Location loc, RankedTensorType resultType,
                                   ValueRange inputs, ArrayRef<AffineMap> inputMaps,
                                   function_ref<Value(OpBuilder &, Location, ValueRange)> body) {

@@ -35,6 +35,9 @@ Value filledTensor(OpBuilder &b, Location loc, RankedTensorType type, TypedAttr 
 /// `value` reshaped (row-major) to `shape`: a collapse to 1-d and an expand, both views.
 Value reshapeTensor(OpBuilder &b, Location loc, Value value, ArrayRef<int64_t> shape);
 
+/// `value` with its dims in the order `perm` (a linalg.transpose; `value` for the identity).
+Value permuteTensor(OpBuilder &b, Location loc, Value value, ArrayRef<int64_t> perm);
+
 /// A linalg.generic over the result's dims with all-parallel iterators, one identity-mapped
 /// output, and `inputs` read through `inputMaps` (identity when empty).
 Value parallelGeneric(OpBuilder &b, Location loc, RankedTensorType resultType,
