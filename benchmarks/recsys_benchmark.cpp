@@ -91,8 +91,8 @@ int main(int argc, char **argv) {
               (long long)sizes["n_users"].get<int64_t>(),
               (long long)sizes["n_items"].get<int64_t>(), (long long)kDim, (long long)kBatch,
               torch, shipped.empty() ? "n/a" : std::to_string(int64_t(shipped[0])).c_str());
-  std::printf("| Loom | examples/s | / PyTorch | peak memory per device | received per device "
-              "per step |\n|---|---|---|---|---|\n");
+  std::printf("| Loom | examples/s | / PyTorch | peak memory per device | received per step by "
+              "the busiest device |\n|---|---|---|---|---|\n");
   for (size_t k = 0; k < kSetups.size(); ++k) {
     std::string command = std::string(argv[0]) + " --setup " + std::to_string(k) + " " +
                           dir.string();

@@ -6,12 +6,33 @@
 #include "frontend/train/RunLock.h"
 #include "frontend/train/TrainingRun.h"
 #include "runtime/Client.h"
+#include "runtime/Distributed.h"
 #include "runtime/Profiler.h"
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 
 namespace loom::train {
+
+namespace {
+/// The most bytes any device of the job received through collectives since `atStart`, less
+/// evaluations': the largest of this process's devices', then of every process's, so that one
+/// process and several report the same figure (an average would depend on which devices a
+/// process holds: a collective_permute's sources receive nothing).
+double busiestDeviceBytes(const std::vector<double> &now, const std::vector<double> &atStart,
+                          const std::vector<double> &inEvals) {
+  double most = 0;
+  for (size_t d = 0; d < now.size(); ++d)
+    most = std::max(most, now[d] - atStart[d] - inEvals[d]);
+  rt::StatusOr<int64_t> job =
+      rt::distributed::MaxOverProcesses(static_cast<int64_t>(std::llround(most))).get();
+  if (!job.ok())
+    throw Error("asking the other processes for their devices' collective bytes: " +
+                job.status().message());
+  return static_cast<double>(*job);
+}
+} // namespace
 
 namespace detail {
 
@@ -39,9 +60,9 @@ RunSummary TrainingRun::run() {
   // training.eval_per_epoch: also at the end of each pass over the training split.
   const int64_t evalEpochSteps =
       c.flag("training.eval_per_epoch") ? std::max<int64_t>(1, batchesPerEpoch) : 0;
-  // The collectives' bytes of the training steps: all of this process's, less evaluations'.
-  const double receivedAtStart = receivedBytes();
-  double receivedInEvals = 0;
+  // The collectives' bytes of the training steps, per device: evaluations' left out.
+  const std::vector<double> receivedAtStart = receivedBytes();
+  std::vector<double> receivedInEvals(receivedAtStart.size(), 0.0);
   for (int64_t step = summary.firstStep; step < steps; ++step) {
     // The host's part of the step: loading the batch, dispatching, reading losses.
     rt::profile::Span stepSpan(rt::profile::hostTrack, "step", "step ", std::to_string(step));
@@ -86,9 +107,11 @@ RunSummary TrainingRun::run() {
     if (((evalInterval > 0 && (step + 1) % evalInterval == 0) || epochEnd) && !last) {
       readPending();
       Clock::time_point evalStart = Clock::now();
-      double receivedBefore = receivedBytes();
+      std::vector<double> receivedBefore = receivedBytes();
       evaluate(step);
-      receivedInEvals += receivedBytes() - receivedBefore;
+      std::vector<double> receivedAfter = receivedBytes();
+      for (size_t d = 0; d < receivedAfter.size(); ++d)
+        receivedInEvals[d] += receivedAfter[d] - receivedBefore[d];
       evalSeconds += secondsSince(evalStart); // throughput counts training only
       windowStart = Clock::now(), windowSteps = 0;
     }
@@ -97,11 +120,10 @@ RunSummary TrainingRun::run() {
   while (!inFlight.empty())
     retire();
   interrupts.drain();
-  rt::Client &client = rt::Client::defaultClient();
   if (steps > summary.firstStep)
-    summary.collectiveBytesPerStep = (receivedBytes() - receivedAtStart - receivedInEvals) /
-                                     static_cast<double>((steps - summary.firstStep) *
-                                                         client.localDeviceCount());
+    summary.collectiveBytesPerStep =
+        busiestDeviceBytes(receivedBytes(), receivedAtStart, receivedInEvals) /
+        static_cast<double>(steps - summary.firstStep);
   finish();
   return summary;
 }

@@ -54,9 +54,9 @@ struct RunSummary {
   bool compiledFromCache = false;
   /// Peak bytes in use on each device.
   std::vector<double> peakBytes;
-  /// Bytes each device received from its peers through collectives per training step: the
-  /// mean over this process's devices and the steps run (evaluations not counted); 0 on one
-  /// device.
+  /// Bytes the busiest device of the job received from its peers through collectives per
+  /// training step (evaluations not counted): the same figure in one process and over several,
+  /// however the devices are spread; 0 on one device.
   double collectiveBytesPerStep = 0;
   std::string metricsPath;
   /// The loss curve, rewritten at each evaluation.

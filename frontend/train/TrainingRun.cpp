@@ -187,11 +187,12 @@ void TrainingRun::reportTrainEpoch(int64_t step) {
                  static_cast<long>(step), epoch.text.c_str(), static_cast<long>(epoch.steps));
 }
 
-double TrainingRun::receivedBytes() const {
+std::vector<double> TrainingRun::receivedBytes() const {
   rt::Client &client = rt::Client::defaultClient();
-  double bytes = 0;
+  std::vector<double> bytes;
   for (int i = 0; i < client.localDeviceCount(); ++i)
-    bytes += static_cast<double>(collectiveStats(client.firstLocalDevice() + i).bytesReceived);
+    bytes.push_back(
+        static_cast<double>(collectiveStats(client.firstLocalDevice() + i).bytesReceived));
   return bytes;
 }
 

@@ -53,8 +53,8 @@ private:
   /// Waits for the oldest step in flight; with training metrics, reads what it returned.
   void retire();
   void reportTrainEpoch(int64_t step);
-  /// Bytes this process's devices received through collectives.
-  double receivedBytes() const;
+  /// Bytes each of this process's devices received through collectives, in device order.
+  std::vector<double> receivedBytes() const;
   void finish();
   /// Stops after `step` (--stop-after, or an interrupt) with a checkpoint, where they are on.
   RunSummary stopEarly(int64_t step);

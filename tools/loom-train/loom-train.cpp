@@ -252,7 +252,7 @@ int run(int argc, char **argv) {
     for (double bytes : s.peakBytes)
       std::printf(" %.1f MB", bytes / 1e6);
     if (s.collectiveBytesPerStep > 0)
-      std::printf("; collectives: %.3f MB received per device per step",
+      std::printf("; collectives: %.3f MB received per step by the busiest device",
                   s.collectiveBytesPerStep / 1e6);
     std::printf("\nmetrics: %s, loss curve: %s\n", s.metricsPath.c_str(), s.plotPath.c_str());
     if (s.saves)

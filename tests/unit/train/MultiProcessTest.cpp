@@ -1,6 +1,6 @@
-// loom-train over several processes, as a user runs it with mpirun: DP, FSDP, TP and
-// FSDP x TP on 2 and 4 processes give the losses of one process; a stuck peer ends the job
-// with an error naming its rank and the collective; a killed one ends it too, leaving no
+// loom-train over several processes, as a user runs it with mpirun: DP, FSDP, TP and FSDP x TP on
+// 2 and 4 processes give the losses and the collectives' bytes of one process; a stuck peer ends
+// the job with an error naming its rank and the collective; a killed one ends it too, leaving no
 // process behind; processes that run different configs, or would resume from different
 // checkpoints, are refused before they train.
 #include "tests/unit/train/RunCommand.h"
@@ -49,10 +49,17 @@ std::vector<double> lossesThenEval(const std::filesystem::path &out) {
   return losses;
 }
 
+/// The summary's "collectives: X MB received per step by the busiest device", in MB.
+double receivedMb(const std::string &output) {
+  size_t at = output.find("collectives: ");
+  return at == std::string::npos ? -1 : std::stod(output.substr(at + 13));
+}
+
 TEST(MultiProcess, EveryStrategyOnTwoAndFourProcessesGivesTheLossesOfOne) {
   for (auto [strategy, shape] : {std::pair{"dp", "[4]"}, std::pair{"fsdp", "[4]"},
                                  std::pair{"tp", "[4]"}, std::pair{"fsdp_tp", "[2,2]"}}) {
     std::vector<double> reference;
+    double referenceMb = 0;
     for (int processes : {1, 2, 4}) {
       auto out = runDir(std::string(strategy) + std::to_string(processes));
       auto [status, output] = runCommand(train(
@@ -65,8 +72,13 @@ TEST(MultiProcess, EveryStrategyOnTwoAndFourProcessesGivesTheLossesOfOne) {
       ASSERT_EQ(losses.size(), 5u) << output;
       if (processes == 1) {
         reference = losses;
+        referenceMb = receivedMb(output);
+        EXPECT_GT(referenceMb, 0) << output;
         continue;
       }
+      // The busiest device's bytes, whichever process holds it: the figure of one process.
+      EXPECT_EQ(receivedMb(output), referenceMb) << strategy << " on " << processes << "\n"
+                                                 << output;
       // Sums across processes are combined in another order: equal up to f32 rounding.
       for (size_t i = 0; i < losses.size(); ++i)
         EXPECT_NEAR(losses[i], reference[i], 1e-5 * std::abs(reference[i]))
