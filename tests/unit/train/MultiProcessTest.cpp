@@ -4,6 +4,7 @@
 // process behind; processes that run different configs, or would resume from different
 // checkpoints, are refused before they train.
 #include "tests/unit/train/RunCommand.h"
+#include "tests/unit/train/RunOutputs.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -49,12 +50,6 @@ std::vector<double> lossesThenEval(const std::filesystem::path &out) {
   return losses;
 }
 
-/// The summary's "collectives: X MB received per step by the busiest device", in MB.
-double receivedMb(const std::string &output) {
-  size_t at = output.find("collectives: ");
-  return at == std::string::npos ? -1 : std::stod(output.substr(at + 13));
-}
-
 TEST(MultiProcess, EveryStrategyOnTwoAndFourProcessesGivesTheLossesOfOne) {
   for (auto [strategy, shape] : {std::pair{"dp", "[4]"}, std::pair{"fsdp", "[4]"},
                                  std::pair{"tp", "[4]"}, std::pair{"fsdp_tp", "[2,2]"}}) {
@@ -72,13 +67,14 @@ TEST(MultiProcess, EveryStrategyOnTwoAndFourProcessesGivesTheLossesOfOne) {
       ASSERT_EQ(losses.size(), 5u) << output;
       if (processes == 1) {
         reference = losses;
-        referenceMb = receivedMb(output);
+        referenceMb = numberAfter(output, "collectives: ");
         EXPECT_GT(referenceMb, 0) << output;
         continue;
       }
       // The busiest device's bytes, whichever process holds it: the figure of one process.
-      EXPECT_EQ(receivedMb(output), referenceMb) << strategy << " on " << processes << "\n"
-                                                 << output;
+      EXPECT_EQ(numberAfter(output, "collectives: "), referenceMb)
+          << strategy << " on " << processes << "\n"
+          << output;
       // Sums across processes are combined in another order: equal up to f32 rounding.
       for (size_t i = 0; i < losses.size(); ++i)
         EXPECT_NEAR(losses[i], reference[i], 1e-5 * std::abs(reference[i]))
